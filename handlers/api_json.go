@@ -1,0 +1,138 @@
+package handlers
+
+import (
+	"strconv"
+	"time"
+
+	"seatflow/services"
+)
+
+// JSON shapes of API.md. Every id is a string; times are RFC 3339 UTC; money is minor
+// units with a currency code.
+
+type movieJSON struct {
+	ID         string `json:"id"`
+	Title      string `json:"title"`
+	RuntimeMin int    `json:"runtime_min"`
+}
+
+type hallJSON struct {
+	ID   string `json:"id"`
+	Name string `json:"name"`
+}
+
+type zoneJSON struct {
+	Code       string `json:"code"`
+	Name       string `json:"name"`
+	PriceMinor int64  `json:"price_minor"`
+	Currency   string `json:"currency"`
+	SeatsLeft  int    `json:"seats_left"`
+}
+
+type showJSON struct {
+	ID            string     `json:"id"`
+	Movie         movieJSON  `json:"movie"`
+	Hall          hallJSON   `json:"hall"`
+	StartsAt      string     `json:"starts_at"`
+	SaleOpensAt   string     `json:"sale_opens_at"`
+	SaleClosesAt  string     `json:"sale_closes_at"`
+	Status        string     `json:"status"`
+	SeatsLeft     int        `json:"seats_left"`
+	Zones         []zoneJSON `json:"zones,omitempty"`
+	PurchaseLimit int        `json:"purchase_limit,omitempty"`
+	HoldMinutes   int        `json:"hold_minutes,omitempty"`
+}
+
+type seatJSON struct {
+	ID    string `json:"id"`
+	Label string `json:"label"`
+	Row   int    `json:"row"`
+	Col   int    `json:"col"`
+	Zone  string `json:"zone"`
+	Kind  string `json:"kind"`
+	State string `json:"state"`
+}
+
+type seatMapJSON struct {
+	ShowID string     `json:"show_id"`
+	Rows   int        `json:"rows"`
+	Cols   int        `json:"cols"`
+	Seats  []seatJSON `json:"seats"`
+}
+
+type orderSeatJSON struct {
+	ID         string `json:"id"`
+	Label      string `json:"label"`
+	Zone       string `json:"zone"`
+	PriceMinor int64  `json:"price_minor"`
+}
+
+type orderJSON struct {
+	OrderNo      string          `json:"order_no"`
+	Status       string          `json:"status"`
+	ShowID       string          `json:"show_id"`
+	TotalMinor   int64           `json:"total_minor"`
+	Currency     string          `json:"currency"`
+	CreatedAt    string          `json:"created_at"`
+	ExpiresAt    string          `json:"expires_at"`
+	Seats        []orderSeatJSON `json:"seats"`
+	PaidAt       string          `json:"paid_at,omitempty"`
+	CancelledAt  string          `json:"cancelled_at,omitempty"`
+	CancelReason string          `json:"cancel_reason,omitempty"`
+}
+
+func id(n int64) string { return strconv.FormatInt(n, 10) }
+
+func rfc(t time.Time) string { return t.UTC().Format(time.RFC3339) }
+
+func showOut(s *services.Show, detail bool, holdFor time.Duration) showJSON {
+	out := showJSON{
+		ID:           id(s.ID),
+		Movie:        movieJSON{ID: id(s.Movie.ID), Title: s.Movie.Title, RuntimeMin: s.Movie.RuntimeMin},
+		Hall:         hallJSON{ID: id(s.HallID), Name: s.HallName},
+		StartsAt:     rfc(s.StartsAt),
+		SaleOpensAt:  rfc(s.SaleOpensAt),
+		SaleClosesAt: rfc(s.SaleClosesAt),
+		Status:       s.Status,
+		SeatsLeft:    s.SeatsLeft,
+	}
+	if detail {
+		out.Zones = make([]zoneJSON, len(s.Zones))
+		for i, z := range s.Zones {
+			out.Zones[i] = zoneJSON{Code: z.Code, Name: z.Name, PriceMinor: z.PriceMinor, Currency: s.Currency, SeatsLeft: z.SeatsLeft}
+		}
+		out.PurchaseLimit = s.PurchaseLimit
+		out.HoldMinutes = int(holdFor / time.Minute)
+	}
+	return out
+}
+
+func seatMapOut(m *services.SeatMap) seatMapJSON {
+	out := seatMapJSON{ShowID: id(m.Show.ID), Rows: m.Hall.Rows, Cols: m.Hall.Cols, Seats: make([]seatJSON, len(m.Hall.Seats))}
+	for i, s := range m.Hall.Seats {
+		kind := s.Kind
+		if kind == services.KindBlocked {
+			kind = services.KindStandard
+		}
+		out.Seats[i] = seatJSON{ID: id(s.ID), Label: s.Label, Row: s.Row, Col: s.Col, Zone: s.ZoneCode, Kind: kind, State: m.States[s.ID]}
+	}
+	return out
+}
+
+func orderOut(o *services.Order) orderJSON {
+	out := orderJSON{OrderNo: o.OrderNo, Status: o.Status, ShowID: id(o.ShowID), TotalMinor: o.TotalMinor,
+		Currency: o.Currency, CreatedAt: rfc(o.CreatedAt), ExpiresAt: rfc(o.ExpiresAt), Seats: make([]orderSeatJSON, len(o.Seats))}
+	for i, s := range o.Seats {
+		out.Seats[i] = orderSeatJSON{ID: id(s.SeatID), Label: s.Label, Zone: s.ZoneCode, PriceMinor: s.PriceMinor}
+	}
+	if o.PaidAt != nil {
+		out.PaidAt = rfc(*o.PaidAt)
+	}
+	if o.CancelledAt != nil {
+		out.CancelledAt = rfc(*o.CancelledAt)
+	}
+	if o.CancelReason != nil {
+		out.CancelReason = *o.CancelReason
+	}
+	return out
+}

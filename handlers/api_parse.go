@@ -1,0 +1,124 @@
+package handlers
+
+import (
+	"bytes"
+	"encoding/json"
+	"regexp"
+	"strconv"
+
+	"seatflow/services"
+)
+
+// MaxBodyBytes is the largest request body accepted (API.md: 413 over 64 KiB).
+const MaxBodyBytes = 64 << 10
+
+var digits = regexp.MustCompile(`^[0-9]{1,19}$`)
+
+// orderBody is the create-order body; raw fields let the parser tell wrong types apart.
+type orderBody struct {
+	SeatIDs            json.RawMessage `json:"seat_ids"`
+	Zone               json.RawMessage `json:"zone"`
+	Quantity           json.RawMessage `json:"quantity"`
+	Accessible         json.RawMessage `json:"accessible"`
+	ExpectedTotalMinor json.RawMessage `json:"expected_total_minor"`
+}
+
+// parseOrderBody reads a create-order body into req: seat_ids as a list of decimal
+// strings, or zone (string) + quantity (positive integer) with optional accessible
+// (bool); expected_total_minor an integer. Errors: INVALID_REQUEST.
+func parseOrderBody(body []byte, req *services.CreateOrderRequest) error {
+	var b orderBody
+	d := json.NewDecoder(bytes.NewReader(body))
+	if err := d.Decode(&b); err != nil {
+		return invalid("the body is not a JSON object: %v", err)
+	}
+	if d.More() {
+		return invalid("the body holds more than one JSON value")
+	}
+	if isSet(b.SeatIDs) {
+		var ids []string
+		if err := json.Unmarshal(b.SeatIDs, &ids); err != nil {
+			return invalid("seat_ids must be a list of seat id strings")
+		}
+		if len(ids) == 0 {
+			return invalid("seat_ids is empty: pick at least one seat")
+		}
+		if len(ids) > services.MaxSeatsPerRequest {
+			return invalid("at most %d seats per order", services.MaxSeatsPerRequest)
+		}
+		seen := make(map[int64]bool, len(ids))
+		for _, s := range ids {
+			if !digits.MatchString(s) {
+				return invalid("seat id %q is not a decimal integer", s)
+			}
+			n, err := strconv.ParseInt(s, 10, 64)
+			if err != nil || n <= 0 {
+				return invalid("seat id %q is out of range", s)
+			}
+			if seen[n] {
+				return invalid("seat %s is listed twice", s)
+			}
+			seen[n] = true
+			req.SeatIDs = append(req.SeatIDs, n)
+		}
+	}
+	if isSet(b.Zone) {
+		if err := json.Unmarshal(b.Zone, &req.Zone); err != nil || req.Zone == "" {
+			return invalid("zone must be a zone code string")
+		}
+	}
+	if isSet(b.Quantity) {
+		n, err := positiveInt(b.Quantity)
+		if err != nil {
+			return invalid("quantity must be a positive whole number")
+		}
+		if n > services.MaxSeatsPerRequest {
+			return invalid("quantity must be at most %d", services.MaxSeatsPerRequest)
+		}
+		req.Quantity = int(n)
+	}
+	if isSet(b.Accessible) {
+		if err := json.Unmarshal(b.Accessible, &req.Accessible); err != nil {
+			return invalid("accessible must be true or false")
+		}
+	}
+	if isSet(b.ExpectedTotalMinor) {
+		var n json.Number
+		if err := json.Unmarshal(b.ExpectedTotalMinor, &n); err != nil {
+			return invalid("expected_total_minor must be an integer in minor units")
+		}
+		v, err := strconv.ParseInt(n.String(), 10, 64)
+		if err != nil || v < 0 {
+			return invalid("expected_total_minor must be a non-negative integer in minor units")
+		}
+		req.ExpectedTotalMinor = &v
+	}
+	if len(req.SeatIDs) > 0 && (req.Zone != "" || isSet(b.Quantity)) {
+		return invalid("send either seat_ids or zone with quantity, not both")
+	}
+	if len(req.SeatIDs) == 0 {
+		if req.Zone == "" {
+			return invalid("send seat_ids, or zone with quantity")
+		}
+		if !isSet(b.Quantity) {
+			return invalid("quantity is missing")
+		}
+	}
+	return nil
+}
+
+func isSet(r json.RawMessage) bool { return len(r) > 0 && string(r) != "null" }
+
+// positiveInt accepts a JSON number that is a whole number >= 1 (no fraction, no
+// exponent) and returns it.
+func positiveInt(r json.RawMessage) (int64, error) {
+	var n json.Number
+	if err := json.Unmarshal(r, &n); err != nil {
+		return 0, err
+	}
+	v, err := strconv.ParseInt(n.String(), 10, 64)
+	if err != nil || v < 1 {
+		return 0, strconv.ErrSyntax
+	}
+	return v, nil
+}

@@ -1,0 +1,217 @@
+package handlers
+
+import (
+	"encoding/json"
+	"strings"
+
+	"github.com/gofiber/fiber/v2"
+	"github.com/gofiber/fiber/v2/utils"
+
+	"seatflow/services"
+)
+
+// RegisterAPI registers the JSON API of API.md under /api/v1 (reconciliation and the
+// other admin endpoints are registered by their own owners).
+func (d *Deps) RegisterAPI(r fiber.Router) {
+	v1 := r.Group("/api/v1")
+	v1.Post("/auth/register", d.apiRegister)
+	v1.Post("/auth/login", d.apiLogin)
+	v1.Post("/auth/logout", RequireUser, d.apiLogout)
+	v1.Get("/shows", d.apiShows)
+	v1.Get("/shows/:id", d.apiShow)
+	v1.Get("/shows/:id/seats", d.apiSeats)
+	v1.Post("/shows/:id/orders", RequireUser, d.apiCreateOrder)
+	v1.Get("/orders", RequireUser, d.apiOrders)
+	v1.Get("/orders/:no", RequireUser, d.apiOrder)
+	v1.Post("/orders/:no/cancel", RequireUser, d.apiCancel)
+	v1.Post("/orders/:no/pay", RequireUser, d.apiPay)
+	v1.Post("/payments/:provider/webhook", d.apiWebhook)
+	v1.Use(func(c *fiber.Ctx) error {
+		return &services.Error{Code: services.CodeNotFound, Message: "no such endpoint: " + c.Method() + " " + c.Path()}
+	})
+}
+
+// LimitBody refuses bodies over MaxBodyBytes with 413 PAYLOAD_TOO_LARGE before anything
+// else looks at the request.
+func LimitBody(c *fiber.Ctx) error {
+	if len(c.Request().Body()) > MaxBodyBytes {
+		return &services.Error{Code: services.CodePayloadTooLarge, Message: "the body is larger than 64 KiB"}
+	}
+	return c.Next()
+}
+
+func decodeJSON(c *fiber.Ctx, v any) error {
+	if err := json.Unmarshal(c.Body(), v); err != nil {
+		return invalid("the body is not the expected JSON object: %v", err)
+	}
+	return nil
+}
+
+func (d *Deps) apiRegister(c *fiber.Ctx) error {
+	var in struct{ Email, Password, Name string }
+	if err := decodeJSON(c, &in); err != nil {
+		return err
+	}
+	ctx, cancel := ctxOf(c)
+	defer cancel()
+	uid, err := d.Users.Register(ctx, in.Email, in.Password, in.Name)
+	if err != nil {
+		return err
+	}
+	return c.Status(fiber.StatusCreated).JSON(fiber.Map{"user_id": id(uid)})
+}
+
+func (d *Deps) apiLogin(c *fiber.Ctx) error {
+	var in struct{ Email, Password string }
+	if err := decodeJSON(c, &in); err != nil {
+		return err
+	}
+	ctx, cancel := ctxOf(c)
+	defer cancel()
+	if err := d.Limiter.AllowLogin(ctx, strings.ToLower(strings.TrimSpace(in.Email))); err != nil {
+		return err
+	}
+	tok, u, err := d.Users.Login(ctx, in.Email, in.Password)
+	if err != nil {
+		return err
+	}
+	return c.JSON(fiber.Map{"token": tok, "user_id": id(u.ID), "role": u.Role})
+}
+
+func (d *Deps) apiLogout(c *fiber.Ctx) error {
+	ctx, cancel := ctxOf(c)
+	defer cancel()
+	tok, _ := c.Locals("token").(string)
+	if err := d.Users.Logout(ctx, tok); err != nil {
+		return err
+	}
+	return c.SendStatus(fiber.StatusNoContent)
+}
+
+func (d *Deps) apiShows(c *fiber.Ctx) error {
+	ctx, cancel := ctxOf(c)
+	defer cancel()
+	shows, err := d.Shows.OnDate(ctx, utils.CopyString(c.Query("date")))
+	if err != nil {
+		return err
+	}
+	out := make([]showJSON, len(shows))
+	for i, s := range shows {
+		out[i] = showOut(s, false, 0)
+	}
+	return c.JSON(fiber.Map{"shows": out})
+}
+
+func (d *Deps) apiShow(c *fiber.Ctx) error {
+	showID, ok := idParam(c, "id")
+	if !ok {
+		return &services.Error{Code: services.CodeNotFound, Message: "show not found"}
+	}
+	ctx, cancel := ctxOf(c)
+	defer cancel()
+	s, err := d.Shows.Get(ctx, showID)
+	if err != nil {
+		return err
+	}
+	return c.JSON(showOut(s, true, d.Orders.HoldFor()))
+}
+
+func (d *Deps) apiSeats(c *fiber.Ctx) error {
+	showID, ok := idParam(c, "id")
+	if !ok {
+		return &services.Error{Code: services.CodeNotFound, Message: "show not found"}
+	}
+	ctx, cancel := ctxOf(c)
+	defer cancel()
+	m, err := d.Shows.SeatMap(ctx, showID)
+	if err != nil {
+		return err
+	}
+	return c.JSON(seatMapOut(m))
+}
+
+func (d *Deps) apiCreateOrder(c *fiber.Ctx) error {
+	req := services.CreateOrderRequest{UserID: currentUser(c).ID}
+	if err := parseOrderBody(c.Body(), &req); err != nil {
+		return err
+	}
+	showID, ok := idParam(c, "id")
+	if !ok {
+		return &services.Error{Code: services.CodeNotFound, Message: "show not found"}
+	}
+	req.ShowID = showID
+	req.IdempotencyKey = utils.CopyString(c.Get("Idempotency-Key"))
+	ctx, cancel := ctxOf(c)
+	defer cancel()
+	o, err := d.Orders.Create(ctx, req)
+	if err != nil {
+		return err
+	}
+	return c.Status(fiber.StatusCreated).JSON(orderOut(o))
+}
+
+func (d *Deps) apiOrders(c *fiber.Ctx) error {
+	ctx, cancel := ctxOf(c)
+	defer cancel()
+	orders, err := d.Orders.List(ctx, currentUser(c).ID, 200)
+	if err != nil {
+		return err
+	}
+	out := make([]orderJSON, len(orders))
+	for i, o := range orders {
+		out[i] = orderOut(o)
+	}
+	return c.JSON(fiber.Map{"orders": out})
+}
+
+func (d *Deps) apiOrder(c *fiber.Ctx) error {
+	ctx, cancel := ctxOf(c)
+	defer cancel()
+	o, err := d.Orders.Get(ctx, currentUser(c).ID, utils.CopyString(c.Params("no")))
+	if err != nil {
+		return err
+	}
+	return c.JSON(orderOut(o))
+}
+
+func (d *Deps) apiCancel(c *fiber.Ctx) error {
+	ctx, cancel := ctxOf(c)
+	defer cancel()
+	o, err := d.Orders.Cancel(ctx, currentUser(c).ID, utils.CopyString(c.Params("no")))
+	if err != nil {
+		return err
+	}
+	return c.JSON(orderOut(o))
+}
+
+func (d *Deps) apiPay(c *fiber.Ctx) error {
+	var in struct {
+		Provider string `json:"provider"`
+	}
+	if len(c.Body()) > 0 {
+		if err := decodeJSON(c, &in); err != nil {
+			return err
+		}
+	}
+	if in.Provider == "" {
+		in.Provider = "demo"
+	}
+	ctx, cancel := ctxOf(c)
+	defer cancel()
+	p, url, err := d.Payments.Start(ctx, currentUser(c).ID, utils.CopyString(c.Params("no")), in.Provider)
+	if err != nil {
+		return err
+	}
+	return c.JSON(fiber.Map{"payment_id": p.PaymentID, "redirect_url": url})
+}
+
+func (d *Deps) apiWebhook(c *fiber.Ctx) error {
+	ctx, cancel := ctxOf(c)
+	defer cancel()
+	raw := append([]byte(nil), c.Body()...)
+	p, err := d.Payments.HandleWebhook(ctx, utils.CopyString(c.Params("provider")), raw, utils.CopyString(c.Get("X-Signature")))
+	if err != nil {
+		return err
+	}
+	return c.JSON(fiber.Map{"ok": true, "payment_id": p.PaymentID})
+}

@@ -1,0 +1,76 @@
+package handlers
+
+import (
+	"context"
+	"strings"
+
+	"github.com/gofiber/fiber/v2"
+	"github.com/gofiber/fiber/v2/utils"
+
+	"seatflow/services"
+)
+
+// SessionCookie is the browser's session cookie; it carries the same token as the API's
+// Bearer header.
+const SessionCookie = "sf_session"
+
+const userKey = "user"
+
+// Authenticate resolves the Bearer token (API) or the session cookie (browser) to the
+// signed-in user and stores it in c.Locals("user"); it never refuses a request itself.
+func (d *Deps) Authenticate(c *fiber.Ctx) error {
+	tok := ""
+	if h := c.Get(fiber.HeaderAuthorization); len(h) > 7 && strings.EqualFold(h[:7], "bearer ") {
+		tok = strings.TrimSpace(h[7:])
+	} else if ck := c.Cookies(SessionCookie); ck != "" {
+		tok = ck
+	}
+	if tok == "" {
+		return c.Next()
+	}
+	ctx, cancel := context.WithTimeout(c.UserContext(), requestTimeout)
+	defer cancel()
+	u, err := d.Users.Authenticate(ctx, utils.CopyString(tok))
+	if err != nil {
+		if services.ErrorCode(err) == services.CodeUnavailable {
+			return err
+		}
+		if isAPI(c) && c.Get(fiber.HeaderAuthorization) != "" {
+			return err // a bad bearer token is 401, not anonymous
+		}
+		return c.Next()
+	}
+	c.Locals(userKey, u)
+	c.Locals("token", utils.CopyString(tok))
+	return c.Next()
+}
+
+// currentUser returns the signed-in user, or nil.
+func currentUser(c *fiber.Ctx) *services.User {
+	u, _ := c.Locals(userKey).(*services.User)
+	return u
+}
+
+// RequireUser refuses API calls without a signed-in user (401 UNAUTHENTICATED).
+func RequireUser(c *fiber.Ctx) error {
+	if currentUser(c) == nil {
+		return &services.Error{Code: services.CodeUnauthenticated, Message: "sign in first: send Authorization: Bearer <token>"}
+	}
+	return c.Next()
+}
+
+// RequireRole refuses users without one of the roles (403 FORBIDDEN).
+func RequireRole(roles ...string) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		u := currentUser(c)
+		if u == nil {
+			return &services.Error{Code: services.CodeUnauthenticated, Message: "sign in first"}
+		}
+		for _, r := range roles {
+			if u.Role == r {
+				return c.Next()
+			}
+		}
+		return &services.Error{Code: services.CodeForbidden, Message: "your account may not do this"}
+	}
+}

@@ -1,0 +1,66 @@
+// Package handlers turns HTTP requests into service calls and renders the answers: JSON
+// for /api/v1 (API.md) and templ pages for the browser. A handler parses and validates,
+// calls a service, and renders; it never talks to Redis or SQL.
+package handlers
+
+import (
+	"context"
+	"time"
+
+	"seatflow/services"
+)
+
+// ShowService is what the handlers need of services.Shows.
+type ShowService interface {
+	OnDate(ctx context.Context, date string) ([]*services.Show, error)
+	Between(ctx context.Context, from, to time.Time) ([]*services.Show, error)
+	Get(ctx context.Context, id int64) (*services.Show, error)
+	SeatMap(ctx context.Context, id int64) (*services.SeatMap, error)
+	Today() string
+	Zone() *time.Location
+}
+
+// OrderService is what the handlers need of services.Orders.
+type OrderService interface {
+	Create(ctx context.Context, req services.CreateOrderRequest) (*services.Order, error)
+	Get(ctx context.Context, userID int64, orderNo string) (*services.Order, error)
+	List(ctx context.Context, userID int64, limit int) ([]*services.Order, error)
+	Cancel(ctx context.Context, userID int64, orderNo string) (*services.Order, error)
+	HoldFor() time.Duration
+}
+
+// PaymentService is what the handlers need of services.Payments.
+type PaymentService interface {
+	Start(ctx context.Context, userID int64, orderNo, provider string) (*services.Payment, string, error)
+	Payment(ctx context.Context, paymentID string) (*services.Payment, error)
+	HandleWebhook(ctx context.Context, provider string, raw []byte, signature string) (*services.Payment, error)
+	DemoDecide(ctx context.Context, paymentID string, approve bool) (*services.Payment, error)
+}
+
+// UserService is what the handlers need of services.Users.
+type UserService interface {
+	Register(ctx context.Context, email, password, name string) (int64, error)
+	Login(ctx context.Context, email, password string) (string, *services.User, error)
+	Authenticate(ctx context.Context, token string) (*services.User, error)
+	Logout(ctx context.Context, token string) error
+}
+
+// LoginLimiter counts login attempts.
+type LoginLimiter interface {
+	AllowLogin(ctx context.Context, email string) error
+}
+
+// Deps are the services the handlers call.
+type Deps struct {
+	Shows    ShowService
+	Orders   OrderService
+	Payments PaymentService
+	Users    UserService
+	Limiter  LoginLimiter
+	Currency string
+	// SecureCookies marks the session cookie Secure (set behind HTTPS).
+	SecureCookies bool
+}
+
+// requestTimeout bounds the services' work for one request.
+const requestTimeout = 10 * time.Second

@@ -1,0 +1,106 @@
+package handlers
+
+import (
+	"errors"
+	"log/slog"
+	"strconv"
+
+	"github.com/gofiber/fiber/v2"
+
+	"seatflow/services"
+)
+
+// statusOf maps a contract error code to its HTTP status (API.md, Errors).
+var statusOf = map[string]int{
+	services.CodeInvalidRequest:      fiber.StatusBadRequest,
+	services.CodeUnauthenticated:     fiber.StatusUnauthorized,
+	services.CodeForbidden:           fiber.StatusForbidden,
+	services.CodeNotFound:            fiber.StatusNotFound,
+	services.CodeSeatTaken:           fiber.StatusConflict,
+	services.CodeNoAdjacentSeats:     fiber.StatusConflict,
+	services.CodeSoldOut:             fiber.StatusConflict,
+	services.CodePriceChanged:        fiber.StatusConflict,
+	services.CodeOrderState:          fiber.StatusConflict,
+	services.CodeIdempotencyMismatch: fiber.StatusConflict,
+	services.CodeConflict:            fiber.StatusConflict,
+	services.CodePayloadTooLarge:     fiber.StatusRequestEntityTooLarge,
+	services.CodeSeatNotInShow:       fiber.StatusUnprocessableEntity,
+	services.CodeLimitExceeded:       fiber.StatusUnprocessableEntity,
+	services.CodeNotOnSale:           fiber.StatusUnprocessableEntity,
+	services.CodeRateLimited:         fiber.StatusTooManyRequests,
+	services.CodeUnavailable:         fiber.StatusServiceUnavailable,
+}
+
+type errorBody struct {
+	Error errorDetail `json:"error"`
+}
+
+type errorDetail struct {
+	Code        string   `json:"code"`
+	Message     string   `json:"message"`
+	Seats       []string `json:"seats,omitempty"`
+	RetryAfterS int      `json:"retry_after_s,omitempty"`
+}
+
+// asError turns any error into a contract error: *services.Error as it is, a Fiber
+// error by its status, anything else as 500 logged.
+func asError(err error) (int, *services.Error) {
+	var se *services.Error
+	if errors.As(err, &se) {
+		st, ok := statusOf[se.Code]
+		if !ok {
+			st = fiber.StatusInternalServerError
+		}
+		if se.Code == services.CodeUnavailable {
+			slog.Warn("backing service unavailable", "err", se.Err)
+		}
+		return st, se
+	}
+	var fe *fiber.Error
+	if errors.As(err, &fe) {
+		code := map[int]string{
+			fiber.StatusRequestEntityTooLarge: services.CodePayloadTooLarge,
+			fiber.StatusNotFound:              services.CodeNotFound,
+			fiber.StatusMethodNotAllowed:      services.CodeInvalidRequest,
+			fiber.StatusBadRequest:            services.CodeInvalidRequest,
+			fiber.StatusUnauthorized:          services.CodeUnauthenticated,
+			fiber.StatusForbidden:             services.CodeForbidden,
+			fiber.StatusTooManyRequests:       services.CodeRateLimited,
+		}[fe.Code]
+		if code == "" {
+			code = "INTERNAL"
+		}
+		return fe.Code, &services.Error{Code: code, Message: fe.Message}
+	}
+	slog.Error("unhandled error", "err", err)
+	return fiber.StatusInternalServerError, &services.Error{Code: "INTERNAL", Message: "something went wrong on our side; nothing was lost, try again"}
+}
+
+// jsonError writes err in the contract's error shape with its status, and the
+// Retry-After header for rate limits.
+func jsonError(c *fiber.Ctx, err error) error {
+	st, se := asError(err)
+	if se.RetryAfterS > 0 {
+		c.Set(fiber.HeaderRetryAfter, strconv.Itoa(se.RetryAfterS))
+	}
+	return c.Status(st).JSON(errorBody{Error: errorDetail{Code: se.Code, Message: se.Message, Seats: se.Seats, RetryAfterS: se.RetryAfterS}})
+}
+
+// ErrorHandler is the app's Fiber error handler: JSON in the contract's shape for
+// /api/ paths, a plain page for the rest.
+func ErrorHandler(c *fiber.Ctx, err error) error {
+	if isAPI(c) {
+		return jsonError(c, err)
+	}
+	st, se := asError(err)
+	return renderErrorPage(c, st, se.Message)
+}
+
+func isAPI(c *fiber.Ctx) bool {
+	p := c.Path()
+	return len(p) >= 5 && p[:5] == "/api/"
+}
+
+func invalid(format string, a ...any) error {
+	return &services.Error{Code: services.CodeInvalidRequest, Message: sprintf(format, a...)}
+}

@@ -1,0 +1,23 @@
+package handlers
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+
+	"github.com/gofiber/fiber/v2"
+)
+
+func sprintf(format string, a ...any) string { return fmt.Sprintf(format, a...) }
+
+// ctxOf returns a context for service calls of one request, bounded by requestTimeout.
+func ctxOf(c *fiber.Ctx) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(c.UserContext(), requestTimeout)
+}
+
+// idParam parses a positive integer route parameter; anything else is NOT_FOUND
+// (an id that cannot exist names nothing).
+func idParam(c *fiber.Ctx, name string) (int64, bool) {
+	id, err := strconv.ParseInt(c.Params(name), 10, 64)
+	return id, err == nil && id > 0
+}

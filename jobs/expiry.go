@@ -1,0 +1,79 @@
+// Package jobs holds background work: the asynq task that expires an unpaid order at
+// its deadline (and, later, the cron schedules).
+package jobs
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/hibiken/asynq"
+)
+
+// TypeExpireOrder is the asynq task type that expires one order.
+const TypeExpireOrder = "order:expire"
+
+// Queue is the asynq queue expiry tasks use.
+const Queue = "default"
+
+type expirePayload struct {
+	OrderNo string `json:"order_no"`
+}
+
+// TaskID is the asynq task id of an order's expiry task: one task per order, so a
+// repeated enqueue is a no-op (asynq.ErrTaskIDConflict).
+func TaskID(orderNo string) string { return "expire:" + orderNo }
+
+// ExpiryQueue enqueues and removes expiry tasks; it implements
+// services.ExpiryScheduler.
+type ExpiryQueue struct {
+	client    *asynq.Client
+	inspector *asynq.Inspector
+}
+
+// NewExpiryQueue returns a queue over an asynq client and inspector.
+func NewExpiryQueue(client *asynq.Client, inspector *asynq.Inspector) *ExpiryQueue {
+	return &ExpiryQueue{client: client, inspector: inspector}
+}
+
+// ScheduleExpiry enqueues the expiry of orderNo to run at at (UTC deadline). An
+// existing task for the order is not an error.
+func (q *ExpiryQueue) ScheduleExpiry(ctx context.Context, orderNo string, at time.Time) error {
+	payload, _ := json.Marshal(expirePayload{OrderNo: orderNo})
+	ctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+	defer cancel()
+	_, err := q.client.EnqueueContext(ctx, asynq.NewTask(TypeExpireOrder, payload),
+		asynq.Queue(Queue), asynq.ProcessAt(at), asynq.TaskID(TaskID(orderNo)),
+		asynq.MaxRetry(10), asynq.Timeout(30*time.Second))
+	if errors.Is(err, asynq.ErrTaskIDConflict) {
+		return nil
+	}
+	return err
+}
+
+// CancelExpiry removes the scheduled expiry of an order that was paid or cancelled;
+// a task that is gone or already running is fine (the handler is idempotent).
+func (q *ExpiryQueue) CancelExpiry(ctx context.Context, orderNo string) {
+	_ = q.inspector.DeleteTask(Queue, TaskID(orderNo))
+}
+
+// Expirer ends a pending order past its deadline; services.Orders implements it.
+type Expirer interface {
+	Expire(ctx context.Context, orderNo string) (bool, error)
+}
+
+// NewMux returns the asynq handlers of seatflow's tasks.
+func NewMux(e Expirer) *asynq.ServeMux {
+	mux := asynq.NewServeMux()
+	mux.HandleFunc(TypeExpireOrder, func(ctx context.Context, t *asynq.Task) error {
+		var p expirePayload
+		if err := json.Unmarshal(t.Payload(), &p); err != nil || p.OrderNo == "" {
+			return fmt.Errorf("bad payload %q: %w", t.Payload(), asynq.SkipRetry)
+		}
+		_, err := e.Expire(ctx, p.OrderNo)
+		return err
+	})
+	return mux
+}

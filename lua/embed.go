@@ -1,0 +1,30 @@
+// Package lua holds the Redis scripts that are the only writers of seat state.
+//
+// Every script touches only the keys of one show, all tagged with that show's hash slot
+// (sf:{show:42}:seats, sf:{show:42}:zones, sf:{show:42}:users), and takes ids as strings.
+// Seat values in the seats hash: "F" free, "B" blocked, "H|<order_no>|<user_id>" held,
+// "S|<order_no>|<user_id>" sold. A missing hash or field means "not loaded", never free.
+package lua
+
+import _ "embed"
+
+// Hold checks a whole batch (every seat free, zone counts, purchase limit) and only then
+// writes the holds. See hold.lua for arguments and replies.
+//
+//go:embed hold.lua
+var Hold string
+
+// Release frees the seats an order holds (owner-checked compare-and-set). See release.lua.
+//
+//go:embed release.lua
+var Release string
+
+// Sell turns the seats an order holds into sold seats (owner-checked). See sell.lua.
+//
+//go:embed sell.lua
+var Sell string
+
+// Load writes a show's seat map and counters built from MySQL. See load.lua.
+//
+//go:embed load.lua
+var Load string

@@ -1,0 +1,24 @@
+-- Free the seats one order owns: a compare-and-set on the owner, seat by seat, so a
+-- late or repeated release never frees a seat another order holds now.
+-- KEYS[1] seats hash, KEYS[2] zone free counts hash, KEYS[3] per-user seat counts hash
+-- ARGV[1] order_no, ARGV[2] states to release from: "H" (held) or "HS" (held or sold),
+-- ARGV[3..] pairs: seat_id, zone_code
+-- Reply: {released_count}. Counters move only for seats this call actually freed, so
+-- they are restored exactly once however often the release runs.
+local seats, zones, users = KEYS[1], KEYS[2], KEYS[3]
+local owner, from = ARGV[1], ARGV[2]
+local released = 0
+for i = 3, #ARGV, 2 do
+  local id, zone = ARGV[i], ARGV[i + 1]
+  local v = redis.call('HGET', seats, id)
+  if v then
+    local state, no, user = string.match(v, '^([HS])|([^|]+)|(.+)$')
+    if state and no == owner and string.find(from, state, 1, true) then
+      redis.call('HSET', seats, id, 'F')
+      redis.call('HINCRBY', zones, zone, 1)
+      redis.call('HINCRBY', users, user, -1)
+      released = released + 1
+    end
+  end
+end
+return {released}

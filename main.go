@@ -1,0 +1,144 @@
+// Command seatflow is the cinema seat-booking server and its tools:
+//
+//	seatflow serve     migrate, then serve HTTP and run the order-expiry worker
+//	seatflow migrate   apply database migrations
+//	seatflow seed      create the demo cinema and print the demo accounts' passwords
+//
+// Configuration comes from SEATFLOW_* environment variables (see README.md).
+package main
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"seatflow/services"
+	"seatflow/web"
+)
+
+func main() {
+	if err := run(os.Args[1:]); err != nil {
+		fmt.Fprintln(os.Stderr, "seatflow:", err)
+		os.Exit(1)
+	}
+}
+
+const usage = `usage: seatflow <command>
+
+commands:
+  serve     apply migrations, then serve HTTP on SEATFLOW_HTTP_ADDR with the expiry worker
+  migrate   apply database migrations
+  seed      create the demo cinema (idempotent) and print fresh demo passwords
+`
+
+func run(args []string) error {
+	if len(args) == 0 {
+		fmt.Print(usage)
+		return fmt.Errorf("no command")
+	}
+	cfg, err := web.LoadConfig()
+	if err != nil {
+		return err
+	}
+	log := newLogger(cfg.LogLevel)
+	slog.SetDefault(log)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	switch args[0] {
+	case "migrate":
+		return withApp(cfg, log, func(a *web.App) error {
+			n, err := a.Migrate(ctx)
+			if err == nil {
+				fmt.Printf("migrations applied: %d\n", n)
+			}
+			return err
+		})
+	case "seed":
+		return withApp(cfg, log, func(a *web.App) error { return seed(ctx, a) })
+	case "serve":
+		return serve(ctx, cfg, log)
+	case "help", "-h", "--help":
+		fmt.Print(usage)
+		return nil
+	}
+	fmt.Print(usage)
+	return fmt.Errorf("unknown command %q", args[0])
+}
+
+func newLogger(level string) *slog.Logger {
+	var l slog.Level
+	if err := l.UnmarshalText([]byte(level)); err != nil {
+		l = slog.LevelInfo
+	}
+	return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: l}))
+}
+
+// withApp builds the app, runs f and closes the stores.
+func withApp(cfg web.Config, log *slog.Logger, f func(*web.App) error) error {
+	if err := services.EnsureDatabase(context.Background(), cfg.MySQLDSN); err != nil {
+		return fmt.Errorf("mysql at %s: %w", cfg.MySQLDSN, err)
+	}
+	a, err := web.New(cfg, nil, log)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = a.Shutdown(ctx)
+	}()
+	return f(a)
+}
+
+func seed(ctx context.Context, a *web.App) error {
+	if _, err := a.Migrate(ctx); err != nil {
+		return err
+	}
+	rep, err := services.SeedDemo(ctx, a.DB, a.Users, services.DemoOptions{
+		Now: time.Now().UTC(), Zone: a.Cfg.Location(), Currency: a.Cfg.Currency, PurchaseLimit: a.Cfg.PurchaseLimit,
+	})
+	if err != nil {
+		return err
+	}
+	fmt.Printf("demo cinema: %d halls, %d movies, %d shows, %d orders created\n",
+		rep.HallsCreated, rep.MoviesCreated, rep.ShowsCreated, rep.OrdersCreated)
+	fmt.Println("demo accounts (passwords are new on every seed):")
+	for _, acc := range rep.Accounts {
+		fmt.Printf("  %-9s %-28s %s\n", acc.Role, acc.Email, acc.Password)
+	}
+	return nil
+}
+
+func serve(ctx context.Context, cfg web.Config, log *slog.Logger) error {
+	if err := services.EnsureDatabase(ctx, cfg.MySQLDSN); err != nil {
+		return fmt.Errorf("mysql at %s: %w", cfg.MySQLDSN, err)
+	}
+	a, err := web.New(cfg, nil, log)
+	if err != nil {
+		return err
+	}
+	if _, err := a.Migrate(ctx); err != nil {
+		return err
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- a.Serve() }()
+	addr := cfg.HTTPAddr
+	if strings.HasPrefix(addr, ":") {
+		addr = "127.0.0.1" + addr
+	}
+	log.Info("seatflow serving", "url", "http://"+addr, "time_zone", cfg.TimeZone)
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	log.Info("shutting down")
+	sctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	return a.Shutdown(sctx)
+}

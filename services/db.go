@@ -1,0 +1,81 @@
+package services
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/go-sql-driver/mysql"
+	"github.com/jmoiron/sqlx"
+	"github.com/pressly/goose/v3"
+
+	"seatflow/migrations"
+)
+
+// OpenDB connects to MySQL/MariaDB with the DSN (go-sql-driver format). It forces
+// parseTime, UTC and the session time zone '+00:00', so every stored time is UTC
+// (DESIGN.md invariant 7).
+func OpenDB(dsn string) (*sqlx.DB, error) {
+	cfg, err := mysql.ParseDSN(dsn)
+	if err != nil {
+		return nil, fmt.Errorf("mysql dsn: %w", err)
+	}
+	cfg.ParseTime = true
+	cfg.Loc = time.UTC
+	if cfg.Params == nil {
+		cfg.Params = map[string]string{}
+	}
+	cfg.Params["time_zone"] = "'+00:00'"
+	cfg.Params["charset"] = "utf8mb4"
+	cfg.MultiStatements = false
+	db, err := sqlx.Open("mysql", cfg.FormatDSN())
+	if err != nil {
+		return nil, err
+	}
+	db.SetMaxOpenConns(64)
+	db.SetMaxIdleConns(64)
+	db.SetConnMaxLifetime(30 * time.Minute)
+	return db, nil
+}
+
+// EnsureDatabase creates the database named in dsn when it does not exist yet, so a
+// fresh machine needs no manual step before `seatflow migrate`.
+func EnsureDatabase(ctx context.Context, dsn string) error {
+	cfg, err := mysql.ParseDSN(dsn)
+	if err != nil {
+		return fmt.Errorf("mysql dsn: %w", err)
+	}
+	name := cfg.DBName
+	if name == "" {
+		return errors.New("mysql dsn names no database")
+	}
+	cfg.DBName = ""
+	db, err := sqlx.Open("mysql", cfg.FormatDSN())
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	_, err = db.ExecContext(ctx, "CREATE DATABASE IF NOT EXISTS `"+name+"` CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci")
+	return err
+}
+
+// Migrate applies every pending goose migration embedded in the binary and returns how
+// many it applied.
+func Migrate(ctx context.Context, db *sqlx.DB) (int, error) {
+	p, err := goose.NewProvider(goose.DialectMySQL, db.DB, migrations.FS)
+	if err != nil {
+		return 0, err
+	}
+	res, err := p.Up(ctx)
+	return len(res), err
+}
+
+// isDuplicate reports whether err is MySQL's duplicate-key error 1062.
+func isDuplicate(err error) bool {
+	var me *mysql.MySQLError
+	return errors.As(err, &me) && me.Number == 1062
+}
+
+// dbTimeout bounds every SQL call made on behalf of a request.
+const dbTimeout = 5 * time.Second

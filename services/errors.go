@@ -1,0 +1,67 @@
+package services
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Error codes of the JSON contract (API.md). A service returns an *Error carrying one of
+// these; handlers map the code to the HTTP status and the contract's error body.
+const (
+	CodeInvalidRequest      = "INVALID_REQUEST"
+	CodeUnauthenticated     = "UNAUTHENTICATED"
+	CodeForbidden           = "FORBIDDEN"
+	CodeNotFound            = "NOT_FOUND"
+	CodeSeatTaken           = "SEAT_TAKEN"
+	CodeNoAdjacentSeats     = "NO_ADJACENT_SEATS"
+	CodeSoldOut             = "SOLD_OUT"
+	CodePriceChanged        = "PRICE_CHANGED"
+	CodeOrderState          = "ORDER_STATE"
+	CodeIdempotencyMismatch = "IDEMPOTENCY_MISMATCH"
+	CodePayloadTooLarge     = "PAYLOAD_TOO_LARGE"
+	CodeSeatNotInShow       = "SEAT_NOT_IN_SHOW"
+	CodeLimitExceeded       = "LIMIT_EXCEEDED"
+	CodeNotOnSale           = "NOT_ON_SALE"
+	CodeRateLimited         = "RATE_LIMITED"
+	CodeUnavailable         = "UNAVAILABLE"
+	CodeConflict            = "CONFLICT"
+)
+
+// Error is a failure a client can act on: Code is one of the Code* constants, Message is
+// for people, Seats names seat labels where the code is about seats, RetryAfterS is the
+// wait in whole seconds for RATE_LIMITED.
+type Error struct {
+	Code        string
+	Message     string
+	Seats       []string
+	RetryAfterS int
+	Err         error // the underlying cause, for logs only
+}
+
+func (e *Error) Error() string {
+	if e.Err != nil {
+		return fmt.Sprintf("%s: %s: %v", e.Code, e.Message, e.Err)
+	}
+	return e.Code + ": " + e.Message
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// errf builds an *Error with a formatted message.
+func errf(code, format string, a ...any) *Error {
+	return &Error{Code: code, Message: fmt.Sprintf(format, a...)}
+}
+
+// unavailable wraps a storage failure as 503 UNAVAILABLE.
+func unavailable(what string, err error) *Error {
+	return &Error{Code: CodeUnavailable, Message: what + " is unavailable, nothing was written; try again", Err: err}
+}
+
+// ErrorCode returns the contract code of err, or "" when err is not an *Error.
+func ErrorCode(err error) string {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Code
+	}
+	return ""
+}

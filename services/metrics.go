@@ -1,0 +1,51 @@
+package services
+
+import "github.com/prometheus/client_golang/prometheus"
+
+// Metrics are seatflow's Prometheus collectors. Register them once per process with
+// Register; services count through them.
+type Metrics struct {
+	OrdersCreated       prometheus.Counter
+	OrdersPaid          prometheus.Counter
+	OrdersCancelled     prometheus.Counter
+	OrdersExpired       prometheus.Counter
+	HoldConflicts       prometheus.Counter
+	RateLimited         *prometheus.CounterVec // label scope: user, show, login
+	CreateLatency       prometheus.Histogram   // seconds, create-order requests that got an answer
+	PaymentsLate        prometheus.Counter
+	ExpiryEnqueueErrors prometheus.Counter
+}
+
+// NewMetrics builds the collectors (not yet registered).
+func NewMetrics() *Metrics {
+	c := func(name, help string) prometheus.Counter {
+		return prometheus.NewCounter(prometheus.CounterOpts{Name: "seatflow_" + name, Help: help})
+	}
+	return &Metrics{
+		OrdersCreated:       c("orders_created_total", "Orders created (pending)."),
+		OrdersPaid:          c("orders_paid_total", "Orders paid."),
+		OrdersCancelled:     c("orders_cancelled_total", "Orders cancelled by their buyer."),
+		OrdersExpired:       c("orders_expired_total", "Orders expired at their payment deadline."),
+		HoldConflicts:       c("hold_conflicts_total", "Order attempts refused because a seat was taken."),
+		PaymentsLate:        c("payments_refunded_late_total", "Payments that arrived after their order ended and were refunded."),
+		ExpiryEnqueueErrors: c("expiry_enqueue_errors_total", "Expiry tasks that could not be enqueued (reconciliation catches them)."),
+		RateLimited: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "seatflow_rate_limited_total", Help: "Requests refused by a rate limit.",
+		}, []string{"scope"}),
+		CreateLatency: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name: "seatflow_create_order_seconds", Help: "Latency of create-order requests in seconds.",
+			Buckets: []float64{.001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5},
+		}),
+	}
+}
+
+// Register registers every collector with reg.
+func (m *Metrics) Register(reg prometheus.Registerer) error {
+	for _, c := range []prometheus.Collector{m.OrdersCreated, m.OrdersPaid, m.OrdersCancelled, m.OrdersExpired,
+		m.HoldConflicts, m.RateLimited, m.CreateLatency, m.PaymentsLate, m.ExpiryEnqueueErrors} {
+		if err := reg.Register(c); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,111 @@
+package services
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+
+	"github.com/jmoiron/sqlx"
+)
+
+func isNoRows(err error) bool { return errors.Is(err, sql.ErrNoRows) }
+
+const orderColumns = `id, order_no, user_id, show_id, status, total_minor, currency, created_at, expires_at,
+	paid_at, cancelled_at, cancel_reason`
+
+// orderByID reads an order with its seats. Errors: NOT_FOUND, UNAVAILABLE.
+func (o *Orders) orderByID(ctx context.Context, id int64) (*Order, error) {
+	return o.readOne(ctx, "SELECT "+orderColumns+" FROM orders WHERE id = ?", id)
+}
+
+func (o *Orders) readOne(ctx context.Context, q string, args ...any) (*Order, error) {
+	ctx, cancel := context.WithTimeout(ctx, dbTimeout)
+	defer cancel()
+	order := &Order{}
+	if err := o.db.GetContext(ctx, order, q, args...); err != nil {
+		if isNoRows(err) {
+			return nil, errf(CodeNotFound, "order not found")
+		}
+		return nil, unavailable("the database", err)
+	}
+	if err := o.attachSeats(ctx, []*Order{order}); err != nil {
+		return nil, err
+	}
+	return order, nil
+}
+
+// attachSeats reads the seats of orders in one query.
+func (o *Orders) attachSeats(ctx context.Context, orders []*Order) error {
+	if len(orders) == 0 {
+		return nil
+	}
+	ids := make([]int64, len(orders))
+	byID := make(map[int64]*Order, len(orders))
+	for i, ord := range orders {
+		ids[i] = ord.ID
+		byID[ord.ID] = ord
+		ord.Seats = nil
+	}
+	q, args, err := sqlx.In(`SELECT os.order_id, os.seat_id, s.label, os.zone_code, os.price_minor
+		FROM order_seats os JOIN seats s ON s.id = os.seat_id WHERE os.order_id IN (?) ORDER BY s.row_no, s.col_no`, ids)
+	if err != nil {
+		return err
+	}
+	var rows []struct {
+		OrderID int64 `db:"order_id"`
+		OrderSeat
+	}
+	if err := o.db.SelectContext(ctx, &rows, o.db.Rebind(q), args...); err != nil {
+		return unavailable("the database", err)
+	}
+	for _, r := range rows {
+		byID[r.OrderID].Seats = append(byID[r.OrderID].Seats, r.OrderSeat)
+	}
+	return nil
+}
+
+// Get returns the order with that number if it belongs to userID. A pending order past
+// its deadline is expired first, so a buyer never sees a stale "pending".
+// Errors: NOT_FOUND (unknown, or another user's order), UNAVAILABLE.
+func (o *Orders) Get(ctx context.Context, userID int64, orderNo string) (*Order, error) {
+	order, err := o.byNo(ctx, orderNo)
+	if err != nil {
+		return nil, err
+	}
+	if order.UserID != userID {
+		return nil, errf(CodeNotFound, "order not found")
+	}
+	if order.Status == OrderPending && !o.clock.Now().Before(order.ExpiresAt) {
+		if _, err := o.Expire(ctx, orderNo); err != nil {
+			return nil, err
+		}
+		return o.byNo(ctx, orderNo)
+	}
+	return order, nil
+}
+
+// ByNo returns any user's order by number (staff views, tests).
+// Errors: NOT_FOUND, UNAVAILABLE.
+func (o *Orders) byNo(ctx context.Context, orderNo string) (*Order, error) {
+	if len(orderNo) == 0 || len(orderNo) > 32 {
+		return nil, errf(CodeNotFound, "order not found")
+	}
+	return o.readOne(ctx, "SELECT "+orderColumns+" FROM orders WHERE order_no = ?", orderNo)
+}
+
+// List returns the user's orders, newest first, at most limit (1..200).
+func (o *Orders) List(ctx context.Context, userID int64, limit int) ([]*Order, error) {
+	if limit < 1 || limit > 200 {
+		limit = 200
+	}
+	ctx, cancel := context.WithTimeout(ctx, dbTimeout)
+	defer cancel()
+	var orders []*Order
+	if err := o.db.SelectContext(ctx, &orders, "SELECT "+orderColumns+" FROM orders WHERE user_id = ? ORDER BY created_at DESC, id DESC LIMIT ?", userID, limit); err != nil {
+		return nil, unavailable("the database", err)
+	}
+	if err := o.attachSeats(ctx, orders); err != nil {
+		return nil, err
+	}
+	return orders, nil
+}

@@ -1,0 +1,448 @@
+package services
+
+import (
+	"context"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+)
+
+// ExpiryScheduler schedules the expiry of a pending order at its deadline (asynq in
+// production). It is an optimisation: reconciliation expires what a lost task misses
+// (invariant 8).
+type ExpiryScheduler interface {
+	ScheduleExpiry(ctx context.Context, orderNo string, at time.Time) error
+	CancelExpiry(ctx context.Context, orderNo string)
+}
+
+// Orders runs the order pipeline of DESIGN.md: create (hold in Redis, then one MySQL
+// transaction), read, cancel, expire and the paid transition.
+type Orders struct {
+	db       *sqlx.DB
+	catalog  *Catalog
+	seats    *SeatStore
+	limiter  *RateLimiter
+	clock    Clock
+	metrics  *Metrics
+	expiry   ExpiryScheduler
+	holdFor  time.Duration
+	log      *slog.Logger
+	failHook func(stage string) error // tests inject storage failures here
+}
+
+// OrdersConfig holds what Orders needs besides its stores. HoldFor is how long a
+// pending order keeps its seats before it expires.
+type OrdersConfig struct {
+	HoldFor time.Duration
+	Metrics *Metrics
+	Expiry  ExpiryScheduler
+	Logger  *slog.Logger
+}
+
+// NewOrders wires the order service.
+func NewOrders(db *sqlx.DB, catalog *Catalog, seats *SeatStore, limiter *RateLimiter, clock Clock, cfg OrdersConfig) *Orders {
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	if cfg.Metrics == nil {
+		cfg.Metrics = NewMetrics()
+	}
+	if cfg.HoldFor <= 0 {
+		cfg.HoldFor = 15 * time.Minute
+	}
+	return &Orders{db: db, catalog: catalog, seats: seats, limiter: limiter, clock: clock,
+		metrics: cfg.Metrics, expiry: cfg.Expiry, holdFor: cfg.HoldFor, log: cfg.Logger}
+}
+
+// HoldFor is how long a new order holds its seats waiting for payment.
+func (o *Orders) HoldFor() time.Duration { return o.holdFor }
+
+// SetExpiry sets the expiry scheduler (it is built after the service in the app wiring).
+func (o *Orders) SetExpiry(e ExpiryScheduler) { o.expiry = e }
+
+// SetFailHook makes the service fail at a named stage ("insert") when hook returns an
+// error; tests use it to prove that a failure after the hold releases everything.
+func (o *Orders) SetFailHook(hook func(stage string) error) { o.failHook = hook }
+
+// CreateOrderRequest asks for seats of one show: either SeatIDs (chosen seats) or Zone
+// with Quantity (best available, side by side in one row; Accessible asks for a block
+// with a wheelchair space). ExpectedTotalMinor, when set, must equal the server's total.
+// IdempotencyKey (1..64 printable ASCII, optional) makes a replay return the first order.
+type CreateOrderRequest struct {
+	UserID             int64
+	ShowID             int64
+	SeatIDs            []int64
+	Zone               string
+	Quantity           int
+	Accessible         bool
+	ExpectedTotalMinor *int64
+	IdempotencyKey     string
+}
+
+// hash identifies the request's content for Idempotency-Key comparison.
+func (r *CreateOrderRequest) hash() [32]byte {
+	var b strings.Builder
+	fmt.Fprintf(&b, "show=%d;zone=%q;qty=%d;acc=%v;seats=", r.ShowID, r.Zone, r.Quantity, r.Accessible)
+	for _, id := range r.SeatIDs {
+		b.WriteString(strconv.FormatInt(id, 10) + ",")
+	}
+	if r.ExpectedTotalMinor != nil {
+		fmt.Fprintf(&b, ";expected=%d", *r.ExpectedTotalMinor)
+	}
+	return sha256.Sum256([]byte(b.String()))
+}
+
+// MaxSeatsPerRequest bounds a request before the show's purchase limit is known.
+const MaxSeatsPerRequest = 100
+
+// validate checks the request's shape (INVALID_REQUEST).
+func (r *CreateOrderRequest) validate() error {
+	switch {
+	case len(r.SeatIDs) > 0 && (r.Zone != "" || r.Quantity != 0):
+		return errf(CodeInvalidRequest, "send either seat_ids or zone with quantity, not both")
+	case len(r.SeatIDs) == 0 && r.Zone == "":
+		return errf(CodeInvalidRequest, "seat_ids must list 1 or more seats (or send zone and quantity)")
+	case len(r.SeatIDs) > MaxSeatsPerRequest:
+		return errf(CodeInvalidRequest, "at most %d seats per order", MaxSeatsPerRequest)
+	case len(r.SeatIDs) == 0 && (r.Quantity < 1 || r.Quantity > MaxSeatsPerRequest):
+		return errf(CodeInvalidRequest, "quantity must be a whole number from 1 to %d", MaxSeatsPerRequest)
+	}
+	seen := make(map[int64]bool, len(r.SeatIDs))
+	for _, id := range r.SeatIDs {
+		if id <= 0 {
+			return errf(CodeInvalidRequest, "seat id %d is not a positive integer", id)
+		}
+		if seen[id] {
+			return errf(CodeInvalidRequest, "seat %d is listed twice", id)
+		}
+		seen[id] = true
+	}
+	if k := r.IdempotencyKey; k != "" {
+		if len(k) > 64 {
+			return errf(CodeInvalidRequest, "Idempotency-Key is longer than 64 characters")
+		}
+		for i := 0; i < len(k); i++ {
+			if k[i] < 0x21 || k[i] > 0x7e {
+				return errf(CodeInvalidRequest, "Idempotency-Key must be printable ASCII")
+			}
+		}
+	}
+	return nil
+}
+
+// Create runs the create pipeline (DESIGN.md, Order pipeline): validation, show on sale,
+// hall membership, rate limits, Idempotency-Key, one Lua hold, one MySQL transaction
+// (holds released on any failure), then the expiry task. It returns the pending order;
+// a replay of an Idempotency-Key returns the first order as it was created.
+// Errors: INVALID_REQUEST, NOT_FOUND, NOT_ON_SALE, SEAT_NOT_IN_SHOW, RATE_LIMITED,
+// IDEMPOTENCY_MISMATCH, PRICE_CHANGED, SEAT_TAKEN, SOLD_OUT, NO_ADJACENT_SEATS,
+// LIMIT_EXCEEDED, UNAVAILABLE. Every error leaves Redis and MySQL as they were.
+func (o *Orders) Create(ctx context.Context, req CreateOrderRequest) (*Order, error) {
+	start := time.Now()
+	defer func() { o.metrics.CreateLatency.Observe(time.Since(start).Seconds()) }()
+	if err := req.validate(); err != nil {
+		return nil, err
+	}
+	show, err := o.catalog.ShowForOrder(ctx, req.ShowID)
+	if err != nil {
+		return nil, err
+	}
+	now := o.clock.Now()
+	if !show.OnSaleAt(now) {
+		return nil, notOnSale(show, now)
+	}
+	hall, err := o.catalog.Hall(ctx, show.HallID)
+	if err != nil {
+		return nil, err
+	}
+	if len(req.SeatIDs) > 0 {
+		if err := checkSeatsInShow(show, hall, req.SeatIDs); err != nil {
+			return nil, err
+		}
+	} else if _, ok := show.ZonePrice(req.Zone); !ok {
+		return nil, errf(CodeInvalidRequest, "zone %q is not a zone of this show", req.Zone)
+	}
+	if err := o.limiter.AllowOrder(ctx, req.UserID, req.ShowID); err != nil {
+		if ErrorCode(err) == CodeRateLimited {
+			o.metrics.RateLimited.WithLabelValues("order").Inc()
+		}
+		return nil, err
+	}
+	hash := req.hash()
+	if req.IdempotencyKey != "" {
+		if prior, err := o.replay(ctx, req.UserID, req.IdempotencyKey, hash); prior != nil || err != nil {
+			return prior, err
+		}
+	}
+	n := len(req.SeatIDs)
+	if n == 0 {
+		n = req.Quantity
+	}
+	if n > show.PurchaseLimit {
+		return nil, errf(CodeLimitExceeded, "at most %d seats per person for this show", show.PurchaseLimit)
+	}
+	order := &Order{OrderNo: NewOrderNo(now), UserID: req.UserID, ShowID: show.ID, Status: OrderPending,
+		Currency: show.Currency, CreatedAt: now, ExpiresAt: now.Add(o.holdFor).Truncate(time.Second)}
+	if len(req.SeatIDs) > 0 {
+		err = o.holdChosen(ctx, show, hall, order, req)
+	} else {
+		err = o.holdBestAvailable(ctx, show, hall, order, req)
+	}
+	if err != nil {
+		if ErrorCode(err) == CodeSeatTaken && req.IdempotencyKey != "" {
+			// a concurrent replay of the same request may have taken these seats
+			if prior, rerr := o.replay(ctx, req.UserID, req.IdempotencyKey, hash); prior != nil || rerr != nil {
+				return prior, rerr
+			}
+		}
+		return nil, err
+	}
+	if err := o.persist(ctx, order, req.IdempotencyKey, hash); err != nil {
+		o.releaseAfterFailure(order)
+		if isDuplicate(err) && req.IdempotencyKey != "" {
+			if prior, rerr := o.replay(ctx, req.UserID, req.IdempotencyKey, hash); prior != nil || rerr != nil {
+				return prior, rerr
+			}
+		}
+		if isDuplicate(err) {
+			o.metrics.HoldConflicts.Inc()
+			return nil, &Error{Code: CodeSeatTaken, Message: "a seat was taken a moment ago", Seats: labels(order.Seats), Err: err}
+		}
+		var e *Error
+		if errors.As(err, &e) {
+			return nil, err
+		}
+		return nil, unavailable("the database", err)
+	}
+	o.metrics.OrdersCreated.Inc()
+	if o.expiry != nil {
+		if err := o.expiry.ScheduleExpiry(ctx, order.OrderNo, order.ExpiresAt); err != nil {
+			o.metrics.ExpiryEnqueueErrors.Inc()
+			o.log.Warn("expiry task not enqueued; reconciliation will expire the order", "order_no", order.OrderNo, "err", err)
+		}
+	}
+	return order, nil
+}
+
+func notOnSale(show *Show, now time.Time) error {
+	switch {
+	case show.Status != ShowOnSale:
+		return errf(CodeNotOnSale, "this show is not on sale (it is %s)", strings.ReplaceAll(show.Status, "_", " "))
+	case now.Before(show.SaleOpensAt):
+		return errf(CodeNotOnSale, "sale opens at %s", show.SaleOpensAt.Format(time.RFC3339))
+	default:
+		return errf(CodeNotOnSale, "sale closed at %s", show.SaleClosesAt.Format(time.RFC3339))
+	}
+}
+
+// checkSeatsInShow refuses seats that are not sellable seats of the show's hall, or of a
+// zone the show has no price for (SEAT_NOT_IN_SHOW naming them).
+func checkSeatsInShow(show *Show, hall *Hall, ids []int64) error {
+	var bad []string
+	for _, id := range ids {
+		s, ok := hall.Seat(id)
+		if !ok {
+			bad = append(bad, strconv.FormatInt(id, 10))
+			continue
+		}
+		if _, priced := show.ZonePrice(s.ZoneCode); !s.Sellable() || !priced {
+			bad = append(bad, s.Label)
+		}
+	}
+	if len(bad) > 0 {
+		return &Error{Code: CodeSeatNotInShow, Message: "not a sellable seat of this show: " + strings.Join(bad, ", "), Seats: bad}
+	}
+	return nil
+}
+
+// price fills order.Seats and TotalMinor from the show's zone prices (invariant 6) and
+// compares a client's expected total.
+func price(show *Show, hall *Hall, order *Order, ids []int64, expected *int64) error {
+	order.Seats = order.Seats[:0]
+	order.TotalMinor = 0
+	for _, id := range ids {
+		s, _ := hall.Seat(id)
+		p, _ := show.ZonePrice(s.ZoneCode)
+		order.Seats = append(order.Seats, OrderSeat{SeatID: id, Label: s.Label, ZoneCode: s.ZoneCode, PriceMinor: p})
+		order.TotalMinor += p
+	}
+	if expected != nil && *expected != order.TotalMinor {
+		return errf(CodePriceChanged, "the total is %d, not %d", order.TotalMinor, *expected)
+	}
+	return nil
+}
+
+func refsOf(order *Order) []SeatRef {
+	refs := make([]SeatRef, len(order.Seats))
+	for i, s := range order.Seats {
+		refs[i] = SeatRef{ID: s.SeatID, Zone: s.ZoneCode}
+	}
+	return refs
+}
+
+func labels(seats []OrderSeat) []string {
+	out := make([]string, len(seats))
+	for i, s := range seats {
+		out[i] = s.Label
+	}
+	return out
+}
+
+func (o *Orders) holdChosen(ctx context.Context, show *Show, hall *Hall, order *Order, req CreateOrderRequest) error {
+	if err := price(show, hall, order, req.SeatIDs, req.ExpectedTotalMinor); err != nil {
+		return err
+	}
+	out, err := o.seats.Hold(ctx, show.ID, order.OrderNo, req.UserID, show.PurchaseLimit, refsOf(order))
+	if err != nil {
+		return err
+	}
+	return o.holdError(show, hall, out)
+}
+
+// holdError turns a refused hold into the contract's error.
+func (o *Orders) holdError(show *Show, hall *Hall, out HoldOutcome) error {
+	switch {
+	case out.OK():
+		return nil
+	case len(out.Taken) > 0:
+		o.metrics.HoldConflicts.Inc()
+		names := make([]string, len(out.Taken))
+		for i, id := range out.Taken {
+			names[i] = strconv.FormatInt(id, 10)
+			if s, ok := hall.Seat(id); ok {
+				names[i] = s.Label
+			}
+		}
+		sort.Strings(names)
+		return &Error{Code: CodeSeatTaken, Message: "already taken: " + strings.Join(names, ", "), Seats: names}
+	case out.Limit:
+		return errf(CodeLimitExceeded, "you hold or own %d seats for this show; the limit is %d per person", out.LimitNow, show.PurchaseLimit)
+	default:
+		return errf(CodeSoldOut, "zone %s is sold out", out.SoldOut)
+	}
+}
+
+func (o *Orders) holdBestAvailable(ctx context.Context, show *Show, hall *Hall, order *Order, req CreateOrderRequest) error {
+	for attempt := 0; attempt < 4; attempt++ {
+		states, err := o.seats.States(ctx, show.ID)
+		if err != nil {
+			return err
+		}
+		ids, free := BestAvailable(hall, states, req.Zone, req.Quantity, req.Accessible)
+		if ids == nil {
+			if free < req.Quantity {
+				return errf(CodeSoldOut, "zone %s has %d seats left", req.Zone, free)
+			}
+			return errf(CodeNoAdjacentSeats, "no %d seats side by side are left in zone %s", req.Quantity, req.Zone)
+		}
+		if err := price(show, hall, order, ids, req.ExpectedTotalMinor); err != nil {
+			return err
+		}
+		out, err := o.seats.Hold(ctx, show.ID, order.OrderNo, req.UserID, show.PurchaseLimit, refsOf(order))
+		if err != nil {
+			return err
+		}
+		if len(out.Taken) == 0 {
+			return o.holdError(show, hall, out)
+		}
+		// another buyer took one of these seats between the read and the hold: look again
+	}
+	o.metrics.HoldConflicts.Inc()
+	return errf(CodeNoAdjacentSeats, "seats are selling fast; no block could be held, try again")
+}
+
+// releaseAfterFailure frees the holds of an order that was never committed.
+func (o *Orders) releaseAfterFailure(order *Order) {
+	ctx, cancel := context.WithTimeout(context.Background(), redisTimeout)
+	defer cancel()
+	if _, err := o.seats.Release(ctx, order.ShowID, order.OrderNo, refsOf(order), false); err != nil {
+		o.log.Error("holds of a failed order not released; reconciliation will free them", "order_no", order.OrderNo, "err", err)
+	}
+}
+
+// persist writes the order, its seats and the idempotency key in one transaction.
+func (o *Orders) persist(ctx context.Context, order *Order, key string, hash [32]byte) error {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), dbTimeout)
+	defer cancel()
+	tx, err := o.db.BeginTxx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	res, err := tx.ExecContext(ctx, `INSERT INTO orders (order_no, user_id, show_id, status, total_minor, currency, created_at, expires_at)
+		VALUES (?, ?, ?, 'pending', ?, ?, ?, ?)`, order.OrderNo, order.UserID, order.ShowID, order.TotalMinor, order.Currency, order.CreatedAt, order.ExpiresAt)
+	if err != nil {
+		return err
+	}
+	if order.ID, err = res.LastInsertId(); err != nil {
+		return err
+	}
+	q := "INSERT INTO order_seats (order_id, show_id, seat_id, zone_code, price_minor, live) VALUES "
+	args := make([]any, 0, 5*len(order.Seats))
+	for i, s := range order.Seats {
+		if i > 0 {
+			q += ", "
+		}
+		q += "(?, ?, ?, ?, ?, 1)"
+		args = append(args, order.ID, order.ShowID, s.SeatID, s.ZoneCode, s.PriceMinor)
+	}
+	if _, err := tx.ExecContext(ctx, q, args...); err != nil {
+		return err
+	}
+	if key != "" {
+		if _, err := tx.ExecContext(ctx, "DELETE FROM idempotency_keys WHERE user_id = ? AND idem_key = ? AND created_at < ?",
+			order.UserID, key, order.CreatedAt.Add(-IdempotencyTTL)); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, "INSERT INTO idempotency_keys (user_id, idem_key, request_hash, order_id, created_at) VALUES (?, ?, ?, ?, ?)",
+			order.UserID, key, hash[:], order.ID, order.CreatedAt); err != nil {
+			return err
+		}
+	}
+	if o.failHook != nil {
+		if err := o.failHook("insert"); err != nil {
+			return err
+		}
+	}
+	return tx.Commit()
+}
+
+// IdempotencyTTL is how long an Idempotency-Key is honoured.
+const IdempotencyTTL = 24 * time.Hour
+
+// replay returns the order first created with this user's key and the same request, or
+// IDEMPOTENCY_MISMATCH when the key was used with another request; nil, nil when the key
+// is unknown (or older than IdempotencyTTL).
+func (o *Orders) replay(ctx context.Context, userID int64, key string, hash [32]byte) (*Order, error) {
+	ctx, cancel := context.WithTimeout(ctx, dbTimeout)
+	defer cancel()
+	var row struct {
+		Hash    []byte `db:"request_hash"`
+		OrderID int64  `db:"order_id"`
+	}
+	err := o.db.GetContext(ctx, &row, "SELECT request_hash, order_id FROM idempotency_keys WHERE user_id = ? AND idem_key = ? AND created_at >= ?",
+		userID, key, o.clock.Now().Add(-IdempotencyTTL))
+	if err != nil {
+		if isNoRows(err) {
+			return nil, nil
+		}
+		return nil, unavailable("the database", err)
+	}
+	if string(row.Hash) != string(hash[:]) {
+		return nil, errf(CodeIdempotencyMismatch, "this Idempotency-Key was used with a different request")
+	}
+	order, err := o.orderByID(ctx, row.OrderID)
+	if err != nil {
+		return nil, err
+	}
+	// the first answer described the order as created
+	order.Status, order.PaidAt, order.CancelledAt, order.CancelReason = OrderPending, nil, nil, nil
+	return order, nil
+}

@@ -1,0 +1,253 @@
+package services
+
+import (
+	"context"
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"log/slog"
+	"strings"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+)
+
+// Payment is one attempt to pay an order with a provider. AmountMinor is in minor units
+// of Currency; Status is started, approved, declined or refunded.
+type Payment struct {
+	ID          int64     `db:"id"`
+	PaymentID   string    `db:"payment_id"`
+	OrderID     int64     `db:"order_id"`
+	Provider    string    `db:"provider"`
+	AmountMinor int64     `db:"amount_minor"`
+	Currency    string    `db:"currency"`
+	Status      string    `db:"status"`
+	CreatedAt   time.Time `db:"created_at"`
+	OrderNo     string    `db:"order_no"`
+}
+
+// PaymentProvider is a payment service: Start returns where to send the buyer to pay,
+// Refund gives an approved payment's money back.
+type PaymentProvider interface {
+	Name() string
+	Start(ctx context.Context, p *Payment) (redirectURL string, err error)
+	Refund(ctx context.Context, p *Payment) error
+}
+
+// WebhookEvent is the body a provider posts to /api/v1/payments/{provider}/webhook,
+// signed with HMAC-SHA256 (hex) in the X-Signature header. Status is approved or
+// declined; AmountMinor must match the payment.
+type WebhookEvent struct {
+	PaymentID   string `json:"payment_id"`
+	Status      string `json:"status"`
+	AmountMinor int64  `json:"amount_minor"`
+}
+
+// Payments starts payments of orders and applies provider webhooks.
+type Payments struct {
+	db        *sqlx.DB
+	orders    *Orders
+	clock     Clock
+	providers map[string]PaymentProvider
+	secret    []byte
+	log       *slog.Logger
+}
+
+// NewPayments returns the payment service; secret signs and checks webhooks.
+func NewPayments(db *sqlx.DB, orders *Orders, clock Clock, secret []byte, providers ...PaymentProvider) *Payments {
+	p := &Payments{db: db, orders: orders, clock: clock, secret: secret, providers: map[string]PaymentProvider{}, log: orders.log}
+	for _, pr := range providers {
+		p.providers[pr.Name()] = pr
+	}
+	return p
+}
+
+// Sign returns the hex HMAC-SHA256 of body with the webhook secret.
+func (p *Payments) Sign(body []byte) string {
+	m := hmac.New(sha256.New, p.secret)
+	m.Write(body)
+	return hex.EncodeToString(m.Sum(nil))
+}
+
+// Start begins paying the user's pending order with the named provider and returns the
+// payment and the URL to send the buyer to. A pending order past its deadline is
+// expired on the spot. Errors: NOT_FOUND, ORDER_STATE, INVALID_REQUEST (unknown
+// provider), UNAVAILABLE.
+func (p *Payments) Start(ctx context.Context, userID int64, orderNo, provider string) (*Payment, string, error) {
+	pr, ok := p.providers[provider]
+	if !ok {
+		return nil, "", errf(CodeInvalidRequest, "unknown payment provider %q", provider)
+	}
+	order, err := p.orders.Get(ctx, userID, orderNo)
+	if err != nil {
+		return nil, "", err
+	}
+	if order.Status != OrderPending {
+		return nil, "", errf(CodeOrderState, "the order is %s and cannot be paid", order.Status)
+	}
+	now := p.clock.Now()
+	pay := &Payment{PaymentID: newPaymentID(), OrderID: order.ID, Provider: provider, AmountMinor: order.TotalMinor,
+		Currency: order.Currency, Status: "started", CreatedAt: now, OrderNo: order.OrderNo}
+	ctx, cancel := context.WithTimeout(ctx, dbTimeout)
+	defer cancel()
+	res, err := p.db.ExecContext(ctx, `INSERT INTO payments (payment_id, order_id, provider, amount_minor, currency, status, created_at, updated_at)
+		VALUES (?, ?, ?, ?, ?, 'started', ?, ?)`, pay.PaymentID, pay.OrderID, provider, pay.AmountMinor, pay.Currency, now, now)
+	if err != nil {
+		return nil, "", unavailable("the database", err)
+	}
+	pay.ID, _ = res.LastInsertId()
+	url, err := pr.Start(ctx, pay)
+	if err != nil {
+		return nil, "", unavailable("the payment provider", err)
+	}
+	return pay, url, nil
+}
+
+func newPaymentID() string {
+	b := make([]byte, 12)
+	_, _ = rand.Read(b)
+	return "pay_" + hex.EncodeToString(b)
+}
+
+// Payment returns a payment with its order number. Errors: NOT_FOUND, UNAVAILABLE.
+func (p *Payments) Payment(ctx context.Context, paymentID string) (*Payment, error) {
+	ctx, cancel := context.WithTimeout(ctx, dbTimeout)
+	defer cancel()
+	pay := &Payment{}
+	err := p.db.GetContext(ctx, pay, `SELECT p.id, p.payment_id, p.order_id, p.provider, p.amount_minor, p.currency, p.status,
+		p.created_at, o.order_no FROM payments p JOIN orders o ON o.id = p.order_id WHERE p.payment_id = ?`, paymentID)
+	if isNoRows(err) {
+		return nil, errf(CodeNotFound, "payment not found")
+	}
+	if err != nil {
+		return nil, unavailable("the database", err)
+	}
+	return pay, nil
+}
+
+// HandleWebhook applies a provider's signed event (raw body, hex signature). It is
+// idempotent: an event for a payment already decided changes nothing. An approval of a
+// pending order marks it paid (one conditional update, invariant 5) and its seats sold;
+// an approval that arrives after the order was cancelled or expired (or paid by another
+// payment) is recorded and refunded, and the seats are not taken back from anyone.
+// Errors: UNAUTHENTICATED (bad signature), INVALID_REQUEST, NOT_FOUND, UNAVAILABLE.
+func (p *Payments) HandleWebhook(ctx context.Context, provider string, raw []byte, signature string) (*Payment, error) {
+	pr, ok := p.providers[provider]
+	if !ok {
+		return nil, errf(CodeNotFound, "unknown payment provider %q", provider)
+	}
+	if !hmac.Equal([]byte(strings.ToLower(signature)), []byte(p.Sign(raw))) {
+		return nil, errf(CodeUnauthenticated, "bad webhook signature")
+	}
+	var ev WebhookEvent
+	if err := json.Unmarshal(raw, &ev); err != nil || ev.PaymentID == "" {
+		return nil, errf(CodeInvalidRequest, "webhook body is not a payment event")
+	}
+	pay, err := p.Payment(ctx, ev.PaymentID)
+	if err != nil {
+		return nil, err
+	}
+	if pay.Provider != provider {
+		return nil, errf(CodeNotFound, "payment not found")
+	}
+	switch ev.Status {
+	case "declined":
+		return pay, p.setStatus(ctx, pay, "started", "declined")
+	case "approved":
+	default:
+		return nil, errf(CodeInvalidRequest, "unknown payment status %q", ev.Status)
+	}
+	if ev.AmountMinor != pay.AmountMinor {
+		return nil, errf(CodeInvalidRequest, "amount %d does not match the payment's %d", ev.AmountMinor, pay.AmountMinor)
+	}
+	return pay, p.approve(ctx, pr, pay)
+}
+
+func (p *Payments) setStatus(ctx context.Context, pay *Payment, from, to string) error {
+	ctx, cancel := context.WithTimeout(ctx, dbTimeout)
+	defer cancel()
+	if _, err := p.db.ExecContext(ctx, "UPDATE payments SET status = ?, updated_at = ? WHERE id = ? AND status = ?", to, p.clock.Now(), pay.ID, from); err != nil {
+		return unavailable("the database", err)
+	}
+	return nil
+}
+
+// approve records an approved payment and pays its order, or refunds it when the order
+// is no longer pending.
+func (p *Payments) approve(ctx context.Context, pr PaymentProvider, pay *Payment) error {
+	now := p.clock.Now()
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), dbTimeout)
+	defer cancel()
+	tx, err := p.db.BeginTxx(ctx, nil)
+	if err != nil {
+		return unavailable("the database", err)
+	}
+	defer tx.Rollback()
+	res, err := tx.ExecContext(ctx, "UPDATE payments SET status = 'approved', updated_at = ? WHERE id = ? AND status IN ('started', 'declined')", now, pay.ID)
+	if err != nil {
+		return unavailable("the database", err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return nil // decided before: a repeated webhook
+	}
+	res, err = tx.ExecContext(ctx, "UPDATE orders SET status = 'paid', paid_at = ? WHERE id = ? AND status = 'pending'", now, pay.OrderID)
+	if err != nil {
+		return unavailable("the database", err)
+	}
+	paid, _ := res.RowsAffected()
+	if paid == 0 {
+		if _, err := tx.ExecContext(ctx, "UPDATE payments SET status = 'refunded', updated_at = ? WHERE id = ?", now, pay.ID); err != nil {
+			return unavailable("the database", err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return unavailable("the database", err)
+	}
+	if paid == 0 {
+		p.orders.metrics.PaymentsLate.Inc()
+		p.log.Warn("payment arrived after its order ended; refunded", "payment_id", pay.PaymentID, "order_no", pay.OrderNo)
+		if err := pr.Refund(ctx, pay); err != nil {
+			p.log.Error("refund failed at the provider", "payment_id", pay.PaymentID, "err", err)
+		}
+		return nil
+	}
+	order, err := p.orders.orderByID(ctx, pay.OrderID)
+	if err != nil {
+		return err
+	}
+	p.orders.sold(ctx, order)
+	return nil
+}
+
+// DemoProvider is the built-in payment provider: its page (/pay/demo/{payment_id})
+// lets the buyer approve or decline, and approving sends the signed webhook.
+type DemoProvider struct{}
+
+// Name returns "demo".
+func (DemoProvider) Name() string { return "demo" }
+
+// Start returns the demo page of the payment (a relative URL).
+func (DemoProvider) Start(_ context.Context, p *Payment) (string, error) {
+	return "/pay/demo/" + p.PaymentID, nil
+}
+
+// Refund does nothing: no real money moved.
+func (DemoProvider) Refund(context.Context, *Payment) error { return nil }
+
+// DemoDecide is what the demo provider's page does when the buyer approves (approve
+// true) or declines: it builds the provider's event, signs it and delivers it through
+// HandleWebhook exactly as the HTTP webhook endpoint would.
+func (p *Payments) DemoDecide(ctx context.Context, paymentID string, approve bool) (*Payment, error) {
+	pay, err := p.Payment(ctx, paymentID)
+	if err != nil {
+		return nil, err
+	}
+	ev := WebhookEvent{PaymentID: pay.PaymentID, Status: "declined", AmountMinor: pay.AmountMinor}
+	if approve {
+		ev.Status = "approved"
+	}
+	body, _ := json.Marshal(ev)
+	return p.HandleWebhook(ctx, "demo", body, p.Sign(body))
+}

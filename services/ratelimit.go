@@ -1,0 +1,66 @@
+package services
+
+import (
+	"context"
+	"math"
+	"time"
+
+	"github.com/go-redis/redis_rate/v10"
+	"github.com/redis/go-redis/v9"
+)
+
+// Limits configures the rate limits (GCRA in Redis, go-redis/redis_rate). Rates are
+// events per Period with a burst of Burst.
+type Limits struct {
+	UserPerMinute, UserBurst   int // order creations per user
+	ShowPerSecond, ShowBurst   int // order creations per show
+	LoginPerMinute, LoginBurst int // logins per email address
+}
+
+// RateLimiter applies Limits. Redis being unreachable is an UNAVAILABLE error, never
+// "allow" (DESIGN.md, order pipeline step 4).
+type RateLimiter struct {
+	l      *redis_rate.Limiter
+	limits Limits
+	prefix string
+}
+
+// NewRateLimiter returns a limiter whose keys start with prefix.
+func NewRateLimiter(rdb redis.UniversalClient, limits Limits, prefix string) *RateLimiter {
+	return &RateLimiter{l: redis_rate.NewLimiter(rdb), limits: limits, prefix: prefix + ":rl:"}
+}
+
+// allow takes one event from the bucket key. Errors: RATE_LIMITED with RetryAfterS
+// (whole seconds, at least 1), UNAVAILABLE.
+func (r *RateLimiter) allow(ctx context.Context, key string, lim redis_rate.Limit, what string) error {
+	if lim.Rate <= 0 {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, redisTimeout)
+	defer cancel()
+	res, err := r.l.Allow(ctx, r.prefix+key, lim)
+	if err != nil {
+		return unavailable("the rate limiter", err)
+	}
+	if res.Allowed == 0 {
+		secs := int(math.Ceil(res.RetryAfter.Seconds()))
+		if secs < 1 {
+			secs = 1
+		}
+		return &Error{Code: CodeRateLimited, Message: "too many " + what + "; try again in a moment", RetryAfterS: secs}
+	}
+	return nil
+}
+
+// AllowOrder counts one order creation against the user's and the show's limits.
+func (r *RateLimiter) AllowOrder(ctx context.Context, userID, showID int64) error {
+	if err := r.allow(ctx, "user:"+itoa(userID), redis_rate.Limit{Rate: r.limits.UserPerMinute, Burst: r.limits.UserBurst, Period: time.Minute}, "orders from this account"); err != nil {
+		return err
+	}
+	return r.allow(ctx, "show:"+itoa(showID), redis_rate.Limit{Rate: r.limits.ShowPerSecond, Burst: r.limits.ShowBurst, Period: time.Second}, "orders for this show")
+}
+
+// AllowLogin counts one login attempt against the email's limit.
+func (r *RateLimiter) AllowLogin(ctx context.Context, email string) error {
+	return r.allow(ctx, "login:"+email, redis_rate.Limit{Rate: r.limits.LoginPerMinute, Burst: r.limits.LoginBurst, Period: time.Minute}, "sign-in attempts")
+}

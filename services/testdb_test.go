@@ -1,0 +1,69 @@
+package services
+
+import (
+	"context"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+)
+
+// fixedClock is a Clock that always tells t.
+type fixedClock struct{ t time.Time }
+
+// Now returns the fixed time.
+func (c fixedClock) Now() time.Time { return c.t }
+
+// testDBName is the database the services tests use.
+const testDBName = "seatflow_test_services"
+
+// newTestDB creates (or empties) the MariaDB database seatflow_test_services on
+// 127.0.0.1:3306 (root, no password; override the part before the database name with
+// SEATFLOW_TEST_MYSQL_DSN_BASE, e.g. "root@tcp(127.0.0.1:3306)/"), applies the
+// migrations with Migrate, and truncates every table (SET FOREIGN_KEY_CHECKS=0; TRUNCATE
+// each table except goose_db_version). It returns the *sqlx.DB and closes it with
+// t.Cleanup.
+func newTestDB(t *testing.T) *sqlx.DB {
+	t.Helper()
+	base := os.Getenv("SEATFLOW_TEST_MYSQL_DSN_BASE")
+	if base == "" {
+		base = "root@tcp(127.0.0.1:3306)/"
+	}
+	dsn := base + testDBName
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if err := EnsureDatabase(ctx, dsn); err != nil {
+		t.Fatalf("create test database: %v", err)
+	}
+	db, err := OpenDB(dsn)
+	if err != nil {
+		t.Fatalf("open test database: %v", err)
+	}
+	t.Cleanup(func() { db.Close() })
+	if _, err := Migrate(ctx, db); err != nil {
+		t.Fatalf("migrate test database: %v", err)
+	}
+	var tables []string
+	if err := db.SelectContext(ctx, &tables, `SELECT table_name FROM information_schema.tables
+		WHERE table_schema = DATABASE() AND table_type = 'BASE TABLE' AND table_name <> 'goose_db_version'`); err != nil {
+		t.Fatalf("list tables: %v", err)
+	}
+	conn, err := db.Connx(ctx) // FOREIGN_KEY_CHECKS is per session: one connection for all
+	if err != nil {
+		t.Fatalf("connect: %v", err)
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, "SET FOREIGN_KEY_CHECKS = 0"); err != nil {
+		t.Fatalf("disable foreign key checks: %v", err)
+	}
+	for _, tb := range tables {
+		if _, err := conn.ExecContext(ctx, "TRUNCATE TABLE `"+tb+"`"); err != nil {
+			t.Fatalf("truncate %s: %v", tb, err)
+		}
+	}
+	if _, err := conn.ExecContext(ctx, "SET FOREIGN_KEY_CHECKS = 1"); err != nil {
+		t.Fatalf("enable foreign key checks: %v", err)
+	}
+	return db
+}

@@ -1,0 +1,173 @@
+package services
+
+import "time"
+
+// Roles of a user account.
+const (
+	RoleCustomer = "customer"
+	RoleStaff    = "staff"
+	RoleAdmin    = "admin"
+)
+
+// Show statuses (DESIGN.md, Words).
+const (
+	ShowDraft     = "draft"
+	ShowScheduled = "scheduled"
+	ShowOnSale    = "on_sale"
+	ShowClosed    = "closed"
+	ShowCancelled = "cancelled"
+)
+
+// Order statuses: pending -> paid | cancelled | expired; paid -> refunded.
+const (
+	OrderPending   = "pending"
+	OrderPaid      = "paid"
+	OrderCancelled = "cancelled"
+	OrderExpired   = "expired"
+	OrderRefunded  = "refunded"
+)
+
+// Seat kinds. Blocked seats are never sold.
+const (
+	KindStandard   = "standard"
+	KindWheelchair = "wheelchair"
+	KindCompanion  = "companion"
+	KindBlocked    = "blocked"
+)
+
+// Seat states as shown on a seat map.
+const (
+	StateFree    = "free"
+	StateHeld    = "held"
+	StateSold    = "sold"
+	StateBlocked = "blocked"
+)
+
+// User is an account. Role is one of the Role* constants.
+type User struct {
+	ID    int64  `db:"id"`
+	Email string `db:"email"`
+	Name  string `db:"name"`
+	Role  string `db:"role"`
+}
+
+// Movie is a film that shows screen.
+type Movie struct {
+	ID         int64  `db:"id"`
+	Title      string `db:"title"`
+	RuntimeMin int    `db:"runtime_min"`
+	Rating     string `db:"rating"`
+	Synopsis   string `db:"synopsis"`
+}
+
+// Zone is a price zone of a hall, with the show's price when read for a show.
+// PriceMinor is in minor units of the show's currency; SeatsLeft counts free seats.
+type Zone struct {
+	ID         int64  `db:"id"`
+	Code       string `db:"code"`
+	Name       string `db:"name"`
+	PriceMinor int64  `db:"price_minor"`
+	SeatsLeft  int    `db:"-"`
+}
+
+// Seat is one position of a hall: Row and Col are 1-based grid coordinates (aisles are
+// gaps in Col), Label is what a moviegoer reads (e.g. "F7").
+type Seat struct {
+	ID       int64  `db:"id"`
+	HallID   int64  `db:"hall_id"`
+	ZoneID   int64  `db:"zone_id"`
+	ZoneCode string `db:"zone_code"`
+	Row      int    `db:"row_no"`
+	Col      int    `db:"col_no"`
+	Label    string `db:"label"`
+	Kind     string `db:"kind"`
+}
+
+// Sellable reports whether the seat may ever be sold (it is not blocked).
+func (s Seat) Sellable() bool { return s.Kind != KindBlocked }
+
+// Hall is an auditorium with its fixed layout: Rows x Cols grid, its zones and seats.
+type Hall struct {
+	ID    int64  `db:"id"`
+	Name  string `db:"name"`
+	Rows  int    `db:"rows_n"`
+	Cols  int    `db:"cols_n"`
+	Zones []Zone `db:"-"`
+	Seats []Seat `db:"-"`
+	byID  map[int64]*Seat
+}
+
+// Seat returns the hall's seat with that id, or false.
+func (h *Hall) Seat(id int64) (*Seat, bool) {
+	s, ok := h.byID[id]
+	return s, ok
+}
+
+func (h *Hall) index() {
+	h.byID = make(map[int64]*Seat, len(h.Seats))
+	for i := range h.Seats {
+		h.byID[h.Seats[i].ID] = &h.Seats[i]
+	}
+}
+
+// Show is one screening of a movie in a hall. Times are UTC. PurchaseLimit is the
+// number of seats one user may hold and own for this show.
+type Show struct {
+	ID            int64     `db:"id"`
+	MovieID       int64     `db:"movie_id"`
+	HallID        int64     `db:"hall_id"`
+	StartsAt      time.Time `db:"starts_at"`
+	SaleOpensAt   time.Time `db:"sale_opens_at"`
+	SaleClosesAt  time.Time `db:"sale_closes_at"`
+	Status        string    `db:"status"`
+	PurchaseLimit int       `db:"purchase_limit"`
+	Currency      string    `db:"currency"`
+	Movie         Movie     `db:"movie"`
+	HallName      string    `db:"hall_name"`
+	Zones         []Zone    `db:"-"` // with this show's prices
+	SeatsLeft     int       `db:"-"`
+}
+
+// OnSaleAt reports whether the show accepts orders at t: status on_sale and
+// sale_opens_at <= t < sale_closes_at (API.md, Browsing).
+func (s *Show) OnSaleAt(t time.Time) bool {
+	return s.Status == ShowOnSale && !t.Before(s.SaleOpensAt) && t.Before(s.SaleClosesAt)
+}
+
+// ZonePrice returns the show's price of a zone in minor units, or false.
+func (s *Show) ZonePrice(code string) (int64, bool) {
+	for _, z := range s.Zones {
+		if z.Code == code {
+			return z.PriceMinor, true
+		}
+	}
+	return 0, false
+}
+
+// OrderSeat is one seat of an order with the price it was sold at (minor units).
+type OrderSeat struct {
+	SeatID     int64  `db:"seat_id" json:"-"`
+	Label      string `db:"label" json:"-"`
+	ZoneCode   string `db:"zone_code" json:"-"`
+	PriceMinor int64  `db:"price_minor" json:"-"`
+}
+
+// Order is a buyer's order of seats for one show. Money in minor units, times in UTC.
+type Order struct {
+	ID           int64      `db:"id"`
+	OrderNo      string     `db:"order_no"`
+	UserID       int64      `db:"user_id"`
+	ShowID       int64      `db:"show_id"`
+	Status       string     `db:"status"`
+	TotalMinor   int64      `db:"total_minor"`
+	Currency     string     `db:"currency"`
+	CreatedAt    time.Time  `db:"created_at"`
+	ExpiresAt    time.Time  `db:"expires_at"`
+	PaidAt       *time.Time `db:"paid_at"`
+	CancelledAt  *time.Time `db:"cancelled_at"`
+	CancelReason *string    `db:"cancel_reason"`
+	Seats        []OrderSeat
+}
+
+// Live reports whether the order still occupies its seats (pending or paid).
+func (o *Order) Live() bool { return o.Status == OrderPending || o.Status == OrderPaid }

@@ -1,0 +1,181 @@
+package services
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/base64"
+	"errors"
+	"net/mail"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/jmoiron/sqlx"
+	"golang.org/x/crypto/bcrypt"
+)
+
+// Users registers accounts, checks passwords and issues session tokens. A token is 32
+// random bytes (base64url); MySQL keeps only its SHA-256, for SessionTTL.
+type Users struct {
+	db         *sqlx.DB
+	clock      Clock
+	bcryptCost int
+}
+
+// SessionTTL is how long a login stays valid.
+const SessionTTL = 30 * 24 * time.Hour
+
+// NewUsers returns the user service; bcryptCost is bcrypt's work factor (tests use
+// bcrypt.MinCost, production the default 10 or more).
+func NewUsers(db *sqlx.DB, clock Clock, bcryptCost int) *Users {
+	if bcryptCost < bcrypt.MinCost {
+		bcryptCost = bcrypt.DefaultCost
+	}
+	return &Users{db: db, clock: clock, bcryptCost: bcryptCost}
+}
+
+// Register creates a customer account. Email must be a valid address (stored lower
+// case, at most 254 bytes), password 8..72 bytes, name 1..100 characters.
+// Errors: INVALID_REQUEST, CONFLICT (email taken), UNAVAILABLE.
+func (u *Users) Register(ctx context.Context, email, password, name string) (int64, error) {
+	return u.Create(ctx, email, password, name, RoleCustomer)
+}
+
+// Create creates an account with a role (RoleCustomer, RoleStaff, RoleAdmin); the
+// checks and errors are those of Register.
+func (u *Users) Create(ctx context.Context, email, password, name, role string) (int64, error) {
+	email = strings.ToLower(strings.TrimSpace(email))
+	name = strings.TrimSpace(name)
+	if a, err := mail.ParseAddress(email); err != nil || a.Address != email || len(email) > 254 {
+		return 0, errf(CodeInvalidRequest, "email is not a valid address")
+	}
+	if len(password) < 8 || len(password) > 72 {
+		return 0, errf(CodeInvalidRequest, "password must be 8 to 72 bytes long")
+	}
+	if n := utf8.RuneCountInString(name); n < 1 || n > 100 || !utf8.ValidString(name) {
+		return 0, errf(CodeInvalidRequest, "name must be 1 to 100 characters")
+	}
+	switch role {
+	case RoleCustomer, RoleStaff, RoleAdmin:
+	default:
+		return 0, errf(CodeInvalidRequest, "unknown role %q", role)
+	}
+	hash, err := bcrypt.GenerateFromPassword([]byte(password), u.bcryptCost)
+	if err != nil {
+		return 0, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, dbTimeout)
+	defer cancel()
+	res, err := u.db.ExecContext(ctx, "INSERT INTO users (email, name, password_hash, role, created_at) VALUES (?, ?, ?, ?, ?)",
+		email, name, hash, role, u.clock.Now())
+	if isDuplicate(err) {
+		return 0, errf(CodeConflict, "an account with this email exists already")
+	}
+	if err != nil {
+		return 0, unavailable("the database", err)
+	}
+	return res.LastInsertId()
+}
+
+// SetPassword replaces the password and role of the account with that email (used by
+// the demo seed to hand out fresh passwords). Errors: NOT_FOUND, UNAVAILABLE.
+func (u *Users) SetPassword(ctx context.Context, email, password, role string) error {
+	hash, err := bcrypt.GenerateFromPassword([]byte(password), u.bcryptCost)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(ctx, dbTimeout)
+	defer cancel()
+	res, err := u.db.ExecContext(ctx, "UPDATE users SET password_hash = ?, role = ? WHERE email = ?", hash, role, strings.ToLower(email))
+	if err != nil {
+		return unavailable("the database", err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		var one int
+		if err := u.db.GetContext(ctx, &one, "SELECT 1 FROM users WHERE email = ?", strings.ToLower(email)); err != nil {
+			return errf(CodeNotFound, "no account %s", email)
+		}
+	}
+	return nil
+}
+
+// Login checks email and password and returns a new session token with the user.
+// Errors: UNAUTHENTICATED (unknown email or wrong password, indistinguishable),
+// UNAVAILABLE.
+func (u *Users) Login(ctx context.Context, email, password string) (string, *User, error) {
+	ctx, cancel := context.WithTimeout(ctx, dbTimeout)
+	defer cancel()
+	var row struct {
+		User
+		Hash []byte `db:"password_hash"`
+	}
+	err := u.db.GetContext(ctx, &row, "SELECT id, email, name, role, password_hash FROM users WHERE email = ?", strings.ToLower(strings.TrimSpace(email)))
+	if errors.Is(err, sql.ErrNoRows) {
+		_ = bcrypt.CompareHashAndPassword(dummyHash, []byte(password))
+		return "", nil, errf(CodeUnauthenticated, "wrong email or password")
+	}
+	if err != nil {
+		return "", nil, unavailable("the database", err)
+	}
+	if bcrypt.CompareHashAndPassword(row.Hash, []byte(password)) != nil {
+		return "", nil, errf(CodeUnauthenticated, "wrong email or password")
+	}
+	tok, err := u.NewSession(ctx, row.ID)
+	if err != nil {
+		return "", nil, err
+	}
+	usr := row.User
+	return tok, &usr, nil
+}
+
+var dummyHash, _ = bcrypt.GenerateFromPassword([]byte("not-a-password"), bcrypt.MinCost)
+
+// NewSession issues a session token for a user, valid for SessionTTL.
+func (u *Users) NewSession(ctx context.Context, userID int64) (string, error) {
+	b := make([]byte, 32)
+	if _, err := rand.Read(b); err != nil {
+		return "", err
+	}
+	tok := base64.RawURLEncoding.EncodeToString(b)
+	h := sha256.Sum256([]byte(tok))
+	now := u.clock.Now()
+	if _, err := u.db.ExecContext(ctx, "INSERT INTO sessions (token_hash, user_id, created_at, expires_at) VALUES (?, ?, ?, ?)",
+		h[:], userID, now, now.Add(SessionTTL)); err != nil {
+		return "", unavailable("the database", err)
+	}
+	return tok, nil
+}
+
+// Authenticate returns the user of a live session token.
+// Errors: UNAUTHENTICATED, UNAVAILABLE.
+func (u *Users) Authenticate(ctx context.Context, token string) (*User, error) {
+	if token == "" || len(token) > 100 {
+		return nil, errf(CodeUnauthenticated, "sign in first")
+	}
+	ctx, cancel := context.WithTimeout(ctx, dbTimeout)
+	defer cancel()
+	h := sha256.Sum256([]byte(token))
+	usr := &User{}
+	err := u.db.GetContext(ctx, usr, `SELECT u.id, u.email, u.name, u.role FROM sessions s JOIN users u ON u.id = s.user_id
+		WHERE s.token_hash = ? AND s.expires_at > ?`, h[:], u.clock.Now())
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, errf(CodeUnauthenticated, "the session is unknown or expired; sign in again")
+	}
+	if err != nil {
+		return nil, unavailable("the database", err)
+	}
+	return usr, nil
+}
+
+// Logout ends the session of token; an unknown token is not an error.
+func (u *Users) Logout(ctx context.Context, token string) error {
+	h := sha256.Sum256([]byte(token))
+	ctx, cancel := context.WithTimeout(ctx, dbTimeout)
+	defer cancel()
+	if _, err := u.db.ExecContext(ctx, "DELETE FROM sessions WHERE token_hash = ?", h[:]); err != nil {
+		return unavailable("the database", err)
+	}
+	return nil
+}

@@ -1,0 +1,10 @@
+// Package static holds the CSS, images and vendored JavaScript served under /static.
+// vendor/ is filled at build time from npm (make static); it is not committed.
+package static
+
+import "embed"
+
+// FS holds css/ and vendor/.
+//
+//go:embed css all:vendor
+var FS embed.FS

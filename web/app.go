@@ -1,0 +1,183 @@
+package web
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+	"github.com/gofiber/fiber/v2/middleware/adaptor"
+	"github.com/gofiber/fiber/v2/middleware/filesystem"
+	"github.com/gofiber/fiber/v2/middleware/recover"
+	"github.com/hibiken/asynq"
+	"github.com/jmoiron/sqlx"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"github.com/redis/go-redis/v9"
+
+	"seatflow/handlers"
+	"seatflow/jobs"
+	"seatflow/services"
+	"seatflow/static"
+)
+
+// App is one seatflow process: its stores, services, HTTP app and asynq worker.
+type App struct {
+	Cfg      Config
+	DB       *sqlx.DB
+	Redis    *redis.Client
+	HTTP     *fiber.App
+	Catalog  *services.Catalog
+	Seats    *services.SeatStore
+	Shows    *services.Shows
+	Users    *services.Users
+	Orders   *services.Orders
+	Payments *services.Payments
+	Limiter  *services.RateLimiter
+	Metrics  *services.Metrics
+	Registry *prometheus.Registry
+	Log      *slog.Logger
+
+	asynqClient *asynq.Client
+	inspector   *asynq.Inspector
+	worker      *asynq.Server
+}
+
+// New opens MySQL and Redis and builds every service; it starts nothing. clock may be
+// nil (the system clock).
+func New(cfg Config, clock services.Clock, log *slog.Logger) (*App, error) {
+	if clock == nil {
+		clock = services.SystemClock{}
+	}
+	if log == nil {
+		log = slog.Default()
+	}
+	db, err := services.OpenDB(cfg.MySQLDSN)
+	if err != nil {
+		return nil, err
+	}
+	rdb := redis.NewClient(&redis.Options{Addr: cfg.RedisAddr, Password: cfg.RedisPassword, DB: cfg.RedisDB,
+		PoolSize: 64, DialTimeout: 2 * time.Second, ReadTimeout: 3 * time.Second, WriteTimeout: 3 * time.Second})
+	a := &App{Cfg: cfg, DB: db, Redis: rdb, Log: log, Metrics: services.NewMetrics(), Registry: prometheus.NewRegistry()}
+	if err := a.Metrics.Register(a.Registry); err != nil {
+		return nil, err
+	}
+	a.Registry.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+
+	secret := []byte(cfg.PaymentWebhookSecret)
+	if len(secret) == 0 {
+		b := make([]byte, 32)
+		_, _ = rand.Read(b)
+		secret = []byte(hex.EncodeToString(b))
+		log.Warn("SEATFLOW_PAYMENT_WEBHOOK_SECRET is not set; using a random secret for this process (fine for the demo provider, not for a real one)")
+	}
+	a.Catalog = services.NewCatalog(db)
+	a.Seats = services.NewSeatStore(rdb, db, a.Catalog, cfg.KeyPrefix, clock)
+	a.Shows = services.NewShows(db, a.Catalog, a.Seats, clock, cfg.Location())
+	a.Users = services.NewUsers(db, clock, cfg.BcryptCost)
+	a.Limiter = services.NewRateLimiter(rdb, services.Limits{
+		UserPerMinute: cfg.RateUserPerMinute, UserBurst: cfg.RateUserBurst,
+		ShowPerSecond: cfg.RateShowPerSecond, ShowBurst: cfg.RateShowBurst,
+		LoginPerMinute: cfg.RateLoginPerMinute, LoginBurst: cfg.RateLoginBurst,
+	}, cfg.KeyPrefix)
+	a.asynqClient = asynq.NewClientFromRedisClient(rdb)
+	a.inspector = asynq.NewInspectorFromRedisClient(rdb)
+	a.Orders = services.NewOrders(db, a.Catalog, a.Seats, a.Limiter, clock, services.OrdersConfig{
+		HoldFor: time.Duration(cfg.HoldMinutes) * time.Minute, Metrics: a.Metrics,
+		Expiry: jobs.NewExpiryQueue(a.asynqClient, a.inspector), Logger: log,
+	})
+	a.Payments = services.NewPayments(db, a.Orders, clock, secret, services.DemoProvider{})
+	a.worker = asynq.NewServerFromRedisClient(rdb, asynq.Config{
+		Concurrency: 4, Queues: map[string]int{jobs.Queue: 1},
+		DelayedTaskCheckInterval: cfg.ExpiryCheckInterval,
+		Logger:                   asynqLogger{log}, LogLevel: asynq.WarnLevel,
+		ShutdownTimeout: 5 * time.Second,
+	})
+	a.HTTP = a.newHTTP()
+	return a, nil
+}
+
+func (a *App) newHTTP() *fiber.App {
+	app := fiber.New(fiber.Config{
+		AppName:      "seatflow",
+		ErrorHandler: handlers.ErrorHandler,
+		BodyLimit:    4 << 20, // LimitBody answers 413 above 64 KiB in the contract's shape
+		ReadTimeout:  15 * time.Second,
+		WriteTimeout: 15 * time.Second,
+		IdleTimeout:  60 * time.Second,
+	})
+	app.Use(recover.New())
+	app.Use(handlers.LimitBody)
+	app.Get("/healthz", func(c *fiber.Ctx) error { return c.SendString("ok") })
+	app.Get("/readyz", a.ready)
+	app.Get("/metrics", adaptor.HTTPHandler(promhttp.HandlerFor(a.Registry, promhttp.HandlerOpts{})))
+	app.Use("/static", filesystem.New(filesystem.Config{Root: http.FS(static.FS), MaxAge: 3600}))
+	d := &handlers.Deps{Shows: a.Shows, Orders: a.Orders, Payments: a.Payments, Users: a.Users, Limiter: a.Limiter,
+		Currency: a.Cfg.Currency, SecureCookies: a.Cfg.SecureCookies}
+	app.Use(d.Authenticate)
+	d.RegisterAPI(app)
+	d.RegisterPages(app)
+	return app
+}
+
+// ready answers 200 only when MySQL and Redis both answer.
+func (a *App) ready(c *fiber.Ctx) error {
+	ctx, cancel := context.WithTimeout(c.UserContext(), 2*time.Second)
+	defer cancel()
+	if err := a.DB.PingContext(ctx); err != nil {
+		return c.Status(fiber.StatusServiceUnavailable).SendString("mysql: " + err.Error())
+	}
+	if err := a.Redis.Ping(ctx).Err(); err != nil {
+		return c.Status(fiber.StatusServiceUnavailable).SendString("redis: " + err.Error())
+	}
+	return c.SendString("ready")
+}
+
+// Migrate creates the database when missing and applies pending migrations.
+func (a *App) Migrate(ctx context.Context) (int, error) {
+	if err := services.EnsureDatabase(ctx, a.Cfg.MySQLDSN); err != nil {
+		return 0, fmt.Errorf("create database: %w", err)
+	}
+	return services.Migrate(ctx, a.DB)
+}
+
+// StartWorker starts the in-process asynq worker (order expiry).
+func (a *App) StartWorker() error {
+	return a.worker.Start(jobs.NewMux(a.Orders))
+}
+
+// Serve starts the worker and serves HTTP on cfg.HTTPAddr until Shutdown.
+func (a *App) Serve() error {
+	if err := a.StartWorker(); err != nil {
+		return err
+	}
+	err := a.HTTP.Listen(a.Cfg.HTTPAddr)
+	if errors.Is(err, http.ErrServerClosed) {
+		return nil
+	}
+	return err
+}
+
+// Shutdown stops in order: HTTP (waiting for requests in flight), the asynq worker,
+// the asynq client and inspector, then Redis and MySQL.
+func (a *App) Shutdown(ctx context.Context) error {
+	errs := []error{a.HTTP.ShutdownWithContext(ctx)}
+	a.worker.Shutdown()
+	errs = append(errs, a.asynqClient.Close(), a.inspector.Close(), a.Redis.Close(), a.DB.Close())
+	return errors.Join(errs...)
+}
+
+// asynqLogger sends asynq's log lines to slog.
+type asynqLogger struct{ l *slog.Logger }
+
+func (g asynqLogger) Debug(args ...any) { g.l.Debug(fmt.Sprint(args...), "component", "asynq") }
+func (g asynqLogger) Info(args ...any)  { g.l.Info(fmt.Sprint(args...), "component", "asynq") }
+func (g asynqLogger) Warn(args ...any)  { g.l.Warn(fmt.Sprint(args...), "component", "asynq") }
+func (g asynqLogger) Error(args ...any) { g.l.Error(fmt.Sprint(args...), "component", "asynq") }
+func (g asynqLogger) Fatal(args ...any) { g.l.Error(fmt.Sprint(args...), "component", "asynq") }

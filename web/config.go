@@ -1,0 +1,73 @@
+// Package web wires seatflow together: configuration, stores, services, the Fiber app,
+// the asynq worker, and the order in which they start and stop.
+package web
+
+import (
+	"fmt"
+	"time"
+	_ "time/tzdata" // the cinema's IANA zone works on machines without zoneinfo
+
+	"github.com/caarlos0/env/v11"
+)
+
+// Config is read from environment variables prefixed SEATFLOW_ (README lists them).
+type Config struct {
+	MySQLDSN      string `env:"MYSQL_DSN" envDefault:"root@tcp(127.0.0.1:3306)/seatflow"`
+	RedisAddr     string `env:"REDIS_ADDR" envDefault:"127.0.0.1:6379"`
+	RedisPassword string `env:"REDIS_PASSWORD"`
+	RedisDB       int    `env:"REDIS_DB" envDefault:"0"`
+	KeyPrefix     string `env:"REDIS_KEY_PREFIX" envDefault:"sf"`
+	HTTPAddr      string `env:"HTTP_ADDR" envDefault:":8080"`
+	TimeZone      string `env:"TIME_ZONE" envDefault:"Asia/Shanghai"`
+	Currency      string `env:"CURRENCY" envDefault:"CNY"`
+	HoldMinutes   int    `env:"HOLD_MINUTES" envDefault:"15"`
+	PurchaseLimit int    `env:"PURCHASE_LIMIT" envDefault:"4"`
+
+	RateUserPerMinute  int `env:"RATE_USER_PER_MINUTE" envDefault:"10"`
+	RateUserBurst      int `env:"RATE_USER_BURST" envDefault:"10"`
+	RateShowPerSecond  int `env:"RATE_SHOW_PER_SECOND" envDefault:"500"`
+	RateShowBurst      int `env:"RATE_SHOW_BURST" envDefault:"500"`
+	RateLoginPerMinute int `env:"RATE_LOGIN_PER_MINUTE" envDefault:"10"`
+	RateLoginBurst     int `env:"RATE_LOGIN_BURST" envDefault:"10"`
+
+	PaymentWebhookSecret string `env:"PAYMENT_WEBHOOK_SECRET"`
+	BcryptCost           int    `env:"BCRYPT_COST" envDefault:"10"`
+	SecureCookies        bool   `env:"SECURE_COOKIES" envDefault:"false"`
+	LogLevel             string `env:"LOG_LEVEL" envDefault:"info"`
+	// ExpiryCheckInterval is how often the asynq worker looks for due expiry tasks.
+	ExpiryCheckInterval time.Duration `env:"EXPIRY_CHECK_INTERVAL" envDefault:"1s"`
+}
+
+// LoadConfig reads Config from the environment. Errors name the variable at fault.
+func LoadConfig() (Config, error) {
+	cfg, err := env.ParseAsWithOptions[Config](env.Options{Prefix: "SEATFLOW_"})
+	if err != nil {
+		return cfg, err
+	}
+	return cfg, cfg.validate()
+}
+
+func (c Config) validate() error {
+	if _, err := time.LoadLocation(c.TimeZone); err != nil {
+		return fmt.Errorf("SEATFLOW_TIME_ZONE %q: %w", c.TimeZone, err)
+	}
+	if len(c.Currency) != 3 {
+		return fmt.Errorf("SEATFLOW_CURRENCY %q is not a 3-letter code", c.Currency)
+	}
+	if c.HoldMinutes < 1 || c.HoldMinutes > 24*60 {
+		return fmt.Errorf("SEATFLOW_HOLD_MINUTES %d is not within 1..1440", c.HoldMinutes)
+	}
+	if c.PurchaseLimit < 1 || c.PurchaseLimit > 100 {
+		return fmt.Errorf("SEATFLOW_PURCHASE_LIMIT %d is not within 1..100", c.PurchaseLimit)
+	}
+	return nil
+}
+
+// Location returns the cinema's time zone (validated by LoadConfig).
+func (c Config) Location() *time.Location {
+	loc, err := time.LoadLocation(c.TimeZone)
+	if err != nil {
+		return time.UTC
+	}
+	return loc
+}
