@@ -1,0 +1,52 @@
+# seatflow — make run (migrate, seed the demo cinema, serve on :8080) and make test.
+SHELL := /bin/bash
+export PATH := $(PATH):/usr/local/go/bin
+GO ?= go
+HTMX := static/vendor/htmx.min.js
+
+.PHONY: run build test generate lint static services test-deps contract bench
+
+## run: build, migrate, seed the demo cinema (printing demo passwords) and serve on :8080
+run: build services
+	./seatflow migrate
+	./seatflow seed
+	./seatflow serve
+
+## build: the seatflow binary with its browser assets
+build: static
+	$(GO) build -o seatflow .
+
+## static: third-party browser assets from npm into static/vendor
+static: $(HTMX)
+
+$(HTMX): static/package.json static/package-lock.json
+	cd static && npm ci --no-audit --no-fund --silent
+	cp static/node_modules/htmx.org/dist/htmx.min.js $(HTMX)
+
+## services: start MariaDB and Redis when they are not answering (root on Debian)
+services:
+	@bash .ci/services
+
+## test: vet, check generated code, run every test against real MariaDB and Redis
+test: services test-deps
+	$(GO) vet ./...
+	@$(MAKE) --no-print-directory generate
+	@git diff --quiet -- '*_templ.go' 2>/dev/null || { echo "generated *_templ.go files differ from 'go tool templ generate': commit them"; git diff --stat -- '*_templ.go'; exit 1; }
+	$(GO) test -count=1 -p 2 -timeout 15m ./...
+
+## test-deps: Debian's chromium for the browser tests
+test-deps:
+	@command -v chromium >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
+
+## generate: templ components (the generator is pinned in go.mod)
+generate:
+	$(GO) tool templ generate
+
+## lint: gofmt and go vet
+lint:
+	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "not gofmt'ed:"; echo "$$out"; exit 1; fi
+	$(GO) vet ./...
+
+## contract: the API contract check against a running, freshly seeded server on :8080
+contract:
+	cd ../shared/contract-check && $(GO) run . -base http://127.0.0.1:8080
