@@ -1,0 +1,125 @@
+package handlers
+
+import (
+	"strings"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+
+	"seatflow/services"
+	"seatflow/views"
+)
+
+// nextParam is where to go after signing in: a local path, or "/".
+func nextParam(c *fiber.Ctx) string {
+	next := c.FormValue("next")
+	if next == "" {
+		next = c.Query("next")
+	}
+	if p, ok := localPath(next); ok {
+		return strings.Clone(p)
+	}
+	return "/"
+}
+
+// formNext is next as the forms carry it ("" for the home page).
+func formNext(next string) string {
+	if next == "/" {
+		return ""
+	}
+	return next
+}
+
+// loginPage shows the sign-in form (signed-in users go straight on).
+func (d *Deps) loginPage(c *fiber.Ctx) error {
+	next := nextParam(c)
+	if currentUser(c) != nil {
+		return c.Redirect(next, fiber.StatusSeeOther)
+	}
+	return render(c, fiber.StatusOK, views.LoginPage(views.AuthFormProps{Page: page(c, "Sign in"), Next: formNext(next)}))
+}
+
+// login checks the rate limit and the password, sets the session cookie and goes on.
+func (d *Deps) login(c *fiber.Ctx) error {
+	next := nextParam(c)
+	email := strings.TrimSpace(c.FormValue("email"))
+	password := c.FormValue("password")
+	again := func(status int, msg string) error {
+		return render(c, status, views.LoginPage(views.AuthFormProps{Page: page(c, "Sign in"), Email: email, Next: formNext(next), Error: msg}))
+	}
+	if email == "" || password == "" {
+		return again(fiber.StatusBadRequest, "Enter your email and password.")
+	}
+	ctx, cancel := ctxOf(c)
+	defer cancel()
+	if err := d.Limiter.AllowLogin(ctx, strings.ToLower(email)); err != nil {
+		st, se := pageError(c, err)
+		if se.Code == services.CodeRateLimited {
+			return again(st, "Too many sign-in attempts for this email. Please wait "+views.Plural(max(se.RetryAfterS, 1), "second", "seconds")+" and try again.")
+		}
+		return again(st, sentence(se.Message))
+	}
+	token, _, err := d.Users.Login(ctx, email, password)
+	if err != nil {
+		st, se := pageError(c, err)
+		if se.Code == services.CodeUnauthenticated {
+			return again(st, "Wrong email or password.")
+		}
+		return again(st, sentence(se.Message))
+	}
+	d.setSession(c, token)
+	return c.Redirect(next, fiber.StatusSeeOther)
+}
+
+// registerPage shows the account form.
+func (d *Deps) registerPage(c *fiber.Ctx) error {
+	next := nextParam(c)
+	if currentUser(c) != nil {
+		return c.Redirect(next, fiber.StatusSeeOther)
+	}
+	return render(c, fiber.StatusOK, views.RegisterPage(views.AuthFormProps{Page: page(c, "Create an account"), Next: formNext(next)}))
+}
+
+// register creates an account, signs it in and goes on.
+func (d *Deps) register(c *fiber.Ctx) error {
+	next := nextParam(c)
+	name := strings.TrimSpace(c.FormValue("name"))
+	email := strings.TrimSpace(c.FormValue("email"))
+	password := c.FormValue("password")
+	again := func(status int, msg string) error {
+		return render(c, status, views.RegisterPage(views.AuthFormProps{Page: page(c, "Create an account"), Name: name, Email: email, Next: formNext(next), Error: msg}))
+	}
+	ctx, cancel := ctxOf(c)
+	defer cancel()
+	if _, err := d.Users.Register(ctx, email, password, name); err != nil {
+		st, se := pageError(c, err)
+		return again(st, sentence(se.Message))
+	}
+	token, _, err := d.Users.Login(ctx, email, password)
+	if err != nil {
+		st, se := pageError(c, err)
+		return again(st, "Your account was created, but signing in failed: "+sentence(se.Message))
+	}
+	d.setSession(c, token)
+	return c.Redirect(next, fiber.StatusSeeOther)
+}
+
+// logout ends the session and clears the cookie.
+func (d *Deps) logout(c *fiber.Ctx) error {
+	if tok, _ := c.Locals("token").(string); tok != "" {
+		ctx, cancel := ctxOf(c)
+		defer cancel()
+		if err := d.Users.Logout(ctx, tok); err != nil {
+			return errorPage(c, err)
+		}
+	}
+	c.Cookie(&fiber.Cookie{Name: SessionCookie, Value: "", Path: "/", Expires: time.Unix(0, 0), MaxAge: -1,
+		HTTPOnly: true, SameSite: fiber.CookieSameSiteLaxMode, Secure: d.SecureCookies})
+	return c.Redirect("/", fiber.StatusSeeOther)
+}
+
+// setSession sets the browser's session cookie for SessionTTL.
+func (d *Deps) setSession(c *fiber.Ctx, token string) {
+	c.Cookie(&fiber.Cookie{Name: SessionCookie, Value: token, Path: "/", Expires: time.Now().Add(services.SessionTTL),
+		HTTPOnly: true, SameSite: fiber.CookieSameSiteLaxMode, Secure: d.SecureCookies})
+}

@@ -1,0 +1,54 @@
+package handlers
+
+import (
+	"github.com/gofiber/fiber/v2"
+
+	"seatflow/services"
+	"seatflow/views"
+)
+
+// paymentIDParam is the :payment_id route parameter, or false when it cannot be one.
+func paymentIDParam(c *fiber.Ctx) (string, bool) {
+	id := copyParam(c, "payment_id")
+	return id, id != "" && len(id) <= 64
+}
+
+// demoPayPage is the demo provider's page: the amount, the order and two POST forms.
+// It needs no login: it stands for an external provider.
+func (d *Deps) demoPayPage(c *fiber.Ctx) error {
+	id, ok := paymentIDParam(c)
+	if !ok {
+		return renderErrorPage(c, fiber.StatusNotFound, "There is no such payment.")
+	}
+	ctx, cancel := ctxOf(c)
+	defer cancel()
+	pay, err := d.Payments.Payment(ctx, id)
+	if err != nil {
+		if services.ErrorCode(err) == services.CodeNotFound {
+			return renderErrorPage(c, fiber.StatusNotFound, "There is no such payment.")
+		}
+		return errorPage(c, err)
+	}
+	return render(c, fiber.StatusOK, views.DemoPayPage(views.DemoPayProps{Page: page(c, "Demo payment"), Payment: pay}))
+}
+
+// demoDecide approves or declines a demo payment (as the provider would, then its
+// webhook) and sends the buyer back to the order.
+func (d *Deps) demoDecide(approve bool) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		id, ok := paymentIDParam(c)
+		if !ok {
+			return renderErrorPage(c, fiber.StatusNotFound, "There is no such payment.")
+		}
+		ctx, cancel := ctxOf(c)
+		defer cancel()
+		pay, err := d.Payments.DemoDecide(ctx, id, approve)
+		if err != nil {
+			if services.ErrorCode(err) == services.CodeNotFound {
+				return renderErrorPage(c, fiber.StatusNotFound, "There is no such payment.")
+			}
+			return errorPage(c, err)
+		}
+		return c.Redirect(views.OrderURL(pay.OrderNo), fiber.StatusSeeOther)
+	}
+}

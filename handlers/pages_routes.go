@@ -1,0 +1,112 @@
+package handlers
+
+import (
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/a-h/templ"
+	"github.com/gofiber/fiber/v2"
+
+	"seatflow/services"
+	"seatflow/views"
+)
+
+// RegisterPages registers the browser pages: server-rendered HTML forms that work
+// without JavaScript.
+func (d *Deps) RegisterPages(app fiber.Router) {
+	app.Get("/", d.pageAuth, d.homePage)
+	app.Get("/shows/:id", d.pageAuth, d.showPage)
+	app.Post("/shows/:id/book", d.pageAuth, d.bookSeats)
+
+	app.Get("/orders", d.pageAuth, d.ordersPage)
+	app.Get("/orders/:no", d.pageAuth, d.orderPage)
+	app.Post("/orders/:no/pay", d.pageAuth, d.payOrder)
+	app.Post("/orders/:no/cancel", d.pageAuth, d.cancelOrder)
+
+	// the demo provider stands for an external site: no login of its own
+	app.Get("/pay/demo/:payment_id", d.pageAuth, d.demoPayPage)
+	app.Post("/pay/demo/:payment_id/approve", d.demoDecide(true))
+	app.Post("/pay/demo/:payment_id/decline", d.demoDecide(false))
+
+	app.Get("/login", d.pageAuth, d.loginPage)
+	app.Post("/login", d.pageAuth, d.login)
+	app.Get("/register", d.pageAuth, d.registerPage)
+	app.Post("/register", d.pageAuth, d.register)
+	app.Post("/logout", d.pageAuth, d.logout)
+}
+
+// pageAuth resolves the session cookie unless an app-wide Authenticate already did.
+func (d *Deps) pageAuth(c *fiber.Ctx) error {
+	if currentUser(c) != nil || (c.Cookies(SessionCookie) == "" && c.Get(fiber.HeaderAuthorization) == "") {
+		return c.Next()
+	}
+	return d.Authenticate(c)
+}
+
+// page is the layout's part of a page's props.
+func page(c *fiber.Ctx, title string) views.Page {
+	return views.Page{Title: title, User: currentUser(c), Path: c.Path()}
+}
+
+// render writes a templ component as the HTML answer with status.
+func render(c *fiber.Ctx, status int, comp templ.Component) error {
+	c.Status(status)
+	c.Set(fiber.HeaderCacheControl, "no-store")
+	c.Type("html", "utf-8")
+	return comp.Render(c.UserContext(), c.Response().BodyWriter())
+}
+
+// renderErrorPage answers with an HTML error page in the layout.
+func renderErrorPage(c *fiber.Ctx, status int, msg string) error {
+	c.Response().ResetBody() // a page that failed half way leaves nothing behind
+	if msg == "" {
+		msg = views.StatusTitle(status)
+	}
+	return render(c, status, views.ErrorPage(views.ErrorPageProps{Page: page(c, views.StatusTitle(status)), Status: status, Message: msg}))
+}
+
+// errorPage renders err as an error page with its contract status.
+func errorPage(c *fiber.Ctx, err error) error {
+	st, se := pageError(c, err)
+	return renderErrorPage(c, st, se.Message)
+}
+
+// pageError maps err to its status and message, and sets Retry-After for rate limits.
+func pageError(c *fiber.Ctx, err error) (int, *services.Error) {
+	st, se := asError(err)
+	if se.RetryAfterS > 0 {
+		c.Set(fiber.HeaderRetryAfter, strconv.Itoa(se.RetryAfterS))
+	}
+	return st, se
+}
+
+// redirectToLogin sends a signed-out visitor to the sign-in form, coming back to next.
+func redirectToLogin(c *fiber.Ctx, next string) error {
+	return c.Redirect(views.LoginURL(next), fiber.StatusSeeOther)
+}
+
+// localPath accepts only a path on this site ("/..." but not "//..." or "/\..."), so a
+// next parameter can never send the user elsewhere.
+func localPath(next string) (string, bool) {
+	if len(next) == 0 || len(next) > 512 || next[0] != '/' {
+		return "", false
+	}
+	if len(next) > 1 && (next[1] == '/' || next[1] == '\\') {
+		return "", false
+	}
+	for i := 0; i < len(next); i++ {
+		if next[i] < 0x20 || next[i] == 0x7f || next[i] == '\\' {
+			return "", false
+		}
+	}
+	return next, true
+}
+
+// nowUTC is the time pages are rendered at.
+func nowUTC() time.Time { return time.Now().UTC() }
+
+// copyParam copies a route parameter out of Fiber's reused buffer.
+func copyParam(c *fiber.Ctx, name string) string {
+	return strings.Clone(c.Params(name))
+}

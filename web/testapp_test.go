@@ -1,0 +1,266 @@
+package web
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"seatflow/services"
+)
+
+// offsetClock is the real clock moved by an offset tests set.
+type offsetClock struct{ off atomic.Int64 }
+
+func (c *offsetClock) Now() time.Time { return time.Now().UTC().Add(time.Duration(c.off.Load())) }
+
+func (c *offsetClock) Set(d time.Duration) { c.off.Store(int64(d)) }
+
+// testApp is a whole seatflow process (HTTP, worker) over the test database
+// seatflow_test_web and Redis DB 12, seeded with the demo cinema, serving on a free
+// loopback port.
+type testApp struct {
+	*App
+	t        *testing.T
+	base     string
+	clock    *offsetClock
+	accounts map[string]services.DemoAccount
+}
+
+const testRedisDB = 12
+
+func testConfig() Config {
+	cfg, err := LoadConfig()
+	if err != nil {
+		panic(err)
+	}
+	base := os.Getenv("SEATFLOW_TEST_MYSQL_DSN_BASE")
+	if base == "" {
+		base = "root@tcp(127.0.0.1:3306)/"
+	}
+	cfg.MySQLDSN = base + "seatflow_test_web"
+	cfg.RedisDB = testRedisDB
+	cfg.BcryptCost = 4
+	cfg.PaymentWebhookSecret = "web-test-secret"
+	return cfg
+}
+
+func newTestApp(t *testing.T, tweak func(*Config)) *testApp {
+	t.Helper()
+	cfg := testConfig()
+	if tweak != nil {
+		tweak(&cfg)
+	}
+	ctx := context.Background()
+	if err := services.EnsureDatabase(ctx, cfg.MySQLDSN); err != nil {
+		t.Fatal(err)
+	}
+	clock := &offsetClock{}
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	if testing.Verbose() {
+		log = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	}
+	a, err := New(cfg, clock, log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	resetStores(t, a)
+	rep, err := services.SeedDemo(ctx, a.DB, a.Users, services.DemoOptions{Now: clock.Now(), Zone: cfg.Location(), Currency: cfg.Currency, PurchaseLimit: cfg.PurchaseLimit})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := a.StartWorker(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { _ = a.HTTP.Listener(ln) }()
+	ta := &testApp{App: a, t: t, base: "http://" + ln.Addr().String(), clock: clock, accounts: map[string]services.DemoAccount{}}
+	for _, acc := range rep.Accounts {
+		ta.accounts[acc.Role] = acc
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		_ = a.Shutdown(ctx)
+	})
+	return ta
+}
+
+// resetStores empties every table and the test Redis DB.
+func resetStores(t *testing.T, a *App) {
+	t.Helper()
+	ctx := context.Background()
+	if err := a.Redis.FlushDB(ctx).Err(); err != nil {
+		t.Fatal(err)
+	}
+	var tables []string
+	if err := a.DB.SelectContext(ctx, &tables, `SELECT table_name FROM information_schema.tables
+		WHERE table_schema = DATABASE() AND table_type = 'BASE TABLE' AND table_name <> 'goose_db_version'`); err != nil {
+		t.Fatal(err)
+	}
+	conn, err := a.DB.Connx(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	conn.ExecContext(ctx, "SET FOREIGN_KEY_CHECKS = 0")
+	for _, tb := range tables {
+		if _, err := conn.ExecContext(ctx, "TRUNCATE TABLE `"+tb+"`"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	conn.ExecContext(ctx, "SET FOREIGN_KEY_CHECKS = 1")
+}
+
+type apiResp struct {
+	status int
+	body   []byte
+	header http.Header
+}
+
+func (r apiResp) json(t *testing.T) map[string]any {
+	t.Helper()
+	var m map[string]any
+	if err := json.Unmarshal(r.body, &m); err != nil {
+		t.Fatalf("not JSON (%d): %s", r.status, r.body)
+	}
+	return m
+}
+
+func (r apiResp) code() string {
+	var m struct {
+		Error struct{ Code string } `json:"error"`
+	}
+	_ = json.Unmarshal(r.body, &m)
+	return m.Error.Code
+}
+
+var noRedirect = &http.Client{Timeout: 30 * time.Second, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+
+// do sends a request; body may be nil, a string, []byte or a value to marshal.
+func (a *testApp) do(method, path, token string, body any, hdr map[string]string) apiResp {
+	a.t.Helper()
+	var rd io.Reader
+	switch b := body.(type) {
+	case nil:
+	case string:
+		rd = bytes.NewBufferString(b)
+	case []byte:
+		rd = bytes.NewReader(b)
+	default:
+		j, _ := json.Marshal(b)
+		rd = bytes.NewReader(j)
+	}
+	req, err := http.NewRequest(method, a.base+path, rd)
+	if err != nil {
+		a.t.Fatal(err)
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	for k, v := range hdr {
+		req.Header.Set(k, v)
+	}
+	res, err := noRedirect.Do(req)
+	if err != nil {
+		a.t.Fatalf("%s %s: %v", method, path, err)
+	}
+	defer res.Body.Close()
+	b, _ := io.ReadAll(res.Body)
+	return apiResp{status: res.StatusCode, body: b, header: res.Header}
+}
+
+var userSeq atomic.Int64
+
+// newUser registers and signs in a fresh customer, returning the token.
+func (a *testApp) newUser() string {
+	a.t.Helper()
+	email := fmt.Sprintf("buyer%d-%d@example.test", time.Now().UnixNano(), userSeq.Add(1))
+	if r := a.do("POST", "/api/v1/auth/register", "", map[string]string{"email": email, "password": "password-123", "name": "Buyer"}, nil); r.status != 201 {
+		a.t.Fatalf("register: %d %s", r.status, r.body)
+	}
+	r := a.do("POST", "/api/v1/auth/login", "", map[string]string{"email": email, "password": "password-123"}, nil)
+	if r.status != 200 {
+		a.t.Fatalf("login: %d %s", r.status, r.body)
+	}
+	return r.json(a.t)["token"].(string)
+}
+
+// onSaleShow returns a show on sale now with at least n free standard seats and those seats' ids.
+func (a *testApp) onSaleShow(n int) (string, []string) {
+	a.t.Helper()
+	now := a.clock.Now()
+	for d := 0; d < 7; d++ {
+		day := now.In(a.Cfg.Location()).AddDate(0, 0, d).Format(time.DateOnly)
+		r := a.do("GET", "/api/v1/shows?date="+day, "", nil, nil)
+		var v struct {
+			Shows []struct {
+				ID, Status  string
+				SaleOpensAt string `json:"sale_opens_at"`
+				SeatsLeft   int    `json:"seats_left"`
+			}
+		}
+		json.Unmarshal(r.body, &v)
+		for _, s := range v.Shows {
+			opens, _ := time.Parse(time.RFC3339, s.SaleOpensAt)
+			if s.Status != "on_sale" || opens.After(now) || s.SeatsLeft < n+10 {
+				continue
+			}
+			if ids := a.freeSeats(s.ID, n); len(ids) == n {
+				return s.ID, ids
+			}
+		}
+	}
+	a.t.Fatal("no show on sale")
+	return "", nil
+}
+
+func (a *testApp) seatMap(show string) []struct{ ID, Label, Zone, Kind, State string } {
+	r := a.do("GET", "/api/v1/shows/"+show+"/seats", "", nil, nil)
+	var v struct {
+		Seats []struct{ ID, Label, Zone, Kind, State string }
+	}
+	json.Unmarshal(r.body, &v)
+	return v.Seats
+}
+
+func (a *testApp) freeSeats(show string, n int) []string {
+	var out []string
+	for _, s := range a.seatMap(show) {
+		if s.State == "free" && s.Kind == "standard" && len(out) < n {
+			out = append(out, s.ID)
+		}
+	}
+	return out
+}
+
+func (a *testApp) seatState(show, id string) string {
+	for _, s := range a.seatMap(show) {
+		if s.ID == id {
+			return s.State
+		}
+	}
+	return "missing"
+}
+
+// redisOf returns a client of the app's Redis DB for direct checks.
+func (a *testApp) redisOf() *redis.Client { return a.Redis }
