@@ -107,5 +107,18 @@ func (o *Orders) List(ctx context.Context, userID int64, limit int) ([]*Order, e
 	if err := o.attachSeats(ctx, orders); err != nil {
 		return nil, err
 	}
+	now := o.clock.Now()
+	for i, ord := range orders {
+		if ord.Status == OrderPending && !now.Before(ord.ExpiresAt) {
+			if _, err := o.Expire(ctx, ord.OrderNo); err != nil {
+				return nil, err
+			}
+			fresh, err := o.byNo(ctx, ord.OrderNo)
+			if err != nil {
+				return nil, err
+			}
+			orders[i] = fresh
+		}
+	}
 	return orders, nil
 }

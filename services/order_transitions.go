@@ -13,6 +13,15 @@ func (o *Orders) Cancel(ctx context.Context, userID int64, orderNo string) (*Ord
 	if order.UserID != userID {
 		return nil, errf(CodeNotFound, "order not found")
 	}
+	if order.Status == OrderPending && !o.clock.Now().Before(order.ExpiresAt) {
+		// past its deadline the order has expired, whatever the buyer asks now
+		if _, err := o.Expire(ctx, orderNo); err != nil {
+			return nil, err
+		}
+		if order, err = o.byNo(ctx, orderNo); err != nil {
+			return nil, err
+		}
+	}
 	if order.Status == OrderPending {
 		won, err := o.end(ctx, order, OrderCancelled, "cancelled by the buyer", false)
 		if err != nil {

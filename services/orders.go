@@ -33,6 +33,7 @@ type Orders struct {
 	metrics  *Metrics
 	expiry   ExpiryScheduler
 	holdFor  time.Duration
+	zone     *time.Location
 	log      *slog.Logger
 	failHook func(stage string) error // tests inject storage failures here
 }
@@ -44,6 +45,7 @@ type OrdersConfig struct {
 	Metrics *Metrics
 	Expiry  ExpiryScheduler
 	Logger  *slog.Logger
+	Zone    *time.Location // the cinema's time zone, for times in messages
 }
 
 // NewOrders wires the order service.
@@ -54,11 +56,14 @@ func NewOrders(db *sqlx.DB, catalog *Catalog, seats *SeatStore, limiter *RateLim
 	if cfg.Metrics == nil {
 		cfg.Metrics = NewMetrics()
 	}
+	if cfg.Zone == nil {
+		cfg.Zone = time.UTC
+	}
 	if cfg.HoldFor <= 0 {
 		cfg.HoldFor = 15 * time.Minute
 	}
 	return &Orders{db: db, catalog: catalog, seats: seats, limiter: limiter, clock: clock,
-		metrics: cfg.Metrics, expiry: cfg.Expiry, holdFor: cfg.HoldFor, log: cfg.Logger}
+		metrics: cfg.Metrics, expiry: cfg.Expiry, holdFor: cfg.HoldFor, zone: cfg.Zone, log: cfg.Logger}
 }
 
 // HoldFor is how long a new order holds its seats waiting for payment.
@@ -156,7 +161,7 @@ func (o *Orders) Create(ctx context.Context, req CreateOrderRequest) (*Order, er
 	}
 	now := o.clock.Now()
 	if !show.OnSaleAt(now) {
-		return nil, notOnSale(show, now)
+		return nil, notOnSale(show, now, o.zone)
 	}
 	hall, err := o.catalog.Hall(ctx, show.HallID)
 	if err != nil {
@@ -213,7 +218,8 @@ func (o *Orders) Create(ctx context.Context, req CreateOrderRequest) (*Order, er
 		}
 		if isDuplicate(err) {
 			o.metrics.HoldConflicts.Inc()
-			return nil, &Error{Code: CodeSeatTaken, Message: "a seat was taken a moment ago", Seats: labels(order.Seats), Err: err}
+			taken := o.liveElsewhere(ctx, order)
+			return nil, &Error{Code: CodeSeatTaken, Message: "already taken: " + strings.Join(taken, ", "), Seats: taken, Err: err}
 		}
 		var e *Error
 		if errors.As(err, &e) {
@@ -231,14 +237,16 @@ func (o *Orders) Create(ctx context.Context, req CreateOrderRequest) (*Order, er
 	return order, nil
 }
 
-func notOnSale(show *Show, now time.Time) error {
+// notOnSale explains why a show takes no orders, with times in the cinema's zone.
+func notOnSale(show *Show, now time.Time, zone *time.Location) error {
+	const layout = "Mon 2 Jan 15:04 MST"
 	switch {
 	case show.Status != ShowOnSale:
 		return errf(CodeNotOnSale, "this show is not on sale (it is %s)", strings.ReplaceAll(show.Status, "_", " "))
 	case now.Before(show.SaleOpensAt):
-		return errf(CodeNotOnSale, "sale opens at %s", show.SaleOpensAt.Format(time.RFC3339))
+		return errf(CodeNotOnSale, "sale opens %s", show.SaleOpensAt.In(zone).Format(layout))
 	default:
-		return errf(CodeNotOnSale, "sale closed at %s", show.SaleClosesAt.Format(time.RFC3339))
+		return errf(CodeNotOnSale, "sale closed %s", show.SaleClosesAt.In(zone).Format(layout))
 	}
 }
 
@@ -412,6 +420,37 @@ func (o *Orders) persist(ctx context.Context, order *Order, key string, hash [32
 		}
 	}
 	return tx.Commit()
+}
+
+// liveElsewhere names the seats of order that MySQL records in another live order (the
+// unique key refused the insert: Redis had lost a hold). All of the order's seats when
+// the lookup fails.
+func (o *Orders) liveElsewhere(ctx context.Context, order *Order) []string {
+	ids := make([]int64, len(order.Seats))
+	for i, s := range order.Seats {
+		ids[i] = s.SeatID
+	}
+	q, args, err := sqlx.In("SELECT seat_id FROM order_seats WHERE show_id = ? AND live = 1 AND seat_id IN (?)", order.ShowID, ids)
+	var live []int64
+	if err == nil {
+		ctx, cancel := context.WithTimeout(ctx, dbTimeout)
+		defer cancel()
+		err = o.db.SelectContext(ctx, &live, o.db.Rebind(q), args...)
+	}
+	if err != nil || len(live) == 0 {
+		return labels(order.Seats)
+	}
+	isLive := map[int64]bool{}
+	for _, id := range live {
+		isLive[id] = true
+	}
+	var out []string
+	for _, s := range order.Seats {
+		if isLive[s.SeatID] {
+			out = append(out, s.Label)
+		}
+	}
+	return out
 }
 
 // IdempotencyTTL is how long an Idempotency-Key is honoured.

@@ -3,6 +3,7 @@ package services
 import (
 	"context"
 	"math"
+	"strings"
 	"time"
 
 	"github.com/go-redis/redis_rate/v10"
@@ -61,6 +62,7 @@ func (r *RateLimiter) AllowOrder(ctx context.Context, userID, showID int64) erro
 }
 
 // AllowLogin counts one login attempt against the email's limit.
+// The email is normalised as Users.Login does, so letter case cannot dodge the limit.
 func (r *RateLimiter) AllowLogin(ctx context.Context, email string) error {
-	return r.allow(ctx, "login:"+email, redis_rate.Limit{Rate: r.limits.LoginPerMinute, Burst: r.limits.LoginBurst, Period: time.Minute}, "sign-in attempts")
+	return r.allow(ctx, "login:"+strings.ToLower(strings.TrimSpace(email)), redis_rate.Limit{Rate: r.limits.LoginPerMinute, Burst: r.limits.LoginBurst, Period: time.Minute}, "sign-in attempts")
 }

@@ -90,7 +90,7 @@ func New(cfg Config, clock services.Clock, log *slog.Logger) (*App, error) {
 	a.inspector = asynq.NewInspectorFromRedisClient(rdb)
 	a.Orders = services.NewOrders(db, a.Catalog, a.Seats, a.Limiter, clock, services.OrdersConfig{
 		HoldFor: time.Duration(cfg.HoldMinutes) * time.Minute, Metrics: a.Metrics,
-		Expiry: jobs.NewExpiryQueue(a.asynqClient, a.inspector), Logger: log,
+		Expiry: jobs.NewExpiryQueue(a.asynqClient, a.inspector), Logger: log, Zone: cfg.Location(),
 	})
 	a.Payments = services.NewPayments(db, a.Orders, clock, secret, services.DemoProvider{})
 	a.worker = asynq.NewServerFromRedisClient(rdb, asynq.Config{
