@@ -125,6 +125,9 @@ func serve(ctx context.Context, cfg web.Config, log *slog.Logger) error {
 	if _, err := a.Migrate(ctx); err != nil {
 		return err
 	}
+	if cfg.PaymentWebhookSecret == "" {
+		log.Warn("SEATFLOW_PAYMENT_WEBHOOK_SECRET is not set: webhooks are signed with a random secret of this process (fine for the demo provider, not for a real one or several processes)")
+	}
 	errc := make(chan error, 1)
 	go func() { errc <- a.Serve() }()
 	addr := cfg.HTTPAddr

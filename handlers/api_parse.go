@@ -83,11 +83,7 @@ func parseOrderBody(body []byte, req *services.CreateOrderRequest) error {
 		}
 	}
 	if isSet(b.ExpectedTotalMinor) {
-		var n json.Number
-		if err := json.Unmarshal(b.ExpectedTotalMinor, &n); err != nil {
-			return invalid("expected_total_minor must be an integer in minor units")
-		}
-		v, err := strconv.ParseInt(n.String(), 10, 64)
+		v, err := jsonInt(b.ExpectedTotalMinor)
 		if err != nil || v < 0 {
 			return invalid("expected_total_minor must be a non-negative integer in minor units")
 		}
@@ -109,14 +105,21 @@ func parseOrderBody(body []byte, req *services.CreateOrderRequest) error {
 
 func isSet(r json.RawMessage) bool { return len(r) > 0 && string(r) != "null" }
 
-// positiveInt accepts a JSON number that is a whole number >= 1 (no fraction, no
-// exponent) and returns it.
-func positiveInt(r json.RawMessage) (int64, error) {
-	var n json.Number
-	if err := json.Unmarshal(r, &n); err != nil {
-		return 0, err
+var jsonInteger = regexp.MustCompile(`^-?[0-9]{1,19}$`)
+
+// jsonInt accepts a JSON number literal that is a whole number (no quotes, fraction or
+// exponent) within int64.
+func jsonInt(r json.RawMessage) (int64, error) {
+	s := string(bytes.TrimSpace(r))
+	if !jsonInteger.MatchString(s) {
+		return 0, strconv.ErrSyntax
 	}
-	v, err := strconv.ParseInt(n.String(), 10, 64)
+	return strconv.ParseInt(s, 10, 64)
+}
+
+// positiveInt is jsonInt limited to whole numbers >= 1.
+func positiveInt(r json.RawMessage) (int64, error) {
+	v, err := jsonInt(r)
 	if err != nil || v < 1 {
 		return 0, strconv.ErrSyntax
 	}

@@ -75,7 +75,7 @@ func New(cfg Config, clock services.Clock, log *slog.Logger) (*App, error) {
 		b := make([]byte, 32)
 		_, _ = rand.Read(b)
 		secret = []byte(hex.EncodeToString(b))
-		log.Warn("SEATFLOW_PAYMENT_WEBHOOK_SECRET is not set; using a random secret for this process (fine for the demo provider, not for a real one)")
+		log.Debug("SEATFLOW_PAYMENT_WEBHOOK_SECRET is not set; using a random secret for this process")
 	}
 	a.Catalog = services.NewCatalog(db)
 	a.Seats = services.NewSeatStore(rdb, db, a.Catalog, cfg.KeyPrefix, clock)
