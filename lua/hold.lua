@@ -7,7 +7,8 @@
 -- Every check runs before the first write: Redis never rolls back a script's writes.
 local seats, zones, users = KEYS[1], KEYS[2], KEYS[3]
 local owner, user, limit = ARGV[1], ARGV[2], tonumber(ARGV[3])
-if redis.call('EXISTS', seats) == 0 or redis.call('EXISTS', zones) == 0 then
+if redis.call('EXISTS', seats) == 0 or redis.call('EXISTS', zones) == 0
+    or redis.call('EXISTS', users) == 0 then
   return {'NOT_LOADED'}
 end
 local n = (#ARGV - 3) / 2

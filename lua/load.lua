@@ -3,30 +3,42 @@
 -- ARGV[1] unix seconds at which the keys expire (0: never), ARGV[2] seat count n,
 -- ARGV[3 .. 2+2n] pairs seat_id, value; then ARGV[3+2n] zone count m and m pairs
 -- zone_code, free; then pairs user_id, count to the end.
--- When the map and zone counts exist already, only missing seat fields are filled (a
--- concurrent loader or live holds must not be overwritten): reply {"FILLED", k}.
+-- Each hash always holds a "_" marker field, so an existing key is never empty and a
+-- missing key always means "not loaded".
+-- When the seat map exists, only what is missing is filled (a concurrent loader or live
+-- holds must not be overwritten): missing seat fields, missing zone fields, and the
+-- per-user counts when that whole hash is missing. Reply {"FILLED", seat fields filled}.
 -- Otherwise everything is written afresh: reply {"LOADED", n}.
 local seats, zones, users = KEYS[1], KEYS[2], KEYS[3]
 local exp = tonumber(ARGV[1])
 local n = tonumber(ARGV[2])
-if redis.call('EXISTS', seats) == 1 and redis.call('EXISTS', zones) == 1 then
+local z = 3 + 2 * n
+local m = tonumber(ARGV[z])
+local function expire()
+  if exp > 0 then
+    for _, k in ipairs({seats, zones, users}) do redis.call('EXPIREAT', k, exp) end
+  end
+end
+local function write_users()
+  redis.call('HSET', users, '_', '0')
+  for i = z + 1 + 2 * m, #ARGV, 2 do redis.call('HSET', users, ARGV[i], ARGV[i + 1]) end
+end
+if redis.call('EXISTS', seats) == 1 then
   local filled = 0
   for i = 3, 2 + 2 * n, 2 do
     filled = filled + redis.call('HSETNX', seats, ARGV[i], ARGV[i + 1])
   end
+  redis.call('HSETNX', zones, '_', '0')
+  for i = z + 1, z + 2 * m, 2 do redis.call('HSETNX', zones, ARGV[i], ARGV[i + 1]) end
+  if redis.call('EXISTS', users) == 0 then write_users() end
+  expire()
   return {'FILLED', filled}
 end
 redis.call('DEL', seats, zones, users)
+redis.call('HSET', seats, '_', 'B')
 for i = 3, 2 + 2 * n, 2 do redis.call('HSET', seats, ARGV[i], ARGV[i + 1]) end
-local z = 3 + 2 * n
-local m = tonumber(ARGV[z])
+redis.call('HSET', zones, '_', '0')
 for i = z + 1, z + 2 * m, 2 do redis.call('HSET', zones, ARGV[i], ARGV[i + 1]) end
-for i = z + 1 + 2 * m, #ARGV, 2 do redis.call('HSET', users, ARGV[i], ARGV[i + 1]) end
-if n == 0 then redis.call('HSET', seats, '_', 'B') end
-if m == 0 then redis.call('HSET', zones, '_', '0') end
-if exp > 0 then
-  for _, k in ipairs({seats, zones, users}) do
-    if redis.call('EXISTS', k) == 1 then redis.call('EXPIREAT', k, exp) end
-  end
-end
+write_users()
+expire()
 return {'LOADED', n}

@@ -7,7 +7,8 @@
 -- A conflicting seat (held or sold by another order) is left alone for reconciliation.
 local seats, zones, users = KEYS[1], KEYS[2], KEYS[3]
 local owner, user = ARGV[1], ARGV[2]
-if redis.call('EXISTS', seats) == 0 or redis.call('EXISTS', zones) == 0 then
+if redis.call('EXISTS', seats) == 0 or redis.call('EXISTS', zones) == 0
+    or redis.call('EXISTS', users) == 0 then
   return {'NOT_LOADED'}
 end
 for i = 3, #ARGV, 2 do

@@ -36,6 +36,7 @@ type Orders struct {
 	zone     *time.Location
 	log      *slog.Logger
 	failHook func(stage string) error // tests inject storage failures here
+	locks    *keyLocks
 }
 
 // OrdersConfig holds what Orders needs besides its stores. HoldFor is how long a
@@ -63,7 +64,8 @@ func NewOrders(db *sqlx.DB, catalog *Catalog, seats *SeatStore, limiter *RateLim
 		cfg.HoldFor = 15 * time.Minute
 	}
 	return &Orders{db: db, catalog: catalog, seats: seats, limiter: limiter, clock: clock,
-		metrics: cfg.Metrics, expiry: cfg.Expiry, holdFor: cfg.HoldFor, zone: cfg.Zone, log: cfg.Logger}
+		metrics: cfg.Metrics, expiry: cfg.Expiry, holdFor: cfg.HoldFor, zone: cfg.Zone, log: cfg.Logger,
+		locks: &keyLocks{rdb: seats.rdb, prefix: seats.prefix}}
 }
 
 // HoldFor is how long a new order holds its seats waiting for payment.
@@ -180,12 +182,17 @@ func (o *Orders) Create(ctx context.Context, req CreateOrderRequest) (*Order, er
 		}
 		return nil, err
 	}
-	hash := req.hash()
 	if req.IdempotencyKey != "" {
-		if prior, err := o.replay(ctx, req.UserID, req.IdempotencyKey, hash); prior != nil || err != nil {
-			return prior, err
-		}
+		return o.withKey(ctx, req.UserID, req.IdempotencyKey, req.hash(), func() (*Order, error) {
+			return o.hold(ctx, show, hall, req, now)
+		})
 	}
+	return o.hold(ctx, show, hall, req, now)
+}
+
+// hold runs the pipeline from the purchase limit on: the Lua hold, the MySQL
+// transaction, the expiry task.
+func (o *Orders) hold(ctx context.Context, show *Show, hall *Hall, req CreateOrderRequest, now time.Time) (*Order, error) {
 	n := len(req.SeatIDs)
 	if n == 0 {
 		n = req.Quantity
@@ -195,27 +202,21 @@ func (o *Orders) Create(ctx context.Context, req CreateOrderRequest) (*Order, er
 	}
 	order := &Order{OrderNo: NewOrderNo(now), UserID: req.UserID, ShowID: show.ID, Status: OrderPending,
 		Currency: show.Currency, CreatedAt: now, ExpiresAt: now.Add(o.holdFor).Truncate(time.Second)}
+	var err error
 	if len(req.SeatIDs) > 0 {
 		err = o.holdChosen(ctx, show, hall, order, req)
 	} else {
 		err = o.holdBestAvailable(ctx, show, hall, order, req)
 	}
 	if err != nil {
-		if ErrorCode(err) == CodeSeatTaken && req.IdempotencyKey != "" {
-			// a concurrent replay of the same request may have taken these seats
-			if prior, rerr := o.replay(ctx, req.UserID, req.IdempotencyKey, hash); prior != nil || rerr != nil {
-				return prior, rerr
-			}
+		if ErrorCode(err) == CodeUnavailable && len(order.Seats) > 0 {
+			// the script may have run though its reply was lost: undo (owner-checked)
+			o.releaseAfterFailure(order)
 		}
 		return nil, err
 	}
-	if err := o.persist(ctx, order, req.IdempotencyKey, hash); err != nil {
+	if err := o.persist(ctx, order, req.IdempotencyKey, req.hash()); err != nil {
 		o.releaseAfterFailure(order)
-		if isDuplicate(err) && req.IdempotencyKey != "" {
-			if prior, rerr := o.replay(ctx, req.UserID, req.IdempotencyKey, hash); prior != nil || rerr != nil {
-				return prior, rerr
-			}
-		}
 		if isDuplicate(err) {
 			o.metrics.HoldConflicts.Inc()
 			taken := o.liveElsewhere(ctx, order)

@@ -88,6 +88,18 @@ func (s *Shows) SeatMap(ctx context.Context, id int64) (*SeatMap, error) {
 	if err != nil {
 		return nil, err
 	}
+	for _, st := range hall.Seats {
+		if _, ok := raw[st.ID]; !ok {
+			// a field is missing: not loaded, never free (invariant 3); fill it from MySQL
+			if err := s.seats.Load(ctx, id); err != nil {
+				return nil, err
+			}
+			if raw, err = s.seats.States(ctx, id); err != nil {
+				return nil, err
+			}
+			break
+		}
+	}
 	m := &SeatMap{Show: show, Hall: hall, States: make(map[int64]string, len(hall.Seats)), Owners: map[int64]int64{}}
 	for _, st := range hall.Seats {
 		state, _, user := SeatValue(raw[st.ID])
