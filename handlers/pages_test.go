@@ -495,6 +495,7 @@ func (fakeLimiter) AllowLogin(context.Context, string) error { return nil }
 func testApp(m *services.SeatMap, orders *fakeOrders) *fiber.App {
 	d := &Deps{Shows: &fakeShows{m: m}, Orders: orders, Users: fakeUsers{}, Limiter: fakeLimiter{}, Currency: "CNY"}
 	app := fiber.New(fiber.Config{ErrorHandler: ErrorHandler})
+	app.Use(d.Authenticate)
 	d.RegisterPages(app)
 	return app
 }
