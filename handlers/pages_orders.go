@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"context"
 	"github.com/gofiber/fiber/v2"
 
 	"seatflow/services"
@@ -103,25 +104,23 @@ func (d *Deps) renderOrder(c *fiber.Ctx, u *services.User, no string, status int
 
 // payOrder starts a payment with the demo provider and sends the buyer there.
 func (d *Deps) payOrder(c *fiber.Ctx) error {
-	no, ok := orderNoParam(c)
-	if !ok {
-		return renderErrorPage(c, fiber.StatusNotFound, "There is no such order.")
-	}
-	u := currentUser(c)
-	if u == nil {
-		return redirectToLogin(c, views.OrderURL(no))
-	}
-	ctx, cancel := ctxOf(c)
-	defer cancel()
-	_, url, err := d.Payments.Start(ctx, u.ID, no, "demo")
-	if err != nil {
-		return d.orderActionFailed(c, u, no, err)
-	}
-	return c.Redirect(url, fiber.StatusSeeOther)
+	return d.orderAction(c, func(ctx context.Context, userID int64, no string) (string, error) {
+		_, url, err := d.Payments.Start(ctx, userID, no, "demo")
+		return url, err
+	})
 }
 
 // cancelOrder cancels a pending order and shows it again.
 func (d *Deps) cancelOrder(c *fiber.Ctx) error {
+	return d.orderAction(c, func(ctx context.Context, userID int64, no string) (string, error) {
+		_, err := d.Orders.Cancel(ctx, userID, no)
+		return views.OrderURL(no), err
+	})
+}
+
+// orderAction runs a signed-in buyer's action on one order and redirects (303) to the
+// URL it returns, or re-renders the order page with the error.
+func (d *Deps) orderAction(c *fiber.Ctx, act func(ctx context.Context, userID int64, no string) (string, error)) error {
 	no, ok := orderNoParam(c)
 	if !ok {
 		return renderErrorPage(c, fiber.StatusNotFound, "There is no such order.")
@@ -132,10 +131,11 @@ func (d *Deps) cancelOrder(c *fiber.Ctx) error {
 	}
 	ctx, cancel := ctxOf(c)
 	defer cancel()
-	if _, err := d.Orders.Cancel(ctx, u.ID, no); err != nil {
+	url, err := act(ctx, u.ID, no)
+	if err != nil {
 		return d.orderActionFailed(c, u, no, err)
 	}
-	return c.Redirect(views.OrderURL(no), fiber.StatusSeeOther)
+	return c.Redirect(url, fiber.StatusSeeOther)
 }
 
 // orderActionFailed shows the order again with why paying or cancelling did not work.
