@@ -50,3 +50,7 @@ lint:
 ## contract: the API contract check against a running, freshly seeded server on :8080
 contract:
 	cd ../shared/contract-check && $(GO) run . -base http://127.0.0.1:8080
+
+## bench: order creation throughput against the raw Redis and MariaDB ceilings (SEATFLOW_BENCH_SECONDS per phase, default 3)
+bench: services
+	$(GO) test -run '^$$' -bench CreateOrderAgainstCeilings -benchtime=1x -count=1 ./services/

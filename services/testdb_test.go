@@ -24,7 +24,7 @@ const testDBName = "seatflow_test_services"
 // migrations with Migrate, and truncates every table (SET FOREIGN_KEY_CHECKS=0; TRUNCATE
 // each table except goose_db_version). It returns the *sqlx.DB and closes it with
 // t.Cleanup.
-func newTestDB(t *testing.T) *sqlx.DB {
+func newTestDB(t testing.TB) *sqlx.DB {
 	t.Helper()
 	base := os.Getenv("SEATFLOW_TEST_MYSQL_DSN_BASE")
 	if base == "" {

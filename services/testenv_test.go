@@ -29,7 +29,7 @@ const testRedisDB = 11
 
 // newTestRedis returns a client of Redis DB testRedisDB on 127.0.0.1:6379 (override
 // the address with SEATFLOW_TEST_REDIS_ADDR), flushed.
-func newTestRedis(t *testing.T) *redis.Client {
+func newTestRedis(t testing.TB) *redis.Client {
 	t.Helper()
 	addr := os.Getenv("SEATFLOW_TEST_REDIS_ADDR")
 	if addr == "" {
@@ -68,7 +68,7 @@ func (r *recordingExpiry) CancelExpiry(_ context.Context, no string) {
 // "standard" at 4500, rows H-J zone "premium" at 6500, seat J1 blocked) and one show on
 // sale with purchase limit 4.
 type testEnv struct {
-	t        *testing.T
+	t        testing.TB
 	db       *sqlx.DB
 	rdb      *redis.Client
 	clock    *testClock
@@ -87,7 +87,7 @@ type testEnv struct {
 // unlimited rate limits for tests that are not about rate limits.
 var unlimited = Limits{UserPerMinute: 1e6, UserBurst: 1e6, ShowPerSecond: 1e6, ShowBurst: 1e6, LoginPerMinute: 1e6, LoginBurst: 1e6}
 
-func newTestEnv(t *testing.T, limits Limits) *testEnv {
+func newTestEnv(t testing.TB, limits Limits) *testEnv {
 	t.Helper()
 	e := &testEnv{t: t, db: newTestDB(t), rdb: newTestRedis(t),
 		clock:  &testClock{t: time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)},
