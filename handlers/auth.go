@@ -22,7 +22,9 @@ func (d *Deps) Authenticate(c *fiber.Ctx) error {
 	tok := ""
 	if h := c.Get(fiber.HeaderAuthorization); len(h) > 7 && strings.EqualFold(h[:7], "bearer ") {
 		tok = strings.TrimSpace(h[7:])
-	} else if ck := c.Cookies(SessionCookie); ck != "" {
+	} else if ck := c.Cookies(SessionCookie); ck != "" && (!isAPI(c) || isSafeMethod(c.Method())) {
+		// API writes take only the Bearer header: a cookie could ride on a forged
+		// cross-site request, and the API has no CSRF token (pages do)
 		tok = ck
 	}
 	if tok == "" {
@@ -73,4 +75,8 @@ func RequireRole(roles ...string) fiber.Handler {
 		}
 		return &services.Error{Code: services.CodeForbidden, Message: "your account may not do this"}
 	}
+}
+
+func isSafeMethod(m string) bool {
+	return m == fiber.MethodGet || m == fiber.MethodHead || m == fiber.MethodOptions
 }

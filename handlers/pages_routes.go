@@ -36,9 +36,9 @@ func (d *Deps) RegisterPages(app fiber.Router) {
 	app.Post("/logout", d.logout)
 }
 
-// page is the layout's part of a page's props.
+// page is the layout's part of a page's props, with the CSRF token its forms carry.
 func page(c *fiber.Ctx, title string) views.Page {
-	return views.Page{Title: title, User: currentUser(c), Path: c.Path()}
+	return views.Page{Title: title, User: currentUser(c), Path: c.Path(), CSRF: csrfToken(c)}
 }
 
 // render writes a templ component as the HTML answer with status.

@@ -3,12 +3,14 @@ package handlers
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -290,7 +292,8 @@ func TestSeatTakenMessageNamesTheSeats(t *testing.T) {
 // --- demo provider, order page ---------------------------------------------------------
 
 func TestDemoPayPageHasApproveAndDeclineForms(t *testing.T) {
-	pay := &services.Payment{PaymentID: "pay_abc123", AmountMinor: 9000, Currency: "CNY", Status: "started", OrderNo: "0MI8K2J3LQ2ZKX7"}
+	p := demoPayment
+	pay := &p
 	doc := renderDoc(t, views.DemoPayPage(views.DemoPayProps{Page: views.Page{Title: "Demo payment"}, Payment: pay}))
 	if !strings.Contains(doc.Text(), "Demo payment provider") || !strings.Contains(doc.Text(), "¥90.00") || !strings.Contains(doc.Text(), pay.OrderNo) {
 		t.Errorf("page lacks provider name, amount or order number: %q", doc.Find("main").Text())
@@ -429,13 +432,45 @@ func TestSeatIDs(t *testing.T) {
 
 // --- handlers with fake services ------------------------------------------------------
 
-type fakeShows struct{ m *services.SeatMap }
+// serviceCalls records which fake service methods ran, as "Service.Method".
+type serviceCalls struct {
+	mu    sync.Mutex
+	names []string
+}
 
-func (f *fakeShows) OnDate(context.Context, string) ([]*services.Show, error) { return nil, nil }
+func (s *serviceCalls) add(name string) {
+	if s == nil {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.names = append(s.names, name)
+}
+
+// take returns the calls so far and forgets them.
+func (s *serviceCalls) take() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := s.names
+	s.names = nil
+	return out
+}
+
+type fakeShows struct {
+	m     *services.SeatMap
+	calls *serviceCalls
+}
+
+func (f *fakeShows) OnDate(context.Context, string) ([]*services.Show, error) {
+	f.calls.add("Shows.OnDate")
+	return nil, nil
+}
 func (f *fakeShows) Between(_ context.Context, from, to time.Time) ([]*services.Show, error) {
+	f.calls.add("Shows.Between")
 	return []*services.Show{f.m.Show}, nil
 }
 func (f *fakeShows) Get(_ context.Context, id int64) (*services.Show, error) {
+	f.calls.add("Shows.Get")
 	if id != f.m.Show.ID {
 		return nil, &services.Error{Code: services.CodeNotFound, Message: "show not found"}
 	}
@@ -453,9 +488,11 @@ func (f *fakeShows) Zone() *time.Location { return shanghai }
 type fakeOrders struct {
 	createErr error
 	got       services.CreateOrderRequest
+	calls     *serviceCalls
 }
 
 func (f *fakeOrders) Create(_ context.Context, req services.CreateOrderRequest) (*services.Order, error) {
+	f.calls.add("Orders.Create")
 	f.got = req
 	if f.createErr != nil {
 		return nil, f.createErr
@@ -463,44 +500,107 @@ func (f *fakeOrders) Create(_ context.Context, req services.CreateOrderRequest) 
 	return &services.Order{OrderNo: "0MI8K2J3LQ2ZKX7"}, nil
 }
 func (f *fakeOrders) Get(context.Context, int64, string) (*services.Order, error) {
+	f.calls.add("Orders.Get")
 	return nil, &services.Error{Code: services.CodeNotFound, Message: "order not found"}
 }
-func (f *fakeOrders) List(context.Context, int64, int) ([]*services.Order, error) { return nil, nil }
+func (f *fakeOrders) List(context.Context, int64, int) ([]*services.Order, error) {
+	f.calls.add("Orders.List")
+	return nil, nil
+}
 func (f *fakeOrders) Cancel(context.Context, int64, string) (*services.Order, error) {
+	f.calls.add("Orders.Cancel")
 	return nil, &services.Error{Code: services.CodeNotFound, Message: "order not found"}
 }
 func (f *fakeOrders) HoldFor() time.Duration { return 15 * time.Minute }
 
-type fakeUsers struct{}
+// demoPayment is the one payment the fake provider knows.
+var demoPayment = services.Payment{PaymentID: "pay_abc123", AmountMinor: 9000, Currency: "CNY", Status: "started", OrderNo: "0MI8K2J3LQ2ZKX7"}
 
-func (fakeUsers) Register(context.Context, string, string, string) (int64, error) { return 7, nil }
-func (fakeUsers) Login(_ context.Context, email, password string) (string, *services.User, error) {
+type fakePayments struct{ calls *serviceCalls }
+
+func (f fakePayments) Start(context.Context, int64, string, string) (*services.Payment, string, error) {
+	f.calls.add("Payments.Start")
+	return &demoPayment, "/pay/demo/" + demoPayment.PaymentID, nil
+}
+func (f fakePayments) Payment(_ context.Context, id string) (*services.Payment, error) {
+	f.calls.add("Payments.Payment")
+	if id != demoPayment.PaymentID {
+		return nil, &services.Error{Code: services.CodeNotFound, Message: "payment not found"}
+	}
+	p := demoPayment
+	return &p, nil
+}
+func (f fakePayments) HandleWebhook(context.Context, string, []byte, string) (*services.Payment, error) {
+	f.calls.add("Payments.HandleWebhook")
+	return nil, &services.Error{Code: services.CodeUnauthenticated, Message: "bad signature"}
+}
+func (f fakePayments) DemoDecide(_ context.Context, id string, approve bool) (*services.Payment, error) {
+	f.calls.add("Payments.DemoDecide:" + strconv.FormatBool(approve))
+	p := demoPayment
+	return &p, nil
+}
+
+type fakeUsers struct{ calls *serviceCalls }
+
+func (f fakeUsers) Register(context.Context, string, string, string) (int64, error) {
+	f.calls.add("Users.Register")
+	return 7, nil
+}
+func (f fakeUsers) Login(_ context.Context, email, password string) (string, *services.User, error) {
+	f.calls.add("Users.Login")
 	if password != "right-password" {
 		return "", nil, &services.Error{Code: services.CodeUnauthenticated, Message: "wrong email or password"}
 	}
 	return "tok-7", buyer, nil
 }
-func (fakeUsers) Authenticate(_ context.Context, token string) (*services.User, error) {
+func (f fakeUsers) Authenticate(_ context.Context, token string) (*services.User, error) {
+	f.calls.add("Users.Authenticate")
 	if token == "tok-7" {
 		return buyer, nil
 	}
 	return nil, &services.Error{Code: services.CodeUnauthenticated, Message: "sign in first"}
 }
-func (fakeUsers) Logout(context.Context, string) error { return nil }
+func (f fakeUsers) Logout(context.Context, string) error {
+	f.calls.add("Users.Logout")
+	return nil
+}
 
-type fakeLimiter struct{}
+type fakeLimiter struct{ calls *serviceCalls }
 
-func (fakeLimiter) AllowLogin(context.Context, string) error { return nil }
+func (f fakeLimiter) AllowLogin(context.Context, string) error {
+	f.calls.add("Limiter.AllowLogin")
+	return nil
+}
 
+// testApp is the pages with fake services behind the session and CSRF middleware, as
+// web wires them (the CSRF tokens in this process's memory).
 func testApp(m *services.SeatMap, orders *fakeOrders) *fiber.App {
-	d := &Deps{Shows: &fakeShows{m: m}, Orders: orders, Users: fakeUsers{}, Limiter: fakeLimiter{}, Currency: "CNY"}
+	calls := orders.calls
+	d := &Deps{Shows: &fakeShows{m: m, calls: calls}, Orders: orders, Payments: fakePayments{calls}, Users: fakeUsers{calls},
+		Limiter: fakeLimiter{calls}, Currency: "CNY"}
 	app := fiber.New(fiber.Config{ErrorHandler: ErrorHandler})
 	app.Use(d.Authenticate)
+	app.Use(d.CSRF(nil))
 	d.RegisterPages(app)
 	return app
 }
 
+// do sends a request with the session cookie (when not ""); a form that carries a
+// CSRF token also sends it as the CSRF cookie, as a browser that loaded the form would.
 func do(t *testing.T, app *fiber.App, method, target string, form url.Values, cookie string) (*http.Response, string) {
+	t.Helper()
+	var cookies []*http.Cookie
+	if cookie != "" {
+		cookies = append(cookies, &http.Cookie{Name: SessionCookie, Value: cookie})
+	}
+	if tok := form.Get(views.CSRFField); tok != "" {
+		cookies = append(cookies, &http.Cookie{Name: CSRFCookie, Value: tok})
+	}
+	return send(t, app, method, target, form, cookies...)
+}
+
+// send sends a request with exactly the form and cookies given.
+func send(t *testing.T, app *fiber.App, method, target string, form url.Values, cookies ...*http.Cookie) (*http.Response, string) {
 	t.Helper()
 	var body io.Reader
 	if form != nil {
@@ -510,8 +610,8 @@ func do(t *testing.T, app *fiber.App, method, target string, form url.Values, co
 	if form != nil {
 		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	}
-	if cookie != "" {
-		req.AddCookie(&http.Cookie{Name: SessionCookie, Value: cookie})
+	for _, c := range cookies {
+		req.AddCookie(c)
 	}
 	res, err := app.Test(req, -1)
 	if err != nil {
@@ -521,11 +621,45 @@ func do(t *testing.T, app *fiber.App, method, target string, form url.Values, co
 	return res, string(b)
 }
 
+// issuedCSRF loads the sign-in page as a fresh browser and returns the CSRF token it
+// issued, checking the cookie and the form's hidden field agree.
+func issuedCSRF(t *testing.T, app *fiber.App) string {
+	t.Helper()
+	res, body := do(t, app, "GET", "/login", nil, "")
+	var ck *http.Cookie
+	for _, c := range res.Cookies() {
+		if c.Name == CSRFCookie {
+			ck = c
+		}
+	}
+	if ck == nil || ck.Value == "" {
+		t.Fatalf("GET /login set no %s cookie: %q", CSRFCookie, res.Header.Values("Set-Cookie"))
+	}
+	if !ck.HttpOnly || ck.SameSite != http.SameSiteLaxMode || ck.Path != "/" || ck.Secure {
+		t.Errorf("CSRF cookie = %+v, want HttpOnly, SameSite=Lax, Path=/, not Secure", ck)
+	}
+	doc, _ := goquery.NewDocumentFromReader(strings.NewReader(body))
+	if field := doc.Find(`form[action="/login"] input[type="hidden"][name="`+views.CSRFField+`"]`).AttrOr("value", ""); field != ck.Value {
+		t.Fatalf("form token %q, cookie token %q", field, ck.Value)
+	}
+	return ck.Value
+}
+
+// withCSRF is form plus the CSRF token field.
+func withCSRF(form url.Values, token string) url.Values {
+	out := url.Values{views.CSRFField: {token}}
+	for k, v := range form {
+		out[k] = v
+	}
+	return out
+}
+
 func TestBookRedirectsAndRerendersOnSeatTaken(t *testing.T) {
 	now := time.Now().UTC()
 	orders := &fakeOrders{}
 	app := testApp(fixtureMap(now), orders)
-	form := url.Values{"seat": {strconv.FormatInt(seatID(2, 4), 10), strconv.FormatInt(seatID(2, 5), 10)}}
+	tok := issuedCSRF(t, app)
+	form := withCSRF(url.Values{"seat": {strconv.FormatInt(seatID(2, 4), 10), strconv.FormatInt(seatID(2, 5), 10)}}, tok)
 
 	res, _ := do(t, app, "POST", "/shows/42/book", form, "")
 	if res.StatusCode != fiber.StatusSeeOther || res.Header.Get("Location") != "/login?next=/shows/42" {
@@ -540,13 +674,13 @@ func TestBookRedirectsAndRerendersOnSeatTaken(t *testing.T) {
 		t.Errorf("request = %+v", orders.got)
 	}
 
-	res, body := do(t, app, "POST", "/shows/42/book", url.Values{}, "tok-7")
+	res, body := do(t, app, "POST", "/shows/42/book", withCSRF(url.Values{}, tok), "tok-7")
 	if res.StatusCode != fiber.StatusBadRequest || !strings.Contains(body, "Pick at least one seat") {
 		t.Errorf("empty: %d", res.StatusCode)
 	}
 
 	orders.createErr = &services.Error{Code: services.CodeSeatTaken, Message: "already taken: B2", Seats: []string{"B2"}}
-	form = url.Values{"seat": {strconv.FormatInt(seatID(2, 2), 10), strconv.FormatInt(seatID(2, 4), 10)}}
+	form = withCSRF(url.Values{"seat": {strconv.FormatInt(seatID(2, 2), 10), strconv.FormatInt(seatID(2, 4), 10)}}, tok)
 	res, body = do(t, app, "POST", "/shows/42/book", form, "tok-7")
 	if res.StatusCode != fiber.StatusConflict || !strings.Contains(body, "Sorry, B2 was just taken by someone else.") {
 		t.Errorf("seat taken: %d", res.StatusCode)
@@ -562,24 +696,30 @@ func TestBookRedirectsAndRerendersOnSeatTaken(t *testing.T) {
 
 func TestLoginSetsCookieAndHonoursLocalNext(t *testing.T) {
 	app := testApp(fixtureMap(time.Now().UTC()), &fakeOrders{})
-	res, body := do(t, app, "POST", "/login", url.Values{"email": {"mei@seatflow.test"}, "password": {"wrong"}, "next": {"/shows/42"}}, "")
+	tok := issuedCSRF(t, app)
+	res, body := do(t, app, "POST", "/login", withCSRF(url.Values{"email": {"mei@seatflow.test"}, "password": {"wrong"}, "next": {"/shows/42"}}, tok), "")
 	if res.StatusCode != fiber.StatusUnauthorized || !strings.Contains(body, "Wrong email or password") || !strings.Contains(body, `value="mei@seatflow.test"`) {
 		t.Errorf("bad login: %d", res.StatusCode)
 	}
 	if strings.Contains(body, "wrong\"") {
 		t.Error("the password was echoed")
 	}
-	res, _ = do(t, app, "POST", "/login", url.Values{"email": {"mei@seatflow.test"}, "password": {"right-password"}, "next": {"/shows/42"}}, "")
+	res, _ = do(t, app, "POST", "/login", withCSRF(url.Values{"email": {"mei@seatflow.test"}, "password": {"right-password"}, "next": {"/shows/42"}}, tok), "")
 	if res.StatusCode != fiber.StatusSeeOther || res.Header.Get("Location") != "/shows/42" {
 		t.Errorf("login: %d %q", res.StatusCode, res.Header.Get("Location"))
 	}
-	ck := res.Header.Get("Set-Cookie")
+	ck := ""
+	for _, c := range res.Header.Values("Set-Cookie") {
+		if strings.HasPrefix(c, SessionCookie+"=") {
+			ck = c
+		}
+	}
 	for _, want := range []string{SessionCookie + "=tok-7", "HttpOnly", "SameSite=Lax", "path=/"} {
 		if !strings.Contains(strings.ToLower(ck), strings.ToLower(want)) {
 			t.Errorf("cookie %q lacks %s", ck, want)
 		}
 	}
-	res, _ = do(t, app, "POST", "/login", url.Values{"email": {"mei@seatflow.test"}, "password": {"right-password"}, "next": {"//evil.example/x"}}, "")
+	res, _ = do(t, app, "POST", "/login", withCSRF(url.Values{"email": {"mei@seatflow.test"}, "password": {"right-password"}, "next": {"//evil.example/x"}}, tok), "")
 	if res.Header.Get("Location") != "/" {
 		t.Errorf("foreign next followed: %q", res.Header.Get("Location"))
 	}
@@ -590,5 +730,202 @@ func TestLoginSetsCookieAndHonoursLocalNext(t *testing.T) {
 	res, _ = do(t, app, "GET", "/orders/NOPE", nil, "tok-7")
 	if res.StatusCode != fiber.StatusNotFound {
 		t.Errorf("unknown order: %d", res.StatusCode)
+	}
+}
+
+// --- CSRF -----------------------------------------------------------------------------
+
+func TestEveryPostFormCarriesTheCSRFToken(t *testing.T) {
+	now := time.Date(2025, 11, 30, 11, 30, 0, 0, time.UTC)
+	m := fixtureMap(now)
+	pg := views.Page{Title: "t", User: buyer, Path: "/x", CSRF: "tok-abc"}
+	order := &services.Order{OrderNo: "0MI8K2J3LQ2ZKX7", UserID: 7, ShowID: 42, Status: services.OrderPending, TotalMinor: 4500,
+		Currency: "CNY", CreatedAt: now, ExpiresAt: now.Add(15 * time.Minute),
+		Seats: []services.OrderSeat{{SeatID: seatID(2, 4), Label: "B3", ZoneCode: "standard", PriceMinor: 4500}}}
+	show := showProps(now)
+	show.Page = pg
+	signedOut := pg
+	signedOut.User = nil
+	pages := map[string]struct {
+		c     templ.Component
+		forms int
+	}{
+		"show":     {views.ShowPage(show), 2}, // booking + sign out
+		"order":    {views.OrderPage(views.OrderPageProps{Page: pg, Order: order, Show: m.Show, Now: now, Zone: shanghai}), 3},
+		"demo pay": {views.DemoPayPage(views.DemoPayProps{Page: pg, Payment: &demoPayment}), 3},
+		"login":    {views.LoginPage(views.AuthFormProps{Page: signedOut, Next: "/shows/42"}), 1},
+		"register": {views.RegisterPage(views.AuthFormProps{Page: signedOut}), 1},
+		"error":    {views.ErrorPage(views.ErrorPageProps{Page: pg, Status: 404, Message: "gone"}), 1},
+	}
+	for name, p := range pages {
+		doc := renderDoc(t, p.c)
+		forms := doc.Find(`form`)
+		if forms.Length() != p.forms {
+			t.Errorf("%s: %d forms, want %d", name, forms.Length(), p.forms)
+		}
+		forms.Each(func(_ int, f *goquery.Selection) {
+			if m := strings.ToLower(f.AttrOr("method", "")); m != "post" {
+				t.Errorf("%s: form %s has method %q", name, f.AttrOr("action", ""), m)
+			}
+			in := f.Find(`input[type="hidden"][name="` + views.CSRFField + `"]`)
+			if in.Length() != 1 || in.AttrOr("value", "") != "tok-abc" {
+				t.Errorf("%s: form %s lacks the CSRF token", name, f.AttrOr("action", ""))
+			}
+		})
+	}
+	// a page without a token (the one refusing a forged form) offers no sign-out form
+	// that would be refused in turn
+	pg.CSRF = ""
+	doc := renderDoc(t, views.ErrorPage(views.ErrorPageProps{Page: pg, Status: 403, Message: "no"}))
+	if doc.Find(`form`).Length() != 0 || !strings.Contains(doc.Find(".user-name").Text(), "Mei") {
+		t.Error("a page without a CSRF token renders a form, or forgets who is signed in")
+	}
+}
+
+func TestFormPostWithoutCSRFTokenIsRefused(t *testing.T) {
+	calls := &serviceCalls{}
+	app := testApp(fixtureMap(time.Now().UTC()), &fakeOrders{calls: calls})
+	tok := issuedCSRF(t, app)
+	other := issuedCSRF(t, app) // a valid token of another visitor
+	if tok == other {
+		t.Fatal("two visitors got the same token")
+	}
+	forms := []struct {
+		target string
+		form   url.Values
+	}{
+		{"/shows/42/book", url.Values{"seat": {strconv.FormatInt(seatID(2, 4), 10)}}},
+		{"/orders/0MI8K2J3LQ2ZKX7/pay", url.Values{}},
+		{"/orders/0MI8K2J3LQ2ZKX7/cancel", url.Values{}},
+		{"/pay/demo/pay_abc123/approve", url.Values{}},
+		{"/pay/demo/pay_abc123/decline", url.Values{}},
+		{"/login", url.Values{"email": {"mei@seatflow.test"}, "password": {"right-password"}}},
+		{"/register", url.Values{"name": {"Mallory"}, "email": {"mallory@evil.test"}, "password": {"password-123"}}},
+		{"/logout", url.Values{}},
+	}
+	csrfCookie := func(v string) *http.Cookie { return &http.Cookie{Name: CSRFCookie, Value: v} }
+	forgeries := []struct {
+		name    string
+		field   string
+		cookies []*http.Cookie
+	}{
+		{"no token", "", nil},
+		{"cookie but no field", "", []*http.Cookie{csrfCookie(tok)}},
+		{"field but no cookie", tok, nil},
+		{"another visitor's field", other, []*http.Cookie{csrfCookie(tok)}},
+		{"made-up pair", "11111111-2222-4333-8444-555555555555", []*http.Cookie{csrfCookie("11111111-2222-4333-8444-555555555555")}},
+	}
+	calls.take()
+	for _, f := range forms {
+		for _, fg := range forgeries {
+			for _, signedIn := range []bool{true, false} {
+				form := f.form
+				if fg.field != "" {
+					form = withCSRF(f.form, fg.field)
+				}
+				cookies := fg.cookies
+				if signedIn {
+					cookies = append([]*http.Cookie{{Name: SessionCookie, Value: "tok-7"}}, cookies...)
+				}
+				what := fmt.Sprintf("POST %s, %s, signed in %v", f.target, fg.name, signedIn)
+				res, body := send(t, app, "POST", f.target, form, cookies...)
+				if res.StatusCode != fiber.StatusForbidden {
+					t.Errorf("%s: %d, want 403", what, res.StatusCode)
+					continue
+				}
+				if ct := res.Header.Get("Content-Type"); !strings.HasPrefix(ct, "text/html") {
+					t.Errorf("%s: content type %q", what, ct)
+				}
+				doc, _ := goquery.NewDocumentFromReader(strings.NewReader(body))
+				if msg := doc.Find(".error-page").Text(); !strings.Contains(msg, "This form has expired or came from another site; go back, reload and try again.") {
+					t.Errorf("%s: page says %q", what, msg)
+				}
+				if doc.Find("header.site-header").Length() != 1 || (doc.Find(".user-name").Text() == "Mei") != signedIn {
+					t.Errorf("%s: the error page is not in the layout with the visitor", what)
+				}
+				for _, c := range res.Cookies() {
+					if c.Name == SessionCookie {
+						t.Errorf("%s: the session cookie was touched: %v", what, c)
+					}
+				}
+				want := []string(nil)
+				if signedIn {
+					want = []string{"Users.Authenticate"} // the session lookup, read-only
+				}
+				if got := calls.take(); strings.Join(got, ",") != strings.Join(want, ",") {
+					t.Errorf("%s: services called %v, want %v", what, got, want)
+				}
+			}
+		}
+	}
+	// the same forms with the token go through to their handlers
+	for _, f := range forms {
+		res, _ := do(t, app, "POST", f.target, withCSRF(f.form, tok), "tok-7")
+		got := calls.take()
+		if res.StatusCode == fiber.StatusForbidden || len(got) < 2 {
+			t.Errorf("POST %s with the token: %d, services called %v", f.target, res.StatusCode, got)
+		}
+	}
+}
+
+// TestDemoApproveLikeTheContractChecker submits the approve form as the contract checker
+// does: GET the provider's page without cookies, send back its Set-Cookie values and the
+// form's inputs.
+func TestDemoApproveLikeTheContractChecker(t *testing.T) {
+	calls := &serviceCalls{}
+	app := testApp(fixtureMap(time.Now().UTC()), &fakeOrders{calls: calls})
+	page, body := do(t, app, "GET", "/pay/demo/pay_abc123", nil, "")
+	if page.StatusCode != 200 {
+		t.Fatalf("demo page: %d", page.StatusCode)
+	}
+	doc, _ := goquery.NewDocumentFromReader(strings.NewReader(body))
+	form := doc.Find(`form[method="post"][action$="/approve"]`)
+	vals := url.Values{}
+	form.Find("input").Each(func(_ int, in *goquery.Selection) {
+		if n := in.AttrOr("name", ""); n != "" && in.AttrOr("type", "") != "submit" {
+			vals.Set(n, in.AttrOr("value", ""))
+		}
+	})
+	req := httptest.NewRequest("POST", form.AttrOr("action", ""), strings.NewReader(vals.Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	for _, c := range page.Header.Values("Set-Cookie") {
+		req.Header.Add("Cookie", strings.SplitN(c, ";", 2)[0])
+	}
+	calls.take()
+	res, err := app.Test(req, -1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.StatusCode != fiber.StatusSeeOther || res.Header.Get("Location") != "/orders/0MI8K2J3LQ2ZKX7" {
+		t.Errorf("approve: %d %q", res.StatusCode, res.Header.Get("Location"))
+	}
+	if got := calls.take(); strings.Join(got, ",") != "Payments.DemoDecide:true" {
+		t.Errorf("services called %v", got)
+	}
+}
+
+func TestCSRFSkipsAPIStaticAndOpsAndHonoursSecureCookies(t *testing.T) {
+	app := fiber.New(fiber.Config{ErrorHandler: ErrorHandler})
+	app.Use((&Deps{SecureCookies: true}).CSRF(nil))
+	ok := func(c *fiber.Ctx) error { return c.SendString("ok") }
+	skipped := []string{"/api/v1/payments/demo/webhook", "/api/v1/orders/X/pay", "/static/css/app.css", "/healthz", "/readyz", "/metrics"}
+	guarded := []string{"/apiary", "/staticky", "/healthz-not", "/login"}
+	for _, p := range append(append([]string{}, skipped...), guarded...) {
+		app.Post(p, ok)
+	}
+	app.Get("/login", ok)
+	for _, p := range skipped {
+		if res, _ := send(t, app, "POST", p, url.Values{}); res.StatusCode != 200 {
+			t.Errorf("POST %s without a token: %d, want 200 (not a browser form)", p, res.StatusCode)
+		}
+	}
+	for _, p := range guarded {
+		if res, _ := send(t, app, "POST", p, url.Values{}); res.StatusCode != fiber.StatusForbidden {
+			t.Errorf("POST %s without a token: %d, want 403", p, res.StatusCode)
+		}
+	}
+	res, _ := send(t, app, "GET", "/login", nil)
+	if cs := res.Cookies(); len(cs) != 1 || cs[0].Name != CSRFCookie || !cs[0].Secure || !cs[0].HttpOnly || cs[0].SameSite != http.SameSiteLaxMode {
+		t.Errorf("CSRF cookie with SecureCookies: %q", res.Header.Values("Set-Cookie"))
 	}
 }

@@ -12,12 +12,19 @@ import (
 )
 
 // Page is what every page gives the layout: its title, the signed-in user (nil when
-// signed out) and the request path (for the navigation and the sign-in link's next).
+// signed out), the request path (for the navigation and the sign-in link's next) and
+// the CSRF token every POST form carries.
 type Page struct {
 	Title string
 	User  *services.User
 	Path  string
+	// CSRF is the request's CSRF token (the value of the CSRFField hidden input); empty
+	// when none was issued, e.g. on the page refusing a forged form.
+	CSRF string
 }
+
+// CSRFField is the hidden form field that carries the CSRF token of every POST form.
+const CSRFField = "_csrf"
 
 // SignedIn reports whether a user is signed in.
 func (p Page) SignedIn() bool { return p.User != nil }

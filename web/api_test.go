@@ -2,6 +2,8 @@ package web
 
 import (
 	"context"
+	"html"
+	"net/http"
 	"net/url"
 	"regexp"
 	"strings"
@@ -29,13 +31,52 @@ func TestAPI_BookPayAndSeeSold(t *testing.T) {
 	if page.status != 200 || !strings.Contains(strings.ToLower(string(page.body)), "approve") {
 		t.Fatalf("demo page: %d %s", page.status, page.body)
 	}
-	m := regexp.MustCompile(`action="([^"]*approve[^"]*)"`).FindSubmatch(page.body)
-	if m == nil {
+	// submit the approve form as the contract checker does: its inputs (the CSRF token
+	// among them) and the page's Set-Cookie values sent back, one Cookie header each
+	var action string
+	vals := url.Values{}
+	for _, f := range regexp.MustCompile(`(?is)<form\b([^>]*)>(.*?)</form>`).FindAllStringSubmatch(string(page.body), -1) {
+		act := htmlAttr(f[1], "action")
+		if !strings.Contains(act, "approve") {
+			continue
+		}
+		action = act
+		for _, in := range regexp.MustCompile(`(?is)<input\b[^>]*>`).FindAllString(f[2], -1) {
+			if n := htmlAttr(in, "name"); n != "" && !strings.EqualFold(htmlAttr(in, "type"), "submit") {
+				vals.Set(n, htmlAttr(in, "value"))
+			}
+		}
+		break
+	}
+	if action == "" {
 		t.Fatalf("no approve form: %s", page.body)
 	}
-	res := a.do("POST", string(m[1]), "", url.Values{}.Encode(), map[string]string{"Content-Type": "application/x-www-form-urlencoded"})
-	if res.status >= 400 {
-		t.Fatalf("approve: %d %s", res.status, res.body)
+	if vals.Get("_csrf") == "" || len(page.header.Values("Set-Cookie")) == 0 {
+		t.Fatalf("the demo page issued no CSRF token: inputs %v, cookies %q", vals, page.header.Values("Set-Cookie"))
+	}
+	// a forged approve (no CSRF token) is refused and changes nothing
+	if f := a.do("POST", action, "", "", map[string]string{"Content-Type": "application/x-www-form-urlencoded"}); f.status != 403 ||
+		!strings.Contains(string(f.body), "came from another site") {
+		t.Fatalf("forged approve: %d %s", f.status, f.body)
+	}
+	if o := a.do("GET", "/api/v1/orders/"+no, tok, nil, nil).json(t); o["status"] != "pending" {
+		t.Fatalf("order after a forged approve: %v", o)
+	}
+	req, err := http.NewRequest("POST", a.base+action, strings.NewReader(vals.Encode()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	for _, c := range page.header.Values("Set-Cookie") {
+		req.Header.Add("Cookie", strings.SplitN(c, ";", 2)[0])
+	}
+	res, err := noRedirect.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.StatusCode >= 400 {
+		t.Fatalf("approve: %d", res.StatusCode)
 	}
 	o := a.do("GET", "/api/v1/orders/"+no, tok, nil, nil).json(t)
 	if o["status"] != "paid" || o["paid_at"] == nil {
@@ -49,6 +90,15 @@ func TestAPI_BookPayAndSeeSold(t *testing.T) {
 	if c := a.do("POST", "/api/v1/orders/"+no+"/cancel", tok, nil, nil); c.status != 409 || c.code() != "ORDER_STATE" {
 		t.Errorf("cancel of a paid order: %d %s", c.status, c.body)
 	}
+}
+
+// htmlAttr is a tag's attribute value, as the contract checker reads it.
+func htmlAttr(tag, name string) string {
+	m := regexp.MustCompile(`(?is)\s` + name + `\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'>]+))`).FindStringSubmatch(tag)
+	if m == nil {
+		return ""
+	}
+	return html.UnescapeString(m[1] + m[2] + m[3])
 }
 
 // TestAPI_ExpiryTaskEndsUnpaidOrder proves the asynq task (invariant 8's fast path)

@@ -121,6 +121,33 @@ func (a *App) newHTTP() *fiber.App {
 	d := &handlers.Deps{Shows: a.Shows, Orders: a.Orders, Payments: a.Payments, Users: a.Users, Limiter: a.Limiter,
 		Currency: a.Cfg.Currency, SecureCookies: a.Cfg.SecureCookies}
 	app.Use(d.Authenticate)
+	// CSRF for the browser's forms, after Authenticate so the 403 page shows who is
+	// signed in; its tokens live in Redis so a form posts to any process.
+	csrfKey := func(token string) string { return a.Cfg.KeyPrefix + ":csrf:" + token }
+	redisCtx := func() (context.Context, context.CancelFunc) {
+		return context.WithTimeout(context.Background(), 2*time.Second)
+	}
+	app.Use(d.CSRF(handlers.CSRFStorage{
+		GetFunc: func(token string) ([]byte, error) {
+			ctx, cancel := redisCtx()
+			defer cancel()
+			b, err := a.Redis.Get(ctx, csrfKey(token)).Bytes()
+			if errors.Is(err, redis.Nil) {
+				return nil, nil
+			}
+			return b, err
+		},
+		SetFunc: func(token string, val []byte, exp time.Duration) error {
+			ctx, cancel := redisCtx()
+			defer cancel()
+			return a.Redis.Set(ctx, csrfKey(token), val, exp).Err()
+		},
+		DeleteFunc: func(token string) error {
+			ctx, cancel := redisCtx()
+			defer cancel()
+			return a.Redis.Del(ctx, csrfKey(token)).Err()
+		},
+	}))
 	d.RegisterAPI(app)
 	d.RegisterPages(app)
 	return app

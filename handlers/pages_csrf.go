@@ -1,0 +1,128 @@
+package handlers
+
+import (
+	"log/slog"
+	"strings"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+	"github.com/gofiber/fiber/v2/middleware/csrf"
+
+	"seatflow/views"
+)
+
+// CSRFCookie is the browser's CSRF cookie; every POST form echoes its token in the
+// views.CSRFField hidden input.
+const CSRFCookie = "sf_csrf"
+
+// csrfExpiration is how long a CSRF token lives after the last page that used it (each
+// GET extends it), so a form left open over a long break still posts.
+const csrfExpiration = 12 * time.Hour
+
+// csrfTokenKey is where the CSRF middleware leaves the request's token in c.Locals.
+const csrfTokenKey = "csrf_token"
+
+// csrfRefusedMessage is what a forged or stale form is told.
+const csrfRefusedMessage = "This form has expired or came from another site; go back, reload and try again."
+
+// CSRF protects the browser's form POSTs with Fiber's CSRF middleware: a GET issues a
+// token in the HttpOnly, SameSite=Lax cookie CSRFCookie (Secure with SecureCookies) and
+// in c.Locals for page() to put in every form; a POST must send the same token in the
+// views.CSRFField form field, and the token must still be in storage. Anything else is
+// refused with a 403 page before a handler runs. The JSON API (Bearer tokens, and the
+// signed server-to-server payment webhook), /static and the ops endpoints are skipped.
+// storage keeps the tokens (nil: this process's memory).
+func (d *Deps) CSRF(storage fiber.Storage) fiber.Handler {
+	return csrf.New(csrf.Config{
+		Next:           skipCSRF,
+		KeyLookup:      "form:" + views.CSRFField,
+		CookieName:     CSRFCookie,
+		CookiePath:     "/",
+		CookieSecure:   d.SecureCookies,
+		CookieHTTPOnly: true,
+		CookieSameSite: fiber.CookieSameSiteLaxMode,
+		Expiration:     csrfExpiration,
+		Storage:        storage,
+		ContextKey:     csrfTokenKey,
+		ErrorHandler:   csrfRefused,
+	})
+}
+
+// skipCSRF is true for the paths that take no browser forms.
+func skipCSRF(c *fiber.Ctx) bool {
+	if isAPI(c) {
+		return true
+	}
+	p := c.Path()
+	for _, prefix := range []string{"/static", "/healthz", "/readyz", "/metrics"} {
+		if p == prefix || strings.HasPrefix(p, prefix+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+// csrfRefused answers a POST whose CSRF token is missing, wrong or expired: a 403 page
+// in the layout; no handler ran, so nothing changed.
+func csrfRefused(c *fiber.Ctx, err error) error {
+	slog.Debug("csrf: form refused", "method", c.Method(), "path", c.Path(), "err", err)
+	return renderErrorPage(c, fiber.StatusForbidden, csrfRefusedMessage)
+}
+
+// csrfToken is the request's CSRF token for the forms of the page ("" when the
+// middleware issued none).
+func csrfToken(c *fiber.Ctx) string {
+	tok, _ := c.Locals(csrfTokenKey).(string)
+	return strings.Clone(tok)
+}
+
+// maxCSRFTokenLen bounds the cookie values looked up in storage (tokens are UUIDs).
+const maxCSRFTokenLen = 64
+
+// CSRFStorage adapts three functions to fiber.Storage, so the CSRF middleware can keep
+// its tokens in a store every process shares (web wires it to Redis) while the handlers
+// stay free of Redis. Get returns nil, nil for a missing token; errors are logged and
+// read as "no such token" by the middleware (the form is refused, nothing changes).
+type CSRFStorage struct {
+	GetFunc    func(key string) ([]byte, error)
+	SetFunc    func(key string, val []byte, exp time.Duration) error
+	DeleteFunc func(key string) error
+}
+
+// Get implements fiber.Storage.
+func (s CSRFStorage) Get(key string) ([]byte, error) {
+	if key == "" || len(key) > maxCSRFTokenLen {
+		return nil, nil
+	}
+	v, err := s.GetFunc(key)
+	if err != nil {
+		slog.Warn("csrf: token store unavailable", "err", err)
+	}
+	return v, err
+}
+
+// Set implements fiber.Storage.
+func (s CSRFStorage) Set(key string, val []byte, exp time.Duration) error {
+	if key == "" || len(key) > maxCSRFTokenLen || len(val) == 0 {
+		return nil
+	}
+	err := s.SetFunc(key, val, exp)
+	if err != nil {
+		slog.Warn("csrf: token store unavailable", "err", err)
+	}
+	return err
+}
+
+// Delete implements fiber.Storage.
+func (s CSRFStorage) Delete(key string) error {
+	if key == "" || len(key) > maxCSRFTokenLen {
+		return nil
+	}
+	return s.DeleteFunc(key)
+}
+
+// Reset implements fiber.Storage; the middleware never calls it.
+func (CSRFStorage) Reset() error { return nil }
+
+// Close implements fiber.Storage; the store's owner closes it.
+func (CSRFStorage) Close() error { return nil }
