@@ -54,6 +54,9 @@ func (d *Deps) apiRegister(c *fiber.Ctx) error {
 	}
 	ctx, cancel := ctxOf(c)
 	defer cancel()
+	if err := d.Limiter.AllowRegister(ctx, c.IP()); err != nil {
+		return err
+	}
 	uid, err := d.Users.Register(ctx, in.Email, in.Password, in.Name)
 	if err != nil {
 		return err
@@ -66,9 +69,12 @@ func (d *Deps) apiLogin(c *fiber.Ctx) error {
 	if err := decodeJSON(c, &in); err != nil {
 		return err
 	}
+	if strings.TrimSpace(in.Email) == "" || in.Password == "" {
+		return invalid("email and password are required")
+	}
 	ctx, cancel := ctxOf(c)
 	defer cancel()
-	if err := d.Limiter.AllowLogin(ctx, strings.ToLower(strings.TrimSpace(in.Email))); err != nil {
+	if err := d.Limiter.AllowLogin(ctx, in.Email); err != nil {
 		return err
 	}
 	tok, u, err := d.Users.Login(ctx, in.Email, in.Password)

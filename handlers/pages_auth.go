@@ -91,6 +91,10 @@ func (d *Deps) register(c *fiber.Ctx) error {
 	}
 	ctx, cancel := ctxOf(c)
 	defer cancel()
+	if err := d.Limiter.AllowRegister(ctx, c.IP()); err != nil {
+		st, se := pageError(c, err)
+		return again(st, se.Message)
+	}
 	if _, err := d.Users.Register(ctx, email, password, name); err != nil {
 		st, se := pageError(c, err)
 		return again(st, sentence(se.Message))

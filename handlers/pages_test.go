@@ -567,6 +567,11 @@ func (f fakeUsers) Logout(context.Context, string) error {
 
 type fakeLimiter struct{ calls *serviceCalls }
 
+func (f fakeLimiter) AllowRegister(context.Context, string) error {
+	f.calls.add("Limiter.AllowRegister")
+	return nil
+}
+
 func (f fakeLimiter) AllowLogin(context.Context, string) error {
 	f.calls.add("Limiter.AllowLogin")
 	return nil

@@ -77,5 +77,12 @@ func isDuplicate(err error) bool {
 	return errors.As(err, &me) && me.Number == 1062
 }
 
+// isRetryable reports whether a transaction failed only because InnoDB picked it as a
+// deadlock victim (1213) or timed out waiting for a lock (1205): running it again is safe.
+func isRetryable(err error) bool {
+	var me *mysql.MySQLError
+	return errors.As(err, &me) && (me.Number == 1213 || me.Number == 1205)
+}
+
 // dbTimeout bounds every SQL call made on behalf of a request.
 const dbTimeout = 5 * time.Second

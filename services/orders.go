@@ -176,6 +176,14 @@ func (o *Orders) Create(ctx context.Context, req CreateOrderRequest) (*Order, er
 	} else if _, ok := show.ZonePrice(req.Zone); !ok {
 		return nil, errf(CodeInvalidRequest, "zone %q is not a zone of this show", req.Zone)
 	}
+	if req.IdempotencyKey != "" {
+		// a replay creates nothing, so it costs no rate-limit token
+		if prior, err := o.replay(ctx, req.UserID, req.IdempotencyKey, req.hash()); prior != nil {
+			return prior, nil
+		} else if err != nil && ErrorCode(err) != CodeIdempotencyMismatch {
+			return nil, err
+		}
+	}
 	if err := o.limiter.AllowOrder(ctx, req.UserID, req.ShowID); err != nil {
 		if ErrorCode(err) == CodeRateLimited {
 			o.metrics.RateLimited.WithLabelValues("order").Inc()
@@ -200,8 +208,12 @@ func (o *Orders) hold(ctx context.Context, show *Show, hall *Hall, req CreateOrd
 	if n > show.PurchaseLimit {
 		return nil, errf(CodeLimitExceeded, "at most %d seats per person for this show", show.PurchaseLimit)
 	}
+	deadline := now.Add(o.holdFor).Truncate(time.Second)
+	if deadline.After(show.SaleClosesAt) {
+		deadline = show.SaleClosesAt // nobody pays for a show whose sale has closed
+	}
 	order := &Order{OrderNo: NewOrderNo(now), UserID: req.UserID, ShowID: show.ID, Status: OrderPending,
-		Currency: show.Currency, CreatedAt: now, ExpiresAt: now.Add(o.holdFor).Truncate(time.Second)}
+		Currency: show.Currency, CreatedAt: now, ExpiresAt: deadline}
 	var err error
 	if len(req.SeatIDs) > 0 {
 		err = o.holdChosen(ctx, show, hall, order, req)
@@ -215,7 +227,11 @@ func (o *Orders) hold(ctx context.Context, show *Show, hall *Hall, req CreateOrd
 		}
 		return nil, err
 	}
-	if err := o.persist(ctx, order, req.IdempotencyKey, req.hash()); err != nil {
+	err = o.persist(ctx, order, req.IdempotencyKey, req.hash())
+	for attempt := 0; attempt < 3 && isRetryable(err); attempt++ {
+		err = o.persist(ctx, order, req.IdempotencyKey, req.hash()) // InnoDB chose it as a deadlock victim
+	}
+	if err != nil {
 		o.releaseAfterFailure(order)
 		if isDuplicate(err) {
 			o.metrics.HoldConflicts.Inc()
@@ -239,6 +255,15 @@ func (o *Orders) hold(ctx context.Context, show *Show, hall *Hall, req CreateOrd
 }
 
 // notOnSale explains why a show takes no orders, with times in the cinema's zone.
+func zoneHasKind(hall *Hall, zone, kind string) bool {
+	for _, s := range hall.Seats {
+		if s.ZoneCode == zone && s.Kind == kind {
+			return true
+		}
+	}
+	return false
+}
+
 func notOnSale(show *Show, now time.Time, zone *time.Location) error {
 	const layout = "Mon 2 Jan 15:04 MST"
 	switch {
@@ -346,6 +371,9 @@ func (o *Orders) holdBestAvailable(ctx context.Context, show *Show, hall *Hall, 
 		}
 		ids, free := BestAvailable(hall, states, req.Zone, req.Quantity, req.Accessible)
 		if ids == nil {
+			if req.Accessible && !zoneHasKind(hall, req.Zone, KindWheelchair) {
+				return errf(CodeNoAdjacentSeats, "zone %s has no wheelchair spaces", req.Zone)
+			}
 			if free < req.Quantity {
 				return errf(CodeSoldOut, "zone %s has %d seats left", req.Zone, free)
 			}

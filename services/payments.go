@@ -192,7 +192,8 @@ func (p *Payments) approve(ctx context.Context, pr PaymentProvider, pay *Payment
 	if n, _ := res.RowsAffected(); n == 0 {
 		return nil // decided before: a repeated webhook
 	}
-	res, err = tx.ExecContext(ctx, "UPDATE orders SET status = 'paid', paid_at = ? WHERE id = ? AND status = 'pending'", now, pay.OrderID)
+	res, err = tx.ExecContext(ctx, "UPDATE orders SET status = 'paid', paid_at = ? WHERE id = ? AND status = 'pending' AND expires_at > ?",
+		now, pay.OrderID, now.Add(-PaymentGrace))
 	if err != nil {
 		return unavailable("the database", err)
 	}
@@ -206,6 +207,9 @@ func (p *Payments) approve(ctx context.Context, pr PaymentProvider, pay *Payment
 		return unavailable("the database", err)
 	}
 	if paid == 0 {
+		if _, err := p.orders.Expire(ctx, pay.OrderNo); err != nil { // pending past the grace: end it now
+			p.log.Warn("order past its deadline not expired yet", "order_no", pay.OrderNo, "err", err)
+		}
 		p.orders.metrics.PaymentsLate.Inc()
 		p.log.Warn("payment arrived after its order ended; refunded", "payment_id", pay.PaymentID, "order_no", pay.OrderNo)
 		if err := pr.Refund(ctx, pay); err != nil {
@@ -220,6 +224,11 @@ func (p *Payments) approve(ctx context.Context, pr PaymentProvider, pay *Payment
 	p.orders.sold(ctx, order)
 	return nil
 }
+
+// PaymentGrace is how long after an order's deadline an approval that the buyer started
+// in time is still accepted, as long as the order has not expired yet (its seats are
+// still held by it). Later approvals are refunded.
+const PaymentGrace = 2 * time.Minute
 
 // DemoProvider is the built-in payment provider: its page (/pay/demo/{payment_id})
 // lets the buyer approve or decline, and approving sends the signed webhook.

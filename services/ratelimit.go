@@ -13,9 +13,10 @@ import (
 // Limits configures the rate limits (GCRA in Redis, go-redis/redis_rate). Rates are
 // events per Period with a burst of Burst.
 type Limits struct {
-	UserPerMinute, UserBurst   int // order creations per user
-	ShowPerSecond, ShowBurst   int // order creations per show
-	LoginPerMinute, LoginBurst int // logins per email address
+	UserPerMinute, UserBurst         int // order creations per user
+	ShowPerSecond, ShowBurst         int // order creations per show
+	LoginPerMinute, LoginBurst       int // logins per email address
+	RegisterPerMinute, RegisterBurst int // new accounts per client address
 }
 
 // RateLimiter applies Limits. Redis being unreachable is an UNAVAILABLE error, never
@@ -65,4 +66,10 @@ func (r *RateLimiter) AllowOrder(ctx context.Context, userID, showID int64) erro
 // The email is normalised as Users.Login does, so letter case cannot dodge the limit.
 func (r *RateLimiter) AllowLogin(ctx context.Context, email string) error {
 	return r.allow(ctx, "login:"+strings.ToLower(strings.TrimSpace(email)), redis_rate.Limit{Rate: r.limits.LoginPerMinute, Burst: r.limits.LoginBurst, Period: time.Minute}, "sign-in attempts")
+}
+
+// AllowRegister counts one account registration against the client address's limit
+// (ip is the address the request came from).
+func (r *RateLimiter) AllowRegister(ctx context.Context, ip string) error {
+	return r.allow(ctx, "register:"+ip, redis_rate.Limit{Rate: r.limits.RegisterPerMinute, Burst: r.limits.RegisterBurst, Period: time.Minute}, "new accounts from this address")
 }

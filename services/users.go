@@ -10,6 +10,7 @@ import (
 	"net/mail"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/jmoiron/sqlx"
@@ -54,7 +55,7 @@ func (u *Users) Create(ctx context.Context, email, password, name, role string) 
 	if len(password) < 8 || len(password) > 72 {
 		return 0, errf(CodeInvalidRequest, "password must be 8 to 72 bytes long")
 	}
-	if n := utf8.RuneCountInString(name); n < 1 || n > 100 || !utf8.ValidString(name) {
+	if n := utf8.RuneCountInString(name); n < 1 || n > 100 || !utf8.ValidString(name) || strings.IndexFunc(name, unicode.IsControl) >= 0 {
 		return 0, errf(CodeInvalidRequest, "name must be 1 to 100 characters")
 	}
 	switch role {

@@ -85,6 +85,7 @@ func New(cfg Config, clock services.Clock, log *slog.Logger) (*App, error) {
 		UserPerMinute: cfg.RateUserPerMinute, UserBurst: cfg.RateUserBurst,
 		ShowPerSecond: cfg.RateShowPerSecond, ShowBurst: cfg.RateShowBurst,
 		LoginPerMinute: cfg.RateLoginPerMinute, LoginBurst: cfg.RateLoginBurst,
+		RegisterPerMinute: cfg.RateRegisterPerMinute, RegisterBurst: cfg.RateRegisterBurst,
 	}, cfg.KeyPrefix)
 	a.asynqClient = asynq.NewClientFromRedisClient(rdb)
 	a.inspector = asynq.NewInspectorFromRedisClient(rdb)
@@ -196,7 +197,11 @@ func (a *App) Serve() error {
 func (a *App) Shutdown(ctx context.Context) error {
 	errs := []error{a.HTTP.ShutdownWithContext(ctx)}
 	a.worker.Shutdown()
-	errs = append(errs, a.asynqClient.Close(), a.inspector.Close(), a.Redis.Close(), a.DB.Close())
+	// the asynq client and inspector share a.Redis: their Close only says so, and the
+	// app closes the connection pool itself
+	_ = a.asynqClient.Close()
+	_ = a.inspector.Close()
+	errs = append(errs, a.Redis.Close(), a.DB.Close())
 	return errors.Join(errs...)
 }
 

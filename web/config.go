@@ -23,12 +23,14 @@ type Config struct {
 	HoldMinutes   int    `env:"HOLD_MINUTES" envDefault:"15"`
 	PurchaseLimit int    `env:"PURCHASE_LIMIT" envDefault:"4"`
 
-	RateUserPerMinute  int `env:"RATE_USER_PER_MINUTE" envDefault:"10"`
-	RateUserBurst      int `env:"RATE_USER_BURST" envDefault:"10"`
-	RateShowPerSecond  int `env:"RATE_SHOW_PER_SECOND" envDefault:"500"`
-	RateShowBurst      int `env:"RATE_SHOW_BURST" envDefault:"500"`
-	RateLoginPerMinute int `env:"RATE_LOGIN_PER_MINUTE" envDefault:"10"`
-	RateLoginBurst     int `env:"RATE_LOGIN_BURST" envDefault:"10"`
+	RateUserPerMinute     int `env:"RATE_USER_PER_MINUTE" envDefault:"10"`
+	RateUserBurst         int `env:"RATE_USER_BURST" envDefault:"10"`
+	RateShowPerSecond     int `env:"RATE_SHOW_PER_SECOND" envDefault:"500"`
+	RateShowBurst         int `env:"RATE_SHOW_BURST" envDefault:"500"`
+	RateLoginPerMinute    int `env:"RATE_LOGIN_PER_MINUTE" envDefault:"10"`
+	RateLoginBurst        int `env:"RATE_LOGIN_BURST" envDefault:"10"`
+	RateRegisterPerMinute int `env:"RATE_REGISTER_PER_MINUTE" envDefault:"30"`
+	RateRegisterBurst     int `env:"RATE_REGISTER_BURST" envDefault:"30"`
 
 	PaymentWebhookSecret string `env:"PAYMENT_WEBHOOK_SECRET"`
 	BcryptCost           int    `env:"BCRYPT_COST" envDefault:"10"`
