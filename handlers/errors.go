@@ -70,7 +70,11 @@ func asError(err error) (int, *services.Error) {
 		if code == "" {
 			code = "INTERNAL"
 		}
-		return fe.Code, &services.Error{Code: code, Message: fe.Message}
+		msg := fe.Message
+		if fe.Code == fiber.StatusNotFound {
+			msg = "there is nothing at this address"
+		}
+		return fe.Code, &services.Error{Code: code, Message: msg}
 	}
 	slog.Error("unhandled error", "err", err)
 	return fiber.StatusInternalServerError, &services.Error{Code: "INTERNAL", Message: "something went wrong on our side; nothing was lost, try again"}

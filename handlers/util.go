@@ -18,6 +18,10 @@ func ctxOf(c *fiber.Ctx) (context.Context, context.CancelFunc) {
 // idParam parses a positive integer route parameter; anything else is NOT_FOUND
 // (an id that cannot exist names nothing).
 func idParam(c *fiber.Ctx, name string) (int64, bool) {
-	id, err := strconv.ParseInt(c.Params(name), 10, 64)
+	p := c.Params(name)
+	if !digits.MatchString(p) || p[0] == '0' {
+		return 0, false // one spelling per id: no sign, no leading zeros
+	}
+	id, err := strconv.ParseInt(p, 10, 64)
 	return id, err == nil && id > 0
 }

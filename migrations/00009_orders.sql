@@ -1,7 +1,7 @@
 -- +goose Up
 CREATE TABLE orders (
   id            BIGINT UNSIGNED NOT NULL AUTO_INCREMENT PRIMARY KEY,
-  order_no      VARCHAR(32) NOT NULL,
+  order_no      VARCHAR(32) CHARACTER SET ascii COLLATE ascii_bin NOT NULL,
   user_id       BIGINT UNSIGNED NOT NULL,
   show_id       BIGINT UNSIGNED NOT NULL,
   status        ENUM('pending','paid','cancelled','expired','refunded') NOT NULL DEFAULT 'pending',

@@ -1,7 +1,7 @@
 -- +goose Up
 CREATE TABLE payments (
   id           BIGINT UNSIGNED NOT NULL AUTO_INCREMENT PRIMARY KEY,
-  payment_id   VARCHAR(40) NOT NULL,
+  payment_id   VARCHAR(40) CHARACTER SET ascii COLLATE ascii_bin NOT NULL,
   order_id     BIGINT UNSIGNED NOT NULL,
   provider     VARCHAR(32) NOT NULL,
   amount_minor BIGINT NOT NULL,

@@ -1,6 +1,10 @@
 package services
 
-import "context"
+import (
+	"context"
+
+	"github.com/jmoiron/sqlx"
+)
 
 // Cancel cancels the user's pending order and frees its seats. Cancelling a cancelled
 // order returns it unchanged (idempotent). Errors: NOT_FOUND (unknown or another user's),
@@ -70,29 +74,31 @@ func (o *Orders) end(ctx context.Context, order *Order, status, reason string, d
 	now := o.clock.Now()
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), dbTimeout)
 	defer cancel()
-	tx, err := o.db.BeginTxx(ctx, nil)
-	if err != nil {
-		return false, unavailable("the database", err)
-	}
-	defer tx.Rollback()
 	q := "UPDATE orders SET status = ?, cancelled_at = ?, cancel_reason = ? WHERE id = ? AND status = 'pending'"
 	args := []any{status, now, reason, order.ID}
 	if dueOnly {
 		q += " AND expires_at <= ?"
 		args = append(args, now)
 	}
-	res, err := tx.ExecContext(ctx, q, args...)
+	won := false
+	err := inTx(ctx, o.db, func(tx *sqlx.Tx) error {
+		res, err := tx.ExecContext(ctx, q, args...)
+		if err != nil {
+			return err
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			won = false
+			return nil
+		}
+		won = true
+		_, err = tx.ExecContext(ctx, "UPDATE order_seats SET live = NULL WHERE order_id = ?", order.ID)
+		return err
+	})
 	if err != nil {
 		return false, unavailable("the database", err)
 	}
-	if n, _ := res.RowsAffected(); n == 0 {
+	if !won {
 		return false, nil
-	}
-	if _, err := tx.ExecContext(ctx, "UPDATE order_seats SET live = NULL WHERE order_id = ?", order.ID); err != nil {
-		return false, unavailable("the database", err)
-	}
-	if err := tx.Commit(); err != nil {
-		return false, unavailable("the database", err)
 	}
 	if _, err := o.seats.Release(ctx, order.ShowID, order.OrderNo, refsOf(order), false); err != nil {
 		o.log.Error("seats of an ended order not released; reconciliation will free them", "order_no", order.OrderNo, "err", err)

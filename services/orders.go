@@ -227,11 +227,7 @@ func (o *Orders) hold(ctx context.Context, show *Show, hall *Hall, req CreateOrd
 		}
 		return nil, err
 	}
-	err = o.persist(ctx, order, req.IdempotencyKey, req.hash())
-	for attempt := 0; attempt < 3 && isRetryable(err); attempt++ {
-		err = o.persist(ctx, order, req.IdempotencyKey, req.hash()) // InnoDB chose it as a deadlock victim
-	}
-	if err != nil {
+	if err := o.persist(ctx, order, req.IdempotencyKey, req.hash()); err != nil {
 		o.releaseAfterFailure(order)
 		if isDuplicate(err) {
 			o.metrics.HoldConflicts.Inc()
@@ -408,47 +404,44 @@ func (o *Orders) releaseAfterFailure(order *Order) {
 func (o *Orders) persist(ctx context.Context, order *Order, key string, hash [32]byte) error {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), dbTimeout)
 	defer cancel()
-	tx, err := o.db.BeginTxx(ctx, nil)
-	if err != nil {
-		return err
-	}
-	defer tx.Rollback()
-	res, err := tx.ExecContext(ctx, `INSERT INTO orders (order_no, user_id, show_id, status, total_minor, currency, created_at, expires_at)
+	return inTx(ctx, o.db, func(tx *sqlx.Tx) error {
+		res, err := tx.ExecContext(ctx, `INSERT INTO orders (order_no, user_id, show_id, status, total_minor, currency, created_at, expires_at)
 		VALUES (?, ?, ?, 'pending', ?, ?, ?, ?)`, order.OrderNo, order.UserID, order.ShowID, order.TotalMinor, order.Currency, order.CreatedAt, order.ExpiresAt)
-	if err != nil {
-		return err
-	}
-	if order.ID, err = res.LastInsertId(); err != nil {
-		return err
-	}
-	q := "INSERT INTO order_seats (order_id, show_id, seat_id, zone_code, price_minor, live) VALUES "
-	args := make([]any, 0, 5*len(order.Seats))
-	for i, s := range order.Seats {
-		if i > 0 {
-			q += ", "
-		}
-		q += "(?, ?, ?, ?, ?, 1)"
-		args = append(args, order.ID, order.ShowID, s.SeatID, s.ZoneCode, s.PriceMinor)
-	}
-	if _, err := tx.ExecContext(ctx, q, args...); err != nil {
-		return err
-	}
-	if key != "" {
-		if _, err := tx.ExecContext(ctx, "DELETE FROM idempotency_keys WHERE user_id = ? AND idem_key = ? AND created_at < ?",
-			order.UserID, key, order.CreatedAt.Add(-IdempotencyTTL)); err != nil {
+		if err != nil {
 			return err
 		}
-		if _, err := tx.ExecContext(ctx, "INSERT INTO idempotency_keys (user_id, idem_key, request_hash, order_id, created_at) VALUES (?, ?, ?, ?, ?)",
-			order.UserID, key, hash[:], order.ID, order.CreatedAt); err != nil {
+		if order.ID, err = res.LastInsertId(); err != nil {
 			return err
 		}
-	}
-	if o.failHook != nil {
-		if err := o.failHook("insert"); err != nil {
+		q := "INSERT INTO order_seats (order_id, show_id, seat_id, zone_code, price_minor, live) VALUES "
+		args := make([]any, 0, 5*len(order.Seats))
+		for i, s := range order.Seats {
+			if i > 0 {
+				q += ", "
+			}
+			q += "(?, ?, ?, ?, ?, 1)"
+			args = append(args, order.ID, order.ShowID, s.SeatID, s.ZoneCode, s.PriceMinor)
+		}
+		if _, err := tx.ExecContext(ctx, q, args...); err != nil {
 			return err
 		}
-	}
-	return tx.Commit()
+		if key != "" {
+			if _, err := tx.ExecContext(ctx, "DELETE FROM idempotency_keys WHERE user_id = ? AND idem_key = ? AND created_at < ?",
+				order.UserID, key, order.CreatedAt.Add(-IdempotencyTTL)); err != nil {
+				return err
+			}
+			if _, err := tx.ExecContext(ctx, "INSERT INTO idempotency_keys (user_id, idem_key, request_hash, order_id, created_at) VALUES (?, ?, ?, ?, ?)",
+				order.UserID, key, hash[:], order.ID, order.CreatedAt); err != nil {
+				return err
+			}
+		}
+		if o.failHook != nil {
+			if err := o.failHook("insert"); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 }
 
 // liveElsewhere names the seats of order that MySQL records in another live order (the

@@ -180,33 +180,35 @@ func (p *Payments) approve(ctx context.Context, pr PaymentProvider, pay *Payment
 	now := p.clock.Now()
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), dbTimeout)
 	defer cancel()
-	tx, err := p.db.BeginTxx(ctx, nil)
-	if err != nil {
-		return unavailable("the database", err)
-	}
-	defer tx.Rollback()
-	res, err := tx.ExecContext(ctx, "UPDATE payments SET status = 'approved', updated_at = ? WHERE id = ? AND status IN ('started', 'declined')", now, pay.ID)
-	if err != nil {
-		return unavailable("the database", err)
-	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		return nil // decided before: a repeated webhook
-	}
-	res, err = tx.ExecContext(ctx, "UPDATE orders SET status = 'paid', paid_at = ? WHERE id = ? AND status = 'pending' AND expires_at > ?",
-		now, pay.OrderID, now.Add(-PaymentGrace))
-	if err != nil {
-		return unavailable("the database", err)
-	}
-	paid, _ := res.RowsAffected()
-	if paid == 0 {
-		if _, err := tx.ExecContext(ctx, "UPDATE payments SET status = 'refunded', updated_at = ? WHERE id = ?", now, pay.ID); err != nil {
-			return unavailable("the database", err)
+	var decided, paid bool
+	err := inTx(ctx, p.db, func(tx *sqlx.Tx) error {
+		res, err := tx.ExecContext(ctx, "UPDATE payments SET status = 'approved', updated_at = ? WHERE id = ? AND status IN ('started', 'declined')", now, pay.ID)
+		if err != nil {
+			return err
 		}
-	}
-	if err := tx.Commit(); err != nil {
+		if n, _ := res.RowsAffected(); n == 0 {
+			decided = true // decided before: a repeated webhook
+			return nil
+		}
+		decided = false
+		res, err = tx.ExecContext(ctx, "UPDATE orders SET status = 'paid', paid_at = ? WHERE id = ? AND status = 'pending' AND expires_at > ?",
+			now, pay.OrderID, now.Add(-PaymentGrace))
+		if err != nil {
+			return err
+		}
+		n, _ := res.RowsAffected()
+		if paid = n == 1; !paid {
+			_, err = tx.ExecContext(ctx, "UPDATE payments SET status = 'refunded', updated_at = ? WHERE id = ?", now, pay.ID)
+		}
+		return err
+	})
+	if err != nil {
 		return unavailable("the database", err)
 	}
-	if paid == 0 {
+	if decided {
+		return nil
+	}
+	if !paid {
 		if _, err := p.orders.Expire(ctx, pay.OrderNo); err != nil { // pending past the grace: end it now
 			p.log.Warn("order past its deadline not expired yet", "order_no", pay.OrderNo, "err", err)
 		}
