@@ -106,12 +106,13 @@ func New(cfg Config, clock services.Clock, log *slog.Logger) (*App, error) {
 
 func (a *App) newHTTP() *fiber.App {
 	app := fiber.New(fiber.Config{
-		AppName:      "seatflow",
-		ErrorHandler: handlers.ErrorHandler,
-		BodyLimit:    4 << 20, // LimitBody answers 413 above 64 KiB in the contract's shape
-		ReadTimeout:  15 * time.Second,
-		WriteTimeout: 15 * time.Second,
-		IdleTimeout:  60 * time.Second,
+		AppName:               "seatflow",
+		DisableStartupMessage: true,
+		ErrorHandler:          handlers.ErrorHandler,
+		BodyLimit:             4 << 20, // LimitBody answers 413 above 64 KiB in the contract's shape
+		ReadTimeout:           15 * time.Second,
+		WriteTimeout:          15 * time.Second,
+		IdleTimeout:           60 * time.Second,
 	})
 	app.Use(recover.New())
 	app.Use(handlers.LimitBody)

@@ -156,6 +156,15 @@ var noRedirect = &http.Client{Timeout: 30 * time.Second, CheckRedirect: func(*ht
 // do sends a request; body may be nil, a string, []byte or a value to marshal.
 func (a *testApp) do(method, path, token string, body any, hdr map[string]string) apiResp {
 	a.t.Helper()
+	return a.send(a.base, method, path, token, body, hdr)
+}
+
+// doAt is do against another instance's base URL.
+func (a *testApp) doAt(base, method, path, token string, body any) apiResp {
+	return a.send(base, method, path, token, body, nil)
+}
+
+func (a *testApp) send(base, method, path, token string, body any, hdr map[string]string) apiResp {
 	var rd io.Reader
 	switch b := body.(type) {
 	case nil:
@@ -167,7 +176,7 @@ func (a *testApp) do(method, path, token string, body any, hdr map[string]string
 		j, _ := json.Marshal(b)
 		rd = bytes.NewReader(j)
 	}
-	req, err := http.NewRequest(method, a.base+path, rd)
+	req, err := http.NewRequest(method, base+path, rd)
 	if err != nil {
 		a.t.Fatal(err)
 	}
