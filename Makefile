@@ -4,7 +4,7 @@ export PATH := $(PATH):/usr/local/go/bin
 GO ?= go
 HTMX := static/vendor/htmx.min.js
 
-.PHONY: run build test generate lint static services test-deps contract bench
+.PHONY: run build test generate lint static services test-deps bench
 
 ## run: build, migrate, seed the demo cinema (printing demo passwords) and serve on :8080
 run: build services
@@ -46,10 +46,6 @@ generate:
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "not gofmt'ed:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
-
-## contract: the API contract check against a running, freshly seeded server on :8080
-contract:
-	cd ../shared/contract-check && $(GO) run . -base http://127.0.0.1:8080
 
 ## bench: order creation throughput against the raw Redis and MariaDB ceilings (SEATFLOW_BENCH_SECONDS per phase, default 3)
 bench: services
