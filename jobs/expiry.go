@@ -38,25 +38,54 @@ func NewExpiryQueue(client *asynq.Client, inspector *asynq.Inspector) *ExpiryQue
 	return &ExpiryQueue{client: client, inspector: inspector}
 }
 
+// Expiry tasks run for at most TaskTimeout and are retried at most TaskMaxRetry times
+// (asynq's back-off); a task lost for good is covered by reconciliation.
+const (
+	TaskTimeout  = 15 * time.Second
+	TaskMaxRetry = 8
+)
+
 // ScheduleExpiry enqueues the expiry of orderNo to run at at (UTC deadline). An
 // existing task for the order is not an error.
 func (q *ExpiryQueue) ScheduleExpiry(ctx context.Context, orderNo string, at time.Time) error {
+	_, err := q.EnsureExpiry(ctx, orderNo, at)
+	return err
+}
+
+// EnsureExpiry enqueues the expiry task of orderNo at at (UTC) unless the order has one
+// (scheduled, running, or waiting for a retry), and reports whether it created one.
+func (q *ExpiryQueue) EnsureExpiry(ctx context.Context, orderNo string, at time.Time) (bool, error) {
 	payload, _ := json.Marshal(expirePayload{OrderNo: orderNo})
 	ctx, cancel := context.WithTimeout(ctx, 3*time.Second)
 	defer cancel()
 	_, err := q.client.EnqueueContext(ctx, asynq.NewTask(TypeExpireOrder, payload),
 		asynq.Queue(Queue), asynq.ProcessAt(at), asynq.TaskID(TaskID(orderNo)),
-		asynq.MaxRetry(10), asynq.Timeout(30*time.Second))
+		asynq.MaxRetry(TaskMaxRetry), asynq.Timeout(TaskTimeout))
 	if errors.Is(err, asynq.ErrTaskIDConflict) {
+		return false, nil
+	}
+	return err == nil, err
+}
+
+// ExpiryScheduled reports whether orderNo has an expiry task (in any state).
+func (q *ExpiryQueue) ExpiryScheduled(_ context.Context, orderNo string) (bool, error) {
+	_, err := q.inspector.GetTaskInfo(Queue, TaskID(orderNo))
+	if errors.Is(err, asynq.ErrTaskNotFound) || errors.Is(err, asynq.ErrQueueNotFound) {
+		return false, nil
+	}
+	return err == nil, err
+}
+
+// CancelExpiry removes the scheduled expiry of an order that was paid or cancelled. A
+// task that is gone (run already, or lost with a Redis wipe) is not an error; a task
+// that is running cannot be deleted, which is harmless (the handler is idempotent) and
+// returned so the caller can count it.
+func (q *ExpiryQueue) CancelExpiry(_ context.Context, orderNo string) error {
+	err := q.inspector.DeleteTask(Queue, TaskID(orderNo))
+	if err == nil || errors.Is(err, asynq.ErrTaskNotFound) || errors.Is(err, asynq.ErrQueueNotFound) {
 		return nil
 	}
 	return err
-}
-
-// CancelExpiry removes the scheduled expiry of an order that was paid or cancelled;
-// a task that is gone or already running is fine (the handler is idempotent).
-func (q *ExpiryQueue) CancelExpiry(ctx context.Context, orderNo string) {
-	_ = q.inspector.DeleteTask(Queue, TaskID(orderNo))
 }
 
 // Expirer ends a pending order past its deadline; services.Orders implements it.

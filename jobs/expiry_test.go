@@ -41,8 +41,12 @@ func TestScheduleExpiryOncePerOrder(t *testing.T) {
 	if d := tasks[0].NextProcessAt.Sub(at); d > time.Second || d < -time.Second {
 		t.Errorf("task runs at %v, want %v", tasks[0].NextProcessAt, at)
 	}
-	q.CancelExpiry(ctx, "0ABC")
-	q.CancelExpiry(ctx, "0ABC") // gone already: fine
+	if err := q.CancelExpiry(ctx, "0ABC"); err != nil {
+		t.Fatal(err)
+	}
+	if err := q.CancelExpiry(ctx, "0ABC"); err != nil { // gone already: fine
+		t.Errorf("deleting a task that is gone: %v", err)
+	}
 	if tasks, _ := in.ListScheduledTasks(Queue); len(tasks) != 0 {
 		t.Errorf("%d tasks left after CancelExpiry", len(tasks))
 	}

@@ -28,3 +28,19 @@ var Sell string
 //
 //go:embed load.lua
 var Load string
+
+// Repair compare-and-sets seat values for reconciliation and recomputes the zone and
+// per-user counters from the seat values, fenced by the lease token. See repair.lua.
+//
+//go:embed repair.lua
+var Repair string
+
+// LeaseAcquire takes the reconciliation lease with a new fencing token. See lease_acquire.lua.
+//
+//go:embed lease_acquire.lua
+var LeaseAcquire string
+
+// LeaseRenew extends or gives back the reconciliation lease. See lease_renew.lua.
+//
+//go:embed lease_renew.lua
+var LeaseRenew string

@@ -17,7 +17,7 @@ func BestAvailable(hall *Hall, states map[int64]string, zone string, quantity in
 	free := 0
 	for i := range hall.Seats {
 		s := &hall.Seats[i]
-		if s.ZoneCode != zone || states[s.ID] != "F" {
+		if s.ZoneCode != zone || states[s.ID] != seatFree {
 			continue
 		}
 		if !accessible && s.Kind != KindStandard {

@@ -14,6 +14,13 @@ type Metrics struct {
 	CreateLatency       prometheus.Histogram   // seconds, create-order requests that got an answer
 	PaymentsLate        prometheus.Counter
 	ExpiryEnqueueErrors prometheus.Counter
+	ExpiryCancelErrors  prometheus.Counter
+
+	ReconcileRuns      *prometheus.CounterVec // labels trigger (manual, cron, cli), result (done, failed, skipped, lease_lost)
+	ReconcileFindings  *prometheus.CounterVec // label kind (Finding* constants), fixed (true, false)
+	ReconcileDuration  prometheus.Histogram   // seconds per run
+	ReconcileLeaseLost prometheus.Counter
+	SeatSyncs          *prometheus.CounterVec // label result: queued, done, failed, lost
 }
 
 // NewMetrics builds the collectors (not yet registered).
@@ -29,6 +36,21 @@ func NewMetrics() *Metrics {
 		HoldConflicts:       c("hold_conflicts_total", "Order attempts refused because a seat was taken."),
 		PaymentsLate:        c("payments_refunded_late_total", "Payments that arrived after their order ended and were refunded."),
 		ExpiryEnqueueErrors: c("expiry_enqueue_errors_total", "Expiry tasks that could not be enqueued (reconciliation catches them)."),
+		ExpiryCancelErrors:  c("expiry_cancel_errors_total", "Expiry tasks of paid or cancelled orders that could not be deleted (harmless: the task finds the order settled)."),
+		ReconcileLeaseLost:  c("reconcile_lease_lost_total", "Reconciliation runs that lost their lease and stopped writing."),
+		ReconcileRuns: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "seatflow_reconcile_runs_total", Help: "Reconciliation runs by trigger and result.",
+		}, []string{"trigger", "result"}),
+		ReconcileFindings: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "seatflow_reconcile_findings_total", Help: "Drift found by reconciliation, by kind and whether it was fixed.",
+		}, []string{"kind", "fixed"}),
+		ReconcileDuration: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name: "seatflow_reconcile_run_seconds", Help: "Duration of reconciliation runs in seconds.",
+			Buckets: []float64{.01, .05, .1, .25, .5, 1, 2.5, 5, 10, 30, 60},
+		}),
+		SeatSyncs: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "seatflow_seat_syncs_total", Help: "Post-commit seat cache steps retried from the outbox: queued, done, failed (retried later), lost (not queued; reconciliation repairs).",
+		}, []string{"result"}),
 		RateLimited: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "seatflow_rate_limited_total", Help: "Requests refused by a rate limit.",
 		}, []string{"scope"}),
@@ -42,7 +64,8 @@ func NewMetrics() *Metrics {
 // Register registers every collector with reg.
 func (m *Metrics) Register(reg prometheus.Registerer) error {
 	for _, c := range []prometheus.Collector{m.OrdersCreated, m.OrdersPaid, m.OrdersCancelled, m.OrdersExpired,
-		m.HoldConflicts, m.RateLimited, m.CreateLatency, m.PaymentsLate, m.ExpiryEnqueueErrors} {
+		m.HoldConflicts, m.RateLimited, m.CreateLatency, m.PaymentsLate, m.ExpiryEnqueueErrors, m.ExpiryCancelErrors,
+		m.ReconcileRuns, m.ReconcileFindings, m.ReconcileDuration, m.ReconcileLeaseLost, m.SeatSyncs} {
 		if err := reg.Register(c); err != nil {
 			return err
 		}

@@ -100,25 +100,34 @@ func (o *Orders) end(ctx context.Context, order *Order, status, reason string, d
 	if !won {
 		return false, nil
 	}
-	if _, err := o.seats.Release(ctx, order.ShowID, order.OrderNo, refsOf(order), false); err != nil {
-		o.log.Error("seats of an ended order not released; reconciliation will free them", "order_no", order.OrderNo, "err", err)
+	order.Status = status
+	if err := o.syncSeats(ctx, order); err != nil {
+		o.queueSeatSync(order, err)
 	}
-	if o.expiry != nil && status != OrderExpired {
-		o.expiry.CancelExpiry(ctx, order.OrderNo)
+	if status != OrderExpired {
+		o.cancelExpiry(ctx, order.OrderNo)
 	}
 	return true, nil
 }
 
-// sold marks the seats of a freshly paid order sold in Redis (owner-checked).
+// cancelExpiry deletes the expiry task of an order that was paid or cancelled. A task
+// that cannot be deleted is harmless (it finds the order settled) but counted.
+func (o *Orders) cancelExpiry(ctx context.Context, orderNo string) {
+	if o.expiry == nil {
+		return
+	}
+	if err := o.expiry.CancelExpiry(ctx, orderNo); err != nil {
+		o.metrics.ExpiryCancelErrors.Inc()
+		o.log.Warn("expiry task not deleted; it will find the order settled", "order_no", orderNo, "err", err)
+	}
+}
+
+// sold marks the seats of a freshly paid order sold in Redis (owner-checked); a failed
+// Redis step is queued for retry (seat-sync outbox).
 func (o *Orders) sold(ctx context.Context, order *Order) {
-	conflicts, err := o.seats.Sell(ctx, order.ShowID, order.OrderNo, order.UserID, refsOf(order))
-	if err != nil {
-		o.log.Error("paid seats not marked sold in the seat cache; reconciliation will", "order_no", order.OrderNo, "err", err)
-	} else if len(conflicts) > 0 {
-		o.log.Error("paid seats held by another order in the seat cache", "order_no", order.OrderNo, "seats", conflicts)
+	if err := o.syncSeats(ctx, order); err != nil {
+		o.queueSeatSync(order, err)
 	}
 	o.metrics.OrdersPaid.Inc()
-	if o.expiry != nil {
-		o.expiry.CancelExpiry(ctx, order.OrderNo)
-	}
+	o.cancelExpiry(ctx, order.OrderNo)
 }

@@ -19,7 +19,8 @@ import (
 // (invariant 8).
 type ExpiryScheduler interface {
 	ScheduleExpiry(ctx context.Context, orderNo string, at time.Time) error
-	CancelExpiry(ctx context.Context, orderNo string)
+	// CancelExpiry deletes the order's task; a task that is already gone is not an error.
+	CancelExpiry(ctx context.Context, orderNo string) error
 }
 
 // Orders runs the order pipeline of DESIGN.md: create (hold in Redis, then one MySQL

@@ -26,7 +26,7 @@ type SeatStore struct {
 	now     func() time.Time
 	loads   singleflight.Group
 
-	hold, release, sell, load *redis.Script
+	hold, release, sell, load, repair *redis.Script
 }
 
 // NewSeatStore returns a store whose keys start with prefix (e.g. "sf").
@@ -37,6 +37,7 @@ func NewSeatStore(rdb redis.UniversalClient, db *sqlx.DB, catalog *Catalog, pref
 		release: redis.NewScript(lua.Release),
 		sell:    redis.NewScript(lua.Sell),
 		load:    redis.NewScript(lua.Load),
+		repair:  redis.NewScript(lua.Repair),
 	}
 }
 
@@ -49,6 +50,31 @@ const redisTimeout = 3 * time.Second
 func (s *SeatStore) Keys(showID int64) []string {
 	tag := s.prefix + ":{show:" + strconv.FormatInt(showID, 10) + "}:"
 	return []string{tag + "seats", tag + "zones", tag + "users"}
+}
+
+// fenceKey is the key holding the highest reconciliation lease token that repaired the
+// show's map, in the show's hash slot.
+func (s *SeatStore) fenceKey(showID int64) string {
+	return s.prefix + ":{show:" + strconv.FormatInt(showID, 10) + "}:fence"
+}
+
+// seatsKeyPattern matches the seats hash of every show (for SCAN).
+func (s *SeatStore) seatsKeyPattern() string { return s.prefix + ":{show:*}:seats" }
+
+// Seat values in the seats hash (lua/embed.go documents the same encoding for the scripts).
+const (
+	seatFree    = "F"
+	seatBlocked = "B"
+)
+
+// EncodeSeat returns the seats-hash value of a seat held by (sold false) or sold to
+// (sold true) an order: "H|<order_no>|<user_id>" or "S|<order_no>|<user_id>".
+func EncodeSeat(sold bool, orderNo string, userID int64) string {
+	state := "H|"
+	if sold {
+		state = "S|"
+	}
+	return state + orderNo + "|" + strconv.FormatInt(userID, 10)
 }
 
 // SeatRef names a seat and its zone code for the scripts.
@@ -231,9 +257,9 @@ func (s *SeatStore) ZoneFree(ctx context.Context, showIDs []int64) (map[int64]ma
 // StateBlocked) and, for held and sold seats, the owning order number and user id.
 func SeatValue(v string) (state, orderNo string, userID int64) {
 	switch {
-	case v == "F":
+	case v == seatFree:
 		return StateFree, "", 0
-	case v == "B":
+	case v == seatBlocked:
 		return StateBlocked, "", 0
 	case strings.HasPrefix(v, "H|") || strings.HasPrefix(v, "S|"):
 		parts := strings.SplitN(v, "|", 3)
@@ -291,20 +317,16 @@ func (s *SeatStore) SnapshotFromDB(ctx context.Context, show *Show) (*Snapshot, 
 	}
 	taken := map[int64]bool{}
 	for _, l := range live {
-		state := "H"
-		if l.Status == OrderPaid {
-			state = "S"
-		}
-		snap.Values[l.SeatID] = state + "|" + l.OrderNo + "|" + strconv.FormatInt(l.UserID, 10)
+		snap.Values[l.SeatID] = EncodeSeat(l.Status == OrderPaid, l.OrderNo, l.UserID)
 		snap.Users[l.UserID]++
 		taken[l.SeatID] = true
 	}
 	for _, st := range hall.Seats {
 		switch {
 		case !st.Sellable():
-			snap.Values[st.ID] = "B"
+			snap.Values[st.ID] = seatBlocked
 		case !taken[st.ID]:
-			snap.Values[st.ID] = "F"
+			snap.Values[st.ID] = seatFree
 			snap.ZoneFree[st.ZoneCode]++
 		}
 	}

@@ -39,14 +39,18 @@ type App struct {
 	Users    *services.Users
 	Orders   *services.Orders
 	Payments *services.Payments
-	Limiter  *services.RateLimiter
-	Metrics  *services.Metrics
-	Registry *prometheus.Registry
-	Log      *slog.Logger
+	// Reconciler compares the seat cache with MySQL and repairs drift.
+	Reconciler *services.Reconciler
+	Limiter    *services.RateLimiter
+	Metrics    *services.Metrics
+	Registry   *prometheus.Registry
+	Log        *slog.Logger
 
 	asynqClient *asynq.Client
 	inspector   *asynq.Inspector
 	worker      *asynq.Server
+	scheduler   *jobs.Scheduler
+	eviction    evictionCheck
 }
 
 // New opens MySQL and Redis and builds every service; it starts nothing. clock may be
@@ -89,10 +93,17 @@ func New(cfg Config, clock services.Clock, log *slog.Logger) (*App, error) {
 	}, cfg.KeyPrefix)
 	a.asynqClient = asynq.NewClientFromRedisClient(rdb)
 	a.inspector = asynq.NewInspectorFromRedisClient(rdb)
+	expiry := jobs.NewExpiryQueue(a.asynqClient, a.inspector)
 	a.Orders = services.NewOrders(db, a.Catalog, a.Seats, a.Limiter, clock, services.OrdersConfig{
 		HoldFor: time.Duration(cfg.HoldMinutes) * time.Minute, Metrics: a.Metrics,
-		Expiry: jobs.NewExpiryQueue(a.asynqClient, a.inspector), Logger: log, Zone: cfg.Location(),
+		Expiry: expiry, Logger: log, Zone: cfg.Location(),
 	})
+	a.Reconciler = services.NewReconciler(db, a.Catalog, a.Seats, a.Orders, clock, services.ReconcileConfig{
+		Grace: cfg.ReconcileGrace, Tasks: expiry, Metrics: a.Metrics, Logger: log,
+		Lease: services.NewLease(rdb, cfg.KeyPrefix, "reconcile", 30*time.Second),
+	})
+	a.scheduler = jobs.NewScheduler(a.Reconciler, a.Orders, cfg.ReconcileInterval, log)
+	a.eviction = evictionCheck{rdb: rdb, allow: cfg.AllowEviction, log: log}
 	a.Payments = services.NewPayments(db, a.Orders, clock, secret, services.DemoProvider{})
 	a.worker = asynq.NewServerFromRedisClient(rdb, asynq.Config{
 		Concurrency: 4, Queues: map[string]int{jobs.Queue: 1},
@@ -165,6 +176,9 @@ func (a *App) ready(c *fiber.Ctx) error {
 	if err := a.Redis.Ping(ctx).Err(); err != nil {
 		return c.Status(fiber.StatusServiceUnavailable).SendString("redis: " + err.Error())
 	}
+	if problem := a.eviction.problem(ctx); problem != "" {
+		return c.Status(fiber.StatusServiceUnavailable).SendString("redis: " + problem)
+	}
 	return c.SendString("ready")
 }
 
@@ -181,11 +195,20 @@ func (a *App) StartWorker() error {
 	return a.worker.Start(jobs.NewMux(a.Orders))
 }
 
-// Serve starts the worker and serves HTTP on cfg.HTTPAddr until Shutdown.
+// StartScheduler starts the periodic work: reconciliation every
+// SEATFLOW_RECONCILE_INTERVAL (and once now) and the seat-sync retries.
+func (a *App) StartScheduler() { a.scheduler.Start() }
+
+// Serve checks the Redis eviction policy, starts the worker and the scheduler, and
+// serves HTTP on cfg.HTTPAddr until Shutdown.
 func (a *App) Serve() error {
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	a.eviction.problem(ctx) // read at start: logged, and /readyz reports it
+	cancel()
 	if err := a.StartWorker(); err != nil {
 		return err
 	}
+	a.StartScheduler()
 	err := a.HTTP.Listen(a.Cfg.HTTPAddr)
 	if errors.Is(err, http.ErrServerClosed) {
 		return nil
@@ -194,10 +217,12 @@ func (a *App) Serve() error {
 }
 
 // Shutdown stops in order: HTTP (waiting for requests in flight), the asynq worker,
-// the asynq client and inspector, then Redis and MySQL.
+// the scheduler (cancelling a reconciliation run in progress), the asynq client and
+// inspector, then Redis and MySQL.
 func (a *App) Shutdown(ctx context.Context) error {
 	errs := []error{a.HTTP.ShutdownWithContext(ctx)}
 	a.worker.Shutdown()
+	a.scheduler.Stop(ctx)
 	// the asynq client and inspector share a.Redis: their Close only says so, and the
 	// app closes the connection pool itself
 	_ = a.asynqClient.Close()

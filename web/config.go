@@ -38,6 +38,14 @@ type Config struct {
 	LogLevel             string `env:"LOG_LEVEL" envDefault:"info"`
 	// ExpiryCheckInterval is how often the asynq worker looks for due expiry tasks.
 	ExpiryCheckInterval time.Duration `env:"EXPIRY_CHECK_INTERVAL" envDefault:"1s"`
+	// ReconcileInterval is how often reconciliation runs (one instance at a time).
+	ReconcileInterval time.Duration `env:"RECONCILE_INTERVAL" envDefault:"1m"`
+	// ReconcileGrace is how old a hold without a live order must be before
+	// reconciliation releases it.
+	ReconcileGrace time.Duration `env:"RECONCILE_GRACE" envDefault:"60s"`
+	// AllowEviction lets /readyz pass with a Redis maxmemory-policy other than
+	// noeviction (development only: an evicted seat map or task is drift).
+	AllowEviction bool `env:"ALLOW_EVICTION" envDefault:"false"`
 }
 
 // LoadConfig reads Config from the environment. Errors name the variable at fault.
@@ -58,6 +66,12 @@ func (c Config) validate() error {
 	}
 	if c.HoldMinutes < 1 || c.HoldMinutes > 24*60 {
 		return fmt.Errorf("SEATFLOW_HOLD_MINUTES %d is not within 1..1440", c.HoldMinutes)
+	}
+	if c.ReconcileInterval < time.Second {
+		return fmt.Errorf("SEATFLOW_RECONCILE_INTERVAL %s is shorter than 1s", c.ReconcileInterval)
+	}
+	if c.ReconcileGrace < 15*time.Second {
+		return fmt.Errorf("SEATFLOW_RECONCILE_GRACE %s is shorter than 15s (an order's create transaction may still be in flight)", c.ReconcileGrace)
 	}
 	if c.PurchaseLimit < 1 || c.PurchaseLimit > 100 {
 		return fmt.Errorf("SEATFLOW_PURCHASE_LIMIT %d is not within 1..100", c.PurchaseLimit)

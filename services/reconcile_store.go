@@ -1,0 +1,147 @@
+package services
+
+import (
+	"context"
+	"database/sql"
+	"strings"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+)
+
+// Statuses of a stored reconciliation run.
+const (
+	RunRunning   = "running"
+	RunDone      = "done"
+	RunFailed    = "failed"
+	RunLeaseLost = "lease_lost"
+)
+
+// ReconcileRun is one stored reconciliation run: Trigger (Trigger*), DryRun, the admin
+// who asked (ActorID, ActorEmail; nil for cron and cli), the one show it covered (ShowID,
+// nil for all), Status (Run*), Error (why it failed), counts, times (UTC) and, when
+// read as a report, its Findings. Fixed counts the findings it repaired (0 in a dry run).
+type ReconcileRun struct {
+	ID            int64      `db:"id"`
+	Trigger       string     `db:"run_trigger"`
+	DryRun        bool       `db:"dry_run"`
+	ActorID       *int64     `db:"actor_user_id"`
+	ActorEmail    string     `db:"actor_email"`
+	ShowID        *int64     `db:"scope_show_id"`
+	Status        string     `db:"status"`
+	Error         string     `db:"error"`
+	ShowsChecked  int        `db:"shows_checked"`
+	FindingsCount int        `db:"findings_count"`
+	Fixed         int        `db:"fixed"`
+	StartedAt     time.Time  `db:"started_at"`
+	FinishedAt    *time.Time `db:"finished_at"`
+	Findings      []Finding  `db:"-"`
+}
+
+// Duration is how long the run took (so far, while it runs).
+func (r *ReconcileRun) Duration() time.Duration {
+	if r.FinishedAt == nil {
+		return 0
+	}
+	return r.FinishedAt.Sub(r.StartedAt)
+}
+
+// CountsByKind counts the run's findings per kind.
+func (r *ReconcileRun) CountsByKind() map[string]int {
+	out := map[string]int{}
+	for _, f := range r.Findings {
+		out[f.Kind]++
+	}
+	return out
+}
+
+func (r *Reconciler) insertRun(ctx context.Context, run *ReconcileRun) error {
+	ctx, cancel := context.WithTimeout(ctx, dbTimeout)
+	defer cancel()
+	run.Status = RunRunning
+	res, err := r.db.ExecContext(ctx, `INSERT INTO reconcile_runs (run_trigger, dry_run, actor_user_id, scope_show_id, status, started_at)
+		VALUES (?, ?, ?, ?, 'running', ?)`, run.Trigger, run.DryRun, run.ActorID, run.ShowID, run.StartedAt)
+	if err != nil {
+		return unavailable("the database", err)
+	}
+	run.ID, err = res.LastInsertId()
+	return err
+}
+
+// finishRun stores the run's outcome and findings in one transaction.
+func (r *Reconciler) finishRun(ctx context.Context, run *ReconcileRun) error {
+	now := r.clock.Now()
+	run.FinishedAt = &now
+	run.FindingsCount = len(run.Findings)
+	msg := run.Error
+	if len(msg) > 500 {
+		msg = msg[:500]
+	}
+	ctx, cancel := context.WithTimeout(ctx, 4*dbTimeout)
+	defer cancel()
+	err := inTx(ctx, r.db, func(tx *sqlx.Tx) error {
+		if _, err := tx.ExecContext(ctx, `UPDATE reconcile_runs SET status = ?, error = NULLIF(?, ''), shows_checked = ?, findings_count = ?,
+			fixed = ?, finished_at = ? WHERE id = ?`, run.Status, msg, run.ShowsChecked, run.FindingsCount, run.Fixed, now, run.ID); err != nil {
+			return err
+		}
+		for i := 0; i < len(run.Findings); i += 500 {
+			chunk := run.Findings[i:min(i+500, len(run.Findings))]
+			q := "INSERT INTO reconcile_findings (run_id, kind, show_id, seat_id, order_no, action, fixed, detail) VALUES " +
+				strings.TrimSuffix(strings.Repeat("(?, ?, ?, ?, ?, ?, ?, ?), ", len(chunk)), ", ")
+			args := make([]any, 0, 8*len(chunk))
+			for _, f := range chunk {
+				detail := f.Detail
+				if len(detail) > 300 {
+					detail = detail[:300]
+				}
+				args = append(args, run.ID, f.Kind, nullID(f.ShowID), nullID(f.SeatID), sql.NullString{String: f.OrderNo, Valid: f.OrderNo != ""},
+					f.Action, f.Fixed, detail)
+			}
+			if _, err := tx.ExecContext(ctx, q, args...); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return unavailable("the database", err)
+	}
+	return nil
+}
+
+func nullID(id int64) sql.NullInt64 { return sql.NullInt64{Int64: id, Valid: id != 0} }
+
+const runColumns = `r.id, r.run_trigger, r.dry_run, r.actor_user_id, COALESCE(u.email, '') AS actor_email, r.scope_show_id,
+	r.status, COALESCE(r.error, '') AS error, r.shows_checked, r.findings_count, r.fixed, r.started_at, r.finished_at
+	FROM reconcile_runs r LEFT JOIN users u ON u.id = r.actor_user_id`
+
+// Runs lists stored runs newest first, at most limit (1..500), without findings.
+// Errors: UNAVAILABLE.
+func (r *Reconciler) Runs(ctx context.Context, limit int) ([]*ReconcileRun, error) {
+	if limit < 1 || limit > 500 {
+		limit = 100
+	}
+	var runs []*ReconcileRun
+	if err := r.selectDB(ctx, &runs, "SELECT "+runColumns+" ORDER BY r.id DESC LIMIT ?", limit); err != nil {
+		return nil, err
+	}
+	return runs, nil
+}
+
+// RunReport returns one stored run with its findings in the order they were found.
+// Errors: NOT_FOUND, UNAVAILABLE.
+func (r *Reconciler) RunReport(ctx context.Context, id int64) (*ReconcileRun, error) {
+	var runs []*ReconcileRun
+	if err := r.selectDB(ctx, &runs, "SELECT "+runColumns+" WHERE r.id = ?", id); err != nil {
+		return nil, err
+	}
+	if len(runs) == 0 {
+		return nil, errf(CodeNotFound, "reconciliation run %d not found", id)
+	}
+	run := runs[0]
+	if err := r.selectDB(ctx, &run.Findings, `SELECT kind, COALESCE(show_id, 0) AS show_id, COALESCE(seat_id, 0) AS seat_id,
+		COALESCE(order_no, '') AS order_no, action, fixed, detail FROM reconcile_findings WHERE run_id = ? ORDER BY id`, id); err != nil {
+		return nil, err
+	}
+	return run, nil
+}
