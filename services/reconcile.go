@@ -529,3 +529,32 @@ func zoneOf(hall *Hall) map[int64]string {
 	}
 	return out
 }
+
+// Inspect compares one show's seat cache with MySQL exactly as a run does and returns
+// the findings, writing nothing; grace is the age below which a hold without a live
+// order counts as in flight (0 at rest, as the tests' invariant check uses it). A show
+// without a seat map gives one missing_map finding. Errors: NOT_FOUND, UNAVAILABLE.
+func (r *Reconciler) Inspect(ctx context.Context, showID int64, grace time.Duration) ([]Finding, error) {
+	show, err := r.catalog.Show(ctx, showID)
+	if err != nil {
+		return nil, err
+	}
+	hall, err := r.catalog.Hall(ctx, show.HallID)
+	if err != nil {
+		return nil, err
+	}
+	cache, err := r.seats.ReadCache(ctx, showID)
+	if err != nil {
+		return nil, err
+	}
+	if cache.Seats == nil {
+		return []Finding{{Kind: FindingMissingMap, ShowID: showID, Action: ActionRebuild, Detail: "no seat map in the seat cache"}}, nil
+	}
+	truth, err := r.seats.SnapshotFromDB(ctx, show)
+	if err != nil {
+		return nil, err
+	}
+	findings, _ := CompareSeatCache(SeatComparison{ShowID: showID, Truth: truth, Cache: cache,
+		ZoneOf: zoneOf(hall), Now: r.clock.Now(), Grace: grace})
+	return findings, nil
+}
