@@ -52,7 +52,7 @@ type Reconciler struct {
 	orders  *Orders
 	clock   Clock
 	cfg     ReconcileConfig
-	// pause, when set by tests, is called at named points of a run ("show").
+	// pause, when set by tests, is called at named points of a run ("show", "repair").
 	pause func(stage string)
 }
 
@@ -80,7 +80,8 @@ func NewReconciler(db *sqlx.DB, catalog *Catalog, seats *SeatStore, orders *Orde
 }
 
 // SetPauseHook makes a run call hook at named points ("show": before each show is
-// compared); tests use it to hold a run while they act.
+// compared; "repair": after the comparison, before the repair script); tests use it to
+// hold a run while they act.
 func (r *Reconciler) SetPauseHook(hook func(stage string)) { r.pause = hook }
 
 // ReconcileOptions says how to run: Trigger (Trigger*), DryRun (report, fix nothing),
@@ -368,6 +369,9 @@ func (r *Reconciler) reconcileShow(ctx context.Context, rn *run, showID int64) e
 	}
 	if err := r.holding(ctx, rn); err != nil {
 		return err
+	}
+	if r.pause != nil {
+		r.pause("repair")
 	}
 	res, err := r.seats.Repair(ctx, showID, rn.token, repairs, hall)
 	if err != nil {
