@@ -1,0 +1,345 @@
+package services
+
+import (
+	"context"
+	"errors"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+)
+
+// Reconciliation against the real MariaDB and Redis: every kind of drift is found and
+// repaired so that the invariant check (the same comparison) is clean afterwards.
+
+// fakeTasks is an ExpiryTasks that knows which orders have an expiry task.
+type fakeTasks struct {
+	mu      sync.Mutex
+	have    map[string]bool
+	created []string
+}
+
+func (f *fakeTasks) EnsureExpiry(_ context.Context, no string, _ time.Time) (bool, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.have[no] {
+		return false, nil
+	}
+	f.have[no] = true
+	f.created = append(f.created, no)
+	return true, nil
+}
+
+func (f *fakeTasks) ExpiryScheduled(_ context.Context, no string) (bool, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.have[no], nil
+}
+
+// newReconciler builds a reconciler over the env with the default 60 s grace.
+func newReconciler(e *testEnv, tasks ExpiryTasks) *Reconciler {
+	var t ExpiryTasks
+	if tasks != nil {
+		t = tasks
+	}
+	return NewReconciler(e.db, e.catalog, e.seats, e.orders, e.clock, ReconcileConfig{Tasks: t})
+}
+
+// pay pays an order through the demo provider.
+func (e *testEnv) pay(o *Order) {
+	e.t.Helper()
+	ctx := context.Background()
+	p, _, err := e.payments.Start(ctx, o.UserID, o.OrderNo, "demo")
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	if _, err := e.payments.DemoDecide(ctx, p.PaymentID, true); err != nil {
+		e.t.Fatal(err)
+	}
+}
+
+// findingsOf returns the run's findings of kind.
+func findingsOf(run *ReconcileRun, kind string) []Finding {
+	var out []Finding
+	for _, f := range run.Findings {
+		if f.Kind == kind {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+func TestReconcileRepairsEachKindOfDrift(t *testing.T) {
+	ctx := context.Background()
+	seatKey := func(e *testEnv) string { return e.seats.Keys(e.show.ID)[0] }
+	cases := []struct {
+		name    string
+		kind    string
+		advance time.Duration
+		drift   func(e *testEnv, o *Order)
+		check   func(e *testEnv, o *Order)
+	}{
+		{name: "hold of an order that never committed", kind: FindingHoldWithoutOrder, drift: func(e *testEnv, o *Order) {
+			ghost := NewOrderNo(e.clock.Now())
+			b1 := e.seatIDs("B1")[0]
+			if out, err := e.seats.Hold(ctx, e.show.ID, ghost, e.user(2), 4, []SeatRef{{ID: b1, Zone: "standard"}}); err != nil || !out.OK() {
+				t.Fatalf("ghost hold: %+v %v", out, err)
+			}
+		}, check: func(e *testEnv, o *Order) {
+			if v := e.seatVal(e.show.ID, e.seatIDs("B1")[0]); v != "F" {
+				t.Errorf("B1 is %q after reconciliation, want free", v)
+			}
+		}},
+		{name: "seat field of a pending order lost", kind: FindingLiveNotHeld, drift: func(e *testEnv, o *Order) {
+			e.rdb.HDel(ctx, seatKey(e), strconv.FormatInt(o.Seats[0].SeatID, 10))
+		}},
+		{name: "seat of a pending order shown free", kind: FindingLiveNotHeld, drift: func(e *testEnv, o *Order) {
+			e.rdb.HSet(ctx, seatKey(e), strconv.FormatInt(o.Seats[0].SeatID, 10), "F")
+		}},
+		{name: "paid seat left held", kind: FindingPaidNotSold, drift: func(e *testEnv, o *Order) {
+			e.pay(o)
+			e.rdb.HSet(ctx, seatKey(e), strconv.FormatInt(o.Seats[1].SeatID, 10), heldBy(o))
+		}},
+		{name: "sold seat of a pending order", kind: FindingSoldNotPaid, drift: func(e *testEnv, o *Order) {
+			e.rdb.HSet(ctx, seatKey(e), strconv.FormatInt(o.Seats[0].SeatID, 10), soldTo(o))
+		}},
+		{name: "free seat field lost", kind: FindingSeatMismatch, drift: func(e *testEnv, o *Order) {
+			e.rdb.HDel(ctx, seatKey(e), strconv.FormatInt(e.seatIDs("C5")[0], 10))
+		}},
+		{name: "zone count off", kind: FindingZoneCount, drift: func(e *testEnv, o *Order) {
+			e.rdb.HIncrBy(ctx, e.seats.Keys(e.show.ID)[1], "standard", 3)
+		}},
+		{name: "purchase-limit count off", kind: FindingUserCount, drift: func(e *testEnv, o *Order) {
+			e.rdb.HSet(ctx, e.seats.Keys(e.show.ID)[2], strconv.FormatInt(o.UserID, 10), "0")
+		}},
+		{name: "seat map flushed", kind: FindingMissingMap, drift: func(e *testEnv, o *Order) {
+			e.rdb.FlushDB(ctx)
+		}},
+		{name: "pending order past its deadline", kind: FindingOverdueOrder, advance: 16 * time.Minute, check: func(e *testEnv, o *Order) {
+			if s := e.orderStatus(o.OrderNo); s != OrderExpired {
+				t.Errorf("order is %s, want expired", s)
+			}
+			if v := e.seatVal(e.show.ID, o.Seats[0].SeatID); v != "F" {
+				t.Errorf("seat of the expired order is %q, want free", v)
+			}
+		}},
+		{name: "expiry task lost", kind: FindingMissingExpiryTask},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			e := newTestEnv(t, unlimited)
+			o, err := e.create(e.user(1), e.seatIDs("A1", "A2")...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.drift != nil {
+				c.drift(e, o)
+			}
+			e.clock.Advance(2*time.Minute + c.advance)
+			tasks := &fakeTasks{have: map[string]bool{}}
+			if c.kind != FindingMissingExpiryTask {
+				tasks.have[o.OrderNo] = true
+			}
+			rec := newReconciler(e, tasks)
+			run, err := rec.Run(ctx, ReconcileOptions{Trigger: TriggerCLI})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := findingsOf(run, c.kind)
+			if len(got) == 0 {
+				t.Fatalf("no %s finding; run found %+v", c.kind, run.Findings)
+			}
+			for _, f := range got {
+				if !f.Fixed {
+					t.Errorf("%s finding not fixed: %+v", c.kind, f)
+				}
+			}
+			if run.Status != RunDone || run.Fixed == 0 {
+				t.Errorf("run status %s fixed %d", run.Status, run.Fixed)
+			}
+			if c.check != nil {
+				c.check(e, o)
+			}
+			e.checkInvariants()
+			again, err := rec.Run(ctx, ReconcileOptions{Trigger: TriggerCLI})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(again.Findings) != 0 {
+				t.Errorf("a second run still finds %+v", again.Findings)
+			}
+		})
+	}
+}
+
+// A dry run reports the drift and changes nothing in Redis or MySQL but its own record.
+func TestReconcileDryRunChangesNothing(t *testing.T) {
+	ctx := context.Background()
+	e := newTestEnv(t, unlimited)
+	o, err := e.create(e.user(1), e.seatIDs("A1", "A2")...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.rdb.HDel(ctx, e.seats.Keys(e.show.ID)[0], strconv.FormatInt(o.Seats[0].SeatID, 10))
+	e.rdb.HIncrBy(ctx, e.seats.Keys(e.show.ID)[1], "premium", -2)
+	e.clock.Advance(16 * time.Minute) // also overdue
+	before := e.state()
+	rec := newReconciler(e, &fakeTasks{have: map[string]bool{}})
+	run, err := rec.Run(ctx, ReconcileOptions{Trigger: TriggerManual, DryRun: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if after := e.state(); after != before {
+		t.Errorf("a dry run changed the stores:\n%s", stateDiff(before, after))
+	}
+	if run.Fixed != 0 {
+		t.Errorf("dry run fixed %d", run.Fixed)
+	}
+	for _, kind := range []string{FindingLiveNotHeld, FindingZoneCount, FindingOverdueOrder} {
+		if len(findingsOf(run, kind)) == 0 {
+			t.Errorf("dry run did not report %s: %+v", kind, run.Findings)
+		}
+	}
+	stored, err := rec.RunReport(ctx, run.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !stored.DryRun || stored.Trigger != TriggerManual || len(stored.Findings) != len(run.Findings) || stored.FinishedAt == nil {
+		t.Errorf("stored run %+v does not match the report (%d findings)", stored, len(run.Findings))
+	}
+}
+
+// Runs are listed newest first with their counts; an unknown run is NOT_FOUND.
+func TestReconcileRunsAreStoredAndListed(t *testing.T) {
+	ctx := context.Background()
+	e := newTestEnv(t, unlimited)
+	if _, err := e.create(e.user(1), e.seatIDs("A1")...); err != nil {
+		t.Fatal(err)
+	}
+	rec := newReconciler(e, nil)
+	admin := e.user(9)
+	first, err := rec.Run(ctx, ReconcileOptions{Trigger: TriggerCron})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.rdb.HSet(ctx, e.seats.Keys(e.show.ID)[1], "standard", "1")
+	second, err := rec.Run(ctx, ReconcileOptions{Trigger: TriggerManual, ActorID: admin, ShowID: e.show.ID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs, err := rec.Runs(ctx, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(runs) != 2 || runs[0].ID != second.ID || runs[1].ID != first.ID {
+		t.Fatalf("runs %+v, want the second then the first", runs)
+	}
+	r := runs[0]
+	if r.ActorID == nil || *r.ActorID != admin || r.ActorEmail == "" || r.ShowID == nil || *r.ShowID != e.show.ID {
+		t.Errorf("actor/scope not stored: %+v", r)
+	}
+	if r.FindingsCount != 1 || r.Fixed != 1 || r.ShowsChecked != 1 || r.Status != RunDone {
+		t.Errorf("counts: %+v", r)
+	}
+	if _, err := rec.RunReport(ctx, 999999); ErrorCode(err) != CodeNotFound {
+		t.Errorf("unknown run: %v", err)
+	}
+	if _, err := rec.Run(ctx, ReconcileOptions{Trigger: TriggerManual, ShowID: 999999}); ErrorCode(err) != CodeNotFound {
+		t.Errorf("unknown show: %v", err)
+	}
+}
+
+// An order that ends between the comparison and the repair is not left holding seats:
+// the repair re-reads it and releases what it held for it (MySQL wins).
+func TestReconcileOrderEndingDuringRepairKeepsNoHold(t *testing.T) {
+	ctx := context.Background()
+	e := newTestEnv(t, unlimited)
+	o, err := e.create(e.user(1), e.seatIDs("A1", "A2")...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.rdb.HDel(ctx, e.seats.Keys(e.show.ID)[0], strconv.FormatInt(o.Seats[0].SeatID, 10))
+	e.clock.Advance(2 * time.Minute)
+	rec := newReconciler(e, nil)
+	rec.SetPauseHook(func(stage string) {
+		if stage == "repair" {
+			if _, err := e.orders.Cancel(ctx, o.UserID, o.OrderNo); err != nil {
+				t.Error(err)
+			}
+		}
+	})
+	if _, err := rec.Run(ctx, ReconcileOptions{Trigger: TriggerCLI}); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range o.Seats {
+		if v := e.seatVal(e.show.ID, s.SeatID); v != "F" {
+			t.Errorf("seat %s of the cancelled order is %q, want free", s.Label, v)
+		}
+	}
+	e.checkInvariants()
+}
+
+// A buyer who holds a seat between the comparison and the repair keeps it: the repair
+// is a compare-and-set on the value it read.
+func TestReconcileRepairSkipsSeatsThatMovedMeanwhile(t *testing.T) {
+	ctx := context.Background()
+	e := newTestEnv(t, unlimited)
+	c5 := e.seatIDs("C5")[0]
+	e.rdb.HDel(ctx, e.seats.Keys(e.show.ID)[0], strconv.FormatInt(c5, 10))
+	if _, err := e.seats.States(ctx, e.show.ID); err != nil { // map loaded before the drift
+		t.Fatal(err)
+	}
+	e.rdb.HDel(ctx, e.seats.Keys(e.show.ID)[0], strconv.FormatInt(c5, 10))
+	var buyer *Order
+	rec := newReconciler(e, nil)
+	rec.SetPauseHook(func(stage string) {
+		if stage == "repair" && buyer == nil {
+			e.rdb.HSet(ctx, e.seats.Keys(e.show.ID)[0], strconv.FormatInt(c5, 10), "F")
+			var err error
+			if buyer, err = e.create(e.user(2), c5); err != nil {
+				t.Error(err)
+			}
+		}
+	})
+	run, err := rec.Run(ctx, ReconcileOptions{Trigger: TriggerCLI})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f := findingsOf(run, FindingSeatMismatch); len(f) != 1 || f[0].Fixed {
+		t.Errorf("the moved seat should be reported unfixed: %+v", run.Findings)
+	}
+	if buyer == nil || e.seatVal(e.show.ID, c5) != heldBy(buyer) {
+		t.Fatalf("the buyer lost seat C5: %q", e.seatVal(e.show.ID, c5))
+	}
+	e.checkInvariants()
+}
+
+// One run at a time: a second real run gives up with ErrReconcileBusy (or waits), and
+// a dry run needs no lease.
+func TestReconcileOneRunAtATime(t *testing.T) {
+	ctx := context.Background()
+	e := newTestEnv(t, unlimited)
+	a, b := newReconciler(e, nil), newReconciler(e, nil)
+	entered, release := make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	a.SetPauseHook(func(string) { once.Do(func() { close(entered); <-release }) })
+	done := make(chan error, 1)
+	go func() { _, err := a.Run(ctx, ReconcileOptions{Trigger: TriggerCron}); done <- err }()
+	<-entered
+	if _, err := b.Run(ctx, ReconcileOptions{Trigger: TriggerCron}); !errors.Is(err, ErrReconcileBusy) {
+		t.Errorf("second run: %v, want busy", err)
+	}
+	if _, err := b.Run(ctx, ReconcileOptions{Trigger: TriggerManual, DryRun: true}); err != nil {
+		t.Errorf("a dry run while another runs: %v", err)
+	}
+	waited := make(chan error, 1)
+	go func() { _, err := b.Run(ctx, ReconcileOptions{Trigger: TriggerManual, Wait: 10 * time.Second}); waited <- err }()
+	time.Sleep(300 * time.Millisecond)
+	close(release)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if err := <-waited; err != nil {
+		t.Errorf("a run that waits for the lease: %v", err)
+	}
+}
