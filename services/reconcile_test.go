@@ -333,7 +333,10 @@ func TestReconcileOneRunAtATime(t *testing.T) {
 		t.Errorf("a dry run while another runs: %v", err)
 	}
 	waited := make(chan error, 1)
-	go func() { _, err := b.Run(ctx, ReconcileOptions{Trigger: TriggerManual, Wait: 10 * time.Second}); waited <- err }()
+	go func() {
+		_, err := b.Run(ctx, ReconcileOptions{Trigger: TriggerManual, Wait: 10 * time.Second})
+		waited <- err
+	}()
 	time.Sleep(300 * time.Millisecond)
 	close(release)
 	if err := <-done; err != nil {
