@@ -38,11 +38,7 @@ func (f *fakeTasks) ExpiryScheduled(_ context.Context, no string) (bool, error) 
 
 // newReconciler builds a reconciler over the env with the default 60 s grace.
 func newReconciler(e *testEnv, tasks ExpiryTasks) *Reconciler {
-	var t ExpiryTasks
-	if tasks != nil {
-		t = tasks
-	}
-	return NewReconciler(e.db, e.catalog, e.seats, e.orders, e.clock, ReconcileConfig{Tasks: t})
+	return NewReconciler(e.db, e.catalog, e.seats, e.orders, e.clock, ReconcileConfig{Tasks: tasks})
 }
 
 // pay pays an order through the demo provider.
