@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/robfig/cron/v3"
@@ -31,6 +32,7 @@ type Scheduler struct {
 	reconcile cron.Job
 	ctx       context.Context
 	stop      context.CancelFunc
+	first     sync.WaitGroup // the run at start, which cron does not track
 }
 
 // NewScheduler builds the schedule; nothing runs before Start.
@@ -68,7 +70,8 @@ func NewScheduler(rec Reconciler, syncer SeatSyncer, interval time.Duration, log
 // Start starts the schedule and one reconciliation run right away.
 func (s *Scheduler) Start() {
 	s.cron.Start()
-	go s.reconcile.Run()
+	s.first.Add(1)
+	go func() { defer s.first.Done(); s.reconcile.Run() }()
 }
 
 // Stop stops scheduling, cancels the runs in progress and waits for them (at most
@@ -76,9 +79,14 @@ func (s *Scheduler) Start() {
 func (s *Scheduler) Stop(ctx context.Context) {
 	done := s.cron.Stop()
 	s.stop()
-	select {
-	case <-done.Done():
-	case <-ctx.Done():
+	first := make(chan struct{})
+	go func() { s.first.Wait(); close(first) }()
+	for _, c := range []<-chan struct{}{done.Done(), first} {
+		select {
+		case <-c:
+		case <-ctx.Done():
+			return
+		}
 	}
 }
 
