@@ -86,3 +86,36 @@ func TestExpiryHandler(t *testing.T) {
 		t.Errorf("bad payload: %v, want SkipRetry", err)
 	}
 }
+
+// TestEnsureExpiryRecreatesALostTask: reconciliation asks whether an order has its task
+// and re-creates it when it was lost, once.
+func TestEnsureExpiryRecreatesALostTask(t *testing.T) {
+	q, in := newQueue(t)
+	ctx := context.Background()
+	at := time.Now().Add(time.Hour)
+	if ok, err := q.ExpiryScheduled(ctx, "0LOST"); ok || err != nil {
+		t.Fatalf("a task that never existed: %v %v", ok, err)
+	}
+	if created, err := q.EnsureExpiry(ctx, "0LOST", at); !created || err != nil {
+		t.Fatalf("first ensure: %v %v", created, err)
+	}
+	if created, err := q.EnsureExpiry(ctx, "0LOST", at); created || err != nil {
+		t.Errorf("second ensure created another task: %v %v", created, err)
+	}
+	if ok, err := q.ExpiryScheduled(ctx, "0LOST"); !ok || err != nil {
+		t.Errorf("scheduled task not seen: %v %v", ok, err)
+	}
+	info, err := in.GetTaskInfo(Queue, TaskID("0LOST"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info.MaxRetry != TaskMaxRetry || info.Timeout != TaskTimeout {
+		t.Errorf("task retries %d timeout %s, want %d and %s", info.MaxRetry, info.Timeout, TaskMaxRetry, TaskTimeout)
+	}
+	if err := in.DeleteTask(Queue, TaskID("0LOST")); err != nil {
+		t.Fatal(err)
+	}
+	if created, err := q.EnsureExpiry(ctx, "0LOST", at); !created || err != nil {
+		t.Errorf("ensure after the task was lost: %v %v", created, err)
+	}
+}
