@@ -333,34 +333,21 @@ func (r *Reconciler) candidateShows(ctx context.Context, showID int64) ([]int64,
 	return out, nil
 }
 
-// reconcileShow compares one show's seat cache with MySQL and repairs it. The cache is
-// read before MySQL: a hold made in between belongs to an order too young to touch,
-// and a seat released in between is found not live in MySQL.
+// reconcileShow compares one show's seat cache with MySQL and repairs it: a missing map
+// is rebuilt; otherwise the repair script applies the seat repairs as compare-and-sets
+// and recomputes the counters.
 func (r *Reconciler) reconcileShow(ctx context.Context, rn *run, showID int64) error {
-	show, err := r.catalog.Show(ctx, showID)
+	cmp, err := r.compare(ctx, showID, r.cfg.Grace)
 	if ErrorCode(err) == CodeNotFound {
 		return nil
 	}
 	if err != nil {
 		return err
 	}
-	hall, err := r.catalog.Hall(ctx, show.HallID)
-	if err != nil {
-		return err
-	}
-	cache, err := r.seats.ReadCache(ctx, showID)
-	if err != nil {
-		return err
-	}
-	if cache.Seats == nil {
+	if cmp.missingMap {
 		return r.rebuild(ctx, rn, showID, "no seat map in the seat cache")
 	}
-	truth, err := r.seats.SnapshotFromDB(ctx, show)
-	if err != nil {
-		return err
-	}
-	findings, repairs := CompareSeatCache(SeatComparison{ShowID: showID, Truth: truth, Cache: cache,
-		ZoneOf: zoneOf(hall), Now: r.clock.Now(), Grace: r.cfg.Grace})
+	hall, findings, repairs := cmp.hall, cmp.findings, cmp.repairs
 	if rn.DryRun || len(findings) == 0 {
 		for _, f := range findings {
 			rn.add(f)
@@ -534,11 +521,18 @@ func zoneOf(hall *Hall) map[int64]string {
 	return out
 }
 
-// Inspect compares one show's seat cache with MySQL exactly as a run does and returns
-// the findings, writing nothing; grace is the age below which a hold without a live
-// order counts as in flight (0 at rest, as the tests' invariant check uses it). A show
-// without a seat map gives one missing_map finding. Errors: NOT_FOUND, UNAVAILABLE.
-func (r *Reconciler) Inspect(ctx context.Context, showID int64, grace time.Duration) ([]Finding, error) {
+// comparison is one show's seat cache compared with MySQL.
+type comparison struct {
+	hall       *Hall
+	missingMap bool // the show has no seat map: nothing else was compared
+	findings   []Finding
+	repairs    []SeatRepair
+}
+
+// compare reads a show's seat cache, then MySQL, and compares them with CompareSeatCache.
+// The cache is read first: a hold made in between belongs to an order too young to
+// touch, and a seat released in between is found not live in MySQL.
+func (r *Reconciler) compare(ctx context.Context, showID int64, grace time.Duration) (*comparison, error) {
 	show, err := r.catalog.Show(ctx, showID)
 	if err != nil {
 		return nil, err
@@ -552,13 +546,28 @@ func (r *Reconciler) Inspect(ctx context.Context, showID int64, grace time.Durat
 		return nil, err
 	}
 	if cache.Seats == nil {
-		return []Finding{{Kind: FindingMissingMap, ShowID: showID, Action: ActionRebuild, Detail: "no seat map in the seat cache"}}, nil
+		return &comparison{hall: hall, missingMap: true}, nil
 	}
 	truth, err := r.seats.SnapshotFromDB(ctx, show)
 	if err != nil {
 		return nil, err
 	}
-	findings, _ := CompareSeatCache(SeatComparison{ShowID: showID, Truth: truth, Cache: cache,
+	findings, repairs := CompareSeatCache(SeatComparison{ShowID: showID, Truth: truth, Cache: cache,
 		ZoneOf: zoneOf(hall), Now: r.clock.Now(), Grace: grace})
-	return findings, nil
+	return &comparison{hall: hall, findings: findings, repairs: repairs}, nil
+}
+
+// Inspect compares one show's seat cache with MySQL exactly as a run does and returns
+// the findings, writing nothing; grace is the age below which a hold without a live
+// order counts as in flight (0 at rest, as the tests' invariant check uses it). A show
+// without a seat map gives one missing_map finding. Errors: NOT_FOUND, UNAVAILABLE.
+func (r *Reconciler) Inspect(ctx context.Context, showID int64, grace time.Duration) ([]Finding, error) {
+	cmp, err := r.compare(ctx, showID, grace)
+	if err != nil {
+		return nil, err
+	}
+	if cmp.missingMap {
+		return []Finding{{Kind: FindingMissingMap, ShowID: showID, Action: ActionRebuild, Detail: "no seat map in the seat cache"}}, nil
+	}
+	return cmp.findings, nil
 }
