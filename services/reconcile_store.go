@@ -36,6 +36,7 @@ type ReconcileRun struct {
 	StartedAt     time.Time  `db:"started_at"`
 	FinishedAt    *time.Time `db:"finished_at"`
 	Findings      []Finding  `db:"-"`
+	kinds         map[string]int
 }
 
 // Duration is how long the run took (so far, while it runs).
@@ -46,8 +47,12 @@ func (r *ReconcileRun) Duration() time.Duration {
 	return r.FinishedAt.Sub(r.StartedAt)
 }
 
-// CountsByKind counts the run's findings per kind.
+// CountsByKind counts the run's findings per kind (also for runs listed by Runs, which
+// carry the counts but not the findings).
 func (r *ReconcileRun) CountsByKind() map[string]int {
+	if r.kinds != nil {
+		return r.kinds
+	}
 	out := map[string]int{}
 	for _, f := range r.Findings {
 		out[f.Kind]++
@@ -124,6 +129,30 @@ func (r *Reconciler) Runs(ctx context.Context, limit int) ([]*ReconcileRun, erro
 	var runs []*ReconcileRun
 	if err := r.selectDB(ctx, &runs, "SELECT "+runColumns+" ORDER BY r.id DESC LIMIT ?", limit); err != nil {
 		return nil, err
+	}
+	if len(runs) == 0 {
+		return runs, nil
+	}
+	byID := make(map[int64]*ReconcileRun, len(runs))
+	ids := make([]int64, len(runs))
+	for i, run := range runs {
+		run.kinds = map[string]int{}
+		byID[run.ID], ids[i] = run, run.ID
+	}
+	q, args, err := sqlx.In("SELECT run_id, kind, COUNT(*) AS n FROM reconcile_findings WHERE run_id IN (?) GROUP BY run_id, kind", ids)
+	if err != nil {
+		return nil, err
+	}
+	var counts []struct {
+		RunID int64  `db:"run_id"`
+		Kind  string `db:"kind"`
+		N     int    `db:"n"`
+	}
+	if err := r.selectDB(ctx, &counts, r.db.Rebind(q), args...); err != nil {
+		return nil, err
+	}
+	for _, c := range counts {
+		byID[c.RunID].kinds[c.Kind] = c.N
 	}
 	return runs, nil
 }

@@ -237,6 +237,9 @@ func TestReconcileRunsAreStoredAndListed(t *testing.T) {
 	if r.FindingsCount != 1 || r.Fixed != 1 || r.ShowsChecked != 1 || r.Status != RunDone {
 		t.Errorf("counts: %+v", r)
 	}
+	if k := r.CountsByKind(); len(k) != 1 || k[FindingZoneCount] != 1 {
+		t.Errorf("listed counts by kind %v, want one zone_count", k)
+	}
 	if _, err := rec.RunReport(ctx, 999999); ErrorCode(err) != CodeNotFound {
 		t.Errorf("unknown run: %v", err)
 	}
