@@ -10,8 +10,8 @@ import (
 	"seatflow/services"
 )
 
-// RegisterAPI registers the JSON API of API.md under /api/v1 (reconciliation and the
-// other admin endpoints are registered by their own owners).
+// RegisterAPI registers the JSON API of API.md under /api/v1, the admin endpoints
+// included; any other path under /api/v1 is 404 NOT_FOUND.
 func (d *Deps) RegisterAPI(r fiber.Router) {
 	v1 := r.Group("/api/v1")
 	v1.Post("/auth/register", d.apiRegister)
@@ -26,6 +26,7 @@ func (d *Deps) RegisterAPI(r fiber.Router) {
 	v1.Post("/orders/:no/cancel", RequireUser, d.apiCancel)
 	v1.Post("/orders/:no/pay", RequireUser, d.apiPay)
 	v1.Post("/payments/:provider/webhook", d.apiWebhook)
+	d.registerAdminAPI(v1)
 	v1.Use(func(c *fiber.Ctx) error {
 		return &services.Error{Code: services.CodeNotFound, Message: "no such endpoint: " + c.Method() + " " + c.Path()}
 	})

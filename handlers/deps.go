@@ -51,14 +51,22 @@ type LoginLimiter interface {
 	AllowRegister(ctx context.Context, ip string) error
 }
 
+// ReconcileService is what the handlers need of services.Reconciler.
+type ReconcileService interface {
+	Run(ctx context.Context, opts services.ReconcileOptions) (*services.ReconcileRun, error)
+	Runs(ctx context.Context, limit int) ([]*services.ReconcileRun, error)
+	RunReport(ctx context.Context, id int64) (*services.ReconcileRun, error)
+}
+
 // Deps are the services the handlers call.
 type Deps struct {
-	Shows    ShowService
-	Orders   OrderService
-	Payments PaymentService
-	Users    UserService
-	Limiter  LoginLimiter
-	Currency string
+	Shows     ShowService
+	Orders    OrderService
+	Payments  PaymentService
+	Users     UserService
+	Limiter   LoginLimiter
+	Reconcile ReconcileService
+	Currency  string
 	// SecureCookies marks the session cookie Secure (set behind HTTPS).
 	SecureCookies bool
 }

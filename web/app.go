@@ -132,7 +132,7 @@ func (a *App) newHTTP() *fiber.App {
 	app.Get("/metrics", adaptor.HTTPHandler(promhttp.HandlerFor(a.Registry, promhttp.HandlerOpts{})))
 	app.Use("/static", filesystem.New(filesystem.Config{Root: http.FS(static.FS), MaxAge: 3600}))
 	d := &handlers.Deps{Shows: a.Shows, Orders: a.Orders, Payments: a.Payments, Users: a.Users, Limiter: a.Limiter,
-		Currency: a.Cfg.Currency, SecureCookies: a.Cfg.SecureCookies}
+		Reconcile: a.Reconciler, Currency: a.Cfg.Currency, SecureCookies: a.Cfg.SecureCookies}
 	app.Use(d.Authenticate)
 	// CSRF for the browser's forms, after Authenticate so the 403 page shows who is
 	// signed in; its tokens live in Redis so a form posts to any process.

@@ -1,0 +1,181 @@
+package handlers
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"strconv"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+
+	"seatflow/services"
+)
+
+// reconcileWait is how long a manual run waits for a run in progress to finish before
+// it gives up with 409 CONFLICT.
+const reconcileWait = 20 * time.Second
+
+// reconcileTimeout bounds one manual run, the wait for the lease included.
+const reconcileTimeout = 3 * time.Minute
+
+// Run history sizes of GET /api/v1/admin/reconcile/runs (?limit=).
+const (
+	defaultRunsLimit = 50
+	maxRunsLimit     = 500
+)
+
+// registerAdminAPI registers /api/v1/admin: staff and admins only (anonymous 401,
+// customers 403, on every path below it), with reconciliation for admins only (staff 403).
+func (d *Deps) registerAdminAPI(v1 fiber.Router) {
+	admin := v1.Group("/admin", RequireRole(services.RoleStaff, services.RoleAdmin))
+	rec := admin.Group("/reconcile", RequireRole(services.RoleAdmin))
+	rec.Post("", d.apiReconcile)
+	rec.Get("/runs", d.apiReconcileRuns)
+	rec.Get("/runs/:run_id", d.apiReconcileRun)
+}
+
+// apiReconcile runs reconciliation now for the signed-in admin -> 200 the run report
+// (also when the run stopped half way: its status and error say why). Errors: 400
+// INVALID_REQUEST, 404 unknown show, 409 CONFLICT (another run after reconcileWait), 503.
+func (d *Deps) apiReconcile(c *fiber.Ctx) error {
+	req, err := parseReconcileBody(c.Body())
+	if err != nil {
+		return err
+	}
+	run, err := d.runManual(c, currentUser(c), req)
+	if err != nil {
+		return err
+	}
+	return c.JSON(reportOut(run))
+}
+
+// apiReconcileRuns lists stored runs newest first, ?limit= of them (1..500, default 50),
+// without findings. Errors: 400 for a bad limit, 503.
+func (d *Deps) apiReconcileRuns(c *fiber.Ctx) error {
+	limit := defaultRunsLimit
+	if q := c.Query("limit"); q != "" {
+		n, err := strconv.Atoi(q)
+		if err != nil || !digits.MatchString(q) || n < 1 || n > maxRunsLimit {
+			return invalid("limit must be a whole number from 1 to %d", maxRunsLimit)
+		}
+		limit = n
+	}
+	ctx, cancel := ctxOf(c)
+	defer cancel()
+	runs, err := d.Reconcile.Runs(ctx, limit)
+	if err != nil {
+		return err
+	}
+	out := make([]runJSON, len(runs))
+	for i, r := range runs {
+		out[i] = runOut(r)
+	}
+	return c.JSON(fiber.Map{"runs": out})
+}
+
+// apiReconcileRun returns one stored run's report. Errors: 404 for an unknown or
+// malformed run id, 503.
+func (d *Deps) apiReconcileRun(c *fiber.Ctx) error {
+	runID, ok := idParam(c, "run_id")
+	if !ok {
+		return &services.Error{Code: services.CodeNotFound, Message: "reconciliation run not found"}
+	}
+	ctx, cancel := ctxOf(c)
+	defer cancel()
+	run, err := d.Reconcile.RunReport(ctx, runID)
+	if err != nil {
+		return err
+	}
+	return c.JSON(reportOut(run))
+}
+
+// runManual runs reconciliation as admin u asked, waiting up to reconcileWait for a run
+// in progress. It returns the stored run, also one that stopped half way (its Status
+// and Error say why); the error only when there is no stored report to show (busy,
+// unknown show, a store down before or after the run).
+func (d *Deps) runManual(c *fiber.Ctx, u *services.User, req reconcileRequest) (*services.ReconcileRun, error) {
+	ctx, cancel := context.WithTimeout(c.UserContext(), reconcileTimeout)
+	defer cancel()
+	run, err := d.Reconcile.Run(ctx, services.ReconcileOptions{Trigger: services.TriggerManual, DryRun: req.DryRun,
+		ShowID: req.ShowID, ActorID: u.ID, Wait: reconcileWait})
+	if err != nil && (run == nil || run.Error == "") {
+		return nil, err
+	}
+	if run.ActorEmail == "" {
+		run.ActorEmail = u.Email // Run returns the actor's id only; a stored report joins the email
+	}
+	return run, nil
+}
+
+// reconcileRequest is what a manual run asks for: a dry run or a real one, of one show
+// (ShowID) or of every show (0).
+type reconcileRequest struct {
+	DryRun bool
+	ShowID int64
+}
+
+// parseReconcileBody reads the optional body {"dry_run": bool, "show_id": "7"} (show_id
+// also as the number 7); an empty body is a real run of every show. Anything else is
+// INVALID_REQUEST: not one JSON object, wrong types, a show id that is not a positive
+// integer, or an unknown field (a misspelt "dry_run" must not start a real run).
+func parseReconcileBody(body []byte) (reconcileRequest, error) {
+	var req reconcileRequest
+	body = bytes.TrimSpace(body)
+	if len(body) == 0 {
+		return req, nil
+	}
+	const shape = `the body must be a JSON object like {"dry_run":true,"show_id":"7"}`
+	if body[0] != '{' {
+		return req, invalid(shape)
+	}
+	var in struct {
+		DryRun json.RawMessage `json:"dry_run"`
+		ShowID json.RawMessage `json:"show_id"`
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&in); err != nil {
+		return req, invalid("%s: %v", shape, err)
+	}
+	if err := dec.Decode(&struct{}{}); !errors.Is(err, io.EOF) {
+		return req, invalid("the body holds more than one JSON value")
+	}
+	if isSet(in.DryRun) {
+		if err := json.Unmarshal(in.DryRun, &req.DryRun); err != nil {
+			return req, invalid("dry_run must be true or false")
+		}
+	}
+	if isSet(in.ShowID) {
+		var ok bool
+		if req.ShowID, ok = jsonShowID(in.ShowID); !ok {
+			return req, invalid(`show_id must be a show id: a string of digits such as "7"`)
+		}
+	}
+	return req, nil
+}
+
+// jsonShowID reads a show id given as a JSON string of digits or a JSON integer; it
+// must be positive.
+func jsonShowID(r json.RawMessage) (int64, bool) {
+	if r[0] == '"' {
+		var s string
+		if json.Unmarshal(r, &s) != nil {
+			return 0, false
+		}
+		return parseShowID(s)
+	}
+	n, err := jsonInt(r)
+	return n, err == nil && n > 0
+}
+
+// parseShowID reads a positive decimal show id ("7"); anything else is false.
+func parseShowID(s string) (int64, bool) {
+	if !digits.MatchString(s) {
+		return 0, false
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	return n, err == nil && n > 0
+}
