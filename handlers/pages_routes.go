@@ -34,6 +34,8 @@ func (d *Deps) RegisterPages(app fiber.Router) {
 	app.Get("/register", d.registerPage)
 	app.Post("/register", d.register)
 	app.Post("/logout", d.logout)
+
+	d.registerAdminPages(app)
 }
 
 // page is the layout's part of a page's props, with the CSRF token its forms carry.

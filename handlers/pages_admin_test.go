@@ -1,0 +1,167 @@
+package handlers
+
+import (
+	"context"
+	"encoding/json"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/PuerkitoBio/goquery"
+	"github.com/gofiber/fiber/v2"
+
+	"seatflow/services"
+	"seatflow/views"
+)
+
+var (
+	staffUser = &services.User{ID: 8, Name: "Sam", Email: "sam@seatflow.test", Role: services.RoleStaff}
+	adminUser = &services.User{ID: 9, Name: "Ada", Email: "ada@seatflow.test", Role: services.RoleAdmin}
+)
+
+// roleUsers is fakeUsers that also knows a staff ("tok-staff") and an admin ("tok-admin").
+type roleUsers struct{ fakeUsers }
+
+// Authenticate resolves the staff and admin tokens, then the customer's.
+func (f roleUsers) Authenticate(ctx context.Context, token string) (*services.User, error) {
+	switch token {
+	case "tok-staff":
+		return staffUser, nil
+	case "tok-admin":
+		return adminUser, nil
+	}
+	return f.fakeUsers.Authenticate(ctx, token)
+}
+
+// fakeReconcile records the options of Run and answers with run 5, or with err.
+type fakeReconcile struct {
+	err   error
+	got   *services.ReconcileOptions
+	stamp time.Time
+}
+
+// Run records opts and returns run 5 (done, no findings) or f.err.
+func (f *fakeReconcile) Run(_ context.Context, opts services.ReconcileOptions) (*services.ReconcileRun, error) {
+	f.got = &opts
+	if f.err != nil {
+		return nil, f.err
+	}
+	end := f.stamp.Add(time.Second)
+	return &services.ReconcileRun{ID: 5, Trigger: opts.Trigger, DryRun: opts.DryRun, ActorID: &opts.ActorID,
+		Status: services.RunDone, StartedAt: f.stamp, FinishedAt: &end}, nil
+}
+
+// Runs returns no runs.
+func (f *fakeReconcile) Runs(context.Context, int) ([]*services.ReconcileRun, error) { return nil, nil }
+
+// RunReport knows no run.
+func (f *fakeReconcile) RunReport(_ context.Context, id int64) (*services.ReconcileRun, error) {
+	return nil, &services.Error{Code: services.CodeNotFound, Message: "reconciliation run not found"}
+}
+
+// adminApp is the API and the pages over fake services, with rec behind reconciliation.
+func adminApp(rec *fakeReconcile) *fiber.App {
+	calls := &serviceCalls{}
+	d := &Deps{Shows: &fakeShows{m: fixtureMap(time.Now().UTC()), calls: calls}, Orders: &fakeOrders{calls: calls},
+		Payments: fakePayments{calls}, Users: roleUsers{fakeUsers{calls}}, Limiter: fakeLimiter{calls}, Reconcile: rec}
+	app := fiber.New(fiber.Config{ErrorHandler: ErrorHandler})
+	app.Use(d.Authenticate)
+	app.Use(d.CSRF(nil))
+	d.RegisterAPI(app)
+	d.RegisterPages(app)
+	return app
+}
+
+// TestAdminPages_OnlyAdmins: signed-out visitors go to sign in, customers and staff get
+// 403, admins the page with its form.
+func TestAdminPages_OnlyAdmins(t *testing.T) {
+	app := adminApp(&fakeReconcile{})
+	for _, path := range []string{"/admin/reconcile", "/admin/reconcile/runs/5"} {
+		res, _ := do(t, app, "GET", path, nil, "")
+		if res.StatusCode != fiber.StatusSeeOther || res.Header.Get("Location") != "/login?next="+path {
+			t.Errorf("%s signed out: %d %q", path, res.StatusCode, res.Header.Get("Location"))
+		}
+		for _, tok := range []string{"tok-7", "tok-staff"} {
+			if res, _ := do(t, app, "GET", path, nil, tok); res.StatusCode != fiber.StatusForbidden {
+				t.Errorf("%s as %s: %d, want 403", path, tok, res.StatusCode)
+			}
+		}
+	}
+	res, body := do(t, app, "GET", "/admin/reconcile", nil, "tok-admin")
+	doc, _ := goquery.NewDocumentFromReader(strings.NewReader(body))
+	form := doc.Find(`form[method="post"][action="/admin/reconcile"]`)
+	if res.StatusCode != 200 || form.Find(`input[name="_csrf"]`).Length() != 1 || form.Find(`input[name="show_id"]`).Length() != 1 ||
+		form.Find(`button[name="mode"][value="run"]`).Length() != 1 || form.Find(`button[name="mode"][value="dry"]`).Length() != 1 {
+		t.Fatalf("admin page %d: no run form with show id, Run now and Dry run:\n%s", res.StatusCode, body)
+	}
+	if doc.Find(`nav a[href="/admin/reconcile"][aria-current="page"]`).Length() != 1 {
+		t.Error("the nav does not mark Reconciliation as the current page")
+	}
+	if res, _ := do(t, app, "GET", "/admin/reconcile/runs/77", nil, "tok-admin"); res.StatusCode != 404 {
+		t.Errorf("unknown run page: %d, want 404", res.StatusCode)
+	}
+}
+
+// TestAdminPages_StartRun: the form starts a manual run as the admin and redirects to
+// it; a bad show id is 400 without a run; a busy lease shows the list with 409.
+func TestAdminPages_StartRun(t *testing.T) {
+	rec := &fakeReconcile{stamp: time.Now().UTC()}
+	app := adminApp(rec)
+	tok := issuedCSRF(t, app)
+	post := func(form url.Values) (int, string, string) {
+		res, body := do(t, app, "POST", "/admin/reconcile", withCSRF(form, tok), "tok-admin")
+		return res.StatusCode, res.Header.Get("Location"), body
+	}
+	st, loc, _ := post(url.Values{"mode": {"dry"}, "show_id": {" 42 "}})
+	if st != fiber.StatusSeeOther || loc != "/admin/reconcile/runs/5" || rec.got == nil || rec.got.Trigger != services.TriggerManual ||
+		!rec.got.DryRun || rec.got.ShowID != 42 || rec.got.ActorID != adminUser.ID || rec.got.Wait != reconcileWait {
+		t.Fatalf("dry run: %d %q, options %+v", st, loc, rec.got)
+	}
+	for _, form := range []url.Values{{"mode": {"run"}, "show_id": {"abc"}}, {"mode": {"later"}}} {
+		rec.got = nil
+		if st, _, _ := post(form); st != fiber.StatusBadRequest || rec.got != nil {
+			t.Errorf("%v: %d (ran: %v), want 400 and no run", form, st, rec.got != nil)
+		}
+	}
+	rec.err = services.ErrReconcileBusy
+	st, _, body := post(url.Values{"mode": {"run"}})
+	if st != fiber.StatusConflict || !strings.Contains(body, "Another reconciliation run is in progress") {
+		t.Errorf("busy: %d\n%s", st, body)
+	}
+}
+
+// TestAdminAPI_BusyIs409: a run that cannot get the lease is 409 CONFLICT in the
+// contract's error shape.
+func TestAdminAPI_BusyIs409(t *testing.T) {
+	app := adminApp(&fakeReconcile{err: services.ErrReconcileBusy})
+	req := httptest.NewRequest("POST", "/api/v1/admin/reconcile", strings.NewReader(`{"dry_run":false}`))
+	req.Header.Set("Authorization", "Bearer tok-admin")
+	req.Header.Set("Content-Type", "application/json")
+	res, err := app.Test(req, -1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var body errorBody
+	_ = json.NewDecoder(res.Body).Decode(&body)
+	if res.StatusCode != fiber.StatusConflict || body.Error.Code != services.CodeConflict || body.Error.Message == "" {
+		t.Errorf("busy: %d %+v", res.StatusCode, body)
+	}
+}
+
+// TestLayout_ReconciliationLinkOnlyForAdmins: the nav links to the reconciliation page
+// for admins, and for nobody else.
+func TestLayout_ReconciliationLinkOnlyForAdmins(t *testing.T) {
+	for _, role := range []string{"", services.RoleCustomer, services.RoleStaff, services.RoleAdmin} {
+		p := views.Page{Title: "Shows", Path: "/"}
+		if role != "" {
+			p.User = &services.User{ID: 1, Name: "Pat", Role: role}
+		}
+		doc := renderDoc(t, views.ErrorPage(views.ErrorPageProps{Page: p, Status: 404, Message: "x"}))
+		n := doc.Find(`nav a[href="/admin/reconcile"]`).Length()
+		if want := map[bool]int{true: 1, false: 0}[role == services.RoleAdmin]; n != want {
+			t.Errorf("role %q: %d reconciliation links, want %d", role, n, want)
+		}
+	}
+}
