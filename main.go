@@ -3,12 +3,17 @@
 //	seatflow serve     migrate, then serve HTTP and run the order-expiry worker
 //	seatflow migrate   apply database migrations
 //	seatflow seed      create the demo cinema and print the demo accounts' passwords
+//	seatflow reconcile [--dry-run] [--show ID]
+//	                   compare the seat cache with MySQL and repair the drift (a dry
+//	                   run only reports), then print the run's summary
 //
 // Configuration comes from SEATFLOW_* environment variables (see README.md).
 package main
 
 import (
 	"context"
+	"errors"
+	"flag"
 	"fmt"
 	"log/slog"
 	"os"
@@ -28,12 +33,15 @@ func main() {
 	}
 }
 
-const usage = `usage: seatflow <command>
+const usage = `usage: seatflow <command> [flags]
 
 commands:
-  serve     apply migrations, then serve HTTP on SEATFLOW_HTTP_ADDR with the expiry worker
-  migrate   apply database migrations
-  seed      create the demo cinema (idempotent) and print fresh demo passwords
+  serve       apply migrations, then serve HTTP on SEATFLOW_HTTP_ADDR with the expiry worker
+  migrate     apply database migrations
+  seed        create the demo cinema (idempotent) and print fresh demo passwords
+  reconcile   [--dry-run] [--show ID] compare the seat cache with MySQL and repair the
+              drift (--dry-run only reports; --show limits the run to one show); exits
+              non-zero when the run failed or another run held the lease for 60 s
 `
 
 func run(args []string) error {
@@ -60,6 +68,15 @@ func run(args []string) error {
 		})
 	case "seed":
 		return withApp(cfg, log, func(a *web.App) error { return seed(ctx, a) })
+	case "reconcile":
+		opts, err := reconcileFlags(args[1:])
+		if errors.Is(err, flag.ErrHelp) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		return withApp(cfg, log, func(a *web.App) error { return reconcile(ctx, a, opts) })
 	case "serve":
 		return serve(ctx, cfg, log)
 	case "help", "-h", "--help":
