@@ -90,7 +90,14 @@ var unlimited = Limits{UserPerMinute: 1e6, UserBurst: 1e6, ShowPerSecond: 1e6, S
 
 func newTestEnv(t testing.TB, limits Limits) *testEnv {
 	t.Helper()
-	e := &testEnv{t: t, db: newTestDB(t), rdb: newTestRedis(t),
+	return newTestEnvOn(t, limits, newTestDB(t), newTestRedis(t))
+}
+
+// newTestEnvOn is newTestEnv over given stores: db is the emptied test database (or a
+// connection to it through a proxy) and rdb an empty Redis database.
+func newTestEnvOn(t testing.TB, limits Limits, db *sqlx.DB, rdb *redis.Client) *testEnv {
+	t.Helper()
+	e := &testEnv{t: t, db: db, rdb: rdb,
 		clock:  &testClock{t: time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)},
 		expiry: &recordingExpiry{scheduled: map[string]time.Time{}, cancelled: map[string]bool{}}}
 	e.catalog = NewCatalog(e.db)
