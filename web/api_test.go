@@ -187,7 +187,7 @@ func TestAPI_ErrorShapes(t *testing.T) {
 		{"bad date", "GET", "/api/v1/shows?date=2026-13-01", "", nil, nil, 400, "INVALID_REQUEST"},
 		{"bad idempotency key", "POST", "/api/v1/shows/" + show + "/orders", tok, map[string]any{"seat_ids": seats}, map[string]string{"Idempotency-Key": strings.Repeat("k", 65)}, 400, "INVALID_REQUEST"},
 		{"bad webhook signature", "POST", "/api/v1/payments/demo/webhook", "", `{"payment_id":"pay_x","status":"approved"}`, map[string]string{"X-Signature": "00"}, 401, "UNAUTHENTICATED"},
-		{"customer on admin", "POST", "/api/v1/admin/reconcile", tok, nil, nil, 404, "NOT_FOUND"},
+		{"customer on admin", "POST", "/api/v1/admin/reconcile", tok, nil, nil, 403, "FORBIDDEN"},
 	}
 	for _, c := range cases {
 		r := a.do(c.method, c.path, c.token, c.body, c.hdr)
