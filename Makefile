@@ -4,7 +4,7 @@ export PATH := $(PATH):/usr/local/go/bin
 GO ?= go
 HTMX := static/vendor/htmx.min.js
 
-.PHONY: run build test generate lint static services test-deps bench
+.PHONY: run build test generate lint static services test-deps bench soak
 
 ## run: build, migrate, seed the demo cinema (printing demo passwords) and serve on :8080
 run: build services
@@ -50,3 +50,7 @@ lint:
 ## bench: order creation throughput against the raw Redis and MariaDB ceilings (SEATFLOW_BENCH_SECONDS per phase, default 3)
 bench: services
 	$(GO) test -run '^$$' -bench CreateOrderAgainstCeilings -benchtime=1x -count=1 ./services/
+
+## soak: buyers against one show for SEATFLOW_SOAK_SECONDS (default 90) while FLUSHALL, Redis restarts, DEBUG SLEEP, lost expiry tasks and killed steps are injected on a private redis-server; prints convergence times
+soak: services
+	SEATFLOW_SOAK=1 $(GO) test -race -count=1 -timeout 30m -run '^TestSoak_FaultsUnderLoad$$' -v ./services/
