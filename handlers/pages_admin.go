@@ -77,24 +77,13 @@ func (d *Deps) startReconcile(c *fiber.Ctx) error {
 }
 
 // renderReconcileList renders the run history (newest first) with status, an error
-// message for the form and the show id it held. Runs with findings are read as reports
-// so the table can count them by kind.
+// message for the form and the show id it held; listed runs carry their counts by kind.
 func (d *Deps) renderReconcileList(c *fiber.Ctx, status int, msg, show string) error {
 	ctx, cancel := ctxOf(c)
 	defer cancel()
 	runs, err := d.Reconcile.Runs(ctx, reconcilePageRuns)
 	if err != nil {
 		return errorPage(c, err)
-	}
-	for i, r := range runs {
-		if r.FindingsCount == 0 {
-			continue
-		}
-		rep, err := d.Reconcile.RunReport(ctx, r.ID)
-		if err != nil {
-			return errorPage(c, err)
-		}
-		runs[i] = rep
 	}
 	return render(c, status, views.ReconcilePage(views.ReconcilePageProps{
 		Page: page(c, "Reconciliation"), Runs: runs, Zone: d.Shows.Zone(), Error: msg, ShowID: show,

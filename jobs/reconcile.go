@@ -44,7 +44,7 @@ func NewScheduler(rec Reconciler, syncer SeatSyncer, interval time.Duration, log
 	guard := func(f func()) cron.Job {
 		return cron.NewChain(cron.SkipIfStillRunning(cl), cron.Recover(cl)).Then(cron.FuncJob(f))
 	}
-	runTimeout := max(interval*5, 5*time.Minute)
+	const runTimeout = 10 * time.Minute // well below the age at which a run still marked running counts as dead
 	s.reconcile = guard(func() {
 		ctx, cancel := context.WithTimeout(s.ctx, runTimeout)
 		defer cancel()

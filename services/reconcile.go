@@ -182,7 +182,7 @@ func (r *Reconciler) acquire(ctx context.Context, wait time.Duration) (int64, er
 		}
 		select {
 		case <-ctx.Done():
-			return 0, ErrReconcileBusy
+			return 0, ctx.Err()
 		case <-time.After(200 * time.Millisecond):
 		}
 	}

@@ -60,9 +60,19 @@ func (r *ReconcileRun) CountsByKind() map[string]int {
 	return out
 }
 
+// staleRunAfter is how long after its start a run still marked running is taken to
+// have died with its process (runs are cancelled well before).
+const staleRunAfter = 30 * time.Minute
+
+// insertRun stores a new run as running, and marks runs that died with their process
+// (still running after staleRunAfter) failed.
 func (r *Reconciler) insertRun(ctx context.Context, run *ReconcileRun) error {
 	ctx, cancel := context.WithTimeout(ctx, dbTimeout)
 	defer cancel()
+	if _, err := r.db.ExecContext(ctx, `UPDATE reconcile_runs SET status = 'failed', error = 'the run did not finish (its process stopped)'
+		WHERE status = 'running' AND started_at < ?`, run.StartedAt.Add(-staleRunAfter)); err != nil {
+		return unavailable("the database", err)
+	}
 	run.Status = RunRunning
 	res, err := r.db.ExecContext(ctx, `INSERT INTO reconcile_runs (run_trigger, dry_run, actor_user_id, scope_show_id, status, started_at)
 		VALUES (?, ?, ?, ?, 'running', ?)`, run.Trigger, run.DryRun, run.ActorID, run.ShowID, run.StartedAt)

@@ -214,6 +214,7 @@ func TestReconcileRunsAreStoredAndListed(t *testing.T) {
 	}
 	rec := newReconciler(e, nil)
 	admin := e.user(9)
+	dead := e.exec("INSERT INTO reconcile_runs (run_trigger, status, started_at) VALUES ('cron', 'running', ?)", e.clock.Now().Add(-time.Hour))
 	first, err := rec.Run(ctx, ReconcileOptions{Trigger: TriggerCron})
 	if err != nil {
 		t.Fatal(err)
@@ -227,8 +228,11 @@ func TestReconcileRunsAreStoredAndListed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(runs) != 2 || runs[0].ID != second.ID || runs[1].ID != first.ID {
+	if len(runs) != 3 || runs[0].ID != second.ID || runs[1].ID != first.ID {
 		t.Fatalf("runs %+v, want the second then the first", runs)
+	}
+	if runs[2].ID != dead || runs[2].Status != RunFailed || runs[2].Error == "" {
+		t.Errorf("a run left running by a dead process: %+v, want failed with a reason", runs[2])
 	}
 	r := runs[0]
 	if r.ActorID == nil || *r.ActorID != admin || r.ActorEmail == "" || r.ShowID == nil || *r.ShowID != e.show.ID {

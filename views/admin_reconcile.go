@@ -99,10 +99,16 @@ type KindCount struct {
 	Fixed int
 }
 
-// KindCounts counts a run's findings per kind, sorted by kind.
+// KindCounts counts a run's findings per kind, sorted by kind; for a listed run (no
+// findings loaded) only Found is known.
 func KindCounts(r *services.ReconcileRun) []KindCount {
 	idx := map[string]int{}
 	var out []KindCount
+	if len(r.Findings) == 0 {
+		for k, n := range r.CountsByKind() {
+			out = append(out, KindCount{Kind: k, Found: n})
+		}
+	}
 	for _, f := range r.Findings {
 		i, ok := idx[f.Kind]
 		if !ok {
