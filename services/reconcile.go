@@ -554,6 +554,11 @@ func (r *Reconciler) compare(ctx context.Context, showID int64, grace time.Durat
 	}
 	findings, repairs := CompareSeatCache(SeatComparison{ShowID: showID, Truth: truth, Cache: cache,
 		ZoneOf: zoneOf(hall), Now: r.clock.Now(), Grace: grace})
+	for i, f := range findings {
+		if s, ok := hall.Seat(f.SeatID); ok {
+			findings[i].Detail = "seat " + s.Label + ": " + f.Detail
+		}
+	}
 	return &comparison{hall: hall, findings: findings, repairs: repairs}, nil
 }
 
