@@ -600,7 +600,6 @@ func TestFault_TwoReconcilers(t *testing.T) {
 	})
 
 	t.Run("lease taken over across a Redis wipe", func(t *testing.T) {
-		t.Skip("known bug: lease tokens restart at 1 after a Redis wipe, so a stale run passes the fence and its fence blocks later runs (lua/lease_acquire.lua, lua/repair.lua)")
 		e, pr := newPrivateRedisEnv(t)
 		u := e.user(1)
 		warm := faultReconciler(e, faultGrace, nil)
