@@ -52,7 +52,14 @@ func reconcile(ctx context.Context, a *web.App, opts services.ReconcileOptions) 
 		return err
 	}
 	open := false // the progress line waits for its end of line
+	tty := isTerminal(os.Stderr)
 	opts.Progress = func(done, total int) {
+		if !tty { // a log file gets one line per tenth of the shows, not a carriage-return stream
+			if done == total || done%max(1, total/10) == 0 {
+				fmt.Fprintf(os.Stderr, "reconciling: %d/%d shows\n", done, total)
+			}
+			return
+		}
 		fmt.Fprintf(os.Stderr, "\rreconciling: %d/%d shows", done, total)
 		if open = done < total; !open {
 			fmt.Fprintln(os.Stderr)
@@ -136,4 +143,11 @@ func fixedWord(fixed bool) string {
 		return "fixed"
 	}
 	return "not fixed"
+}
+
+// isTerminal reports whether f is a character device (a terminal), where a progress
+// line can be rewritten in place.
+func isTerminal(f *os.File) bool {
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }

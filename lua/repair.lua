@@ -4,7 +4,8 @@
 -- KEYS[4] the show's fence (the highest reconciliation lease token that wrote here)
 -- ARGV[1] lease token (a run holding an older token than the fence writes nothing),
 -- ARGV[2] fence lifetime in seconds, ARGV[3] number of repairs n,
--- ARGV[4 .. 3+3n] triples: seat_id, value expected now ("" = field missing), new value;
+-- ARGV[4 .. 3+3n] triples: seat_id, value expected now ("" = field missing), new value
+-- ("" = remove the field);
 -- then pairs seat_id, zone_code of every sellable seat of the hall to the end.
 -- A repair whose seat no longer holds the expected value is skipped: a buyer or an
 -- order transition moved it since it was read, and the next run looks again.
@@ -23,7 +24,7 @@ for i = 4, 3 + 3 * n, 3 do
   local id, want, new = ARGV[i], ARGV[i + 1], ARGV[i + 2]
   local cur = redis.call('HGET', seats, id) or ''
   if cur == want then
-    redis.call('HSET', seats, id, new)
+    if new == '' then redis.call('HDEL', seats, id) else redis.call('HSET', seats, id, new) end
     out[#out + 1] = 'SET'
   else
     out[#out + 1] = 'SKIP'

@@ -15,7 +15,7 @@ const (
 	FindingLiveNotHeld       = "live_not_held"       // a seat of a pending order is not held by it: hold it
 	FindingPaidNotSold       = "paid_not_sold"       // a seat of a paid order is not sold to it: sell it
 	FindingSoldNotPaid       = "sold_not_paid"       // a seat sold to an order that is only pending: back to held
-	FindingSeatMismatch      = "seat_mismatch"       // a free or blocked seat has another value or none: set it
+	FindingSeatMismatch      = "seat_mismatch"       // a free or blocked seat has another value or none: set it; a field that is no seat of the hall: remove it
 	FindingZoneCount         = "zone_count"          // a zone's free count differs from the seat values: recompute
 	FindingUserCount         = "user_count"          // a buyer's purchase-limit count differs: recompute
 	FindingOverdueOrder      = "overdue_order"       // a pending order is past its deadline: expire it
@@ -29,6 +29,7 @@ const (
 	ActionHold       = "hold"
 	ActionSell       = "sell"
 	ActionSet        = "set"
+	ActionRemove     = "remove"
 	ActionRecompute  = "recompute"
 	ActionExpire     = "expire"
 	ActionReschedule = "reschedule"
@@ -110,6 +111,21 @@ func CompareSeatCache(c SeatComparison) ([]Finding, []SeatRepair) {
 		}
 		repairs = append(repairs, SeatRepair{SeatID: id, From: from, To: want})
 		after[id] = want
+	}
+	var foreign []int64
+	for id := range c.Cache.Seats {
+		if _, ok := c.Truth.Values[id]; !ok {
+			foreign = append(foreign, id)
+		}
+	}
+	sort.Slice(foreign, func(i, j int) bool { return foreign[i] < foreign[j] })
+	for _, id := range foreign {
+		got := c.Cache.Seats[id]
+		_, no, _ := SeatValue(got)
+		findings = append(findings, Finding{Kind: FindingSeatMismatch, ShowID: c.ShowID, SeatID: id, OrderNo: no, Action: ActionRemove,
+			Detail: "seat cache " + describeSeat(got, true) + " for a seat that is not in this show's hall"})
+		repairs = append(repairs, SeatRepair{SeatID: id, From: got, To: ""})
+		delete(after, id)
 	}
 	findings = append(findings, compareCounters(c, after)...)
 	return findings, repairs

@@ -69,6 +69,8 @@ func TestCompareSeatCache(t *testing.T) {
 			okZones("1", "1"), nil, []string{"zone_count 0 "}, 0},
 		{"user count off", map[int64]string{1: h(old), 2: "F", 3: "F", 4: "B"}, map[int64]string{1: h(old), 2: "F", 3: "F", 4: "B"},
 			okZones("1", "1"), map[string]string{"5": "3"}, []string{"user_count 0 "}, 0},
+		{"a field that is no seat of the hall is removed", map[int64]string{1: "F", 2: "F", 3: "F", 4: "B"}, map[int64]string{1: "F", 2: "F", 3: "F", 4: "B", 99: h(old)},
+			okZones("2", "1"), map[string]string{"5": "1"}, []string{"seat_mismatch 99 " + old, "user_count 0 "}, 1},
 		{"a zero user count equals a missing one", map[int64]string{1: "F", 2: "F", 3: "F", 4: "B"}, map[int64]string{1: "F", 2: "F", 3: "F", 4: "B"},
 			okZones("2", "1"), map[string]string{"9": "0"}, nil, 0},
 	}
@@ -87,7 +89,7 @@ func TestCompareSeatCache(t *testing.T) {
 				t.Errorf("%d repairs, want %d: %+v", len(repairs), c.repairs, repairs)
 			}
 			for _, r := range repairs {
-				if r.To != c.truth[r.SeatID] {
+				if want, ok := c.truth[r.SeatID]; r.To != want || (!ok && r.To != "") {
 					t.Errorf("repair of seat %d writes %q, MySQL has %q", r.SeatID, r.To, c.truth[r.SeatID])
 				}
 				if cur, ok := c.cache[r.SeatID]; (ok && r.From != cur) || (!ok && r.From != "") {

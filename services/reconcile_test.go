@@ -102,6 +102,13 @@ func TestReconcileRepairsEachKindOfDrift(t *testing.T) {
 		{name: "free seat field lost", kind: FindingSeatMismatch, drift: func(e *testEnv, o *Order) {
 			e.rdb.HDel(ctx, seatKey(e), strconv.FormatInt(e.seatIDs("C5")[0], 10))
 		}},
+		{name: "field of a seat from no hall of this show", kind: FindingSeatMismatch, drift: func(e *testEnv, o *Order) {
+			e.rdb.HSet(ctx, seatKey(e), "999999", EncodeSeat(false, NewOrderNo(e.clock.Now()), 77))
+		}, check: func(e *testEnv, o *Order) {
+			if v := e.seatVal(e.show.ID, 999999); v != "" {
+				t.Errorf("the foreign field is still %q", v)
+			}
+		}},
 		{name: "zone count off", kind: FindingZoneCount, drift: func(e *testEnv, o *Order) {
 			e.rdb.HIncrBy(ctx, e.seats.Keys(e.show.ID)[1], "standard", 3)
 		}},

@@ -60,7 +60,7 @@ func (s *SeatStore) ReadCache(ctx context.Context, showID int64) (*CacheState, e
 }
 
 // SeatRepair is one compare-and-set of a seat value: From is the value expected now
-// ("" for a missing field), To the value to write.
+// ("" for a missing field), To the value to write ("" removes the field).
 type SeatRepair struct {
 	SeatID   int64
 	From, To string
