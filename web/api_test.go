@@ -6,9 +6,12 @@ import (
 	"net/http"
 	"net/url"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"seatflow/services"
 )
 
 // TestAPI_BookPayAndSeeSold walks the buyer's whole path through the JSON API and the
@@ -216,10 +219,25 @@ func TestAPI_OpsEndpoints(t *testing.T) {
 			t.Errorf("%s -> %d", p, r.status)
 		}
 	}
+	if _, err := a.Reconciler.Run(context.Background(), services.ReconcileOptions{Trigger: services.TriggerCLI, ShowID: mustID(t, show)}); err != nil {
+		t.Fatal(err)
+	}
 	r := a.do("GET", "/metrics", "", nil, nil)
-	for _, m := range []string{"seatflow_orders_created_total 1", "seatflow_create_order_seconds_count", "seatflow_hold_conflicts_total", "seatflow_orders_expired_total"} {
+	for _, m := range []string{"seatflow_orders_created_total 1", "seatflow_create_order_seconds_count", "seatflow_hold_conflicts_total", "seatflow_orders_expired_total",
+		`seatflow_reconcile_runs_total{result="done",trigger="cli"} 1`, "seatflow_reconcile_run_seconds_count 1", "seatflow_reconcile_lease_lost_total 0",
+		"seatflow_expiry_cancel_errors_total 0"} {
 		if !strings.Contains(string(r.body), m) {
 			t.Errorf("/metrics lacks %q", m)
 		}
 	}
+}
+
+// mustID parses an id from the API.
+func mustID(t *testing.T, s string) int64 {
+	t.Helper()
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil {
+		t.Fatalf("id %q: %v", s, err)
+	}
+	return n
 }
