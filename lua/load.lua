@@ -10,6 +10,11 @@
 -- per-user counts when that whole hash is missing. Reply {"FILLED", seat fields filled}.
 -- Otherwise everything is written afresh: reply {"LOADED", n}.
 local seats, zones, users = KEYS[1], KEYS[2], KEYS[3]
+-- a key that holds anything but a hash is no seat map: it is replaced
+for _, k in ipairs({seats, zones, users}) do
+  local t = redis.call('TYPE', k).ok
+  if t ~= 'hash' and t ~= 'none' then redis.call('DEL', k) end
+end
 local exp = tonumber(ARGV[1])
 local n = tonumber(ARGV[2])
 local z = 3 + 2 * n

@@ -240,6 +240,9 @@ func (r *Reconciler) steps(ctx context.Context, rn *run, opts ReconcileOptions) 
 	if err != nil {
 		return err
 	}
+	// one show that cannot be reconciled does not stop the others; a store that is down
+	// or a lost lease stops the run
+	var failed []error
 	for i, id := range shows {
 		if r.pause != nil {
 			r.pause("show")
@@ -248,17 +251,30 @@ func (r *Reconciler) steps(ctx context.Context, rn *run, opts ReconcileOptions) 
 			return err
 		}
 		if err := r.reconcileShow(ctx, rn, id); err != nil {
-			return fmt.Errorf("show %d: %w", id, err)
+			err = fmt.Errorf("show %d: %w", id, err)
+			if errors.Is(err, errLeaseLost) || ErrorCode(err) == CodeUnavailable || ctx.Err() != nil {
+				return err
+			}
+			r.cfg.Logger.Error("reconciliation could not check a show", "show_id", id, "err", err)
+			failed = append(failed, err)
+		} else {
+			rn.ShowsChecked++
 		}
-		rn.ShowsChecked++
 		if opts.Progress != nil {
 			opts.Progress(i+1, len(shows))
 		}
 	}
-	return r.checkExpiryTasks(ctx, rn, opts.ShowID)
+	if err := r.checkExpiryTasks(ctx, rn, opts.ShowID); err != nil {
+		return err
+	}
+	return errors.Join(failed...)
 }
 
+// add records a finding; its order number and detail are made storable first (a
+// corrupt seat value can carry any bytes).
 func (rn *run) add(f Finding) {
+	f.OrderNo = printableASCII(f.OrderNo, 32)
+	f.Detail = validText(f.Detail, 300)
 	rn.Findings = append(rn.Findings, f)
 	if f.Fixed {
 		rn.Fixed++
@@ -345,7 +361,7 @@ func (r *Reconciler) reconcileShow(ctx context.Context, rn *run, showID int64) e
 		return err
 	}
 	if cmp.missingMap {
-		return r.rebuild(ctx, rn, showID, "no seat map in the seat cache")
+		return r.rebuild(ctx, rn, showID, cmp.why)
 	}
 	hall, findings, repairs := cmp.hall, cmp.findings, cmp.repairs
 	if rn.DryRun || len(findings) == 0 {
@@ -380,8 +396,12 @@ func (r *Reconciler) reconcileShow(ctx context.Context, rn *run, showID int64) e
 		rn.add(f)
 	}
 	for _, z := range res.Zones {
+		now := "now " + z.New
+		if z.New == "" {
+			now = "removed: the hall has no such zone"
+		}
 		rn.add(Finding{Kind: FindingZoneCount, ShowID: showID, Action: ActionRecompute, Fixed: true,
-			Detail: fmt.Sprintf("zone %s: %s free in the seat cache, now %s", z.Name, orMissing(z.Old), z.New)})
+			Detail: fmt.Sprintf("zone %s: %s free in the seat cache, %s", z.Name, orMissing(z.Old), now)})
 	}
 	for _, u := range res.Users {
 		rn.add(Finding{Kind: FindingUserCount, ShowID: showID, Action: ActionRecompute, Fixed: true,
@@ -524,7 +544,8 @@ func zoneOf(hall *Hall) map[int64]string {
 // comparison is one show's seat cache compared with MySQL.
 type comparison struct {
 	hall       *Hall
-	missingMap bool // the show has no seat map: nothing else was compared
+	missingMap bool   // the show has no usable seat map: nothing else was compared
+	why        string // why the map is not usable
 	findings   []Finding
 	repairs    []SeatRepair
 }
@@ -545,8 +566,11 @@ func (r *Reconciler) compare(ctx context.Context, showID int64, grace time.Durat
 	if err != nil {
 		return nil, err
 	}
+	if cache.WrongType {
+		return &comparison{hall: hall, missingMap: true, why: "a key of the seat map is not a hash"}, nil
+	}
 	if cache.Seats == nil {
-		return &comparison{hall: hall, missingMap: true}, nil
+		return &comparison{hall: hall, missingMap: true, why: "no seat map in the seat cache"}, nil
 	}
 	truth, err := r.seats.SnapshotFromDB(ctx, show)
 	if err != nil {
@@ -572,7 +596,7 @@ func (r *Reconciler) Inspect(ctx context.Context, showID int64, grace time.Durat
 		return nil, err
 	}
 	if cmp.missingMap {
-		return []Finding{{Kind: FindingMissingMap, ShowID: showID, Action: ActionRebuild, Detail: "no seat map in the seat cache"}}, nil
+		return []Finding{{Kind: FindingMissingMap, ShowID: showID, Action: ActionRebuild, Detail: cmp.why}}, nil
 	}
 	return cmp.findings, nil
 }

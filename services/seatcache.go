@@ -13,11 +13,13 @@ import (
 // CacheState is one show's seat cache as read from Redis in one atomic step (MULTI):
 // Seats maps seat id to its encoded value (nil when the seats hash is missing), Zones
 // zone code to free count, Users user id to seats held or owned. Marker fields ("_")
-// are left out.
+// are left out. WrongType: one of the keys holds something other than a hash (it can
+// only be rebuilt).
 type CacheState struct {
-	Seats map[int64]string
-	Zones map[string]string
-	Users map[int64]string
+	Seats     map[int64]string
+	Zones     map[string]string
+	Users     map[int64]string
+	WrongType bool
 }
 
 // ReadCache reads the three hashes of a show in one MULTI/EXEC, so the seat values and
@@ -34,10 +36,16 @@ func (s *SeatStore) ReadCache(ctx context.Context, showID int64) (*CacheState, e
 		}
 		return nil
 	})
+	st := &CacheState{Zones: map[string]string{}, Users: map[int64]string{}}
+	for _, c := range cmds {
+		if c.Err() != nil && strings.HasPrefix(c.Err().Error(), "WRONGTYPE") {
+			st.WrongType = true
+			return st, nil
+		}
+	}
 	if err != nil && !errors.Is(err, redis.Nil) {
 		return nil, unavailable("the seat cache", err)
 	}
-	st := &CacheState{Zones: map[string]string{}, Users: map[int64]string{}}
 	if seats := cmds[0].Val(); len(seats) > 0 {
 		st.Seats = make(map[int64]string, len(seats))
 		for k, v := range seats {
