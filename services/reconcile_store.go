@@ -88,10 +88,7 @@ func (r *Reconciler) finishRun(ctx context.Context, run *ReconcileRun) error {
 	now := r.clock.Now()
 	run.FinishedAt = &now
 	run.FindingsCount = len(run.Findings)
-	msg := run.Error
-	if len(msg) > 500 {
-		msg = msg[:500]
-	}
+	msg := validText(run.Error, 500)
 	ctx, cancel := context.WithTimeout(ctx, 4*dbTimeout)
 	defer cancel()
 	err := inTx(ctx, r.db, func(tx *sqlx.Tx) error {
@@ -105,12 +102,8 @@ func (r *Reconciler) finishRun(ctx context.Context, run *ReconcileRun) error {
 				strings.TrimSuffix(strings.Repeat("(?, ?, ?, ?, ?, ?, ?, ?), ", len(chunk)), ", ")
 			args := make([]any, 0, 8*len(chunk))
 			for _, f := range chunk {
-				detail := f.Detail
-				if len(detail) > 300 {
-					detail = detail[:300]
-				}
 				args = append(args, run.ID, f.Kind, nullID(f.ShowID), nullID(f.SeatID), sql.NullString{String: f.OrderNo, Valid: f.OrderNo != ""},
-					f.Action, f.Fixed, detail)
+					f.Action, f.Fixed, f.Detail)
 			}
 			if _, err := tx.ExecContext(ctx, q, args...); err != nil {
 				return err
@@ -119,9 +112,36 @@ func (r *Reconciler) finishRun(ctx context.Context, run *ReconcileRun) error {
 		return nil
 	})
 	if err != nil {
+		// keep at least the outcome, so the run does not read "running" for ever
+		run.Status, run.Error = RunFailed, validText("its findings could not be stored: "+err.Error(), 500)
+		_, _ = r.db.ExecContext(ctx, "UPDATE reconcile_runs SET status = 'failed', error = ?, finished_at = ? WHERE id = ?", run.Error, now, run.ID)
 		return unavailable("the database", err)
 	}
 	return nil
+}
+
+// printableASCII keeps s when it is at most n printable ASCII characters; otherwise it
+// replaces every other byte with '?' and cuts it to n.
+func printableASCII(s string, n int) string {
+	b := []byte(s)
+	for i, c := range b {
+		if c < 0x20 || c > 0x7e {
+			b[i] = '?'
+		}
+	}
+	if len(b) > n {
+		b = b[:n]
+	}
+	return string(b)
+}
+
+// validText makes s valid UTF-8 and cuts it to at most n characters.
+func validText(s string, n int) string {
+	s = strings.ToValidUTF8(s, "?")
+	if r := []rune(s); len(r) > n {
+		s = string(r[:n])
+	}
+	return s
 }
 
 func nullID(id int64) sql.NullInt64 { return sql.NullInt64{Int64: id, Valid: id != 0} }
