@@ -131,10 +131,13 @@ func CompareSeatCache(c SeatComparison) ([]Finding, []SeatRepair) {
 	return findings, repairs
 }
 
-// inFlight reports whether an order number is younger than grace at now.
+// inFlight reports whether an order number is younger than grace at now. A number
+// that claims to be made more than grace in the future is no order in flight (clocks
+// of instances differ by far less): it is treated as old.
 func inFlight(orderNo string, now time.Time, grace time.Duration) bool {
 	t, ok := OrderNoTime(orderNo)
-	return ok && now.Sub(t) < grace
+	age := now.Sub(t)
+	return ok && age < grace && age > -grace
 }
 
 // describeSeat names a seat value for people.
@@ -181,6 +184,17 @@ func compareCounters(c SeatComparison, values map[int64]string) []Finding {
 			out = append(out, Finding{Kind: FindingZoneCount, ShowID: c.ShowID, Action: ActionRecompute,
 				Detail: fmt.Sprintf("zone %s: %s free in the seat cache, %s by the seat values", z, orMissing(got), want)})
 		}
+	}
+	var extra []string
+	for z := range c.Cache.Zones {
+		if _, ok := free[z]; !ok {
+			extra = append(extra, z)
+		}
+	}
+	sort.Strings(extra)
+	for _, z := range extra {
+		out = append(out, Finding{Kind: FindingZoneCount, ShowID: c.ShowID, Action: ActionRecompute,
+			Detail: fmt.Sprintf("zone %s: %s free in the seat cache, but the hall has no such zone", z, c.Cache.Zones[z])})
 	}
 	users := map[int64]bool{}
 	for u := range owned {

@@ -35,6 +35,7 @@ func TestCompareSeatCache(t *testing.T) {
 	old := NewOrderNo(now.Add(-10 * time.Minute))
 	young := NewOrderNo(now.Add(-10 * time.Second))
 	other := NewOrderNo(now.Add(-20 * time.Minute))
+	future := NewOrderNo(now.Add(time.Hour))
 	h := func(no string) string { return EncodeSeat(false, no, 5) }
 	s := func(no string) string { return EncodeSeat(true, no, 5) }
 	okZones := func(a, b string) map[string]string { return map[string]string{"a": a, "b": b} }
@@ -51,6 +52,8 @@ func TestCompareSeatCache(t *testing.T) {
 			okZones("1", "1"), map[string]string{"5": "1"}, []string{"hold_without_order 1 " + old, "zone_count 0 ", "user_count 0 "}, 1},
 		{"young hold without an order is in flight: untouched", map[int64]string{1: "F", 2: "F", 3: "F", 4: "B"}, map[int64]string{1: h(young), 2: "F", 3: "F", 4: "B"},
 			okZones("1", "1"), map[string]string{"5": "1"}, nil, 0},
+		{"hold by an order number from the future is not in flight", map[int64]string{1: "F", 2: "F", 3: "F", 4: "B"}, map[int64]string{1: h(future), 2: "F", 3: "F", 4: "B"},
+			okZones("1", "1"), map[string]string{"5": "1"}, []string{"hold_without_order 1 " + future, "zone_count 0 ", "user_count 0 "}, 1},
 		{"seat of a pending order free in the cache", map[int64]string{1: h(old), 2: "F", 3: "F", 4: "B"}, map[int64]string{1: "F", 2: "F", 3: "F", 4: "B"},
 			okZones("2", "1"), nil, []string{"live_not_held 1 " + old, "zone_count 0 ", "user_count 0 "}, 1},
 		{"seat of a pending order held by an old other order", map[int64]string{1: h(old), 2: "F", 3: "F", 4: "B"}, map[int64]string{1: h(other), 2: "F", 3: "F", 4: "B"},
