@@ -4,7 +4,12 @@
 -- Tokens only grow, even across a wipe of Redis that resets the last token: a token
 -- is at least Redis's clock in milliseconds, so a run that took the lease before the
 -- wipe always holds a smaller token than any run after it.
-if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+-- A lease always expires: a key without an expiry was not set by a holder and would
+-- block every run for ever, so it is taken over.
+if redis.call('EXISTS', KEYS[1]) == 1 then
+  if redis.call('PTTL', KEYS[1]) ~= -1 then return 0 end
+  redis.call('DEL', KEYS[1])
+end
 local t = redis.call('TIME')
 local ms = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local token = math.max(tonumber(redis.call('GET', KEYS[2]) or '0') + 1, ms)
