@@ -11,7 +11,8 @@
 -- order transition moved it since it was read, and the next run looks again.
 -- Replies: {"FENCED"} | {"NOT_LOADED"} (nothing written) |
 -- {"OK", ("SET"|"SKIP", seat_id)..., ("ZONE", code, old, new)..., ("USER", id, old, new)...}
--- where old is "" when the field was missing.
+-- where old is "" when the field was missing and new is "" when it was removed (a zone
+-- field that is no zone of the hall's sellable seats).
 local seats, zones, users, fence = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
 local token = tonumber(ARGV[1])
 local seen = tonumber(redis.call('GET', fence) or '0')
@@ -52,6 +53,14 @@ for zone, want in pairs(free) do
   if cur ~= tostring(want) then
     redis.call('HSET', zones, zone, want)
     out[#out + 1] = 'ZONE'; out[#out + 1] = zone; out[#out + 1] = cur; out[#out + 1] = tostring(want)
+  end
+end
+local zstored = redis.call('HGETALL', zones)
+for i = 1, #zstored, 2 do
+  local zone = zstored[i]
+  if zone ~= '_' and not free[zone] then
+    redis.call('HDEL', zones, zone)
+    out[#out + 1] = 'ZONE'; out[#out + 1] = zone; out[#out + 1] = zstored[i + 1]; out[#out + 1] = ''
   end
 end
 local stored = redis.call('HGETALL', users)
