@@ -117,10 +117,11 @@ type reconcileRequest struct {
 	ShowID int64
 }
 
-// parseReconcileBody reads the optional body {"dry_run": bool, "show_id": "7"} (show_id
-// also as the number 7); an empty body is a real run of every show. Anything else is
-// INVALID_REQUEST: not one JSON object, wrong types, a show id that is not a positive
-// integer, or an unknown field (a misspelt "dry_run" must not start a real run).
+// parseReconcileBody reads the optional body {"dry_run": bool, "show_id": "7"}; an empty
+// body is a real run of every show. Anything else is INVALID_REQUEST: not one JSON
+// object, wrong types (a number or null as show_id, null as dry_run), a show id that is
+// not a positive integer, or an unknown field (a misspelt "dry_run" must not start a
+// real run).
 func parseReconcileBody(body []byte) (reconcileRequest, error) {
 	var req reconcileRequest
 	body = bytes.TrimSpace(body)
@@ -143,10 +144,11 @@ func parseReconcileBody(body []byte) (reconcileRequest, error) {
 	if err := dec.Decode(&struct{}{}); !errors.Is(err, io.EOF) {
 		return req, invalid("the body holds more than one JSON value")
 	}
-	if isSet(in.DryRun) {
-		if err := json.Unmarshal(in.DryRun, &req.DryRun); err != nil {
+	if len(in.DryRun) > 0 { // null is refused too: a run must never be real by accident
+		if s := string(in.DryRun); s != "true" && s != "false" {
 			return req, invalid("dry_run must be true or false")
 		}
+		req.DryRun = string(in.DryRun) == "true"
 	}
 	if isSet(in.ShowID) {
 		var ok bool
@@ -157,18 +159,14 @@ func parseReconcileBody(body []byte) (reconcileRequest, error) {
 	return req, nil
 }
 
-// jsonShowID reads a show id given as a JSON string of digits or a JSON integer; it
-// must be positive.
+// jsonShowID reads a show id given as a JSON string of digits (API.md: every id is a
+// JSON string); it must be positive.
 func jsonShowID(r json.RawMessage) (int64, bool) {
-	if r[0] == '"' {
-		var s string
-		if json.Unmarshal(r, &s) != nil {
-			return 0, false
-		}
-		return parseShowID(s)
+	var s string
+	if r[0] != '"' || json.Unmarshal(r, &s) != nil {
+		return 0, false
 	}
-	n, err := jsonInt(r)
-	return n, err == nil && n > 0
+	return parseShowID(s)
 }
 
 // parseShowID reads a positive decimal show id ("7"); anything else is false.

@@ -164,7 +164,8 @@ func TestAdminReconcile_API(t *testing.T) {
 			{`[1]`, 400, "INVALID_REQUEST"},
 			{`{"dry_run":true,"shows":"7"}`, 400, "INVALID_REQUEST"},
 			{`{"show_id":"999999"}`, 404, "NOT_FOUND"},
-			{`{"show_id":999999,"dry_run":true}`, 404, "NOT_FOUND"},
+			{`{"show_id":999999,"dry_run":true}`, 400, "INVALID_REQUEST"},
+			{`{"dry_run":null}`, 400, "INVALID_REQUEST"},
 		}
 		for _, c := range cases {
 			t.Run(c.body, func(t *testing.T) {
