@@ -356,3 +356,92 @@ func TestReconcileOneRunAtATime(t *testing.T) {
 		t.Errorf("a run that waits for the lease: %v", err)
 	}
 }
+
+// Whatever garbage the seat cache holds, a run repairs it, stores its report and
+// leaves the cache equal to MySQL.
+func TestReconcileSurvivesACorruptCache(t *testing.T) {
+	ctx := context.Background()
+	cases := []struct {
+		name    string
+		kind    string
+		corrupt func(e *testEnv)
+	}{
+		{"the seat map key is a string", FindingMissingMap, func(e *testEnv) {
+			e.rdb.Del(ctx, e.seats.Keys(e.show.ID)[0])
+			e.rdb.Set(ctx, e.seats.Keys(e.show.ID)[0], "garbage", 0)
+		}},
+		{"the zones key is a list", FindingMissingMap, func(e *testEnv) {
+			e.rdb.Del(ctx, e.seats.Keys(e.show.ID)[1])
+			e.rdb.RPush(ctx, e.seats.Keys(e.show.ID)[1], "x")
+		}},
+		{"an order number too long to store", FindingHoldWithoutOrder, func(e *testEnv) {
+			e.rdb.HSet(ctx, e.seats.Keys(e.show.ID)[0], itoa(e.seatIDs("C1")[0]), "S|ZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZ|41")
+		}},
+		{"an order number that is not UTF-8", FindingHoldWithoutOrder, func(e *testEnv) {
+			e.rdb.HSet(ctx, e.seats.Keys(e.show.ID)[0], itoa(e.seatIDs("C2")[0]), "H|\xff\xfe|41")
+		}},
+		{"an order number from the future", FindingHoldWithoutOrder, func(e *testEnv) {
+			e.rdb.HSet(ctx, e.seats.Keys(e.show.ID)[0], itoa(e.seatIDs("C3")[0]), EncodeSeat(false, NewOrderNo(e.clock.Now().Add(time.Hour)), 40))
+		}},
+		{"a zone the hall does not have", FindingZoneCount, func(e *testEnv) {
+			e.rdb.HSet(ctx, e.seats.Keys(e.show.ID)[1], "vip", "12")
+		}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			e := newTestEnv(t, unlimited)
+			e.quietLogs()
+			if _, err := e.create(e.user(1), e.seatIDs("A1", "A2")...); err != nil {
+				t.Fatal(err)
+			}
+			other := e.onSaleShow(e.hall.ID, 1) // a second show with drift: it must be repaired too
+			if _, err := e.seats.States(ctx, other.ID); err != nil {
+				t.Fatal(err)
+			}
+			e.rdb.HSet(ctx, e.seats.Keys(other.ID)[1], "standard", "3")
+			c.corrupt(e)
+			e.clock.Advance(2 * time.Minute)
+			rec := newReconciler(e, nil)
+			run, err := rec.Run(ctx, ReconcileOptions{Trigger: TriggerCLI})
+			if err != nil {
+				t.Fatalf("run: %v (%+v)", err, run)
+			}
+			if f := findingsOf(run, c.kind); len(f) == 0 || !f[0].Fixed {
+				t.Errorf("no fixed %s finding: %+v", c.kind, run.Findings)
+			}
+			stored, err := rec.RunReport(ctx, run.ID)
+			if err != nil || stored.Status != RunDone || len(stored.Findings) != len(run.Findings) {
+				t.Errorf("stored run %+v (%v), want done with %d findings", stored, err, len(run.Findings))
+			}
+			if findings, err := rec.Inspect(ctx, other.ID, 0); err != nil || len(findings) != 0 {
+				t.Errorf("the other show still has %+v (%v)", findings, err)
+			}
+			e.checkInvariants()
+		})
+	}
+}
+
+// A lease key without an expiry was set by no holder: it is taken over instead of
+// blocking every run for ever; a real holder's lease is respected.
+func TestLeaseWithoutExpiryIsTakenOver(t *testing.T) {
+	ctx := context.Background()
+	e := newTestEnv(t, unlimited)
+	l := NewLease(e.rdb, "sf", "test", 10*time.Second)
+	e.rdb.Set(ctx, "sf:{lease:test}", "garbage", 0)
+	tok, err := l.TryAcquire(ctx)
+	if err != nil || tok == 0 {
+		t.Fatalf("lease without expiry not taken over: %d %v", tok, err)
+	}
+	if again, err := l.TryAcquire(ctx); err != nil || again != 0 {
+		t.Errorf("a held lease was taken again: %d %v", again, err)
+	}
+	if ok, err := l.Renew(ctx, tok+1); ok || err != nil {
+		t.Errorf("renewed with a wrong token: %v %v", ok, err)
+	}
+	if err := l.Release(ctx, tok); err != nil {
+		t.Fatal(err)
+	}
+	if next, err := l.TryAcquire(ctx); err != nil || next <= tok {
+		t.Errorf("token after release %d, want more than %d (%v)", next, tok, err)
+	}
+}
