@@ -74,21 +74,10 @@ func TestFault_RedisWipedAndRestartedDuringSale(t *testing.T) {
 				for n := 1 + rng.IntN(2); len(ids) < n; {
 					ids[sellable[rng.IntN(len(sellable))]] = true
 				}
-				req := CreateOrderRequest{UserID: users[4+rng.IntN(len(users)-4)], ShowID: e.show.ID}
-				for id := range ids {
-					req.SeatIDs = append(req.SeatIDs, id)
-				}
-				o, err := e.orders.Create(ctx, req)
-				if err != nil {
-					switch code := ErrorCode(err); code {
-					case CodeSeatTaken, CodeLimitExceeded, CodeSoldOut, CodeUnavailable:
-						count("create " + code)
-					default:
-						t.Errorf("create: unexpected %v", err)
-					}
+				o := e.buy(t, users[4+rng.IntN(len(users)-4)], e.show.ID, ids, count)
+				if o == nil {
 					continue
 				}
-				count("created")
 				switch rng.IntN(3) {
 				case 0:
 					if err := e.payOrder(o); err != nil && ErrorCode(err) != CodeUnavailable {

@@ -477,3 +477,25 @@ func (e *testEnv) restoreShowKeys(saved map[string]string) {
 		}
 	}
 }
+
+// buy orders the seats of ids for user on show under load: a refusal the load expects
+// (seat taken, limit, sold out, a store down) is counted as "create <CODE>" and gives
+// nil, any other error fails t; a created order is counted as "created".
+func (e *testEnv) buy(t *testing.T, user, show int64, ids map[int64]bool, count func(string)) *Order {
+	req := CreateOrderRequest{UserID: user, ShowID: show}
+	for id := range ids {
+		req.SeatIDs = append(req.SeatIDs, id)
+	}
+	o, err := e.orders.Create(context.Background(), req)
+	if err != nil {
+		switch code := ErrorCode(err); code {
+		case CodeSeatTaken, CodeLimitExceeded, CodeSoldOut, CodeUnavailable:
+			count("create " + code)
+		default:
+			t.Errorf("create: unexpected %v", err)
+		}
+		return nil
+	}
+	count("created")
+	return o
+}

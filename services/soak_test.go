@@ -187,21 +187,10 @@ func TestSoak_FaultsUnderLoad(t *testing.T) {
 				for len(ids) < n {
 					ids[sellable[rng.IntN(len(sellable))]] = true
 				}
-				req := CreateOrderRequest{UserID: users[rng.IntN(len(users))], ShowID: show.ID}
-				for id := range ids {
-					req.SeatIDs = append(req.SeatIDs, id)
-				}
-				o, err := e.orders.Create(ctx, req)
-				if err != nil {
-					switch code := ErrorCode(err); code {
-					case CodeSeatTaken, CodeLimitExceeded, CodeSoldOut, CodeUnavailable:
-						count("create " + code)
-					default:
-						t.Errorf("create: %v", err)
-					}
+				o := e.buy(t, users[rng.IntN(len(users))], show.ID, ids, count)
+				if o == nil {
 					continue
 				}
-				count("created")
 				switch act := rng.IntN(20); {
 				case act < 3 && paidSeats.Load() < 100: // pay, sometimes after the deadline
 					if !pause(time.Duration(rng.IntN(int(soakHold/time.Millisecond)+1500)) * time.Millisecond) {
