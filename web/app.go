@@ -41,6 +41,8 @@ type App struct {
 	Payments *services.Payments
 	// Reconciler compares the seat cache with MySQL and repairs drift.
 	Reconciler *services.Reconciler
+	// Audit records every staff and admin write.
+	Audit *services.Audit
 	Limiter    *services.RateLimiter
 	Metrics    *services.Metrics
 	Registry   *prometheus.Registry
@@ -82,6 +84,7 @@ func New(cfg Config, clock services.Clock, log *slog.Logger) (*App, error) {
 		log.Debug("SEATFLOW_PAYMENT_WEBHOOK_SECRET is not set; using a random secret for this process")
 	}
 	a.Catalog = services.NewCatalog(db)
+	a.Audit = services.NewAudit(db, clock)
 	a.Seats = services.NewSeatStore(rdb, db, a.Catalog, cfg.KeyPrefix, clock)
 	a.Shows = services.NewShows(db, a.Catalog, a.Seats, clock, cfg.Location())
 	a.Users = services.NewUsers(db, clock, cfg.BcryptCost)

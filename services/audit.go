@@ -1,0 +1,112 @@
+package services
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+)
+
+// AuditEntry is one audited staff or admin write (DESIGN.md invariant 11): who (ActorID,
+// nil for the system), when (UTC), what (Action such as "show.create" on Entity "show"
+// with EntityID "42"), and the entity before and after as JSON (nil when it did not
+// exist before or no longer exists after).
+type AuditEntry struct {
+	ID         int64           `db:"id"`
+	ActorID    *int64          `db:"actor_user_id"`
+	ActorEmail string          `db:"actor_email"`
+	Action     string          `db:"action"`
+	Entity     string          `db:"entity"`
+	EntityID   string          `db:"entity_id"`
+	Before     json.RawMessage `db:"before_json"`
+	After      json.RawMessage `db:"after_json"`
+	CreatedAt  time.Time       `db:"created_at"`
+}
+
+// Audit records staff and admin writes and lists them.
+type Audit struct {
+	db    *sqlx.DB
+	clock Clock
+}
+
+// NewAudit returns the audit log over MySQL.
+func NewAudit(db *sqlx.DB, clock Clock) *Audit { return &Audit{db: db, clock: clock} }
+
+// execer is what Record needs: the database or an open transaction, so a write and its
+// audit entry commit together.
+type execer interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+}
+
+// Record writes one entry through ex (pass the write's transaction so both commit or
+// neither). actorID 0 means the system; before and after are marshalled to JSON (nil
+// stays NULL). Errors: UNAVAILABLE.
+func (a *Audit) Record(ctx context.Context, ex execer, actorID int64, action, entity, entityID string, before, after any) error {
+	b, err := auditJSON(before)
+	if err != nil {
+		return err
+	}
+	af, err := auditJSON(after)
+	if err != nil {
+		return err
+	}
+	_, err = ex.ExecContext(ctx, `INSERT INTO audit_log (actor_user_id, action, entity, entity_id, before_json, after_json, created_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?)`, nullID(actorID), action, entity, entityID, b, af, a.clock.Now())
+	if err != nil {
+		return unavailable("the database", err)
+	}
+	return nil
+}
+
+func auditJSON(v any) (sql.NullString, error) {
+	if v == nil {
+		return sql.NullString{}, nil
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return sql.NullString{}, err
+	}
+	return sql.NullString{String: string(b), Valid: true}, nil
+}
+
+// AuditFilter narrows List: by Entity and EntityID, by ActorID, and at most Limit
+// entries (1..500, default 100), newest first.
+type AuditFilter struct {
+	Entity   string
+	EntityID string
+	ActorID  int64
+	Limit    int
+}
+
+// List returns audit entries newest first. Errors: UNAVAILABLE.
+func (a *Audit) List(ctx context.Context, f AuditFilter) ([]*AuditEntry, error) {
+	if f.Limit < 1 || f.Limit > 500 {
+		f.Limit = 100
+	}
+	q := `SELECT l.id, l.actor_user_id, COALESCE(u.email, '') AS actor_email, l.action, l.entity, l.entity_id,
+		l.before_json, l.after_json, l.created_at FROM audit_log l LEFT JOIN users u ON u.id = l.actor_user_id WHERE 1 = 1`
+	var args []any
+	if f.Entity != "" {
+		q += " AND l.entity = ?"
+		args = append(args, f.Entity)
+	}
+	if f.EntityID != "" {
+		q += " AND l.entity_id = ?"
+		args = append(args, f.EntityID)
+	}
+	if f.ActorID != 0 {
+		q += " AND l.actor_user_id = ?"
+		args = append(args, f.ActorID)
+	}
+	q += " ORDER BY l.id DESC LIMIT ?"
+	args = append(args, f.Limit)
+	ctx, cancel := context.WithTimeout(ctx, dbTimeout)
+	defer cancel()
+	var out []*AuditEntry
+	if err := a.db.SelectContext(ctx, &out, q, args...); err != nil {
+		return nil, unavailable("the database", err)
+	}
+	return out, nil
+}
