@@ -31,6 +31,8 @@ const (
 // customers 403, on every path below it), with reconciliation for admins only (staff 403).
 func (d *Deps) registerAdminAPI(v1 fiber.Router) {
 	admin := v1.Group("/admin", RequireRole(services.RoleStaff, services.RoleAdmin))
+	d.registerAdminCatalog(admin)
+	d.registerAdminOrders(admin)
 	rec := admin.Group("/reconcile", RequireRole(services.RoleAdmin))
 	rec.Post("", d.apiReconcile)
 	rec.Get("/runs", d.apiReconcileRuns)
