@@ -1,7 +1,142 @@
 package handlers
 
-import "github.com/gofiber/fiber/v2"
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/gofiber/fiber/v2"
+	"github.com/gofiber/fiber/v2/utils"
+
+	"seatflow/services"
+)
+
+// AdminOrderService is what the handlers need of services.StaffOrders.
+type AdminOrderService interface {
+	Search(ctx context.Context, f services.OrderSearch) ([]*services.StaffOrder, error)
+	Refund(ctx context.Context, actorID int64, orderNo, reason string) (*services.Order, error)
+	CancelShow(ctx context.Context, actorID, showID int64, reason string) (*services.ShowCancellation, error)
+}
 
 // registerAdminOrders registers the order endpoints of the admin API (search, refund,
 // cancel a show) on the staff-and-admin group.
-func (d *Deps) registerAdminOrders(admin fiber.Router) {}
+func (d *Deps) registerAdminOrders(admin fiber.Router) {
+	admin.Get("/orders", d.apiAdminOrders)
+	admin.Post("/orders/:no/refund", d.apiAdminRefund)
+	admin.Post("/shows/:id/cancel", d.apiAdminCancelShow)
+}
+
+type userRefJSON struct {
+	ID    string `json:"id"`
+	Email string `json:"email"`
+}
+
+type staffOrderJSON struct {
+	orderJSON
+	User userRefJSON `json:"user"`
+}
+
+// apiAdminOrders searches every buyer's orders: ?order_no=&show_id=&status=&email=&limit=
+// -> {"orders":[...]} newest first. Errors: 400 for an unknown status or a bad show id
+// or limit, 503.
+func (d *Deps) apiAdminOrders(c *fiber.Ctx) error {
+	f := services.OrderSearch{
+		OrderNo: utils.CopyString(c.Query("order_no")),
+		Status:  utils.CopyString(c.Query("status")),
+		Email:   utils.CopyString(c.Query("email")),
+	}
+	if q := c.Query("show_id"); q != "" {
+		n, ok := parseShowID(q)
+		if !ok {
+			return invalid("show_id must be a show id such as 7")
+		}
+		f.ShowID = n
+	}
+	if q := c.Query("limit"); q != "" {
+		n, err := strconv.Atoi(q)
+		if err != nil || !digits.MatchString(q) || n < 1 || n > services.MaxOrderSearchLimit {
+			return invalid("limit must be a whole number from 1 to %d", services.MaxOrderSearchLimit)
+		}
+		f.Limit = n
+	}
+	ctx, cancel := ctxOf(c)
+	defer cancel()
+	orders, err := d.AdminOrders.Search(ctx, f)
+	if err != nil {
+		return err
+	}
+	out := make([]staffOrderJSON, len(orders))
+	for i, o := range orders {
+		out[i] = staffOrderJSON{orderJSON: orderOut(o.Order), User: userRefJSON{ID: id(o.UserID), Email: o.UserEmail}}
+	}
+	return c.JSON(fiber.Map{"orders": out})
+}
+
+// apiAdminRefund refunds a paid order: {"reason"} (optional) -> 200 the order, refunded.
+// Errors: 400 bad body, 404 unknown order, 409 ORDER_STATE (not paid), 503.
+func (d *Deps) apiAdminRefund(c *fiber.Ctx) error {
+	reason, err := parseReason(c.Body())
+	if err != nil {
+		return err
+	}
+	ctx, cancel := ctxOf(c)
+	defer cancel()
+	o, err := d.AdminOrders.Refund(ctx, currentUser(c).ID, utils.CopyString(c.Params("no")), reason)
+	if err != nil {
+		return err
+	}
+	return c.JSON(orderOut(o))
+}
+
+// apiAdminCancelShow cancels a show: {"reason"} (optional) -> 200 {"show":{...},
+// "cancelled_orders":N,"refunded_orders":M}. Errors: 400 bad body, 404 unknown show, 503.
+func (d *Deps) apiAdminCancelShow(c *fiber.Ctx) error {
+	reason, err := parseReason(c.Body())
+	if err != nil {
+		return err
+	}
+	showID, ok := idParam(c, "id")
+	if !ok {
+		return &services.Error{Code: services.CodeNotFound, Message: "show not found"}
+	}
+	ctx, cancel := ctxOf(c)
+	defer cancel()
+	res, err := d.AdminOrders.CancelShow(ctx, currentUser(c).ID, showID, reason)
+	if err != nil {
+		return err
+	}
+	return c.JSON(fiber.Map{"show": showOut(res.Show, true, d.Orders.HoldFor()),
+		"cancelled_orders": res.CancelledOrders, "refunded_orders": res.RefundedOrders})
+}
+
+// parseReason reads an optional body {"reason": "..."}; an empty body has no reason.
+// Errors: INVALID_REQUEST (not one JSON object, reason not a string, unknown field).
+func parseReason(body []byte) (string, error) {
+	body = bytes.TrimSpace(body)
+	if len(body) == 0 {
+		return "", nil
+	}
+	const shape = `the body must be a JSON object like {"reason":"..."}`
+	if body[0] != '{' {
+		return "", invalid(shape)
+	}
+	var in struct {
+		Reason *string `json:"reason"`
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&in); err != nil {
+		return "", invalid("%s: %v", shape, err)
+	}
+	if err := dec.Decode(&struct{}{}); !errors.Is(err, io.EOF) {
+		return "", invalid("the body holds more than one JSON value")
+	}
+	if in.Reason == nil {
+		return "", nil
+	}
+	return strings.TrimSpace(*in.Reason), nil
+}

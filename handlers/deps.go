@@ -69,6 +69,9 @@ type Deps struct {
 	Currency  string
 	// SecureCookies marks the session cookie Secure (set behind HTTPS).
 	SecureCookies bool
+
+	// AdminOrders searches, refunds and cancels orders for staff.
+	AdminOrders AdminOrderService
 }
 
 // requestTimeout bounds the services' work for one request.

@@ -15,6 +15,8 @@ type Metrics struct {
 	PaymentsLate        prometheus.Counter
 	ExpiryEnqueueErrors prometheus.Counter
 	ExpiryCancelErrors  prometheus.Counter
+	OrdersRefunded      prometheus.Counter
+	RefundErrors        prometheus.Counter // provider refunds that failed (to be refunded by hand)
 
 	ReconcileRuns      *prometheus.CounterVec // labels trigger (manual, cron, cli), result (done, failed, skipped, lease_lost)
 	ReconcileFindings  *prometheus.CounterVec // label kind (Finding* constants), fixed (true, false)
@@ -38,6 +40,8 @@ func NewMetrics() *Metrics {
 		ExpiryEnqueueErrors: c("expiry_enqueue_errors_total", "Expiry tasks that could not be enqueued (reconciliation catches them)."),
 		ExpiryCancelErrors:  c("expiry_cancel_errors_total", "Expiry tasks of paid or cancelled orders that could not be deleted (harmless: the task finds the order settled)."),
 		ReconcileLeaseLost:  c("reconcile_lease_lost_total", "Reconciliation runs that lost their lease and stopped writing."),
+		OrdersRefunded:      c("orders_refunded_total", "Paid orders refunded by staff (also when their show was cancelled)."),
+		RefundErrors:        c("refund_errors_total", "Refunds the payment provider refused or could not be reached for (to be refunded by hand)."),
 		ReconcileRuns: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "seatflow_reconcile_runs_total", Help: "Reconciliation runs by trigger and result.",
 		}, []string{"trigger", "result"}),
@@ -65,7 +69,7 @@ func NewMetrics() *Metrics {
 func (m *Metrics) Register(reg prometheus.Registerer) error {
 	for _, c := range []prometheus.Collector{m.OrdersCreated, m.OrdersPaid, m.OrdersCancelled, m.OrdersExpired,
 		m.HoldConflicts, m.RateLimited, m.CreateLatency, m.PaymentsLate, m.ExpiryEnqueueErrors, m.ExpiryCancelErrors,
-		m.ReconcileRuns, m.ReconcileFindings, m.ReconcileDuration, m.ReconcileLeaseLost, m.SeatSyncs} {
+		m.ReconcileRuns, m.ReconcileFindings, m.ReconcileDuration, m.ReconcileLeaseLost, m.SeatSyncs, m.OrdersRefunded, m.RefundErrors} {
 		if err := reg.Register(c); err != nil {
 			return err
 		}

@@ -73,8 +73,8 @@ func (p *Payments) Sign(body []byte) string {
 
 // Start begins paying the user's pending order with the named provider and returns the
 // payment and the URL to send the buyer to. A pending order past its deadline is
-// expired on the spot. Errors: NOT_FOUND, ORDER_STATE, INVALID_REQUEST (unknown
-// provider), UNAVAILABLE.
+// expired on the spot. Errors: NOT_FOUND, ORDER_STATE (also for an order of a cancelled
+// show), INVALID_REQUEST (unknown provider), UNAVAILABLE.
 func (p *Payments) Start(ctx context.Context, userID int64, orderNo, provider string) (*Payment, string, error) {
 	pr, ok := p.providers[provider]
 	if !ok {
@@ -86,6 +86,13 @@ func (p *Payments) Start(ctx context.Context, userID int64, orderNo, provider st
 	}
 	if order.Status != OrderPending {
 		return nil, "", errf(CodeOrderState, "the order is %s and cannot be paid", order.Status)
+	}
+	show, err := p.orders.catalog.Show(ctx, order.ShowID) // read afresh: a cancel is final at once
+	if err != nil {
+		return nil, "", err
+	}
+	if show.Status == ShowCancelled {
+		return nil, "", errf(CodeOrderState, "the show was cancelled; the order cannot be paid")
 	}
 	now := p.clock.Now()
 	pay := &Payment{PaymentID: newPaymentID(), OrderID: order.ID, Provider: provider, AmountMinor: order.TotalMinor,
@@ -175,7 +182,7 @@ func (p *Payments) setStatus(ctx context.Context, pay *Payment, from, to string)
 }
 
 // approve records an approved payment and pays its order, or refunds it when the order
-// is no longer pending.
+// is no longer pending or its show was cancelled (invariant 10).
 func (p *Payments) approve(ctx context.Context, pr PaymentProvider, pay *Payment) error {
 	now := p.clock.Now()
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), dbTimeout)
@@ -191,7 +198,10 @@ func (p *Payments) approve(ctx context.Context, pr PaymentProvider, pay *Payment
 			return nil
 		}
 		decided = false
-		res, err = tx.ExecContext(ctx, "UPDATE orders SET status = 'paid', paid_at = ? WHERE id = ? AND status = 'pending' AND expires_at > ?",
+		// the join reads the show with a lock: a show cancelled before this commits is
+		// seen, and one cancelled after finds the order paid and refunds it
+		res, err = tx.ExecContext(ctx, `UPDATE orders o JOIN shows sh ON sh.id = o.show_id SET o.status = 'paid', o.paid_at = ?
+			WHERE o.id = ? AND o.status = 'pending' AND o.expires_at > ? AND sh.status <> 'cancelled'`,
 			now, pay.OrderID, now.Add(-PaymentGrace))
 		if err != nil {
 			return err

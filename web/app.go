@@ -42,11 +42,11 @@ type App struct {
 	// Reconciler compares the seat cache with MySQL and repairs drift.
 	Reconciler *services.Reconciler
 	// Audit records every staff and admin write.
-	Audit *services.Audit
-	Limiter    *services.RateLimiter
-	Metrics    *services.Metrics
-	Registry   *prometheus.Registry
-	Log        *slog.Logger
+	Audit    *services.Audit
+	Limiter  *services.RateLimiter
+	Metrics  *services.Metrics
+	Registry *prometheus.Registry
+	Log      *slog.Logger
 
 	asynqClient *asynq.Client
 	inspector   *asynq.Inspector
@@ -136,6 +136,7 @@ func (a *App) newHTTP() *fiber.App {
 	app.Use("/static", filesystem.New(filesystem.Config{Root: http.FS(static.FS), MaxAge: 3600}))
 	d := &handlers.Deps{Shows: a.Shows, Orders: a.Orders, Payments: a.Payments, Users: a.Users, Limiter: a.Limiter,
 		Reconcile: a.Reconciler, Currency: a.Cfg.Currency, SecureCookies: a.Cfg.SecureCookies}
+	d.AdminOrders = services.NewStaffOrders(a.DB, a.Orders, a.Payments, a.Shows, a.Audit)
 	app.Use(d.Authenticate)
 	// CSRF for the browser's forms, after Authenticate so the 403 page shows who is
 	// signed in; its tokens live in Redis so a form posts to any process.
