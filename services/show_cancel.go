@@ -107,37 +107,53 @@ func (s *StaffOrders) endOrders(ctx context.Context, actorID, showID int64, reas
 		return 0, 0, unavailable("the database", err)
 	}
 	for _, no := range nos {
-		order, err := s.orders.byNo(ctx, no)
+		c, r, err := s.endOne(ctx, actorID, no, reason)
 		if err != nil {
 			return cancelled, refunded, err
+		}
+		if c {
+			cancelled++
+		}
+		if r {
+			refunded++
+		}
+	}
+	return cancelled, refunded, nil
+}
+
+// endOne cancels the order orderNo when it is pending or refunds it when it is paid,
+// and reports which this call did. An order that was paid between the read and the
+// cancel is read again and refunded.
+func (s *StaffOrders) endOne(ctx context.Context, actorID int64, orderNo, reason string) (cancelled, refunded bool, err error) {
+	for attempt := 0; attempt < 2; attempt++ {
+		order, err := s.orders.byNo(ctx, orderNo)
+		if err != nil {
+			return false, false, err
 		}
 		switch order.Status {
 		case OrderPending:
 			won, err := s.orders.end(ctx, order, OrderCancelled, reason, false)
 			if err != nil {
-				return cancelled, refunded, err
+				return false, false, err
 			}
-			if won {
-				cancelled++
-				s.orders.metrics.OrdersCancelled.Inc()
-				after := auditOrder(order)
-				now := s.orders.clock.Now()
-				after.Status, after.CancelledAt, after.CancelReason = OrderCancelled, &now, &reason
-				before := auditOrder(order)
-				before.Status = OrderPending
-				if err := s.audit.Record(ctx, s.db, actorID, "order.cancel", "order", order.OrderNo, before, after); err != nil {
-					s.orders.log.Error("order cancelled with its show but not audited", "order_no", order.OrderNo, "err", err)
-				}
+			if !won {
+				continue // ended or paid meanwhile: look again
 			}
+			s.orders.metrics.OrdersCancelled.Inc()
+			before, after := auditOrder(order), auditOrder(order)
+			now := s.orders.clock.Now()
+			before.Status = OrderPending
+			after.CancelledAt, after.CancelReason = &now, &reason
+			if err := s.audit.Record(ctx, s.db, actorID, "order.cancel", "order", order.OrderNo, before, after); err != nil {
+				s.orders.log.Error("order cancelled with its show but not audited", "order_no", order.OrderNo, "err", err)
+			}
+			return true, false, nil
 		case OrderPaid:
 			won, err := s.refund(ctx, actorID, order, reason)
-			if err != nil {
-				return cancelled, refunded, err
-			}
-			if won {
-				refunded++
-			}
+			return false, won, err
+		default:
+			return false, false, nil
 		}
 	}
-	return cancelled, refunded, nil
+	return false, false, nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"strconv"
+	"sync"
 	"testing"
 )
 
@@ -107,6 +108,9 @@ func TestCancelShow_EndsEveryOrder(t *testing.T) {
 	if got := e.auditOf("order", paid.OrderNo); len(got) != 1 || got[0].Action != "order.refund" {
 		t.Errorf("refund of the paid order not audited: %+v", got)
 	}
+	if got := e.auditOf("order", pending.OrderNo); len(got) != 1 || got[0].Action != "order.cancel" || got[0].ActorID == nil || *got[0].ActorID != staff {
+		t.Errorf("cancel of the pending order not audited: %+v", got)
+	}
 	if _, err := so.CancelShow(ctx, staff, e.show.ID+1000, ""); ErrorCode(err) != CodeNotFound {
 		t.Errorf("cancel of an unknown show: %v, want NOT_FOUND", err)
 	}
@@ -151,6 +155,72 @@ func TestCancelShow_PendingOrderOfCancelledShowCannotBePaid(t *testing.T) {
 	}
 	if res.CancelledOrders != 1 || e.orderStatus(o.OrderNo) != OrderCancelled {
 		t.Errorf("cancel of the cancelled show ended %d orders, order %s", res.CancelledOrders, e.orderStatus(o.OrderNo))
+	}
+	e.checkInvariants()
+}
+
+// TestCancelShow_RacesApprovals: approvals of started payments race the cancel of their
+// show. Whichever wins each race, afterwards no order of the show is paid, no payment is
+// left approved (each approved one was refunded, invariant 10), every order is counted
+// once, and the stores agree.
+func TestCancelShow_RacesApprovals(t *testing.T) {
+	e := newTestEnv(t, unlimited)
+	e.quietLogs()
+	ctx := context.Background()
+	so := e.staffOrders()
+	const n = 12
+	rows := []string{"A", "B", "C", "D", "E", "F"}
+	var pays []string
+	var orders []*Order
+	for i := 0; i < n; i++ {
+		label := rows[i%len(rows)] + strconv.Itoa(1+i/len(rows))
+		o, err := e.create(e.user(10+i), e.seatIDs(label)...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, _, err := e.payments.Start(ctx, o.UserID, o.OrderNo, "demo")
+		if err != nil {
+			t.Fatal(err)
+		}
+		orders = append(orders, o)
+		pays = append(pays, p.PaymentID)
+	}
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	for _, p := range pays {
+		wg.Add(1)
+		go func(p string) {
+			defer wg.Done()
+			<-start
+			if _, err := e.payments.DemoDecide(ctx, p, true); err != nil {
+				t.Errorf("approve %s: %v", p, err)
+			}
+		}(p)
+	}
+	var res *ShowCancellation
+	var cancelErr error
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		<-start
+		res, cancelErr = so.CancelShow(ctx, e.user(1), e.show.ID, "")
+	}()
+	close(start)
+	wg.Wait()
+	if cancelErr != nil {
+		t.Fatal(cancelErr)
+	}
+	t.Logf("the cancel found %d orders pending and %d paid", res.CancelledOrders, res.RefundedOrders)
+	if res.CancelledOrders+res.RefundedOrders != n {
+		t.Errorf("cancelled %d + refunded %d orders, want %d in all", res.CancelledOrders, res.RefundedOrders, n)
+	}
+	for _, o := range orders {
+		if st := e.orderStatus(o.OrderNo); st != OrderCancelled && st != OrderRefunded {
+			t.Errorf("order %s is %s after its show was cancelled", o.OrderNo, st)
+		}
+		if ps := e.paymentStatuses(o.OrderNo); len(ps) != 1 || ps[0] != "refunded" {
+			t.Errorf("payments of order %s: %v, want [refunded]", o.OrderNo, ps)
+		}
 	}
 	e.checkInvariants()
 }
