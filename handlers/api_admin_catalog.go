@@ -1,7 +1,140 @@
 package handlers
 
-import "github.com/gofiber/fiber/v2"
+import (
+	"context"
+
+	"github.com/gofiber/fiber/v2"
+
+	"seatflow/services"
+)
+
+// CatalogAdminService is what the admin catalog endpoints need of services.CatalogWriter.
+type CatalogAdminService interface {
+	Halls(ctx context.Context) ([]*services.HallSummary, error)
+	Movies(ctx context.Context) ([]*services.Movie, error)
+	CreateMovie(ctx context.Context, actorID int64, title string, runtimeMin int) (*services.Movie, error)
+	CreateShow(ctx context.Context, actorID int64, in services.NewShow) (*services.Show, error)
+	UpdateShow(ctx context.Context, actorID, id int64, ch services.ShowChange) (*services.Show, error)
+	OpenSale(ctx context.Context, actorID, id int64) (*services.Show, error)
+	CloseSale(ctx context.Context, actorID, id int64) (*services.Show, error)
+}
 
 // registerAdminCatalog registers the catalog endpoints of the admin API (halls, movies,
 // shows and sale control) on the staff-and-admin group.
-func (d *Deps) registerAdminCatalog(admin fiber.Router) {}
+func (d *Deps) registerAdminCatalog(admin fiber.Router) {
+	admin.Get("/halls", d.apiAdminHalls)
+	admin.Get("/movies", d.apiAdminMovies)
+	admin.Post("/movies", d.apiAdminCreateMovie)
+	admin.Post("/shows", d.apiAdminCreateShow)
+	admin.Patch("/shows/:id", d.apiAdminUpdateShow)
+	admin.Post("/shows/:id/open-sale", d.apiAdminOpenSale)
+	admin.Post("/shows/:id/close-sale", d.apiAdminCloseSale)
+}
+
+// apiAdminHalls lists the halls -> 200 {"halls":[...]}. Errors: 503.
+func (d *Deps) apiAdminHalls(c *fiber.Ctx) error {
+	ctx, cancel := ctxOf(c)
+	defer cancel()
+	halls, err := d.CatalogAdmin.Halls(ctx)
+	if err != nil {
+		return err
+	}
+	out := make([]adminHallJSON, len(halls))
+	for i, h := range halls {
+		out[i] = adminHallOut(h)
+	}
+	return c.JSON(fiber.Map{"halls": out})
+}
+
+// apiAdminMovies lists the movies -> 200 {"movies":[...]}. Errors: 503.
+func (d *Deps) apiAdminMovies(c *fiber.Ctx) error {
+	ctx, cancel := ctxOf(c)
+	defer cancel()
+	movies, err := d.CatalogAdmin.Movies(ctx)
+	if err != nil {
+		return err
+	}
+	out := make([]movieJSON, len(movies))
+	for i, m := range movies {
+		out[i] = movieOut(m)
+	}
+	return c.JSON(fiber.Map{"movies": out})
+}
+
+// apiAdminCreateMovie creates a movie -> 201 the movie. Errors: 400, 409 CONFLICT (the
+// title is in use), 503.
+func (d *Deps) apiAdminCreateMovie(c *fiber.Ctx) error {
+	title, runtime, err := parseMovieBody(c.Body())
+	if err != nil {
+		return err
+	}
+	ctx, cancel := ctxOf(c)
+	defer cancel()
+	m, err := d.CatalogAdmin.CreateMovie(ctx, currentUser(c).ID, title, runtime)
+	if err != nil {
+		return err
+	}
+	return c.Status(fiber.StatusCreated).JSON(movieOut(m))
+}
+
+// apiAdminCreateShow creates a show -> 201 the show as GET /api/v1/shows/{id} returns
+// it. Errors: 400, 404 (movie or hall), 409 CONFLICT (overlap), 503.
+func (d *Deps) apiAdminCreateShow(c *fiber.Ctx) error {
+	in, err := parseNewShow(c.Body())
+	if err != nil {
+		return err
+	}
+	ctx, cancel := ctxOf(c)
+	defer cancel()
+	s, err := d.CatalogAdmin.CreateShow(ctx, currentUser(c).ID, in)
+	if err != nil {
+		return err
+	}
+	return c.Status(fiber.StatusCreated).JSON(showOut(s, true, d.Orders.HoldFor()))
+}
+
+// apiAdminUpdateShow changes a show's sale window, purchase limit or prices -> 200 the
+// show. Errors: 400, 404, 409 CONFLICT (cancelled), 503.
+func (d *Deps) apiAdminUpdateShow(c *fiber.Ctx) error {
+	showID, ok := idParam(c, "id")
+	if !ok {
+		return &services.Error{Code: services.CodeNotFound, Message: "show not found"}
+	}
+	ch, err := parseShowChange(c.Body())
+	if err != nil {
+		return err
+	}
+	ctx, cancel := ctxOf(c)
+	defer cancel()
+	s, err := d.CatalogAdmin.UpdateShow(ctx, currentUser(c).ID, showID, ch)
+	if err != nil {
+		return err
+	}
+	return c.JSON(showOut(s, true, d.Orders.HoldFor()))
+}
+
+// apiAdminOpenSale opens a show's sale now -> 200 the show, on_sale. Errors: 404, 409
+// CONFLICT (cancelled, or its window already closed), 503.
+func (d *Deps) apiAdminOpenSale(c *fiber.Ctx) error {
+	return d.saleControl(c, d.CatalogAdmin.OpenSale)
+}
+
+// apiAdminCloseSale closes a show's sale now -> 200 the show, closed. Errors: 404, 409
+// CONFLICT (cancelled), 503.
+func (d *Deps) apiAdminCloseSale(c *fiber.Ctx) error {
+	return d.saleControl(c, d.CatalogAdmin.CloseSale)
+}
+
+func (d *Deps) saleControl(c *fiber.Ctx, do func(ctx context.Context, actorID, id int64) (*services.Show, error)) error {
+	showID, ok := idParam(c, "id")
+	if !ok {
+		return &services.Error{Code: services.CodeNotFound, Message: "show not found"}
+	}
+	ctx, cancel := ctxOf(c)
+	defer cancel()
+	s, err := do(ctx, currentUser(c).ID, showID)
+	if err != nil {
+		return err
+	}
+	return c.JSON(showOut(s, true, d.Orders.HoldFor()))
+}

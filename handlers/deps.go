@@ -70,6 +70,9 @@ type Deps struct {
 	// SecureCookies marks the session cookie Secure (set behind HTTPS).
 	SecureCookies bool
 
+	// CatalogAdmin writes the catalog (movies, shows, sale control) for staff.
+	CatalogAdmin CatalogAdminService
+
 	// AdminOrders searches, refunds and cancels orders for staff.
 	AdminOrders AdminOrderService
 }

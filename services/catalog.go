@@ -10,9 +10,11 @@ import (
 )
 
 // Catalog reads movies, halls and shows from MySQL. Hall layouts are cached (a hall's
-// layout is fixed); shows are cached for ShowCacheTTL on the order path only.
+// layout is fixed); shows are cached for ShowCacheTTL on the order path only. A show's
+// Status is derived at read time from its stored status and sale window (Show.StatusAt).
 type Catalog struct {
 	db    *sqlx.DB
+	clock Clock
 	halls *ttlCache[int64, *Hall]
 	shows *ttlCache[int64, *Show]
 }
@@ -21,11 +23,17 @@ type Catalog struct {
 // window, prices). Display paths always read afresh.
 const ShowCacheTTL = time.Second
 
-// NewCatalog returns a Catalog over db.
+// NewCatalog returns a Catalog over db, telling show statuses by the system clock.
 func NewCatalog(db *sqlx.DB) *Catalog {
-	c := &Catalog{db: db}
+	c := &Catalog{db: db, clock: SystemClock{}}
 	c.halls = newTTLCache(time.Minute, c.loadHall)
 	c.shows = newTTLCache(ShowCacheTTL, c.loadShow)
+	return c
+}
+
+// WithClock makes c tell show statuses by clock and returns c.
+func (c *Catalog) WithClock(clock Clock) *Catalog {
+	c.clock = clock
 	return c
 }
 
@@ -57,7 +65,7 @@ func (c *Catalog) loadHall(ctx context.Context, id int64) (*Hall, error) {
 }
 
 const showColumns = `sh.id, sh.movie_id, sh.hall_id, sh.starts_at, sh.sale_opens_at, sh.sale_closes_at,
-	sh.status, sh.purchase_limit, sh.currency, h.name AS hall_name,
+	sh.status, sh.purchase_limit, sh.currency, sh.created_at, h.name AS hall_name,
 	m.id AS "movie.id", m.title AS "movie.title", m.runtime_min AS "movie.runtime_min",
 	m.rating AS "movie.rating", m.synopsis AS "movie.synopsis"
 	FROM shows sh JOIN movies m ON m.id = sh.movie_id JOIN halls h ON h.id = sh.hall_id`
@@ -67,7 +75,8 @@ func (c *Catalog) Show(ctx context.Context, id int64) (*Show, error) {
 	return c.loadShow(ctx, id)
 }
 
-// ShowForOrder is Show through a cache of ShowCacheTTL, for the order path.
+// ShowForOrder is Show through a cache of ShowCacheTTL, for the order path. Its Status
+// may be up to ShowCacheTTL old: decide with OnSaleAt(now), which derives it afresh.
 func (c *Catalog) ShowForOrder(ctx context.Context, id int64) (*Show, error) {
 	return c.shows.get(ctx, id)
 }
@@ -89,6 +98,7 @@ func (c *Catalog) loadShow(ctx context.Context, id int64) (*Show, error) {
 		FROM show_prices p JOIN zones z ON z.id = p.zone_id WHERE p.show_id = ? ORDER BY p.price_minor DESC, z.id`, id); err != nil {
 		return nil, unavailable("the database", err)
 	}
+	s.deriveStatus(c.clock.Now())
 	return s, nil
 }
 
@@ -107,7 +117,9 @@ func (c *Catalog) ShowsBetween(ctx context.Context, from, to time.Time) ([]*Show
 	}
 	ids := make([]int64, len(shows))
 	byID := map[int64]*Show{}
+	now := c.clock.Now()
 	for i, s := range shows {
+		s.deriveStatus(now)
 		ids[i] = s.ID
 		byID[s.ID] = s
 	}

@@ -119,19 +119,56 @@ type Show struct {
 	StartsAt      time.Time `db:"starts_at"`
 	SaleOpensAt   time.Time `db:"sale_opens_at"`
 	SaleClosesAt  time.Time `db:"sale_closes_at"`
-	Status        string    `db:"status"`
+	Status        string    `db:"status"` // as read: StatusAt the time of reading (see StoredStatus)
 	PurchaseLimit int       `db:"purchase_limit"`
 	Currency      string    `db:"currency"`
+	CreatedAt     time.Time `db:"created_at"`
 	Movie         Movie     `db:"movie"`
 	HallName      string    `db:"hall_name"`
 	Zones         []Zone    `db:"-"` // with this show's prices
 	SeatsLeft     int       `db:"-"`
+	// StoredStatus is the status column as stored; "" when Status was not derived.
+	StoredStatus string `db:"-"`
 }
 
-// OnSaleAt reports whether the show accepts orders at t: status on_sale and
+// stored is the show's stored status: StoredStatus, or Status when it was not derived.
+func (s *Show) stored() string {
+	if s.StoredStatus != "" {
+		return s.StoredStatus
+	}
+	return s.Status
+}
+
+// StatusAt returns the show's status at t (one of the Show* constants): draft and
+// cancelled as stored; otherwise scheduled before sale_opens_at, on_sale from then until
+// sale_closes_at, closed from then on, with no action by anyone. One exception keeps
+// a show held back: stored as scheduled while its window had already opened
+// (sale_opens_at not after created_at), it stays scheduled until its window closes.
+func (s *Show) StatusAt(t time.Time) string {
+	st := s.stored()
+	switch {
+	case st == ShowDraft || st == ShowCancelled:
+		return st
+	case !t.Before(s.SaleClosesAt):
+		return ShowClosed
+	case t.Before(s.SaleOpensAt):
+		return ShowScheduled
+	case st == ShowScheduled && !s.CreatedAt.IsZero() && !s.SaleOpensAt.After(s.CreatedAt):
+		return ShowScheduled
+	}
+	return ShowOnSale
+}
+
+// deriveStatus keeps the stored status in StoredStatus and sets Status to StatusAt(t).
+func (s *Show) deriveStatus(t time.Time) {
+	s.StoredStatus = s.stored()
+	s.Status = s.StatusAt(t)
+}
+
+// OnSaleAt reports whether the show accepts orders at t: StatusAt(t) is on_sale, so
 // sale_opens_at <= t < sale_closes_at (API.md, Browsing).
 func (s *Show) OnSaleAt(t time.Time) bool {
-	return s.Status == ShowOnSale && !t.Before(s.SaleOpensAt) && t.Before(s.SaleClosesAt)
+	return s.StatusAt(t) == ShowOnSale
 }
 
 // ZonePrice returns the show's price of a zone in minor units, or false.

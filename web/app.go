@@ -83,7 +83,7 @@ func New(cfg Config, clock services.Clock, log *slog.Logger) (*App, error) {
 		secret = []byte(hex.EncodeToString(b))
 		log.Debug("SEATFLOW_PAYMENT_WEBHOOK_SECRET is not set; using a random secret for this process")
 	}
-	a.Catalog = services.NewCatalog(db)
+	a.Catalog = services.NewCatalog(db).WithClock(clock)
 	a.Audit = services.NewAudit(db, clock)
 	a.Seats = services.NewSeatStore(rdb, db, a.Catalog, cfg.KeyPrefix, clock)
 	a.Shows = services.NewShows(db, a.Catalog, a.Seats, clock, cfg.Location())
@@ -136,6 +136,7 @@ func (a *App) newHTTP() *fiber.App {
 	app.Use("/static", filesystem.New(filesystem.Config{Root: http.FS(static.FS), MaxAge: 3600}))
 	d := &handlers.Deps{Shows: a.Shows, Orders: a.Orders, Payments: a.Payments, Users: a.Users, Limiter: a.Limiter,
 		Reconcile: a.Reconciler, Currency: a.Cfg.Currency, SecureCookies: a.Cfg.SecureCookies}
+	d.CatalogAdmin = services.NewCatalogWriter(a.Shows, a.Audit, a.Cfg.Currency, a.Cfg.PurchaseLimit)
 	d.AdminOrders = services.NewStaffOrders(a.DB, a.Orders, a.Payments, a.Shows, a.Audit)
 	app.Use(d.Authenticate)
 	// CSRF for the browser's forms, after Authenticate so the 403 page shows who is

@@ -1,0 +1,243 @@
+package handlers
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"time"
+
+	"seatflow/services"
+)
+
+// JSON shapes and body parsers of the admin catalog endpoints (API.md, Admin, Catalog).
+
+// adminHallJSON is a hall as GET /api/v1/admin/halls lists it.
+type adminHallJSON struct {
+	ID    string         `json:"id"`
+	Name  string         `json:"name"`
+	Rows  int            `json:"rows"`
+	Cols  int            `json:"cols"`
+	Seats int            `json:"seats"`
+	Zones []hallZoneJSON `json:"zones"`
+}
+
+type hallZoneJSON struct {
+	Code string `json:"code"`
+	Name string `json:"name"`
+}
+
+func adminHallOut(h *services.HallSummary) adminHallJSON {
+	out := adminHallJSON{ID: id(h.ID), Name: h.Name, Rows: h.Rows, Cols: h.Cols, Seats: h.Seats, Zones: make([]hallZoneJSON, len(h.Zones))}
+	for i, z := range h.Zones {
+		out.Zones[i] = hallZoneJSON{Code: z.Code, Name: z.Name}
+	}
+	return out
+}
+
+func movieOut(m *services.Movie) movieJSON {
+	return movieJSON{ID: id(m.ID), Title: m.Title, RuntimeMin: m.RuntimeMin}
+}
+
+// decodeObject decodes body, one JSON object with no unknown fields, into v.
+// Errors: INVALID_REQUEST.
+func decodeObject(body []byte, v any, shape string) error {
+	body = bytes.TrimSpace(body)
+	if len(body) == 0 || body[0] != '{' {
+		return invalid("the body must be a JSON object like %s", shape)
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return invalid("the body must be a JSON object like %s: %v", shape, err)
+	}
+	if err := dec.Decode(&struct{}{}); !errors.Is(err, io.EOF) {
+		return invalid("the body holds more than one JSON value")
+	}
+	return nil
+}
+
+// parseMovieBody reads {"title": string, "runtime_min": integer}. Errors: INVALID_REQUEST.
+func parseMovieBody(body []byte) (string, int, error) {
+	var in struct {
+		Title      json.RawMessage `json:"title"`
+		RuntimeMin json.RawMessage `json:"runtime_min"`
+	}
+	if err := decodeObject(body, &in, `{"title":"Dune","runtime_min":155}`); err != nil {
+		return "", 0, err
+	}
+	var title string
+	if !isSet(in.Title) || json.Unmarshal(in.Title, &title) != nil {
+		return "", 0, invalid("title must be a string")
+	}
+	n, err := jsonInt(in.RuntimeMin)
+	if !isSet(in.RuntimeMin) || err != nil || n < 1 || n > services.MaxRuntimeMin {
+		return "", 0, invalid("runtime_min must be a whole number of minutes from 1 to %d", services.MaxRuntimeMin)
+	}
+	return title, int(n), nil
+}
+
+// showBody is the body of POST and PATCH /api/v1/admin/shows; raw fields tell absent,
+// null and wrong types apart.
+type showBody struct {
+	MovieID       json.RawMessage `json:"movie_id"`
+	HallID        json.RawMessage `json:"hall_id"`
+	StartsAt      json.RawMessage `json:"starts_at"`
+	SaleOpensAt   json.RawMessage `json:"sale_opens_at"`
+	SaleClosesAt  json.RawMessage `json:"sale_closes_at"`
+	Prices        json.RawMessage `json:"prices"`
+	PurchaseLimit json.RawMessage `json:"purchase_limit"`
+}
+
+const showShape = `{"movie_id":"1","hall_id":"2","starts_at":"2030-01-01T19:30:00+08:00","sale_opens_at":"...","sale_closes_at":"...","prices":[{"zone":"standard","price_minor":4500}],"purchase_limit":4}`
+
+// parseNewShow reads a create-show body: ids as strings of digits (numbers accepted),
+// times RFC 3339 with any offset, prices a list of {"zone","price_minor"}, an optional
+// purchase_limit. Errors: INVALID_REQUEST.
+func parseNewShow(body []byte) (services.NewShow, error) {
+	var in showBody
+	var out services.NewShow
+	if err := decodeObject(body, &in, showShape); err != nil {
+		return out, err
+	}
+	var err error
+	if out.MovieID, err = jsonID(in.MovieID, "movie_id"); err != nil {
+		return out, err
+	}
+	if out.HallID, err = jsonID(in.HallID, "hall_id"); err != nil {
+		return out, err
+	}
+	for _, f := range []struct {
+		raw  json.RawMessage
+		name string
+		dst  *time.Time
+	}{{in.StartsAt, "starts_at", &out.StartsAt}, {in.SaleOpensAt, "sale_opens_at", &out.SaleOpensAt}, {in.SaleClosesAt, "sale_closes_at", &out.SaleClosesAt}} {
+		if !isSet(f.raw) {
+			return out, invalid("%s is required", f.name)
+		}
+		if *f.dst, err = jsonTime(f.raw, f.name); err != nil {
+			return out, err
+		}
+	}
+	if !isSet(in.Prices) {
+		return out, invalid("prices is required: a price for every zone of the hall")
+	}
+	if out.Prices, err = jsonPrices(in.Prices); err != nil {
+		return out, err
+	}
+	if isSet(in.PurchaseLimit) {
+		if out.PurchaseLimit, err = jsonLimit(in.PurchaseLimit); err != nil {
+			return out, err
+		}
+	}
+	return out, nil
+}
+
+// parseShowChange reads a PATCH body: any of sale_opens_at, sale_closes_at,
+// purchase_limit, prices (null or absent leaves a field as it is). Errors: INVALID_REQUEST.
+func parseShowChange(body []byte) (services.ShowChange, error) {
+	var in showBody
+	var out services.ShowChange
+	if err := decodeObject(body, &in, `{"sale_closes_at":"2030-01-01T18:30:00Z","prices":[{"zone":"standard","price_minor":5000}]}`); err != nil {
+		return out, err
+	}
+	if isSet(in.MovieID) || isSet(in.HallID) || isSet(in.StartsAt) {
+		return out, invalid("movie_id, hall_id and starts_at cannot change; cancel the show and create another")
+	}
+	for _, f := range []struct {
+		raw  json.RawMessage
+		name string
+		dst  **time.Time
+	}{{in.SaleOpensAt, "sale_opens_at", &out.SaleOpensAt}, {in.SaleClosesAt, "sale_closes_at", &out.SaleClosesAt}} {
+		if isSet(f.raw) {
+			t, err := jsonTime(f.raw, f.name)
+			if err != nil {
+				return out, err
+			}
+			*f.dst = &t
+		}
+	}
+	if isSet(in.PurchaseLimit) {
+		n, err := jsonLimit(in.PurchaseLimit)
+		if err != nil {
+			return out, err
+		}
+		out.PurchaseLimit = &n
+	}
+	if isSet(in.Prices) {
+		p, err := jsonPrices(in.Prices)
+		if err != nil {
+			return out, err
+		}
+		out.Prices = p
+	}
+	return out, nil
+}
+
+// jsonID reads a positive id given as a string of digits (or a JSON integer).
+func jsonID(r json.RawMessage, name string) (int64, error) {
+	if !isSet(r) {
+		return 0, invalid("%s is required", name)
+	}
+	var s string
+	if r[0] == '"' {
+		if json.Unmarshal(r, &s) != nil {
+			return 0, invalid("%s must be an id string such as \"7\"", name)
+		}
+	} else {
+		s = string(bytes.TrimSpace(r))
+	}
+	n, ok := parseShowID(s)
+	if !ok {
+		return 0, invalid("%s must be an id string such as \"7\"", name)
+	}
+	return n, nil
+}
+
+// jsonTime reads an RFC 3339 time string with any offset, returned in UTC.
+func jsonTime(r json.RawMessage, name string) (time.Time, error) {
+	var s string
+	if json.Unmarshal(r, &s) != nil {
+		return time.Time{}, invalid("%s must be an RFC 3339 time string", name)
+	}
+	t, err := time.Parse(time.RFC3339, s)
+	if err != nil {
+		return time.Time{}, invalid("%s must be an RFC 3339 time such as 2030-01-01T19:30:00+08:00", name)
+	}
+	return t.UTC(), nil
+}
+
+// jsonLimit reads a purchase limit, a whole number from 1 to MaxPurchaseLimit.
+func jsonLimit(r json.RawMessage) (int, error) {
+	n, err := jsonInt(r)
+	if err != nil || n < 1 || n > services.MaxPurchaseLimit {
+		return 0, invalid("purchase_limit must be a whole number from 1 to %d", services.MaxPurchaseLimit)
+	}
+	return int(n), nil
+}
+
+// jsonPrices reads [{"zone": string, "price_minor": integer}, ...].
+func jsonPrices(r json.RawMessage) ([]services.ZonePrice, error) {
+	var raw []struct {
+		Zone       json.RawMessage `json:"zone"`
+		PriceMinor json.RawMessage `json:"price_minor"`
+	}
+	if err := json.Unmarshal(r, &raw); err != nil {
+		return nil, invalid(`prices must be a list like [{"zone":"standard","price_minor":4500}]`)
+	}
+	out := make([]services.ZonePrice, len(raw))
+	for i, p := range raw {
+		if !isSet(p.Zone) || json.Unmarshal(p.Zone, &out[i].Zone) != nil || out[i].Zone == "" {
+			return nil, invalid("prices[%d].zone must be a zone code string", i)
+		}
+		v, err := jsonInt(p.PriceMinor)
+		if !isSet(p.PriceMinor) || err != nil {
+			return nil, invalid("prices[%d].price_minor must be a whole number of minor units", i)
+		}
+		if v < 0 {
+			return nil, invalid("prices[%d].price_minor must not be negative", i)
+		}
+		out[i].PriceMinor = v
+	}
+	return out, nil
+}
