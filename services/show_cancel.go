@@ -139,7 +139,6 @@ func (s *StaffOrders) endOne(ctx context.Context, actorID int64, orderNo, reason
 			if !won {
 				continue // ended or paid meanwhile: look again
 			}
-			s.orders.metrics.OrdersCancelled.Inc()
 			before, after := auditOrder(order), auditOrder(order)
 			now := s.orders.clock.Now()
 			before.Status = OrderPending
