@@ -211,14 +211,16 @@ func (w *CatalogWriter) CreateShow(ctx context.Context, actorID int64, in NewSho
 	ctx2, cancel := context.WithTimeout(ctx, dbTimeout)
 	defer cancel()
 	err = inTx(ctx2, w.db, func(tx *sqlx.Tx) error {
+		// one writer per hall at a time, so two overlapping shows cannot both pass the
+		// check; taken first, so the transaction's snapshot (its first plain read) already
+		// holds the show another writer committed before we got the lock
+		if _, err := tx.ExecContext(ctx2, "SELECT id FROM halls WHERE id = ? FOR UPDATE", in.HallID); err != nil {
+			return err
+		}
 		if err := tx.GetContext(ctx2, &s.Movie, "SELECT id, title, runtime_min, rating, synopsis FROM movies WHERE id = ?", in.MovieID); err != nil {
 			if errors.Is(err, sql.ErrNoRows) {
 				return errf(CodeNotFound, "movie %d not found", in.MovieID)
 			}
-			return err
-		}
-		// one writer per hall at a time, so two overlapping shows cannot both pass the check
-		if _, err := tx.ExecContext(ctx2, "SELECT id FROM halls WHERE id = ? FOR UPDATE", in.HallID); err != nil {
 			return err
 		}
 		if err := noOverlap(ctx2, tx, in.HallID, 0, s.StartsAt, s.Movie.RuntimeMin); err != nil {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"strconv"
+	"sync"
 	"testing"
 	"time"
 )
@@ -216,6 +217,46 @@ func TestCatalogWriter_Overlap(t *testing.T) {
 			t.Fatal(err)
 		}
 	})
+}
+
+// TestCatalogWriter_ConcurrentOverlapOneWins proves the overlap rule under concurrency:
+// writers racing to create overlapping shows in one hall (different starts, so the
+// unique key on the start cannot help) leave exactly one show.
+func TestCatalogWriter_ConcurrentOverlapOneWins(t *testing.T) {
+	e, w, staff, m := newCatalogWriterEnv(t)
+	ctx := context.Background()
+	base := e.clock.Now().Add(25 * 24 * time.Hour).Truncate(time.Hour)
+	const writers = 8
+	var wg sync.WaitGroup
+	errs := make([]error, writers)
+	start := make(chan struct{})
+	for i := 0; i < writers; i++ {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			<-start
+			_, errs[i] = w.CreateShow(ctx, staff, validShow(e, m, base.Add(time.Duration(i)*10*time.Minute)))
+		}(i)
+	}
+	close(start)
+	wg.Wait()
+	won := 0
+	for i, err := range errs {
+		switch ErrorCode(err) {
+		case "":
+			won++
+		case CodeConflict:
+		default:
+			t.Errorf("writer %d: %v", i, err)
+		}
+	}
+	var n int
+	if err := e.db.Get(&n, "SELECT COUNT(*) FROM shows WHERE hall_id = ? AND starts_at >= ? AND starts_at < ?", e.hall.ID, base, base.Add(2*time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	if won != 1 || n != 1 {
+		t.Fatalf("%d writers won, %d shows stored; want 1 and 1", won, n)
+	}
 }
 
 // TestCatalogWriter_StatusFollowsWindow proves that a show's status follows its sale
