@@ -14,15 +14,15 @@ import (
 // with EntityID "42"), and the entity before and after as JSON (nil when it did not
 // exist before or no longer exists after).
 type AuditEntry struct {
-	ID         int64           `db:"id"`
-	ActorID    *int64          `db:"actor_user_id"`
-	ActorEmail string          `db:"actor_email"`
-	Action     string          `db:"action"`
-	Entity     string          `db:"entity"`
-	EntityID   string          `db:"entity_id"`
-	Before     json.RawMessage `db:"before_json"`
-	After      json.RawMessage `db:"after_json"`
-	CreatedAt  time.Time       `db:"created_at"`
+	ID         int64     `db:"id"`
+	ActorID    *int64    `db:"actor_user_id"`
+	ActorEmail string    `db:"actor_email"`
+	Action     string    `db:"action"`
+	Entity     string    `db:"entity"`
+	EntityID   string    `db:"entity_id"`
+	Before     []byte    `db:"before_json"` // JSON, nil when NULL
+	After      []byte    `db:"after_json"`  // JSON, nil when NULL
+	CreatedAt  time.Time `db:"created_at"`
 }
 
 // Audit records staff and admin writes and lists them.

@@ -26,6 +26,13 @@ func TestInvariant11_AuditRecordsWhoWhenWhatBeforeAfter(t *testing.T) {
 		t.Fatal(err)
 	}
 	_ = tx.Rollback()
+	if err := a.Record(ctx, e.db, 0, "movie.create", "movie", "3", nil, map[string]string{"title": "X"}); err != nil {
+		t.Fatal(err)
+	}
+	created, err := a.List(ctx, AuditFilter{Entity: "movie"})
+	if err != nil || len(created) != 1 || created[0].Before != nil || created[0].ActorID != nil {
+		t.Fatalf("a create by the system: %+v %v (before must be NULL, no actor)", created, err)
+	}
 	got, err := a.List(ctx, AuditFilter{Entity: "show"})
 	if err != nil {
 		t.Fatal(err)
