@@ -329,7 +329,9 @@ func (r *Reconciler) candidateShows(ctx context.Context, showID int64) ([]int64,
 	}
 	var ids []int64
 	now := r.clock.Now()
-	if err := r.selectDB(ctx, &ids, `SELECT id FROM shows WHERE status = 'on_sale' AND sale_opens_at <= ? AND sale_closes_at > ?
+	// the sale window decides whether a show is on sale (Show.StatusAt); draft and
+	// cancelled shows sell nothing
+	if err := r.selectDB(ctx, &ids, `SELECT id FROM shows WHERE status NOT IN ('draft', 'cancelled') AND sale_opens_at <= ? AND sale_closes_at > ?
 		UNION SELECT DISTINCT show_id FROM orders WHERE status = 'pending'`, now, now); err != nil {
 		return nil, err
 	}
