@@ -263,13 +263,13 @@ func zoneHasKind(hall *Hall, zone, kind string) bool {
 
 func notOnSale(show *Show, now time.Time, zone *time.Location) error {
 	const layout = "Mon 2 Jan 15:04 MST"
-	switch {
-	case show.Status != ShowOnSale:
-		return errf(CodeNotOnSale, "this show is not on sale (it is %s)", strings.ReplaceAll(show.Status, "_", " "))
-	case now.Before(show.SaleOpensAt):
+	switch st := show.StatusAt(now); {
+	case (st == ShowScheduled || st == ShowOnSale) && now.Before(show.SaleOpensAt):
 		return errf(CodeNotOnSale, "sale opens %s", show.SaleOpensAt.In(zone).Format(layout))
-	default:
+	case st == ShowClosed && !now.Before(show.SaleClosesAt):
 		return errf(CodeNotOnSale, "sale closed %s", show.SaleClosesAt.In(zone).Format(layout))
+	default:
+		return errf(CodeNotOnSale, "this show is not on sale (it is %s)", strings.ReplaceAll(st, "_", " "))
 	}
 }
 

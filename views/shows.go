@@ -67,11 +67,11 @@ func StateOf(s *services.Show, now time.Time, loc *time.Location) ShowState {
 		return ShowState{Label: "cancelled", Class: "cancelled", Reason: "This show was cancelled."}
 	case s.Status == services.ShowClosed || !now.Before(s.SaleClosesAt):
 		return ShowState{Label: "closed", Class: "closed", Reason: "Sales for this show have closed."}
-	case s.Status != services.ShowOnSale:
-		return ShowState{Label: "not on sale yet", Class: "upcoming", Reason: "Tickets for this show are not on sale yet."}
-	case now.Before(s.SaleOpensAt):
+	case (s.Status == services.ShowScheduled || s.Status == services.ShowOnSale) && now.Before(s.SaleOpensAt):
 		opens := DayTime(s.SaleOpensAt, loc)
 		return ShowState{Label: "sale opens " + opens, Class: "upcoming", Reason: "Sale opens " + opens + "."}
+	case s.Status != services.ShowOnSale:
+		return ShowState{Label: "not on sale yet", Class: "upcoming", Reason: "Tickets for this show are not on sale yet."}
 	case s.SeatsLeft <= 0:
 		return ShowState{Label: "sold out", Class: "sold-out", Reason: "This show is sold out."}
 	}
