@@ -236,6 +236,9 @@ func (r *Reconciler) steps(ctx context.Context, rn *run, opts ReconcileOptions) 
 	if err := r.expireOverdue(ctx, rn, opts.ShowID); err != nil {
 		return err
 	}
+	if err := r.cancelOrdersOfCancelledShows(ctx, rn, opts.ShowID); err != nil {
+		return err
+	}
 	shows, err := r.candidateShows(ctx, opts.ShowID)
 	if err != nil {
 		return err
@@ -317,6 +320,46 @@ func (r *Reconciler) expireOverdue(ctx context.Context, rn *run, showID int64) e
 		if len(due) < batch || rn.DryRun {
 			return nil
 		}
+	}
+	return nil
+}
+
+// cancelOrdersOfCancelledShows cancels pending orders of cancelled shows: an order
+// created from a show read just before its cancel would otherwise wait for its deadline
+// (it can never be paid, invariant 10).
+func (r *Reconciler) cancelOrdersOfCancelledShows(ctx context.Context, rn *run, showID int64) error {
+	var left []struct {
+		No     string `db:"order_no"`
+		ShowID int64  `db:"show_id"`
+	}
+	q := `SELECT o.order_no, o.show_id FROM orders o JOIN shows s ON s.id = o.show_id
+		WHERE o.status = 'pending' AND s.status = 'cancelled'`
+	var args []any
+	if showID != 0 {
+		q += " AND o.show_id = ?"
+		args = append(args, showID)
+	}
+	if err := r.selectDB(ctx, &left, q+" LIMIT 1000", args...); err != nil {
+		return err
+	}
+	for _, o := range left {
+		f := Finding{Kind: FindingCancelledShow, ShowID: o.ShowID, OrderNo: o.No, Action: ActionCancel,
+			Detail: "pending order of a cancelled show"}
+		if !rn.DryRun {
+			if err := r.holding(ctx, rn); err != nil {
+				return err
+			}
+			order, err := r.orders.byNo(ctx, o.No)
+			if err != nil {
+				return err
+			}
+			won, err := r.orders.end(ctx, order, OrderCancelled, "the show was cancelled", false)
+			if err != nil {
+				return err
+			}
+			f.Fixed = won
+		}
+		rn.add(f)
 	}
 	return nil
 }

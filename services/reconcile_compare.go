@@ -19,6 +19,7 @@ const (
 	FindingZoneCount         = "zone_count"          // a zone's free count differs from the seat values: recompute
 	FindingUserCount         = "user_count"          // a buyer's purchase-limit count differs: recompute
 	FindingOverdueOrder      = "overdue_order"       // a pending order is past its deadline: expire it
+	FindingCancelledShow     = "cancelled_show"      // a pending order of a cancelled show (made while it was cancelled): cancel it
 	FindingMissingExpiryTask = "missing_expiry_task" // a pending order has no expiry task: schedule it again
 )
 
@@ -32,6 +33,7 @@ const (
 	ActionRemove     = "remove"
 	ActionRecompute  = "recompute"
 	ActionExpire     = "expire"
+	ActionCancel     = "cancel"
 	ActionReschedule = "reschedule"
 )
 

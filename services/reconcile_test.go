@@ -127,6 +127,13 @@ func TestReconcileRepairsEachKindOfDrift(t *testing.T) {
 			}
 		}},
 		{name: "expiry task lost", kind: FindingMissingExpiryTask},
+		{name: "pending order of a cancelled show", kind: FindingCancelledShow, drift: func(e *testEnv, o *Order) {
+			e.exec("UPDATE shows SET status = 'cancelled' WHERE id = ?", e.show.ID)
+		}, check: func(e *testEnv, o *Order) {
+			if s := e.orderStatus(o.OrderNo); s != OrderCancelled {
+				t.Errorf("order of the cancelled show is %s, want cancelled", s)
+			}
+		}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
