@@ -75,7 +75,7 @@ func (d *Deps) apiLogin(c *fiber.Ctx) error {
 	}
 	ctx, cancel := ctxOf(c)
 	defer cancel()
-	if err := d.Limiter.AllowLogin(ctx, in.Email); err != nil {
+	if err := d.Limiter.AllowLogin(ctx, in.Email, c.IP()); err != nil {
 		return err
 	}
 	tok, u, err := d.Users.Login(ctx, in.Email, in.Password)

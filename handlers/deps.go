@@ -45,9 +45,10 @@ type UserService interface {
 	Logout(ctx context.Context, token string) error
 }
 
-// LoginLimiter counts login attempts (per email) and registrations (per client address).
+// LoginLimiter counts login attempts (per account email and per client address) and
+// registrations (per client address).
 type LoginLimiter interface {
-	AllowLogin(ctx context.Context, email string) error
+	AllowLogin(ctx context.Context, email, ip string) error
 	AllowRegister(ctx context.Context, ip string) error
 }
 

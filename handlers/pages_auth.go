@@ -52,10 +52,10 @@ func (d *Deps) login(c *fiber.Ctx) error {
 	}
 	ctx, cancel := ctxOf(c)
 	defer cancel()
-	if err := d.Limiter.AllowLogin(ctx, strings.ToLower(email)); err != nil {
+	if err := d.Limiter.AllowLogin(ctx, email, c.IP()); err != nil {
 		st, se := pageError(c, err)
 		if se.Code == services.CodeRateLimited {
-			return again(st, "Too many sign-in attempts for this email. Please wait "+views.Plural(max(se.RetryAfterS, 1), "second", "seconds")+" and try again.")
+			return again(st, "Too many sign-in attempts. Please wait "+views.Plural(max(se.RetryAfterS, 1), "second", "seconds")+" and try again.")
 		}
 		return again(st, sentence(se.Message))
 	}

@@ -572,7 +572,7 @@ func (f fakeLimiter) AllowRegister(context.Context, string) error {
 	return nil
 }
 
-func (f fakeLimiter) AllowLogin(context.Context, string) error {
+func (f fakeLimiter) AllowLogin(context.Context, string, string) error {
 	f.calls.add("Limiter.AllowLogin")
 	return nil
 }

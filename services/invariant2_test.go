@@ -501,7 +501,7 @@ func TestInvariant2_RateLimitedAndLimiterDownWriteNothing(t *testing.T) {
 	if err := lim.AllowOrder(ctx, u, es.show.ID); ErrorCode(err) != CodeUnavailable {
 		t.Errorf("AllowOrder with Redis down: %v, want UNAVAILABLE", err)
 	}
-	if err := lim.AllowLogin(ctx, "x@test.example"); ErrorCode(err) != CodeUnavailable {
+	if err := lim.AllowLogin(ctx, "x@test.example", "192.0.2.1"); ErrorCode(err) != CodeUnavailable {
 		t.Errorf("AllowLogin with Redis down: %v, want UNAVAILABLE", err)
 	}
 	orders := NewOrders(es.db, es.catalog, es.seats, lim, es.clock, OrdersConfig{HoldFor: 15 * time.Minute, Expiry: es.expiry})

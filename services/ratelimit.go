@@ -2,8 +2,8 @@ package services
 
 import (
 	"context"
+	"errors"
 	"math"
-	"strings"
 	"time"
 
 	"github.com/go-redis/redis_rate/v10"
@@ -15,7 +15,8 @@ import (
 type Limits struct {
 	UserPerMinute, UserBurst         int // order creations per user
 	ShowPerSecond, ShowBurst         int // order creations per show
-	LoginPerMinute, LoginBurst       int // logins per email address
+	LoginPerMinute, LoginBurst       int // logins per account email (canonical form)
+	LoginIPPerMinute, LoginIPBurst   int // logins per client address
 	RegisterPerMinute, RegisterBurst int // new accounts per client address
 }
 
@@ -62,10 +63,31 @@ func (r *RateLimiter) AllowOrder(ctx context.Context, userID, showID int64) erro
 	return r.allow(ctx, "show:"+itoa(showID), redis_rate.Limit{Rate: r.limits.ShowPerSecond, Burst: r.limits.ShowBurst, Period: time.Second}, "orders for this show")
 }
 
-// AllowLogin counts one login attempt against the email's limit.
-// The email is normalised as Users.Login does, so letter case cannot dodge the limit.
-func (r *RateLimiter) AllowLogin(ctx context.Context, email string) error {
-	return r.allow(ctx, "login:"+strings.ToLower(strings.TrimSpace(email)), redis_rate.Limit{Rate: r.limits.LoginPerMinute, Burst: r.limits.LoginBurst, Period: time.Minute}, "sign-in attempts")
+// AllowLogin counts one login attempt against two limits, and allows it only when both
+// do: the account's, keyed on the canonical form of the email (CanonicalEmail, the form
+// Users.Login looks up, so no other spelling of a locked-out account gets a fresh
+// allowance), and the client address's (ip is the address the request came from), so
+// that one client cannot try many accounts. Every attempt counts against both.
+// Errors: INVALID_REQUEST (not a usable email address), RATE_LIMITED (the longer wait
+// of the two), UNAVAILABLE.
+func (r *RateLimiter) AllowLogin(ctx context.Context, email, ip string) error {
+	email, err := CanonicalEmail(email)
+	if err != nil {
+		return err
+	}
+	errAccount := r.allow(ctx, "login:"+email, redis_rate.Limit{Rate: r.limits.LoginPerMinute, Burst: r.limits.LoginBurst, Period: time.Minute}, "sign-in attempts for this account")
+	if ErrorCode(errAccount) == CodeUnavailable {
+		return errAccount
+	}
+	errIP := r.allow(ctx, "login-ip:"+ip, redis_rate.Limit{Rate: r.limits.LoginIPPerMinute, Burst: r.limits.LoginIPBurst, Period: time.Minute}, "sign-in attempts from this address")
+	if errIP == nil {
+		return errAccount
+	}
+	var a, b *Error
+	if errors.As(errAccount, &a) && errors.As(errIP, &b) && a.RetryAfterS >= b.RetryAfterS {
+		return errAccount
+	}
+	return errIP
 }
 
 // AllowRegister counts one account registration against the client address's limit

@@ -23,22 +23,38 @@ type Users struct {
 	db         *sqlx.DB
 	clock      Clock
 	bcryptCost int
+	// dummyHash is compared with the password of an unknown email, so that an unknown
+	// email costs the same bcrypt work as a known one (same cost, made at start).
+	dummyHash []byte
 }
 
 // SessionTTL is how long a login stays valid.
 const SessionTTL = 30 * 24 * time.Hour
 
 // NewUsers returns the user service; bcryptCost is bcrypt's work factor (tests use
-// bcrypt.MinCost, production the default 10 or more).
+// bcrypt.MinCost, production the default 10 or more). It hashes one random password at
+// that cost, which takes as long as one login.
 func NewUsers(db *sqlx.DB, clock Clock, bcryptCost int) *Users {
-	if bcryptCost < bcrypt.MinCost {
+	if bcryptCost < bcrypt.MinCost || bcryptCost > bcrypt.MaxCost {
 		bcryptCost = bcrypt.DefaultCost
 	}
-	return &Users{db: db, clock: clock, bcryptCost: bcryptCost}
+	pw := make([]byte, 32)
+	_, _ = rand.Read(pw)
+	dummy, err := bcrypt.GenerateFromPassword([]byte(base64.RawURLEncoding.EncodeToString(pw)), bcryptCost)
+	if err != nil {
+		panic("bcrypt: " + err.Error()) // only for a cost outside MinCost..MaxCost, excluded above
+	}
+	return &Users{db: db, clock: clock, bcryptCost: bcryptCost, dummyHash: dummy}
 }
 
-// Register creates a customer account. Email must be a valid address (stored lower
-// case, at most 254 bytes), password 8..72 bytes, name 1..100 characters.
+// errWrongLogin is the one answer to an unknown email and to a wrong password.
+func errWrongLogin() *Error {
+	return errf(CodeUnauthenticated, "email or password is wrong")
+}
+
+// Register creates a customer account. Email must be a valid address, stored in its
+// canonical form (CanonicalEmail, at most 254 bytes), password 8..72 bytes, name 1..100
+// characters.
 // Errors: INVALID_REQUEST, CONFLICT (email taken), UNAVAILABLE.
 func (u *Users) Register(ctx context.Context, email, password, name string) (int64, error) {
 	return u.Create(ctx, email, password, name, RoleCustomer)
@@ -47,9 +63,12 @@ func (u *Users) Register(ctx context.Context, email, password, name string) (int
 // Create creates an account with a role (RoleCustomer, RoleStaff, RoleAdmin); the
 // checks and errors are those of Register.
 func (u *Users) Create(ctx context.Context, email, password, name, role string) (int64, error) {
-	email = strings.ToLower(strings.TrimSpace(email))
+	email, err := CanonicalEmail(email)
+	if err != nil {
+		return 0, err
+	}
 	name = strings.TrimSpace(name)
-	if a, err := mail.ParseAddress(email); err != nil || a.Address != email || len(email) > 254 {
+	if a, err := mail.ParseAddress(email); err != nil || a.Address != email {
 		return 0, errf(CodeInvalidRequest, "email is not a valid address")
 	}
 	if len(password) < 8 || len(password) > 72 {
@@ -81,47 +100,58 @@ func (u *Users) Create(ctx context.Context, email, password, name, role string) 
 }
 
 // SetPassword replaces the password and role of the account with that email (used by
-// the demo seed to hand out fresh passwords). Errors: NOT_FOUND, UNAVAILABLE.
+// the demo seed to hand out fresh passwords). Errors: INVALID_REQUEST, NOT_FOUND,
+// UNAVAILABLE.
 func (u *Users) SetPassword(ctx context.Context, email, password, role string) error {
+	email, err := CanonicalEmail(email)
+	if err != nil {
+		return err
+	}
 	hash, err := bcrypt.GenerateFromPassword([]byte(password), u.bcryptCost)
 	if err != nil {
 		return err
 	}
 	ctx, cancel := context.WithTimeout(ctx, dbTimeout)
 	defer cancel()
-	res, err := u.db.ExecContext(ctx, "UPDATE users SET password_hash = ?, role = ? WHERE email = ?", hash, role, strings.ToLower(email))
+	res, err := u.db.ExecContext(ctx, "UPDATE users SET password_hash = ?, role = ? WHERE email = ?", hash, role, email)
 	if err != nil {
 		return unavailable("the database", err)
 	}
 	if n, _ := res.RowsAffected(); n == 0 {
 		var one int
-		if err := u.db.GetContext(ctx, &one, "SELECT 1 FROM users WHERE email = ?", strings.ToLower(email)); err != nil {
+		if err := u.db.GetContext(ctx, &one, "SELECT 1 FROM users WHERE email = ?", email); err != nil {
 			return errf(CodeNotFound, "no account %s", email)
 		}
 	}
 	return nil
 }
 
-// Login checks email and password and returns a new session token with the user.
-// Errors: UNAUTHENTICATED (unknown email or wrong password, indistinguishable),
-// UNAVAILABLE.
+// Login checks email and password and returns a new session token with the user. The
+// email is looked up in its canonical form (CanonicalEmail). Every login with a usable
+// email runs exactly one bcrypt comparison at the configured cost, whether the account
+// exists or not. Errors: INVALID_REQUEST (not a usable email address), UNAUTHENTICATED
+// (unknown email or wrong password, same message), UNAVAILABLE.
 func (u *Users) Login(ctx context.Context, email, password string) (string, *User, error) {
+	email, err := CanonicalEmail(email)
+	if err != nil {
+		return "", nil, err
+	}
 	ctx, cancel := context.WithTimeout(ctx, dbTimeout)
 	defer cancel()
 	var row struct {
 		User
 		Hash []byte `db:"password_hash"`
 	}
-	err := u.db.GetContext(ctx, &row, "SELECT id, email, name, role, password_hash FROM users WHERE email = ?", strings.ToLower(strings.TrimSpace(email)))
+	err = u.db.GetContext(ctx, &row, "SELECT id, email, name, role, password_hash FROM users WHERE email = ?", email)
 	if errors.Is(err, sql.ErrNoRows) {
-		_ = bcrypt.CompareHashAndPassword(dummyHash, []byte(password))
-		return "", nil, errf(CodeUnauthenticated, "wrong email or password")
+		_ = bcrypt.CompareHashAndPassword(u.dummyHash, []byte(password))
+		return "", nil, errWrongLogin()
 	}
 	if err != nil {
 		return "", nil, unavailable("the database", err)
 	}
 	if bcrypt.CompareHashAndPassword(row.Hash, []byte(password)) != nil {
-		return "", nil, errf(CodeUnauthenticated, "wrong email or password")
+		return "", nil, errWrongLogin()
 	}
 	tok, err := u.NewSession(ctx, row.ID)
 	if err != nil {
@@ -130,8 +160,6 @@ func (u *Users) Login(ctx context.Context, email, password string) (string, *Use
 	usr := row.User
 	return tok, &usr, nil
 }
-
-var dummyHash, _ = bcrypt.GenerateFromPassword([]byte("not-a-password"), bcrypt.MinCost)
 
 // NewSession issues a session token for a user, valid for SessionTTL.
 func (u *Users) NewSession(ctx context.Context, userID int64) (string, error) {

@@ -92,6 +92,7 @@ func New(cfg Config, clock services.Clock, log *slog.Logger) (*App, error) {
 		UserPerMinute: cfg.RateUserPerMinute, UserBurst: cfg.RateUserBurst,
 		ShowPerSecond: cfg.RateShowPerSecond, ShowBurst: cfg.RateShowBurst,
 		LoginPerMinute: cfg.RateLoginPerMinute, LoginBurst: cfg.RateLoginBurst,
+		LoginIPPerMinute: cfg.RateLoginIPPerMinute, LoginIPBurst: cfg.RateLoginIPBurst,
 		RegisterPerMinute: cfg.RateRegisterPerMinute, RegisterBurst: cfg.RateRegisterBurst,
 	}, cfg.KeyPrefix)
 	a.asynqClient = asynq.NewClientFromRedisClient(rdb)

@@ -29,6 +29,8 @@ type Config struct {
 	RateShowBurst         int `env:"RATE_SHOW_BURST" envDefault:"500"`
 	RateLoginPerMinute    int `env:"RATE_LOGIN_PER_MINUTE" envDefault:"10"`
 	RateLoginBurst        int `env:"RATE_LOGIN_BURST" envDefault:"10"`
+	RateLoginIPPerMinute  int `env:"RATE_LOGIN_IP_PER_MINUTE" envDefault:"120"`
+	RateLoginIPBurst      int `env:"RATE_LOGIN_IP_BURST" envDefault:"300"`
 	RateRegisterPerMinute int `env:"RATE_REGISTER_PER_MINUTE" envDefault:"30"`
 	RateRegisterBurst     int `env:"RATE_REGISTER_BURST" envDefault:"30"`
 
