@@ -30,7 +30,7 @@ const (
 )
 
 // OrderSearch filters a staff order search; zero values do not filter. Email matches
-// exactly, ignoring case. Limit is 1..MaxOrderSearchLimit, 0 meaning the default.
+// the account's canonical email (CanonicalEmail: any case or width of the same address). Limit is 1..MaxOrderSearchLimit, 0 meaning the default.
 type OrderSearch struct {
 	OrderNo string
 	ShowID  int64
@@ -81,10 +81,13 @@ func (s *StaffOrders) Search(ctx context.Context, f OrderSearch) ([]*StaffOrder,
 		q += " AND o.status = ?"
 		args = append(args, f.Status)
 	}
-	if email := strings.ToLower(strings.TrimSpace(f.Email)); email != "" {
-		// the column's collation ignores case (and accents): the byte comparison keeps it exact
-		q += " AND u.email = ? AND BINARY u.email = ?"
-		args = append(args, email, email)
+	if strings.TrimSpace(f.Email) != "" {
+		email, err := CanonicalEmail(f.Email) // the form accounts are stored in
+		if err != nil {
+			return nil, err
+		}
+		q += " AND u.email = ?"
+		args = append(args, email)
 	}
 	q += " ORDER BY o.created_at DESC, o.id DESC LIMIT ?"
 	args = append(args, f.Limit)

@@ -58,9 +58,10 @@ func TestStaffOrderSearch(t *testing.T) {
 		"by status":        {OrderSearch{Status: OrderPaid}, b.OrderNo},
 		"by email any case": {OrderSearch{Email: " " + strings.ToUpper(email1) + " "},
 			c.OrderNo + "," + a.OrderNo},
-		"email prefix is no match": {OrderSearch{Email: email1[:len(email1)-2]}, ""},
-		"by order number":          {OrderSearch{OrderNo: a.OrderNo}, a.OrderNo},
-		"limit":                    {OrderSearch{Limit: 1}, c.OrderNo},
+		"by email in full-width letters": {OrderSearch{Email: fullWidth(email1)}, c.OrderNo + "," + a.OrderNo},
+		"email prefix is no match":       {OrderSearch{Email: email1[:len(email1)-2]}, ""},
+		"by order number":                {OrderSearch{OrderNo: a.OrderNo}, a.OrderNo},
+		"limit":                          {OrderSearch{Limit: 1}, c.OrderNo},
 	} {
 		if got := nos(tc.f); got != tc.want {
 			t.Errorf("%s: %q, want %q", name, got, tc.want)
@@ -73,7 +74,7 @@ func TestStaffOrderSearch(t *testing.T) {
 	if got[0].UserID != u1 || got[0].UserEmail != email1 || len(got[0].Seats) != 2 || got[0].Seats[0].Label != "A1" {
 		t.Errorf("order as staff see it: %+v", got[0])
 	}
-	for _, f := range []OrderSearch{{Status: "lost"}, {Limit: 201}, {Limit: -1}, {ShowID: -3}} {
+	for _, f := range []OrderSearch{{Status: "lost"}, {Limit: 201}, {Limit: -1}, {ShowID: -3}, {Email: "a\u200b@x.test"}} {
 		if _, err := so.Search(ctx, f); ErrorCode(err) != CodeInvalidRequest {
 			t.Errorf("search %+v: %v, want INVALID_REQUEST", f, err)
 		}
@@ -87,3 +88,4 @@ func TestStaffOrderSearch(t *testing.T) {
 	}
 	e.checkInvariants()
 }
+
