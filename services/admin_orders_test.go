@@ -88,4 +88,3 @@ func TestStaffOrderSearch(t *testing.T) {
 	}
 	e.checkInvariants()
 }
-
