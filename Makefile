@@ -10,7 +10,7 @@ HTMX := static/vendor/htmx.min.js
 run: build services
 	./seatflow migrate
 	./seatflow seed
-	./seatflow serve
+	SEATFLOW_DEMO_PAYMENTS=true ./seatflow serve
 
 ## build: the seatflow binary with its browser assets
 build: static

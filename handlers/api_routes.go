@@ -200,11 +200,9 @@ func (d *Deps) apiPay(c *fiber.Ctx) error {
 			return err
 		}
 	}
-	if in.Provider == "" {
-		in.Provider = "demo"
-	}
 	ctx, cancel := ctxOf(c)
 	defer cancel()
+	// no provider named: the configured default; none configured: 503 UNAVAILABLE
 	p, url, err := d.Payments.Start(ctx, currentUser(c).ID, utils.CopyString(c.Params("no")), in.Provider)
 	if err != nil {
 		return err

@@ -13,11 +13,26 @@ func paymentIDParam(c *fiber.Ctx) (string, bool) {
 	return id, id != "" && len(id) <= 64
 }
 
+// DemoPayments marks every request as served with the built-in demo payment provider
+// on when on is true: the layout then shows the demo banner and the provider's pages
+// answer. When it is off they answer 404.
+func DemoPayments(on bool) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		if on {
+			c.SetUserContext(views.WithDemoPayments(c.UserContext()))
+		}
+		return c.Next()
+	}
+}
+
+// demoOn reports whether the demo provider's pages are served for this request.
+func demoOn(c *fiber.Ctx) bool { return views.DemoPaymentsOn(c.UserContext()) }
+
 // demoPayPage is the demo provider's page: the amount, the order and two POST forms.
 // It needs no login: it stands for an external provider.
 func (d *Deps) demoPayPage(c *fiber.Ctx) error {
 	id, ok := paymentIDParam(c)
-	if !ok {
+	if !ok || !demoOn(c) {
 		return renderErrorPage(c, fiber.StatusNotFound, "There is no such payment.")
 	}
 	ctx, cancel := ctxOf(c)
@@ -37,7 +52,7 @@ func (d *Deps) demoPayPage(c *fiber.Ctx) error {
 func (d *Deps) demoDecide(approve bool) fiber.Handler {
 	return func(c *fiber.Ctx) error {
 		id, ok := paymentIDParam(c)
-		if !ok {
+		if !ok || !demoOn(c) {
 			return renderErrorPage(c, fiber.StatusNotFound, "There is no such payment.")
 		}
 		ctx, cancel := ctxOf(c)

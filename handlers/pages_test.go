@@ -584,6 +584,7 @@ func testApp(m *services.SeatMap, orders *fakeOrders) *fiber.App {
 	d := &Deps{Shows: &fakeShows{m: m, calls: calls}, Orders: orders, Payments: fakePayments{calls}, Users: fakeUsers{calls},
 		Limiter: fakeLimiter{calls}, Currency: "CNY"}
 	app := fiber.New(fiber.Config{ErrorHandler: ErrorHandler})
+	app.Use(DemoPayments(true))
 	app.Use(d.Authenticate)
 	app.Use(d.CSRF(nil))
 	d.RegisterPages(app)

@@ -8,7 +8,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"log/slog"
-	"strings"
 	"time"
 
 	"github.com/jmoiron/sqlx"
@@ -38,12 +37,22 @@ type PaymentProvider interface {
 
 // WebhookEvent is the body a provider posts to /api/v1/payments/{provider}/webhook,
 // signed with HMAC-SHA256 (hex) in the X-Signature header. Status is approved or
-// declined; AmountMinor must match the payment.
+// declined; AmountMinor must match the payment. SentAt (RFC 3339, UTC) is when the
+// provider signed the event: an event outside WebhookMaxAge / WebhookMaxSkew of now is
+// refused, so a captured event cannot be replayed later.
 type WebhookEvent struct {
 	PaymentID   string `json:"payment_id"`
 	Status      string `json:"status"`
 	AmountMinor int64  `json:"amount_minor"`
+	SentAt      string `json:"sent_at"`
 }
+
+// WebhookMaxAge is how old a webhook event's sent_at may be; WebhookMaxSkew is how far
+// in the future it may be (clock drift between the provider and us).
+const (
+	WebhookMaxAge  = 5 * time.Minute
+	WebhookMaxSkew = time.Minute
+)
 
 // Payments starts payments of orders and applies provider webhooks.
 type Payments struct {
@@ -51,35 +60,70 @@ type Payments struct {
 	orders    *Orders
 	clock     Clock
 	providers map[string]PaymentProvider
+	order     []string // provider names as registered; the first is the default
 	secret    []byte
 	log       *slog.Logger
 }
 
-// NewPayments returns the payment service; secret signs and checks webhooks.
+// NewPayments returns the payment service; secret signs and checks webhooks. Only the
+// providers given are offered (the first is the default); with none, paying answers
+// UNAVAILABLE.
 func NewPayments(db *sqlx.DB, orders *Orders, clock Clock, secret []byte, providers ...PaymentProvider) *Payments {
 	p := &Payments{db: db, orders: orders, clock: clock, secret: secret, providers: map[string]PaymentProvider{}, log: orders.log}
 	for _, pr := range providers {
+		if _, dup := p.providers[pr.Name()]; !dup {
+			p.order = append(p.order, pr.Name())
+		}
 		p.providers[pr.Name()] = pr
 	}
 	return p
 }
 
-// Sign returns the hex HMAC-SHA256 of body with the webhook secret.
-func (p *Payments) Sign(body []byte) string {
-	m := hmac.New(sha256.New, p.secret)
-	m.Write(body)
-	return hex.EncodeToString(m.Sum(nil))
+// provider returns the named provider, or the default one for "". Errors: UNAVAILABLE
+// when no provider is configured, INVALID_REQUEST for an unknown name.
+func (p *Payments) provider(name string) (PaymentProvider, error) {
+	if len(p.order) == 0 {
+		return nil, errf(CodeUnavailable, "no payment provider is configured")
+	}
+	if name == "" {
+		name = p.order[0]
+	}
+	pr, ok := p.providers[name]
+	if !ok {
+		return nil, errf(CodeInvalidRequest, "unknown payment provider %q", name)
+	}
+	return pr, nil
 }
 
-// Start begins paying the user's pending order with the named provider and returns the
-// payment and the URL to send the buyer to. A pending order past its deadline is
-// expired on the spot. Errors: NOT_FOUND, ORDER_STATE (also for an order of a cancelled
-// show), INVALID_REQUEST (unknown provider), UNAVAILABLE.
+// Sign returns the hex HMAC-SHA256 of body with the webhook secret.
+func (p *Payments) Sign(body []byte) string {
+	return hex.EncodeToString(p.mac(body))
+}
+
+func (p *Payments) mac(body []byte) []byte {
+	m := hmac.New(sha256.New, p.secret)
+	m.Write(body)
+	return m.Sum(nil)
+}
+
+// signedBy reports whether signature (hex, either case) is the body's MAC, compared in
+// constant time on the raw bytes; a signature that is not hex is not.
+func (p *Payments) signedBy(body []byte, signature string) bool {
+	got, err := hex.DecodeString(signature)
+	return err == nil && hmac.Equal(got, p.mac(body))
+}
+
+// Start begins paying the user's pending order with the named provider ("" for the
+// default one) and returns the payment and the URL to send the buyer to. A pending
+// order past its deadline is expired on the spot. Errors: NOT_FOUND, ORDER_STATE (also
+// for an order of a cancelled show), INVALID_REQUEST (unknown provider), UNAVAILABLE
+// (also when no provider is configured).
 func (p *Payments) Start(ctx context.Context, userID int64, orderNo, provider string) (*Payment, string, error) {
-	pr, ok := p.providers[provider]
-	if !ok {
-		return nil, "", errf(CodeInvalidRequest, "unknown payment provider %q", provider)
+	pr, err := p.provider(provider)
+	if err != nil {
+		return nil, "", err
 	}
+	provider = pr.Name()
 	order, err := p.orders.Get(ctx, userID, orderNo)
 	if err != nil {
 		return nil, "", err
@@ -139,18 +183,25 @@ func (p *Payments) Payment(ctx context.Context, paymentID string) (*Payment, err
 // pending order marks it paid (one conditional update, invariant 5) and its seats sold;
 // an approval that arrives after the order was cancelled or expired (or paid by another
 // payment) is recorded and refunded, and the seats are not taken back from anyone.
-// Errors: UNAUTHENTICATED (bad signature), INVALID_REQUEST, NOT_FOUND, UNAVAILABLE.
+// A replay of a signed event inside the freshness window therefore changes nothing,
+// and one outside it is refused.
+// Errors: UNAUTHENTICATED (bad signature, stale or future sent_at), INVALID_REQUEST,
+// NOT_FOUND, UNAVAILABLE.
 func (p *Payments) HandleWebhook(ctx context.Context, provider string, raw []byte, signature string) (*Payment, error) {
 	pr, ok := p.providers[provider]
 	if !ok {
 		return nil, errf(CodeNotFound, "unknown payment provider %q", provider)
 	}
-	if !hmac.Equal([]byte(strings.ToLower(signature)), []byte(p.Sign(raw))) {
+	if !p.signedBy(raw, signature) {
 		return nil, errf(CodeUnauthenticated, "bad webhook signature")
 	}
 	var ev WebhookEvent
 	if err := json.Unmarshal(raw, &ev); err != nil || ev.PaymentID == "" {
 		return nil, errf(CodeInvalidRequest, "webhook body is not a payment event")
+	}
+	sent, err := time.Parse(time.RFC3339, ev.SentAt)
+	if now := p.clock.Now(); err != nil || sent.Before(now.Add(-WebhookMaxAge)) || sent.After(now.Add(WebhookMaxSkew)) {
+		return nil, errf(CodeUnauthenticated, "stale webhook")
 	}
 	pay, err := p.Payment(ctx, ev.PaymentID)
 	if err != nil {
@@ -259,13 +310,18 @@ func (DemoProvider) Refund(context.Context, *Payment) error { return nil }
 
 // DemoDecide is what the demo provider's page does when the buyer approves (approve
 // true) or declines: it builds the provider's event, signs it and delivers it through
-// HandleWebhook exactly as the HTTP webhook endpoint would.
+// HandleWebhook exactly as the HTTP webhook endpoint would. Without the demo provider
+// (or for another provider's payment) it is NOT_FOUND.
 func (p *Payments) DemoDecide(ctx context.Context, paymentID string, approve bool) (*Payment, error) {
 	pay, err := p.Payment(ctx, paymentID)
 	if err != nil {
 		return nil, err
 	}
-	ev := WebhookEvent{PaymentID: pay.PaymentID, Status: "declined", AmountMinor: pay.AmountMinor}
+	if _, ok := p.providers[DemoProvider{}.Name()]; !ok || pay.Provider != (DemoProvider{}).Name() {
+		return nil, errf(CodeNotFound, "payment not found")
+	}
+	ev := WebhookEvent{PaymentID: pay.PaymentID, Status: "declined", AmountMinor: pay.AmountMinor,
+		SentAt: p.clock.Now().UTC().Format(time.RFC3339)}
 	if approve {
 		ev.Status = "approved"
 	}

@@ -108,7 +108,11 @@ func New(cfg Config, clock services.Clock, log *slog.Logger) (*App, error) {
 	})
 	a.scheduler = jobs.NewScheduler(a.Reconciler, a.Orders, cfg.ReconcileInterval, log)
 	a.eviction = evictionCheck{rdb: rdb, allow: cfg.AllowEviction, log: log}
-	a.Payments = services.NewPayments(db, a.Orders, clock, secret, services.DemoProvider{})
+	var providers []services.PaymentProvider // a real provider is added here when configured
+	if cfg.DemoPayments {
+		providers = append(providers, services.DemoProvider{})
+	}
+	a.Payments = services.NewPayments(db, a.Orders, clock, secret, providers...)
 	a.worker = asynq.NewServerFromRedisClient(rdb, asynq.Config{
 		Concurrency: 4, Queues: map[string]int{jobs.Queue: 1},
 		DelayedTaskCheckInterval: cfg.ExpiryCheckInterval,
@@ -139,6 +143,7 @@ func (a *App) newHTTP() *fiber.App {
 		Reconcile: a.Reconciler, Currency: a.Cfg.Currency, SecureCookies: a.Cfg.SecureCookies}
 	d.CatalogAdmin = services.NewCatalogWriter(a.Shows, a.Audit, a.Cfg.Currency, a.Cfg.PurchaseLimit)
 	d.AdminOrders = services.NewStaffOrders(a.DB, a.Orders, a.Payments, a.Shows, a.Audit)
+	app.Use(handlers.DemoPayments(a.Cfg.DemoPayments))
 	app.Use(d.Authenticate)
 	// CSRF for the browser's forms, after Authenticate so the 403 page shows who is
 	// signed in; its tokens live in Redis so a form posts to any process.

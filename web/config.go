@@ -48,6 +48,9 @@ type Config struct {
 	// AllowEviction lets /readyz pass with a Redis maxmemory-policy other than
 	// noeviction (development only: an evicted seat map or task is drift).
 	AllowEviction bool `env:"ALLOW_EVICTION" envDefault:"false"`
+	// DemoPayments turns on the built-in demo payment provider (development and tests
+	// only: anyone can approve its payments); off, paying needs a real provider.
+	DemoPayments bool `env:"DEMO_PAYMENTS" envDefault:"false"`
 }
 
 // LoadConfig reads Config from the environment. Errors name the variable at fault.

@@ -52,6 +52,7 @@ func testConfig() Config {
 	cfg.RedisDB = testRedisDB
 	cfg.BcryptCost = 4
 	cfg.PaymentWebhookSecret = "web-test-secret"
+	cfg.DemoPayments = true
 	return cfg
 }
 
