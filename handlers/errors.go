@@ -52,7 +52,7 @@ func asError(err error) (int, *services.Error) {
 			st = fiber.StatusInternalServerError
 		}
 		if se.Code == services.CodeUnavailable {
-			slog.Warn("backing service unavailable", "err", se.Err)
+			slog.Warn("unavailable", "message", se.Message, "err", se.Err)
 		}
 		return st, se
 	}

@@ -105,7 +105,7 @@ func (d *Deps) renderOrder(c *fiber.Ctx, u *services.User, no string, status int
 // payOrder starts a payment with the demo provider and sends the buyer there.
 func (d *Deps) payOrder(c *fiber.Ctx) error {
 	return d.orderAction(c, func(ctx context.Context, userID int64, no string) (string, error) {
-		_, url, err := d.Payments.Start(ctx, userID, no, "demo")
+		_, url, err := d.Payments.Start(ctx, userID, no, "") // the default provider
 		return url, err
 	})
 }
