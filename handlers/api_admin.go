@@ -57,13 +57,9 @@ func (d *Deps) apiReconcile(c *fiber.Ctx) error {
 // apiReconcileRuns lists stored runs newest first, ?limit= of them (1..500, default 50),
 // without findings. Errors: 400 for a bad limit, 503.
 func (d *Deps) apiReconcileRuns(c *fiber.Ctx) error {
-	limit := defaultRunsLimit
-	if q := c.Query("limit"); q != "" {
-		n, err := strconv.Atoi(q)
-		if err != nil || !digits.MatchString(q) || n < 1 || n > maxRunsLimit {
-			return invalid("limit must be a whole number from 1 to %d", maxRunsLimit)
-		}
-		limit = n
+	limit, err := queryLimit(c, defaultRunsLimit, maxRunsLimit)
+	if err != nil {
+		return err
 	}
 	ctx, cancel := ctxOf(c)
 	defer cancel()

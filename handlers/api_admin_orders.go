@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
-	"strconv"
 	"strings"
 
 	"github.com/gofiber/fiber/v2"
@@ -56,12 +55,9 @@ func (d *Deps) apiAdminOrders(c *fiber.Ctx) error {
 		}
 		f.ShowID = n
 	}
-	if q := c.Query("limit"); q != "" {
-		n, err := strconv.Atoi(q)
-		if err != nil || !digits.MatchString(q) || n < 1 || n > services.MaxOrderSearchLimit {
-			return invalid("limit must be a whole number from 1 to %d", services.MaxOrderSearchLimit)
-		}
-		f.Limit = n
+	var err error
+	if f.Limit, err = queryLimit(c, services.DefaultOrderSearchLimit, services.MaxOrderSearchLimit); err != nil {
+		return err
 	}
 	ctx, cancel := ctxOf(c)
 	defer cancel()

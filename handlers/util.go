@@ -25,3 +25,17 @@ func idParam(c *fiber.Ctx, name string) (int64, bool) {
 	id, err := strconv.ParseInt(p, 10, 64)
 	return id, err == nil && id > 0
 }
+
+// queryLimit reads the ?limit= of a list: def when absent, else a whole number from 1
+// to max (INVALID_REQUEST otherwise).
+func queryLimit(c *fiber.Ctx, def, max int) (int, error) {
+	q := c.Query("limit")
+	if q == "" {
+		return def, nil
+	}
+	n, err := strconv.Atoi(q)
+	if err != nil || !digits.MatchString(q) || n < 1 || n > max {
+		return 0, invalid("limit must be a whole number from 1 to %d", max)
+	}
+	return n, nil
+}
