@@ -27,9 +27,8 @@ func (d *Deps) RegisterAPI(r fiber.Router) {
 	v1.Post("/orders/:no/pay", RequireUser, d.apiPay)
 	v1.Post("/payments/:provider/webhook", d.apiWebhook)
 	d.registerAdminAPI(v1)
-	v1.Use(func(c *fiber.Ctx) error {
-		return &services.Error{Code: services.CodeNotFound, Message: "no such endpoint: " + c.Method() + " " + c.Path()}
-	})
+	// no catch-all: an address without a route reaches the app's error handler as 404,
+	// which answers in the contract's shape under /api/, and routes registered later work
 }
 
 // LimitBody refuses bodies over MaxBodyBytes with 413 PAYLOAD_TOO_LARGE before anything
