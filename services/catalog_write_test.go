@@ -314,7 +314,7 @@ func TestCatalogWriter_StatusFollowsWindow(t *testing.T) {
 		{"stored on_sale, window opens later", ShowOnSale, time.Hour, 51 * time.Hour, ShowScheduled},
 		{"stored on_sale, window closed", ShowOnSale, -3 * time.Hour, -time.Hour, ShowClosed},
 		{"stored scheduled, window opens later", ShowScheduled, time.Hour, 52 * time.Hour, ShowScheduled},
-		{"stored scheduled while its window was open: held back", ShowScheduled, -time.Hour, 53 * time.Hour, ShowScheduled},
+		{"stored scheduled, window open: the window decides", ShowScheduled, -time.Hour, 53 * time.Hour, ShowOnSale},
 		{"stored closed, window open", ShowClosed, -time.Hour, 54 * time.Hour, ShowOnSale},
 		{"stored cancelled, window open", ShowCancelled, -time.Hour, 55 * time.Hour, ShowCancelled},
 		{"stored draft, window open", ShowDraft, -time.Hour, 56 * time.Hour, ShowDraft},

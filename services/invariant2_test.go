@@ -163,7 +163,7 @@ func TestInvariant2_BadInputWritesNothing(t *testing.T) {
 	later := e.makeShow(e.hall.ID, ShowOnSale, now.Add(time.Hour), now.Add(72*time.Hour))
 	cancelled := e.makeShow(e.hall.ID, ShowCancelled, now.Add(-time.Hour), now.Add(73*time.Hour))
 	closed := e.makeShow(e.hall.ID, ShowOnSale, now.Add(-48*time.Hour), now.Add(-time.Hour))
-	scheduled := e.makeShow(e.hall.ID, ShowScheduled, now.Add(-time.Hour), now.Add(74*time.Hour))
+	draft := e.makeShow(e.hall.ID, ShowDraft, now.Add(-time.Hour), now.Add(74*time.Hour)) // held back from sale
 	i64 := func(v int64) *int64 { return &v }
 	hundred := make([]int64, 101)
 	for i := range hundred {
@@ -205,7 +205,7 @@ func TestInvariant2_BadInputWritesNothing(t *testing.T) {
 		{"sale not open yet, best available", CreateOrderRequest{ShowID: later.ID, Zone: "standard", Quantity: 2}, []string{CodeNotOnSale}},
 		{"cancelled show", CreateOrderRequest{ShowID: cancelled.ID, SeatIDs: e.seatIDs("C1")}, []string{CodeNotOnSale}},
 		{"sale closed", CreateOrderRequest{ShowID: closed.ID, SeatIDs: e.seatIDs("C1")}, []string{CodeNotOnSale}},
-		{"scheduled show", CreateOrderRequest{ShowID: scheduled.ID, SeatIDs: e.seatIDs("C1")}, []string{CodeNotOnSale}},
+		{"draft show with an open window", CreateOrderRequest{ShowID: draft.ID, SeatIDs: e.seatIDs("C1")}, []string{CodeNotOnSale}},
 	}
 	for _, c := range cases {
 		req := c.req

@@ -141,9 +141,8 @@ func (s *Show) stored() string {
 
 // StatusAt returns the show's status at t (one of the Show* constants): draft and
 // cancelled as stored; otherwise scheduled before sale_opens_at, on_sale from then until
-// sale_closes_at, closed from then on, with no action by anyone. One exception keeps
-// a show held back: stored as scheduled while its window had already opened
-// (sale_opens_at not after created_at), it stays scheduled until its window closes.
+// sale_closes_at, closed from then on, with no action by anyone. A show held back from
+// sale is a draft.
 func (s *Show) StatusAt(t time.Time) string {
 	st := s.stored()
 	switch {
@@ -152,8 +151,6 @@ func (s *Show) StatusAt(t time.Time) string {
 	case !t.Before(s.SaleClosesAt):
 		return ShowClosed
 	case t.Before(s.SaleOpensAt):
-		return ShowScheduled
-	case st == ShowScheduled && !s.CreatedAt.IsZero() && !s.SaleOpensAt.After(s.CreatedAt):
 		return ShowScheduled
 	}
 	return ShowOnSale
