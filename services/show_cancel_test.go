@@ -117,11 +117,11 @@ func TestCancelShow_EndsEveryOrder(t *testing.T) {
 	e.checkInvariants()
 }
 
-// TestCancelShow_PendingOrderOfCancelledShowCannotBePaid: an order that is somehow still
+// TestInvariant10_PendingOrderOfCancelledShowCannotBePaid: an order that is somehow still
 // pending when its show is cancelled cannot start a payment, and an approval of a
 // payment started before is recorded and refunded, never paid (invariant 10): the
 // paying update itself checks the show.
-func TestCancelShow_PendingOrderOfCancelledShowCannotBePaid(t *testing.T) {
+func TestInvariant10_PendingOrderOfCancelledShowCannotBePaid(t *testing.T) {
 	e := newTestEnv(t, unlimited)
 	ctx := context.Background()
 	o, err := e.create(e.user(2), e.seatIDs("F1", "F2")...)
@@ -159,11 +159,11 @@ func TestCancelShow_PendingOrderOfCancelledShowCannotBePaid(t *testing.T) {
 	e.checkInvariants()
 }
 
-// TestCancelShow_RacesApprovals: approvals of started payments race the cancel of their
+// TestInvariant10_ApprovalsRacingAShowCancelAreRefunded: approvals of started payments race the cancel of their
 // show. Whichever wins each race, afterwards no order of the show is paid, no payment is
 // left approved (each approved one was refunded, invariant 10), every order is counted
 // once, and the stores agree.
-func TestCancelShow_RacesApprovals(t *testing.T) {
+func TestInvariant10_ApprovalsRacingAShowCancelAreRefunded(t *testing.T) {
 	e := newTestEnv(t, unlimited)
 	e.quietLogs()
 	ctx := context.Background()
