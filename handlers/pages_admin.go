@@ -14,12 +14,27 @@ import (
 // reconcilePageRuns is how many runs the reconciliation page lists.
 const reconcilePageRuns = 30
 
-// registerAdminPages registers the admin pages under /admin, for admins only.
+// registerAdminPages registers the console under /admin. The role check is attached
+// once per group: staff and admins use the catalog, shows, orders and the audit log;
+// users and roles and reconciliation are for admins only. Signed-out visitors are sent
+// to sign in, customers get the 403 page.
 func (d *Deps) registerAdminPages(app fiber.Router) {
-	admin := app.Group("/admin", requirePageRole(services.RoleAdmin))
-	admin.Get("/reconcile", d.reconcilePage)
-	admin.Post("/reconcile", d.startReconcile)
-	admin.Get("/reconcile/runs/:id", d.reconcileRunPage)
+	staff := app.Group("/admin", requirePageRole(services.RoleStaff, services.RoleAdmin))
+	d.registerDashboardPages(staff)
+	d.registerHallPages(staff)
+	d.registerMoviePages(staff)
+	d.registerShowPages(staff)
+	d.registerShowSeatPages(staff)
+	d.registerOrderPages(staff)
+	d.registerAuditPages(staff)
+
+	users := app.Group("/admin/users", requirePageRole(services.RoleAdmin))
+	d.registerUserPages(users)
+
+	reconcile := app.Group("/admin/reconcile", requirePageRole(services.RoleAdmin))
+	reconcile.Get("/", d.reconcilePage)
+	reconcile.Post("/", d.startReconcile)
+	reconcile.Get("/runs/:id", d.reconcileRunPage)
 }
 
 // requirePageRole lets users with one of roles through; signed-out visitors are sent to
@@ -31,10 +46,18 @@ func requirePageRole(roles ...string) fiber.Handler {
 			return redirectToLogin(c, strings.Clone(c.Path()))
 		}
 		if !slices.Contains(roles, u.Role) {
-			return renderErrorPage(c, fiber.StatusForbidden, "This page is for administrators only.")
+			return renderErrorPage(c, fiber.StatusForbidden, forbiddenPageMessage(roles))
 		}
 		return c.Next()
 	}
+}
+
+// forbiddenPageMessage tells a signed-in user without one of roles who the page is for.
+func forbiddenPageMessage(roles []string) string {
+	if slices.Contains(roles, services.RoleStaff) {
+		return "This page is for cinema staff only."
+	}
+	return "This page is for administrators only."
 }
 
 // reconcilePage shows the run history and the form that starts a run.

@@ -96,7 +96,7 @@ func TestAdminPages_OnlyAdmins(t *testing.T) {
 		form.Find(`button[name="mode"][value="run"]`).Length() != 1 || form.Find(`button[name="mode"][value="dry"]`).Length() != 1 {
 		t.Fatalf("admin page %d: no run form with show id, Run now and Dry run:\n%s", res.StatusCode, body)
 	}
-	if doc.Find(`nav a[href="/admin/reconcile"][aria-current="page"]`).Length() != 1 {
+	if doc.Find(`nav.console-nav a[href="/admin/reconcile"][aria-current="page"]`).Length() != 1 {
 		t.Error("the nav does not mark Reconciliation as the current page")
 	}
 	if res, _ := do(t, app, "GET", "/admin/reconcile/runs/77", nil, "tok-admin"); res.StatusCode != 404 {
@@ -150,18 +150,34 @@ func TestAdminAPI_BusyIs409(t *testing.T) {
 	}
 }
 
-// TestLayout_ReconciliationLinkOnlyForAdmins: the nav links to the reconciliation page
-// for admins, and for nobody else.
-func TestLayout_ReconciliationLinkOnlyForAdmins(t *testing.T) {
+// TestLayout_ConsoleLinksByRole: the main nav links to the console for staff and admins
+// only, and the console's nav offers reconciliation and users to admins only.
+func TestLayout_ConsoleLinksByRole(t *testing.T) {
 	for _, role := range []string{"", services.RoleCustomer, services.RoleStaff, services.RoleAdmin} {
-		p := views.Page{Title: "Shows", Path: "/"}
-		if role != "" {
-			p.User = &services.User{ID: 1, Name: "Pat", Role: role}
-		}
-		doc := renderDoc(t, views.ErrorPage(views.ErrorPageProps{Page: p, Status: 404, Message: "x"}))
-		n := doc.Find(`nav a[href="/admin/reconcile"]`).Length()
-		if want := map[bool]int{true: 1, false: 0}[role == services.RoleAdmin]; n != want {
-			t.Errorf("role %q: %d reconciliation links, want %d", role, n, want)
-		}
+		t.Run("role="+role, func(t *testing.T) {
+			p := views.Page{Title: "Shows", Path: "/"}
+			if role != "" {
+				p.User = &services.User{ID: 1, Name: "Pat", Role: role}
+			}
+			doc := renderDoc(t, views.ErrorPage(views.ErrorPageProps{Page: p, Status: 404, Message: "x"}))
+			staff := role == services.RoleStaff || role == services.RoleAdmin
+			if n, want := doc.Find(`nav.site-nav a[href="/admin"]`).Length(), map[bool]int{true: 1, false: 0}[staff]; n != want {
+				t.Errorf("%d console links, want %d", n, want)
+			}
+			if !staff {
+				return
+			}
+			p.Path = "/admin"
+			doc = renderDoc(t, views.AdminLayout(p))
+			admin := role == services.RoleAdmin
+			for _, href := range []string{"/admin/reconcile", "/admin/users"} {
+				if n, want := doc.Find(`nav.console-nav a[href="`+href+`"]`).Length(), map[bool]int{true: 1, false: 0}[admin]; n != want {
+					t.Errorf("%s: %d links, want %d", href, n, want)
+				}
+			}
+			if doc.Find(`nav.console-nav a[href="/admin"][aria-current="page"]`).Length() != 1 {
+				t.Error("the dashboard link is not marked current on /admin")
+			}
+		})
 	}
 }

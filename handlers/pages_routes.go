@@ -17,12 +17,13 @@ import (
 func (d *Deps) RegisterPages(app fiber.Router) {
 	app.Get("/", d.homePage)
 	app.Get("/shows/:id", d.showPage)
-	app.Post("/shows/:id/book", d.bookSeats)
+	app.Post("/shows/:id/book", requirePageUser, d.bookSeats)
 
-	app.Get("/orders", d.ordersPage)
-	app.Get("/orders/:no", d.orderPage)
-	app.Post("/orders/:no/pay", d.payOrder)
-	app.Post("/orders/:no/cancel", d.cancelOrder)
+	orders := app.Group("/orders", requirePageUser)
+	orders.Get("/", d.ordersPage)
+	orders.Get("/:no", d.orderPage)
+	orders.Post("/:no/pay", d.payOrder)
+	orders.Post("/:no/cancel", d.cancelOrder)
 
 	// the demo provider stands for an external site: no login of its own
 	app.Get("/pay/demo/:payment_id", d.demoPayPage)
@@ -73,6 +74,24 @@ func pageError(c *fiber.Ctx, err error) (int, *services.Error) {
 		c.Set(fiber.HeaderRetryAfter, strconv.Itoa(se.RetryAfterS))
 	}
 	return st, se
+}
+
+// requirePageUser sends signed-out visitors to the sign-in form, coming back to the page
+// they asked for (for a form post: the page the form is on, the path without its last
+// segment).
+func requirePageUser(c *fiber.Ctx) error {
+	if currentUser(c) != nil {
+		return c.Next()
+	}
+	next := strings.Clone(c.Path())
+	if c.Method() != fiber.MethodGet && c.Method() != fiber.MethodHead {
+		if i := strings.LastIndexByte(next, '/'); i > 0 {
+			next = next[:i]
+		}
+	} else if q := c.Request().URI().QueryString(); len(q) > 0 {
+		next += "?" + string(q)
+	}
+	return redirectToLogin(c, next)
 }
 
 // redirectToLogin sends a signed-out visitor to the sign-in form, coming back to next.

@@ -78,9 +78,6 @@ func (d *Deps) bookSeats(c *fiber.Ctx) error {
 		return renderErrorPage(c, fiber.StatusNotFound, "There is no such show.")
 	}
 	u := currentUser(c)
-	if u == nil {
-		return redirectToLogin(c, views.ShowURL(showID))
-	}
 	ctx, cancel := ctxOf(c)
 	defer cancel()
 	ids, problem := seatIDs(c.Request().PostArgs().PeekMulti("seat"))

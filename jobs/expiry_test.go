@@ -3,6 +3,7 @@ package jobs
 import (
 	"context"
 	"errors"
+	"os"
 	"sync"
 	"testing"
 	"time"
@@ -14,7 +15,11 @@ import (
 // the jobs tests own Redis DB 13
 func newQueue(t *testing.T) (*ExpiryQueue, *asynq.Inspector) {
 	t.Helper()
-	rdb := redis.NewClient(&redis.Options{Addr: "127.0.0.1:6379", DB: 13})
+	addr := os.Getenv("SEATFLOW_TEST_REDIS_ADDR")
+	if addr == "" {
+		addr = "127.0.0.1:6379"
+	}
+	rdb := redis.NewClient(&redis.Options{Addr: addr, DB: 13})
 	if err := rdb.FlushDB(context.Background()).Err(); err != nil {
 		t.Fatal(err)
 	}

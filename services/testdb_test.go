@@ -15,8 +15,9 @@ type fixedClock struct{ t time.Time }
 // Now returns the fixed time.
 func (c fixedClock) Now() time.Time { return c.t }
 
-// testDBName is the database the services tests use.
-const testDBName = "seatflow_test_services"
+// testDBName is the database the services tests use; SEATFLOW_TEST_SUFFIX is appended
+// so that two checkouts can run their tests side by side.
+var testDBName = "seatflow_test_services" + os.Getenv("SEATFLOW_TEST_SUFFIX")
 
 // newTestDB creates (or empties) the MariaDB database seatflow_test_services on
 // 127.0.0.1:3306 (root, no password; override the part before the database name with

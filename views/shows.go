@@ -26,6 +26,14 @@ type Page struct {
 // CSRFField is the hidden form field that carries the CSRF token of every POST form.
 const CSRFField = "_csrf"
 
+// IsStaff reports whether the signed-in user may use the console (staff or admin).
+func (p Page) IsStaff() bool {
+	return p.User != nil && (p.User.Role == services.RoleStaff || p.User.Role == services.RoleAdmin)
+}
+
+// IsAdmin reports whether the signed-in user is an admin.
+func (p Page) IsAdmin() bool { return p.User != nil && p.User.Role == services.RoleAdmin }
+
 // SignedIn reports whether a user is signed in.
 func (p Page) SignedIn() bool { return p.User != nil }
 

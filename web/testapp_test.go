@@ -27,7 +27,8 @@ func (c *offsetClock) Now() time.Time { return time.Now().UTC().Add(time.Duratio
 func (c *offsetClock) Set(d time.Duration) { c.off.Store(int64(d)) }
 
 // testApp is a whole seatflow process (HTTP, worker) over the test database
-// seatflow_test_web and Redis DB 12, seeded with the demo cinema, serving on a free
+// seatflow_test_web (plus SEATFLOW_TEST_SUFFIX) and Redis DB 12 (on
+// SEATFLOW_TEST_REDIS_ADDR when set), seeded with the demo cinema, serving on a free
 // loopback port.
 type testApp struct {
 	*App
@@ -48,7 +49,10 @@ func testConfig() Config {
 	if base == "" {
 		base = "root@tcp(127.0.0.1:3306)/"
 	}
-	cfg.MySQLDSN = base + "seatflow_test_web"
+	cfg.MySQLDSN = base + "seatflow_test_web" + os.Getenv("SEATFLOW_TEST_SUFFIX")
+	if addr := os.Getenv("SEATFLOW_TEST_REDIS_ADDR"); addr != "" {
+		cfg.RedisAddr = addr
+	}
 	cfg.RedisDB = testRedisDB
 	cfg.BcryptCost = 4
 	cfg.PaymentWebhookSecret = "web-test-secret"
