@@ -11,7 +11,7 @@ import (
 // TestAuthz_EveryAdminRouteHasItsRule walks the app's route table: every route under
 // /api/v1/admin and every GET page under /admin is tried as anonymous, customer, staff
 // and admin. Reconciliation is for admins only, the rest of the admin API for staff
-// and admins. A route added without its role check fails here.
+// and admins; so are users and roles. A route added without its role check fails here.
 func TestAuthz_EveryAdminRouteHasItsRule(t *testing.T) {
 	a := newTestApp(t, nil)
 	tokens := map[string]string{"customer": a.newUser(), "staff": a.demoToken("staff"), "admin": a.demoToken("admin")}
@@ -23,7 +23,7 @@ func TestAuthz_EveryAdminRouteHasItsRule(t *testing.T) {
 			continue
 		}
 		api := strings.HasPrefix(r.Path, "/api/v1/admin/")
-		page := strings.HasPrefix(r.Path, "/admin/") && r.Method == http.MethodGet // page forms also need a CSRF token
+		page := (r.Path == "/admin" || strings.HasPrefix(r.Path, "/admin/")) && r.Method == http.MethodGet // page forms also need a CSRF token
 		if !api && !page {
 			continue
 		}
@@ -46,7 +46,7 @@ func TestAuthz_EveryAdminRouteHasItsRule(t *testing.T) {
 	}
 	for _, key := range routes {
 		method, path, _ := strings.Cut(key, " ")
-		adminOnly := strings.Contains(path, "/reconcile")
+		adminOnly := strings.Contains(path, "/reconcile") || strings.HasPrefix(path, "/admin/users") || strings.HasPrefix(path, "/api/v1/admin/users")
 		t.Run(key, func(t *testing.T) {
 			send := func(role string) int {
 				if strings.HasPrefix(path, "/api/") {
