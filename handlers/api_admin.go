@@ -137,7 +137,7 @@ func parseReconcileBody(body []byte) (reconcileRequest, error) {
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&in); err != nil {
-		return req, invalid("%s: %v", shape, err)
+		return req, invalid("%s: %s", shape, jsonProblem(err))
 	}
 	if err := dec.Decode(&struct{}{}); !errors.Is(err, io.EOF) {
 		return req, invalid("the body holds more than one JSON value")

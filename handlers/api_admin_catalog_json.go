@@ -49,7 +49,7 @@ func decodeObject(body []byte, v any, shape string) error {
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
-		return invalid("the body must be a JSON object like %s: %v", shape, err)
+		return invalid("the body must be a JSON object like %s: %s", shape, jsonProblem(err))
 	}
 	if err := dec.Decode(&struct{}{}); !errors.Is(err, io.EOF) {
 		return invalid("the body holds more than one JSON value")

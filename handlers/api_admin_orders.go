@@ -126,7 +126,7 @@ func parseReason(body []byte) (string, error) {
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&in); err != nil {
-		return "", invalid("%s: %v", shape, err)
+		return "", invalid("%s: %s", shape, jsonProblem(err))
 	}
 	if err := dec.Decode(&struct{}{}); !errors.Is(err, io.EOF) {
 		return "", invalid("the body holds more than one JSON value")

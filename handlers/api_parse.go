@@ -30,7 +30,7 @@ func parseOrderBody(body []byte, req *services.CreateOrderRequest) error {
 	var b orderBody
 	d := json.NewDecoder(bytes.NewReader(body))
 	if err := d.Decode(&b); err != nil {
-		return invalid("the body is not a JSON object: %v", err)
+		return invalid("the body must be a JSON object like {\"seat_ids\":[\"101\"]}: %s", jsonProblem(err))
 	}
 	if d.More() {
 		return invalid("the body holds more than one JSON value")

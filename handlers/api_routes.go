@@ -31,18 +31,9 @@ func (d *Deps) RegisterAPI(r fiber.Router) {
 	// which answers in the contract's shape under /api/, and routes registered later work
 }
 
-// LimitBody refuses bodies over MaxBodyBytes with 413 PAYLOAD_TOO_LARGE before anything
-// else looks at the request.
-func LimitBody(c *fiber.Ctx) error {
-	if len(c.Request().Body()) > MaxBodyBytes {
-		return &services.Error{Code: services.CodePayloadTooLarge, Message: "the body is larger than 64 KiB"}
-	}
-	return c.Next()
-}
-
 func decodeJSON(c *fiber.Ctx, v any) error {
 	if err := json.Unmarshal(c.Body(), v); err != nil {
-		return invalid("the body is not the expected JSON object: %v", err)
+		return invalid("the body must be a JSON object: %s", jsonProblem(err))
 	}
 	return nil
 }

@@ -127,14 +127,14 @@ func (a *App) newHTTP() *fiber.App {
 	app := fiber.New(fiber.Config{
 		AppName:               "seatflow",
 		DisableStartupMessage: true,
-		ErrorHandler:          handlers.ErrorHandler,
-		BodyLimit:             4 << 20, // LimitBody answers 413 above 64 KiB in the contract's shape
+		ErrorHandler:          errorHandler,
+		BodyLimit:             handlers.MaxBodyBytes, // a larger body is refused before it is read in full
 		ReadTimeout:           15 * time.Second,
 		WriteTimeout:          15 * time.Second,
 		IdleTimeout:           60 * time.Second,
 	})
 	app.Use(recover.New())
-	app.Use(handlers.LimitBody)
+	app.Use(securityHeaders(a.Cfg.SecureCookies))
 	app.Get("/healthz", func(c *fiber.Ctx) error { return c.SendString("ok") })
 	app.Get("/readyz", a.ready)
 	app.Get("/metrics", adaptor.HTTPHandler(promhttp.HandlerFor(a.Registry, promhttp.HandlerOpts{})))

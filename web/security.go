@@ -1,0 +1,64 @@
+package web
+
+import (
+	"errors"
+
+	"github.com/gofiber/fiber/v2"
+	"github.com/gofiber/fiber/v2/middleware/helmet"
+
+	"seatflow/handlers"
+	"seatflow/services"
+)
+
+// contentSecurityPolicy lets pages load scripts, styles, images and fonts from this
+// site only: no inline script, no eval, no framing, forms post only here. Inline style
+// attributes stay allowed: the seat maps place seats on a grid with them.
+const contentSecurityPolicy = "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; " +
+	"img-src 'self' data:; font-src 'self'; connect-src 'self'; object-src 'none'; base-uri 'self'; " +
+	"form-action 'self'; frame-ancestors 'none'"
+
+// hstsValue is sent when the site is served over HTTPS (SEATFLOW_SECURE_COOKIES): a
+// year, subdomains included.
+const hstsValue = "max-age=31536000; includeSubDomains"
+
+// securityHeaders sets the browser's defences on every answer (helmet): the content
+// security policy, frame denial, nosniff, a same-origin referrer policy and, when
+// secure is set (the site is behind HTTPS), Strict-Transport-Security.
+func securityHeaders(secure bool) fiber.Handler {
+	h := helmet.New(helmet.Config{
+		ContentSecurityPolicy:     contentSecurityPolicy,
+		XFrameOptions:             "DENY",
+		ReferrerPolicy:            "same-origin",
+		CrossOriginOpenerPolicy:   "same-origin",
+		CrossOriginResourcePolicy: "same-origin",
+		CrossOriginEmbedderPolicy: "unsafe-none",
+		PermissionPolicy:          "camera=(), microphone=(), geolocation=(), payment=()",
+	})
+	if !secure {
+		return h
+	}
+	return func(c *fiber.Ctx) error {
+		c.Set(fiber.HeaderStrictTransportSecurity, hstsValue)
+		return h(c)
+	}
+}
+
+// errorHandler is the app's error handler: the handlers' one, with the errors Fiber
+// raises before a route runs (body over the limit, a request it cannot read) told in
+// our words.
+func errorHandler(c *fiber.Ctx, err error) error {
+	var fe *fiber.Error
+	if errors.As(err, &fe) {
+		switch fe.Code {
+		case fiber.StatusRequestEntityTooLarge:
+			err = &services.Error{Code: services.CodePayloadTooLarge, Message: "the body is larger than 64 KiB"}
+		case fiber.StatusBadRequest:
+			err = &services.Error{Code: services.CodeInvalidRequest, Message: "the request could not be read"}
+		case fiber.StatusRequestHeaderFieldsTooLarge:
+			err = fiber.NewError(fe.Code, "the request headers are too large")
+		case fiber.StatusRequestTimeout:
+			err = fiber.NewError(fe.Code, "the request took too long to arrive")
+		}
+	}
+	return handlers.ErrorHandler(c, err)
+}

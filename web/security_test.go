@@ -1,0 +1,129 @@
+package web
+
+import (
+	"bufio"
+	"encoding/json"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestSecurityHeaders_OnPagesAndAPI: every answer carries the content security policy
+// (no inline script), frame denial, nosniff and the referrer policy; HSTS only when the
+// site is configured as served over HTTPS.
+func TestSecurityHeaders_OnPagesAndAPI(t *testing.T) {
+	for _, secure := range []bool{false, true} {
+		t.Run(map[bool]string{false: "http", true: "https"}[secure], func(t *testing.T) {
+			a := newTestApp(t, func(c *Config) { c.SecureCookies = secure })
+			for _, path := range []string{"/", "/login", "/api/v1/shows", "/no-such-page", "/static/css/app.css"} {
+				res, err := http.Get(a.base + path)
+				if err != nil {
+					t.Fatal(err)
+				}
+				res.Body.Close()
+				h := res.Header
+				csp := h.Get("Content-Security-Policy")
+				for _, want := range []string{"script-src 'self'", "frame-ancestors 'none'", "object-src 'none'", "base-uri 'self'", "form-action 'self'"} {
+					if !strings.Contains(csp, want) {
+						t.Errorf("%s: CSP %q lacks %q", path, csp, want)
+					}
+				}
+				if strings.Contains(csp, "unsafe-eval") || strings.Contains(strings.SplitN(csp+";", "script-src", 2)[1], "unsafe-inline;") {
+					t.Errorf("%s: CSP %q allows inline or eval'd script", path, csp)
+				}
+				for name, want := range map[string]string{"X-Frame-Options": "DENY", "X-Content-Type-Options": "nosniff", "Referrer-Policy": "same-origin"} {
+					if got := h.Get(name); got != want {
+						t.Errorf("%s: %s = %q, want %q", path, name, got, want)
+					}
+				}
+				if hsts := h.Get("Strict-Transport-Security"); (hsts != "") != secure {
+					t.Errorf("%s: Strict-Transport-Security = %q with secure=%v", path, hsts, secure)
+				}
+			}
+		})
+	}
+}
+
+// TestPages_NoInlineScript: the pages satisfy the policy: no inline <script> body, no
+// on* handler attributes, no javascript: links, and htmx is told not to inject styles
+// or evaluate code.
+func TestPages_NoInlineScript(t *testing.T) {
+	a := newTestApp(t, nil)
+	show, _ := a.onSaleShow(1)
+	tok := a.demoToken("admin")
+	for _, path := range []string{"/", "/shows/" + show, "/login", "/register", "/orders", "/admin/reconcile"} {
+		body := a.pageBody(path, tok)
+		low := strings.ToLower(body)
+		for i := 0; ; {
+			j := strings.Index(low[i:], "<script")
+			if j < 0 {
+				break
+			}
+			tag := low[i+j : i+j+strings.Index(low[i+j:], ">")+1]
+			if !strings.Contains(tag, " src=") || !strings.HasPrefix(low[i+j+len(tag):], "</script>") {
+				t.Errorf("%s: inline script %q", path, tag)
+			}
+			i += j + len(tag)
+		}
+		for _, bad := range []string{" onclick=", " onload=", " onsubmit=", " onchange=", "javascript:", "hx-on"} {
+			if strings.Contains(low, bad) {
+				t.Errorf("%s: has %q, which the policy forbids", path, bad)
+			}
+		}
+		if !strings.Contains(body, `name="htmx-config"`) {
+			t.Errorf("%s: no htmx-config meta", path)
+		}
+	}
+}
+
+// TestBodyLimit_RefusedBeforeRead: a request announcing a body over 64 KiB is answered
+// 413 in the contract's shape at once, without the server waiting for the body.
+func TestBodyLimit_RefusedBeforeRead(t *testing.T) {
+	a := newTestApp(t, nil)
+	conn, err := net.Dial("tcp", strings.TrimPrefix(a.base, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	// 1 MiB announced, a few bytes sent: a server that reads before it checks would wait
+	_, _ = conn.Write([]byte("POST /api/v1/auth/login HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1048576\r\n\r\n{\"a\":"))
+	_ = conn.SetReadDeadline(time.Now().Add(5 * time.Second))
+	res, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	if err != nil {
+		t.Fatalf("no answer before the body arrived: %v", err)
+	}
+	defer res.Body.Close()
+	var body struct {
+		Error struct{ Code, Message string }
+	}
+	_ = json.NewDecoder(res.Body).Decode(&body)
+	if res.StatusCode != http.StatusRequestEntityTooLarge || body.Error.Code != "PAYLOAD_TOO_LARGE" || !strings.Contains(body.Error.Message, "64 KiB") {
+		t.Fatalf("got %d %+v, want 413 PAYLOAD_TOO_LARGE in our words", res.StatusCode, body)
+	}
+}
+
+// pageBody GETs a page with the session cookie of token ("" for none) and returns its
+// HTML.
+func (a *testApp) pageBody(path, token string) string {
+	a.t.Helper()
+	req, err := http.NewRequest(http.MethodGet, a.base+path, nil)
+	if err != nil {
+		a.t.Fatal(err)
+	}
+	if token != "" {
+		req.AddCookie(&http.Cookie{Name: "sf_session", Value: token})
+	}
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		a.t.Fatal(err)
+	}
+	defer res.Body.Close()
+	b, err := io.ReadAll(res.Body)
+	if err != nil {
+		a.t.Fatal(err)
+	}
+	return string(b)
+}
