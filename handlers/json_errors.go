@@ -48,4 +48,3 @@ func jsonKind(v string) string {
 	}
 	return "a " + v
 }
-
