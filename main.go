@@ -97,8 +97,8 @@ func newLogger(level string) *slog.Logger {
 
 // withApp builds the app, runs f and closes the stores.
 func withApp(cfg web.Config, log *slog.Logger, f func(*web.App) error) error {
-	if err := services.EnsureDatabase(context.Background(), cfg.MySQLDSN); err != nil {
-		return fmt.Errorf("mysql at %s: %w", cfg.MySQLDSN, err)
+	if err := web.WaitForStores(context.Background(), cfg, log); err != nil {
+		return err
 	}
 	a, err := web.New(cfg, nil, log)
 	if err != nil {
@@ -132,8 +132,8 @@ func seed(ctx context.Context, a *web.App) error {
 }
 
 func serve(ctx context.Context, cfg web.Config, log *slog.Logger) error {
-	if err := services.EnsureDatabase(ctx, cfg.MySQLDSN); err != nil {
-		return fmt.Errorf("mysql at %s: %w", cfg.MySQLDSN, err)
+	if err := web.WaitForStores(ctx, cfg, log); err != nil {
+		return err
 	}
 	a, err := web.New(cfg, nil, log)
 	if err != nil {

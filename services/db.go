@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/go-sql-driver/mysql"
@@ -37,6 +38,31 @@ func OpenDB(dsn string) (*sqlx.DB, error) {
 	db.SetMaxIdleConns(64)
 	db.SetConnMaxLifetime(30 * time.Minute)
 	return db, nil
+}
+
+// RedactDSN is dsn with its password replaced by "xxxxx", for logs and messages; a DSN
+// that does not parse is shown as "(unreadable DSN)".
+func RedactDSN(dsn string) string {
+	cfg, err := mysql.ParseDSN(dsn)
+	if err != nil {
+		return "(unreadable DSN)"
+	}
+	if cfg.Passwd != "" {
+		cfg.Passwd = "xxxxx"
+	}
+	return cfg.FormatDSN()
+}
+
+// RedactSecret is text with the password of dsn, and dsn itself, hidden: for error
+// texts from drivers that may quote what they were given.
+func RedactSecret(text, dsn string) string {
+	if dsn != "" {
+		text = strings.ReplaceAll(text, dsn, RedactDSN(dsn))
+	}
+	if cfg, err := mysql.ParseDSN(dsn); err == nil && len(cfg.Passwd) >= 4 {
+		text = strings.ReplaceAll(text, cfg.Passwd, "xxxxx")
+	}
+	return text
 }
 
 // EnsureDatabase creates the database named in dsn when it does not exist yet, so a

@@ -7,18 +7,17 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"net/http"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
-	"github.com/gofiber/fiber/v2/middleware/adaptor"
 	"github.com/gofiber/fiber/v2/middleware/filesystem"
 	"github.com/gofiber/fiber/v2/middleware/recover"
 	"github.com/hibiken/asynq"
 	"github.com/jmoiron/sqlx"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/redis/go-redis/v9"
 
 	"seatflow/handlers"
@@ -29,10 +28,13 @@ import (
 
 // App is one seatflow process: its stores, services, HTTP app and asynq worker.
 type App struct {
-	Cfg      Config
-	DB       *sqlx.DB
-	Redis    *redis.Client
-	HTTP     *fiber.App
+	Cfg   Config
+	DB    *sqlx.DB
+	Redis *redis.Client
+	HTTP  *fiber.App
+	// Ops serves /healthz, /readyz, /metrics and pprof on SEATFLOW_OPS_ADDR; nil when
+	// the main address serves them (without pprof).
+	Ops      *fiber.App
 	Catalog  *services.Catalog
 	Seats    *services.SeatStore
 	Shows    *services.Shows
@@ -120,6 +122,9 @@ func New(cfg Config, clock services.Clock, log *slog.Logger) (*App, error) {
 		ShutdownTimeout: 5 * time.Second,
 	})
 	a.HTTP = a.newHTTP()
+	if a.opsSeparate() {
+		a.Ops = a.newOpsHTTP()
+	}
 	return a, nil
 }
 
@@ -135,9 +140,11 @@ func (a *App) newHTTP() *fiber.App {
 	})
 	app.Use(recover.New())
 	app.Use(securityHeaders(a.Cfg.SecureCookies))
-	app.Get("/healthz", func(c *fiber.Ctx) error { return c.SendString("ok") })
-	app.Get("/readyz", a.ready)
-	app.Get("/metrics", adaptor.HTTPHandler(promhttp.HandlerFor(a.Registry, promhttp.HandlerOpts{})))
+	if a.opsSeparate() {
+		app.Get("/healthz", func(c *fiber.Ctx) error { return c.SendString("ok") }) // load balancers ask here
+	} else {
+		a.registerOps(app, false)
+	}
 	app.Use("/static", filesystem.New(filesystem.Config{Root: http.FS(static.FS), MaxAge: 3600}))
 	d := &handlers.Deps{Shows: a.Shows, Orders: a.Orders, Payments: a.Payments, Users: a.Users, Limiter: a.Limiter,
 		Reconcile: a.Reconciler, Currency: a.Cfg.Currency, SecureCookies: a.Cfg.SecureCookies}
@@ -177,22 +184,6 @@ func (a *App) newHTTP() *fiber.App {
 	return app
 }
 
-// ready answers 200 only when MySQL and Redis both answer.
-func (a *App) ready(c *fiber.Ctx) error {
-	ctx, cancel := context.WithTimeout(c.UserContext(), 2*time.Second)
-	defer cancel()
-	if err := a.DB.PingContext(ctx); err != nil {
-		return c.Status(fiber.StatusServiceUnavailable).SendString("mysql: " + err.Error())
-	}
-	if err := a.Redis.Ping(ctx).Err(); err != nil {
-		return c.Status(fiber.StatusServiceUnavailable).SendString("redis: " + err.Error())
-	}
-	if problem := a.eviction.problem(ctx); problem != "" {
-		return c.Status(fiber.StatusServiceUnavailable).SendString("redis: " + problem)
-	}
-	return c.SendString("ready")
-}
-
 // Migrate creates the database when missing and applies pending migrations.
 func (a *App) Migrate(ctx context.Context) (int, error) {
 	if err := services.EnsureDatabase(ctx, a.Cfg.MySQLDSN); err != nil {
@@ -220,6 +211,17 @@ func (a *App) Serve() error {
 		return err
 	}
 	a.StartScheduler()
+	if a.Ops != nil {
+		ln, err := net.Listen("tcp", a.Cfg.OpsAddr)
+		if err != nil {
+			return fmt.Errorf("operations address %s: %w", a.Cfg.OpsAddr, err)
+		}
+		go func() {
+			if err := a.Ops.Listener(ln); err != nil {
+				a.Log.Error("operations address stopped", "addr", a.Cfg.OpsAddr, "err", err)
+			}
+		}()
+	}
 	err := a.HTTP.Listen(a.Cfg.HTTPAddr)
 	if errors.Is(err, http.ErrServerClosed) {
 		return nil
@@ -232,6 +234,9 @@ func (a *App) Serve() error {
 // inspector, then Redis and MySQL.
 func (a *App) Shutdown(ctx context.Context) error {
 	errs := []error{a.HTTP.ShutdownWithContext(ctx)}
+	if a.Ops != nil {
+		errs = append(errs, a.Ops.ShutdownWithContext(ctx))
+	}
 	a.worker.Shutdown()
 	a.scheduler.Stop(ctx)
 	// the asynq client and inspector share a.Redis: their Close only says so, and the

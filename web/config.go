@@ -4,10 +4,13 @@ package web
 
 import (
 	"fmt"
+	"log/slog"
 	"time"
 	_ "time/tzdata" // the cinema's IANA zone works on machines without zoneinfo
 
 	"github.com/caarlos0/env/v11"
+
+	"seatflow/services"
 )
 
 // Config is read from environment variables prefixed SEATFLOW_ (README lists them).
@@ -18,10 +21,16 @@ type Config struct {
 	RedisDB       int    `env:"REDIS_DB" envDefault:"0"`
 	KeyPrefix     string `env:"REDIS_KEY_PREFIX" envDefault:"sf"`
 	HTTPAddr      string `env:"HTTP_ADDR" envDefault:":8080"`
-	TimeZone      string `env:"TIME_ZONE" envDefault:"Asia/Shanghai"`
-	Currency      string `env:"CURRENCY" envDefault:"CNY"`
-	HoldMinutes   int    `env:"HOLD_MINUTES" envDefault:"15"`
-	PurchaseLimit int    `env:"PURCHASE_LIMIT" envDefault:"4"`
+	// OpsAddr serves /healthz, /readyz, /metrics and pprof on an address of their own
+	// (e.g. 127.0.0.1:9090, for trusted networks only); empty: the main address serves
+	// /healthz, /readyz and /metrics, and no pprof.
+	OpsAddr string `env:"OPS_ADDR"`
+	// StartupTimeout is how long start-up waits for MySQL and Redis to answer.
+	StartupTimeout time.Duration `env:"STARTUP_TIMEOUT" envDefault:"60s"`
+	TimeZone       string        `env:"TIME_ZONE" envDefault:"Asia/Shanghai"`
+	Currency       string        `env:"CURRENCY" envDefault:"CNY"`
+	HoldMinutes    int           `env:"HOLD_MINUTES" envDefault:"15"`
+	PurchaseLimit  int           `env:"PURCHASE_LIMIT" envDefault:"4"`
 
 	RateUserPerMinute     int `env:"RATE_USER_PER_MINUTE" envDefault:"10"`
 	RateUserBurst         int `env:"RATE_USER_BURST" envDefault:"10"`
@@ -51,6 +60,20 @@ type Config struct {
 	// DemoPayments turns on the built-in demo payment provider (development and tests
 	// only: anyone can approve its payments); off, paying needs a real provider.
 	DemoPayments bool `env:"DEMO_PAYMENTS" envDefault:"false"`
+}
+
+// LogValue is the configuration as logs show it: the DSN's password, the Redis
+// password and the webhook secret hidden.
+func (c Config) LogValue() slog.Value {
+	c.MySQLDSN = services.RedactDSN(c.MySQLDSN)
+	if c.RedisPassword != "" {
+		c.RedisPassword = "xxxxx"
+	}
+	if c.PaymentWebhookSecret != "" {
+		c.PaymentWebhookSecret = "xxxxx"
+	}
+	type plain Config // without this method
+	return slog.AnyValue(plain(c))
 }
 
 // LoadConfig reads Config from the environment. Errors name the variable at fault.

@@ -1,0 +1,60 @@
+package web
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/cenkalti/backoff/v4"
+	"github.com/go-sql-driver/mysql"
+	"github.com/redis/go-redis/v9"
+
+	"seatflow/services"
+)
+
+// WaitForStores waits until MySQL answers (creating the database when it is missing)
+// and Redis answers, retrying with exponential back-off (0.5 s growing to 5 s) for at
+// most cfg.StartupTimeout. Every failed attempt is logged with the DSN's password
+// hidden. A wrong password, a refused grant or an unreadable DSN is not retried.
+// Errors: the last failure, naming the store and its redacted address.
+func WaitForStores(ctx context.Context, cfg Config, log *slog.Logger) error {
+	if _, err := mysql.ParseDSN(cfg.MySQLDSN); err != nil {
+		return fmt.Errorf("SEATFLOW_MYSQL_DSN does not parse: %w", err)
+	}
+	dsn := services.RedactDSN(cfg.MySQLDSN)
+	wait := func(what string, try func(context.Context) error) error {
+		b := backoff.NewExponentialBackOff()
+		b.InitialInterval, b.MaxInterval, b.MaxElapsedTime = 500*time.Millisecond, 5*time.Second, cfg.StartupTimeout
+		attempt := 0
+		return backoff.Retry(func() error {
+			attempt++
+			actx, cancel := context.WithTimeout(ctx, 5*time.Second)
+			defer cancel()
+			raw := try(actx)
+			if raw == nil {
+				return nil
+			}
+			err := errors.New(what + ": " + services.RedactSecret(raw.Error(), cfg.MySQLDSN))
+			if permanent(raw) {
+				return backoff.Permanent(err)
+			}
+			log.Warn("waiting for "+what, "attempt", attempt, "err", err)
+			return err
+		}, backoff.WithContext(b, ctx))
+	}
+	if err := wait("mysql at "+dsn, func(ctx context.Context) error { return services.EnsureDatabase(ctx, cfg.MySQLDSN) }); err != nil {
+		return err
+	}
+	rdb := redis.NewClient(&redis.Options{Addr: cfg.RedisAddr, Password: cfg.RedisPassword, DB: cfg.RedisDB, MaxRetries: -1})
+	defer rdb.Close()
+	return wait("redis at "+cfg.RedisAddr, func(ctx context.Context) error { return rdb.Ping(ctx).Err() })
+}
+
+// permanent reports whether waiting cannot help: a wrong password or a missing grant
+// (MySQL 1044, 1045).
+func permanent(err error) bool {
+	var me *mysql.MySQLError
+	return errors.As(err, &me) && (me.Number == 1044 || me.Number == 1045)
+}
