@@ -70,6 +70,8 @@ type Deps struct {
 	Currency  string
 	// SecureCookies marks the session cookie Secure (set behind HTTPS).
 	SecureCookies bool
+	// SessionMaxAge is the session cookie's lifetime (0: the default policy's).
+	SessionMaxAge time.Duration
 
 	// CatalogAdmin writes the catalog (movies, shows, sale control) for staff.
 	CatalogAdmin CatalogAdminService

@@ -119,11 +119,24 @@ func (d *Deps) logout(c *fiber.Ctx) error {
 	}
 	c.Cookie(&fiber.Cookie{Name: SessionCookie, Value: "", Path: "/", Expires: time.Unix(0, 0), MaxAge: -1,
 		HTTPOnly: true, SameSite: fiber.CookieSameSiteLaxMode, Secure: d.SecureCookies})
+	rotateCSRF(c)
 	return c.Redirect("/", fiber.StatusSeeOther)
 }
 
-// setSession sets the browser's session cookie for SessionTTL.
+// setSession starts the browser's new session: the session the browser had before
+// (if any) is ended, the CSRF token is rotated, and the session cookie is set for the
+// session's lifetime.
 func (d *Deps) setSession(c *fiber.Ctx, token string) {
-	c.Cookie(&fiber.Cookie{Name: SessionCookie, Value: token, Path: "/", Expires: time.Now().Add(services.SessionTTL),
+	if old := c.Cookies(SessionCookie); old != "" && len(old) <= 100 {
+		ctx, cancel := ctxOf(c)
+		defer cancel()
+		_ = d.Users.Logout(ctx, strings.Clone(old)) // an unknown or expired token is fine
+	}
+	rotateCSRF(c)
+	maxAge := d.SessionMaxAge
+	if maxAge <= 0 {
+		maxAge = services.DefaultSessionPolicy.MaxAge
+	}
+	c.Cookie(&fiber.Cookie{Name: SessionCookie, Value: token, Path: "/", Expires: time.Now().Add(maxAge),
 		HTTPOnly: true, SameSite: fiber.CookieSameSiteLaxMode, Secure: d.SecureCookies})
 }

@@ -1,6 +1,9 @@
 package handlers
 
 import (
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/base64"
 	"log/slog"
 	"strings"
 	"time"
@@ -34,17 +37,18 @@ const csrfRefusedMessage = "This form has expired or came from another site; go 
 // storage keeps the tokens (nil: this process's memory).
 func (d *Deps) CSRF(storage fiber.Storage) fiber.Handler {
 	return csrf.New(csrf.Config{
-		Next:           skipCSRF,
-		KeyLookup:      "form:" + views.CSRFField,
-		CookieName:     CSRFCookie,
-		CookiePath:     "/",
-		CookieSecure:   d.SecureCookies,
-		CookieHTTPOnly: true,
-		CookieSameSite: fiber.CookieSameSiteLaxMode,
-		Expiration:     csrfExpiration,
-		Storage:        storage,
-		ContextKey:     csrfTokenKey,
-		ErrorHandler:   csrfRefused,
+		Next:              skipCSRF,
+		Extractor:         csrfFromBoundForm,
+		HandlerContextKey: csrfHandlerKey,
+		CookieName:        CSRFCookie,
+		CookiePath:        "/",
+		CookieSecure:      d.SecureCookies,
+		CookieHTTPOnly:    true,
+		CookieSameSite:    fiber.CookieSameSiteLaxMode,
+		Expiration:        csrfExpiration,
+		Storage:           storage,
+		ContextKey:        csrfTokenKey,
+		ErrorHandler:      csrfRefused,
 	})
 }
 
@@ -69,11 +73,55 @@ func csrfRefused(c *fiber.Ctx, err error) error {
 	return renderErrorPage(c, fiber.StatusForbidden, csrfRefusedMessage)
 }
 
-// csrfToken is the request's CSRF token for the forms of the page ("" when the
-// middleware issued none).
+// csrfHandlerKey is where the CSRF middleware leaves its handler (to delete a token).
+const csrfHandlerKey = "csrf_handler"
+
+// csrfToken is the value the page's forms carry in views.CSRFField: the request's CSRF
+// token bound to the session (csrfBound); "" when the middleware issued none.
 func csrfToken(c *fiber.Ctx) string {
 	tok, _ := c.Locals(csrfTokenKey).(string)
-	return strings.Clone(tok)
+	if tok == "" {
+		return ""
+	}
+	return csrfBound(c, strings.Clone(tok))
+}
+
+// csrfBound is "<token>.<mac>": the mac is an HMAC-SHA256 of the token keyed with the
+// request's session cookie, so a form only posts within the session it was made for
+// (a token planted from elsewhere, or one from before sign-in, is refused).
+func csrfBound(c *fiber.Ctx, token string) string {
+	return csrfBind(c.Cookies(SessionCookie), token)
+}
+
+// csrfBind is token bound to the session token session ("" for a signed-out visitor).
+func csrfBind(session, token string) string {
+	m := hmac.New(sha256.New, []byte("seatflow-csrf|"+session))
+	m.Write([]byte(token))
+	return token + "." + base64.RawURLEncoding.EncodeToString(m.Sum(nil)[:16])
+}
+
+// csrfFromBoundForm reads the form's CSRF field and checks its binding to the session;
+// it returns the bare token for the middleware's double-submit and storage checks.
+func csrfFromBoundForm(c *fiber.Ctx) (string, error) {
+	v := c.FormValue(views.CSRFField)
+	if v == "" {
+		return "", csrf.ErrTokenNotFound
+	}
+	tok, _, ok := strings.Cut(v, ".")
+	if !ok || len(v) > 2*maxCSRFTokenLen || !hmac.Equal([]byte(csrfBound(c, tok)), []byte(v)) {
+		return "", csrf.ErrTokenInvalid
+	}
+	return strings.Clone(tok), nil
+}
+
+// rotateCSRF ends the request's CSRF token (storage and cookie), so the next page
+// issues a new one: at sign-in and sign-out.
+func rotateCSRF(c *fiber.Ctx) {
+	if h, ok := c.Locals(csrfHandlerKey).(*csrf.CSRFHandler); ok {
+		if err := h.DeleteToken(c); err != nil {
+			slog.Debug("csrf: token not deleted", "err", err)
+		}
+	}
 }
 
 // maxCSRFTokenLen bounds the cookie values looked up in storage (tokens are UUIDs).

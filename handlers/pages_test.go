@@ -600,7 +600,14 @@ func do(t *testing.T, app *fiber.App, method, target string, form url.Values, co
 		cookies = append(cookies, &http.Cookie{Name: SessionCookie, Value: cookie})
 	}
 	if tok := form.Get(views.CSRFField); tok != "" {
+		// the field carries the token bound to the session, as the pages render it
 		cookies = append(cookies, &http.Cookie{Name: CSRFCookie, Value: tok})
+		bound := url.Values{}
+		for k, v := range form {
+			bound[k] = v
+		}
+		bound.Set(views.CSRFField, csrfBind(cookie, tok))
+		form = bound
 	}
 	return send(t, app, method, target, form, cookies...)
 }
@@ -645,7 +652,7 @@ func issuedCSRF(t *testing.T, app *fiber.App) string {
 		t.Errorf("CSRF cookie = %+v, want HttpOnly, SameSite=Lax, Path=/, not Secure", ck)
 	}
 	doc, _ := goquery.NewDocumentFromReader(strings.NewReader(body))
-	if field := doc.Find(`form[action="/login"] input[type="hidden"][name="`+views.CSRFField+`"]`).AttrOr("value", ""); field != ck.Value {
+	if field := doc.Find(`form[action="/login"] input[type="hidden"][name="`+views.CSRFField+`"]`).AttrOr("value", ""); field != csrfBind("", ck.Value) {
 		t.Fatalf("form token %q, cookie token %q", field, ck.Value)
 	}
 	return ck.Value
@@ -725,6 +732,7 @@ func TestLoginSetsCookieAndHonoursLocalNext(t *testing.T) {
 			t.Errorf("cookie %q lacks %s", ck, want)
 		}
 	}
+	tok = issuedCSRF(t, app) // signing in rotated the first one
 	res, _ = do(t, app, "POST", "/login", withCSRF(url.Values{"email": {"mei@seatflow.test"}, "password": {"right-password"}, "next": {"//evil.example/x"}}, tok), "")
 	if res.Header.Get("Location") != "/" {
 		t.Errorf("foreign next followed: %q", res.Header.Get("Location"))
@@ -864,13 +872,63 @@ func TestFormPostWithoutCSRFTokenIsRefused(t *testing.T) {
 			}
 		}
 	}
-	// the same forms with the token go through to their handlers
+	// the same forms with a token go through to their handlers (a fresh token each:
+	// signing in rotates it)
 	for _, f := range forms {
+		tok := issuedCSRF(t, app)
+		calls.take()
 		res, _ := do(t, app, "POST", f.target, withCSRF(f.form, tok), "tok-7")
 		got := calls.take()
 		if res.StatusCode == fiber.StatusForbidden || len(got) < 2 {
 			t.Errorf("POST %s with the token: %d, services called %v", f.target, res.StatusCode, got)
 		}
+	}
+}
+
+// TestCSRF_BoundToSessionAndRotatedAtSignIn: a form's token only posts within the
+// session it was rendered for (one from before sign-in, or bound to another session, is
+// refused), and signing in ends the token the browser had.
+func TestCSRF_BoundToSessionAndRotatedAtSignIn(t *testing.T) {
+	calls := &serviceCalls{}
+	app := testApp(fixtureMap(time.Now().UTC()), &fakeOrders{calls: calls})
+	post := func(tok, field, session string) int {
+		cookies := []*http.Cookie{{Name: CSRFCookie, Value: tok}}
+		if session != "" {
+			cookies = append(cookies, &http.Cookie{Name: SessionCookie, Value: session})
+		}
+		res, _ := send(t, app, "POST", "/orders/0MI8K2J3LQ2ZKX7/cancel", url.Values{views.CSRFField: {field}}, cookies...)
+		return res.StatusCode
+	}
+	tok := issuedCSRF(t, app)
+	for name, field := range map[string]string{
+		"the bare token":               tok,
+		"bound to the signed-out page": csrfBind("", tok),
+		"bound to another session":     csrfBind("tok-other", tok),
+		"a forged mac":                 tok + ".AAAAAAAAAAAAAAAAAAAAAA",
+	} {
+		if st := post(tok, field, "tok-7"); st != fiber.StatusForbidden {
+			t.Errorf("%s: %d, want 403", name, st)
+		}
+	}
+	if st := post(tok, csrfBind("tok-7", tok), "tok-7"); st == fiber.StatusForbidden {
+		t.Fatalf("the bound token is refused: %d", st)
+	}
+	// sign in with the token of the signed-out page: afterwards that token is gone
+	res, _ := do(t, app, "POST", "/login", withCSRF(url.Values{"email": {"mei@seatflow.test"}, "password": {"right-password"}}, tok), "")
+	if res.StatusCode != fiber.StatusSeeOther {
+		t.Fatalf("login: %d", res.StatusCode)
+	}
+	expired := false
+	for _, c := range res.Cookies() {
+		if c.Name == CSRFCookie && (c.MaxAge < 0 || c.Value == "") {
+			expired = true
+		}
+	}
+	if !expired {
+		t.Errorf("sign-in left the CSRF cookie: %q", res.Header.Values("Set-Cookie"))
+	}
+	if st := post(tok, csrfBind("tok-7", tok), "tok-7"); st != fiber.StatusForbidden {
+		t.Errorf("the token from before sign-in still posts: %d", st)
 	}
 }
 

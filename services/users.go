@@ -3,13 +3,11 @@ package services
 import (
 	"context"
 	"crypto/rand"
-	"crypto/sha256"
 	"database/sql"
 	"encoding/base64"
 	"errors"
 	"net/mail"
 	"strings"
-	"time"
 	"unicode"
 	"unicode/utf8"
 
@@ -18,18 +16,17 @@ import (
 )
 
 // Users registers accounts, checks passwords and issues session tokens. A token is 32
-// random bytes (base64url); MySQL keeps only its SHA-256, for SessionTTL.
+// random bytes (base64url); MySQL keeps only its SHA-256 (sessions.go).
 type Users struct {
 	db         *sqlx.DB
 	clock      Clock
 	bcryptCost int
+	sessions   SessionPolicy
+	cache      *SessionCache // nil: every request asks MySQL
 	// dummyHash is compared with the password of an unknown email, so that an unknown
 	// email costs the same bcrypt work as a known one (same cost, made at start).
 	dummyHash []byte
 }
-
-// SessionTTL is how long a login stays valid.
-const SessionTTL = 30 * 24 * time.Hour
 
 // NewUsers returns the user service; bcryptCost is bcrypt's work factor (tests use
 // bcrypt.MinCost, production the default 10 or more). It hashes one random password at
@@ -44,7 +41,7 @@ func NewUsers(db *sqlx.DB, clock Clock, bcryptCost int) *Users {
 	if err != nil {
 		panic("bcrypt: " + err.Error()) // only for a cost outside MinCost..MaxCost, excluded above
 	}
-	return &Users{db: db, clock: clock, bcryptCost: bcryptCost, dummyHash: dummy}
+	return &Users{db: db, clock: clock, bcryptCost: bcryptCost, dummyHash: dummy, sessions: DefaultSessionPolicy}
 }
 
 // errWrongLogin is the one answer to an unknown email and to a wrong password.
@@ -161,50 +158,3 @@ func (u *Users) Login(ctx context.Context, email, password string) (string, *Use
 	return tok, &usr, nil
 }
 
-// NewSession issues a session token for a user, valid for SessionTTL.
-func (u *Users) NewSession(ctx context.Context, userID int64) (string, error) {
-	b := make([]byte, 32)
-	if _, err := rand.Read(b); err != nil {
-		return "", err
-	}
-	tok := base64.RawURLEncoding.EncodeToString(b)
-	h := sha256.Sum256([]byte(tok))
-	now := u.clock.Now()
-	if _, err := u.db.ExecContext(ctx, "INSERT INTO sessions (token_hash, user_id, created_at, expires_at) VALUES (?, ?, ?, ?)",
-		h[:], userID, now, now.Add(SessionTTL)); err != nil {
-		return "", unavailable("the database", err)
-	}
-	return tok, nil
-}
-
-// Authenticate returns the user of a live session token.
-// Errors: UNAUTHENTICATED, UNAVAILABLE.
-func (u *Users) Authenticate(ctx context.Context, token string) (*User, error) {
-	if token == "" || len(token) > 100 {
-		return nil, errf(CodeUnauthenticated, "sign in first")
-	}
-	ctx, cancel := context.WithTimeout(ctx, dbTimeout)
-	defer cancel()
-	h := sha256.Sum256([]byte(token))
-	usr := &User{}
-	err := u.db.GetContext(ctx, usr, `SELECT u.id, u.email, u.name, u.role FROM sessions s JOIN users u ON u.id = s.user_id
-		WHERE s.token_hash = ? AND s.expires_at > ?`, h[:], u.clock.Now())
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, errf(CodeUnauthenticated, "the session is unknown or expired; sign in again")
-	}
-	if err != nil {
-		return nil, unavailable("the database", err)
-	}
-	return usr, nil
-}
-
-// Logout ends the session of token; an unknown token is not an error.
-func (u *Users) Logout(ctx context.Context, token string) error {
-	h := sha256.Sum256([]byte(token))
-	ctx, cancel := context.WithTimeout(ctx, dbTimeout)
-	defer cancel()
-	if _, err := u.db.ExecContext(ctx, "DELETE FROM sessions WHERE token_hash = ?", h[:]); err != nil {
-		return unavailable("the database", err)
-	}
-	return nil
-}

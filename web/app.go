@@ -55,6 +55,9 @@ type App struct {
 	worker      *asynq.Server
 	scheduler   *jobs.Scheduler
 	eviction    evictionCheck
+	// sessions caches token -> user and listens for logouts of other processes.
+	sessions       *services.SessionCache
+	stopBackground context.CancelFunc
 }
 
 // New opens MySQL and Redis and builds every service; it starts nothing. clock may be
@@ -89,7 +92,12 @@ func New(cfg Config, clock services.Clock, log *slog.Logger) (*App, error) {
 	a.Audit = services.NewAudit(db, clock)
 	a.Seats = services.NewSeatStore(rdb, db, a.Catalog, cfg.KeyPrefix, clock)
 	a.Shows = services.NewShows(db, a.Catalog, a.Seats, clock, cfg.Location())
-	a.Users = services.NewUsers(db, clock, cfg.BcryptCost)
+	a.sessions = services.NewSessionCache(rdb, cfg.KeyPrefix, cfg.SessionCacheTTL, log)
+	a.Users = services.NewUsers(db, clock, cfg.BcryptCost).WithSessions(
+		services.SessionPolicy{Idle: cfg.SessionIdle, MaxAge: cfg.SessionMaxAge}, a.sessions)
+	var bg context.Context
+	bg, a.stopBackground = context.WithCancel(context.Background())
+	go a.sessions.Run(bg)
 	a.Limiter = services.NewRateLimiter(rdb, services.Limits{
 		UserPerMinute: cfg.RateUserPerMinute, UserBurst: cfg.RateUserBurst,
 		ShowPerSecond: cfg.RateShowPerSecond, ShowBurst: cfg.RateShowBurst,
@@ -147,7 +155,8 @@ func (a *App) newHTTP() *fiber.App {
 	}
 	app.Use("/static", filesystem.New(filesystem.Config{Root: http.FS(static.FS), MaxAge: 3600}))
 	d := &handlers.Deps{Shows: a.Shows, Orders: a.Orders, Payments: a.Payments, Users: a.Users, Limiter: a.Limiter,
-		Reconcile: a.Reconciler, Currency: a.Cfg.Currency, SecureCookies: a.Cfg.SecureCookies}
+		Reconcile: a.Reconciler, Currency: a.Cfg.Currency, SecureCookies: a.Cfg.SecureCookies,
+		SessionMaxAge: a.Users.SessionMaxAge()}
 	d.CatalogAdmin = services.NewCatalogWriter(a.Shows, a.Audit, a.Cfg.Currency, a.Cfg.PurchaseLimit)
 	d.AdminOrders = services.NewStaffOrders(a.DB, a.Orders, a.Payments, a.Shows, a.Audit)
 	app.Use(handlers.DemoPayments(a.Cfg.DemoPayments))
@@ -243,6 +252,7 @@ func (a *App) Shutdown(ctx context.Context) error {
 	// app closes the connection pool itself
 	_ = a.asynqClient.Close()
 	_ = a.inspector.Close()
+	a.stopBackground()
 	errs = append(errs, a.Redis.Close(), a.DB.Close())
 	return errors.Join(errs...)
 }

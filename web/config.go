@@ -46,7 +46,14 @@ type Config struct {
 	PaymentWebhookSecret string `env:"PAYMENT_WEBHOOK_SECRET"`
 	BcryptCost           int    `env:"BCRYPT_COST" envDefault:"10"`
 	SecureCookies        bool   `env:"SECURE_COOKIES" envDefault:"false"`
-	LogLevel             string `env:"LOG_LEVEL" envDefault:"info"`
+	// SessionIdle ends a session after this long without a request.
+	SessionIdle time.Duration `env:"SESSION_IDLE" envDefault:"12h"`
+	// SessionMaxAge ends a session this long after sign-in, whatever happens.
+	SessionMaxAge time.Duration `env:"SESSION_MAX_AGE" envDefault:"168h"`
+	// SessionCacheTTL is how long a process answers a session from memory before it asks
+	// MySQL again (logout and role changes reach every process at once through Redis).
+	SessionCacheTTL time.Duration `env:"SESSION_CACHE_TTL" envDefault:"5s"`
+	LogLevel        string        `env:"LOG_LEVEL" envDefault:"info"`
 	// ExpiryCheckInterval is how often the asynq worker looks for due expiry tasks.
 	ExpiryCheckInterval time.Duration `env:"EXPIRY_CHECK_INTERVAL" envDefault:"1s"`
 	// ReconcileInterval is how often reconciliation runs (one instance at a time).
