@@ -4,7 +4,7 @@ export PATH := $(PATH):/usr/local/go/bin
 GO ?= go
 HTMX := static/vendor/htmx.min.js
 
-.PHONY: run build test generate lint static services test-deps bench soak
+.PHONY: run build test generate lint static services test-deps bench soak fuzz
 
 ## run: build, migrate, seed the demo cinema (printing demo passwords) and serve on :8080
 run: build services
@@ -33,6 +33,16 @@ test: services test-deps
 	@$(MAKE) --no-print-directory generate
 	@git diff --quiet -- '*_templ.go' 2>/dev/null || { echo "generated *_templ.go files differ from 'go tool templ generate': commit them"; git diff --stat -- '*_templ.go'; exit 1; }
 	$(GO) test -race -count=1 -p 2 -timeout 15m ./...
+	@$(MAKE) --no-print-directory fuzz FUZZTIME=$(FUZZTIME)
+
+## fuzz: each fuzz target for FUZZTIME (default 4s; crashes land in testdata/fuzz and become regular tests)
+FUZZTIME ?= 4s
+FUZZ_TARGETS := services:FuzzCanonicalEmail services:FuzzWebhookSignature services:FuzzWebhookEvent handlers:FuzzParseOrderBody
+fuzz:
+	@for t in $(FUZZ_TARGETS); do pkg=$${t%%:*}; name=$${t##*:}; \
+		echo "fuzz $$pkg $$name ($(FUZZTIME))"; \
+		$(GO) test -run '^$$' -fuzz "^$$name$$" -fuzztime $(FUZZTIME) ./$$pkg/ >/tmp/seatflow-fuzz.log 2>&1 || { cat /tmp/seatflow-fuzz.log; exit 1; }; \
+	done
 
 ## test-deps: Debian's chromium for the browser tests
 test-deps:

@@ -195,13 +195,9 @@ func (p *Payments) HandleWebhook(ctx context.Context, provider string, raw []byt
 	if !p.signedBy(raw, signature) {
 		return nil, errf(CodeUnauthenticated, "bad webhook signature")
 	}
-	var ev WebhookEvent
-	if err := json.Unmarshal(raw, &ev); err != nil || ev.PaymentID == "" {
-		return nil, errf(CodeInvalidRequest, "webhook body is not a payment event")
-	}
-	sent, err := time.Parse(time.RFC3339, ev.SentAt)
-	if now := p.clock.Now(); err != nil || sent.Before(now.Add(-WebhookMaxAge)) || sent.After(now.Add(WebhookMaxSkew)) {
-		return nil, errf(CodeUnauthenticated, "stale webhook")
+	ev, err := parseWebhookEvent(raw, p.clock.Now())
+	if err != nil {
+		return nil, err
 	}
 	pay, err := p.Payment(ctx, ev.PaymentID)
 	if err != nil {
@@ -221,6 +217,22 @@ func (p *Payments) HandleWebhook(ctx context.Context, provider string, raw []byt
 		return nil, errf(CodeInvalidRequest, "amount %d does not match the payment's %d", ev.AmountMinor, pay.AmountMinor)
 	}
 	return pay, p.approve(ctx, pr, pay)
+}
+
+// parseWebhookEvent reads a signed webhook body: a payment event with a payment id and
+// a sent_at (RFC 3339) no older than WebhookMaxAge and no further ahead than
+// WebhookMaxSkew of now. Errors: INVALID_REQUEST (not a payment event),
+// UNAUTHENTICATED (stale or future sent_at).
+func parseWebhookEvent(raw []byte, now time.Time) (WebhookEvent, error) {
+	var ev WebhookEvent
+	if err := json.Unmarshal(raw, &ev); err != nil || ev.PaymentID == "" {
+		return ev, errf(CodeInvalidRequest, "webhook body is not a payment event")
+	}
+	sent, err := time.Parse(time.RFC3339, ev.SentAt)
+	if err != nil || sent.Before(now.Add(-WebhookMaxAge)) || sent.After(now.Add(WebhookMaxSkew)) {
+		return ev, errf(CodeUnauthenticated, "stale webhook")
+	}
+	return ev, nil
 }
 
 func (p *Payments) setStatus(ctx context.Context, pay *Payment, from, to string) error {
