@@ -157,4 +157,3 @@ func (u *Users) Login(ctx context.Context, email, password string) (string, *Use
 	usr := row.User
 	return tok, &usr, nil
 }
-
