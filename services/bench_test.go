@@ -167,7 +167,7 @@ func measureAgainstCeilings(b *testing.B) *benchResult {
 		if err := e.seats.Load(ctx, s.ID); err != nil {
 			b.Fatalf("load seat map of show %d: %v", s.ID, err)
 		}
-		if _, err := e.catalog.ShowForOrder(ctx, s.ID); err != nil {
+		if _, err := e.catalog.CachedShow(ctx, s.ID); err != nil {
 			b.Fatal(err)
 		}
 	}

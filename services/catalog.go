@@ -10,7 +10,7 @@ import (
 )
 
 // Catalog reads movies, halls and shows from MySQL. Hall layouts are cached (a hall's
-// layout is fixed); shows are cached for ShowCacheTTL on the order path only. A show's
+// layout is fixed); shows are cached for ShowCacheTTL on the hot paths. A show's
 // Status is derived at read time from its stored status and sale window (Show.StatusAt).
 type Catalog struct {
 	db    *sqlx.DB
@@ -19,8 +19,8 @@ type Catalog struct {
 	shows *ttlCache[int64, *Show]
 }
 
-// ShowCacheTTL is how long the order path may use a show read earlier (status, sale
-// window, prices). Display paths always read afresh.
+// ShowCacheTTL is how long the hot paths (orders, a show's page and seat map) may use a
+// show read earlier (status, sale window, prices). Lists and staff pages read afresh.
 const ShowCacheTTL = time.Second
 
 // NewCatalog returns a Catalog over db, telling show statuses by the system clock.
@@ -75,9 +75,12 @@ func (c *Catalog) Show(ctx context.Context, id int64) (*Show, error) {
 	return c.loadShow(ctx, id)
 }
 
-// ShowForOrder is Show through a cache of ShowCacheTTL, for the order path. Its Status
-// may be up to ShowCacheTTL old: decide with OnSaleAt(now), which derives it afresh.
-func (c *Catalog) ShowForOrder(ctx context.Context, id int64) (*Show, error) {
+// CachedShow is Show through a cache of ShowCacheTTL, for the hot paths (orders, the
+// public show and seat-map reads): at most one pair of queries per show per TTL in
+// this process. The value is shared: never modify it (Shows copies it first). Its
+// Status may be up to ShowCacheTTL old: decide with OnSaleAt(now), which derives it
+// afresh. Staff writes drop it at once (ForgetShow).
+func (c *Catalog) CachedShow(ctx context.Context, id int64) (*Show, error) {
 	return c.shows.get(ctx, id)
 }
 

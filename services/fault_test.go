@@ -707,7 +707,7 @@ func TestFault_MySQLDownDuringCreate(t *testing.T) {
 				proxy.Cut()
 				close(cut)
 			} else {
-				if _, err := e.catalog.ShowForOrder(ctx, e.show.ID); err != nil { // fresh in the order path's cache
+				if _, err := e.catalog.CachedShow(ctx, e.show.ID); err != nil { // fresh in the order path's cache
 					t.Fatal(err)
 				}
 				faultAt = time.Now()

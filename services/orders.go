@@ -158,7 +158,7 @@ func (o *Orders) Create(ctx context.Context, req CreateOrderRequest) (*Order, er
 	if err := req.validate(); err != nil {
 		return nil, err
 	}
-	show, err := o.catalog.ShowForOrder(ctx, req.ShowID)
+	show, err := o.catalog.CachedShow(ctx, req.ShowID)
 	if err != nil {
 		return nil, err
 	}

@@ -55,12 +55,23 @@ func (r *RateLimiter) allow(ctx context.Context, key string, lim redis_rate.Limi
 	return nil
 }
 
-// AllowOrder counts one order creation against the user's and the show's limits.
+// AllowOrder counts one order creation against the user's and the show's limits. The
+// two redis_rate calls run at the same time, so they cost one round trip of waiting
+// (the library takes one call per limit, and the user's key cannot join the show's
+// hold script: it lives in another hash slot, invariant 9). Both limits count the
+// attempt, as before. Errors: RATE_LIMITED (the user's first), UNAVAILABLE.
 func (r *RateLimiter) AllowOrder(ctx context.Context, userID, showID int64) error {
-	if err := r.allow(ctx, "user:"+itoa(userID), redis_rate.Limit{Rate: r.limits.UserPerMinute, Burst: r.limits.UserBurst, Period: time.Minute}, "orders from this account"); err != nil {
-		return err
+	showErr := make(chan error, 1)
+	go func() {
+		showErr <- r.allow(ctx, "show:"+itoa(showID), redis_rate.Limit{Rate: r.limits.ShowPerSecond, Burst: r.limits.ShowBurst, Period: time.Second}, "orders for this show")
+	}()
+	userErr := r.allow(ctx, "user:"+itoa(userID), redis_rate.Limit{Rate: r.limits.UserPerMinute, Burst: r.limits.UserBurst, Period: time.Minute}, "orders from this account")
+	if err := <-showErr; userErr == nil || ErrorCode(err) == CodeUnavailable {
+		if err != nil {
+			return err
+		}
 	}
-	return r.allow(ctx, "show:"+itoa(showID), redis_rate.Limit{Rate: r.limits.ShowPerSecond, Burst: r.limits.ShowBurst, Period: time.Second}, "orders for this show")
+	return userErr
 }
 
 // AllowLogin counts one login attempt against two limits, and allows it only when both

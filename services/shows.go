@@ -55,10 +55,11 @@ func (s *Shows) Between(ctx context.Context, from, to time.Time) ([]*Show, error
 // Get returns one public show with zones, prices and seats left.
 // Errors: NOT_FOUND (unknown or draft), UNAVAILABLE.
 func (s *Shows) Get(ctx context.Context, id int64) (*Show, error) {
-	show, err := s.catalog.Show(ctx, id)
+	cached, err := s.catalog.CachedShow(ctx, id)
 	if err != nil {
 		return nil, err
 	}
+	show := cached.copyAt(s.clock.Now())
 	if show.Status == ShowDraft {
 		return nil, errf(CodeNotFound, "show %d not found", id)
 	}

@@ -162,6 +162,15 @@ func (s *Show) deriveStatus(t time.Time) {
 	s.Status = s.StatusAt(t)
 }
 
+// copyAt returns a copy of the show (its zones too) with its status derived at t, so a
+// cached show can be filled in and handed out without touching the cached one.
+func (s *Show) copyAt(t time.Time) *Show {
+	c := *s
+	c.Zones = append([]Zone(nil), s.Zones...)
+	c.deriveStatus(t)
+	return &c
+}
+
 // OnSaleAt reports whether the show accepts orders at t: StatusAt(t) is on_sale, so
 // sale_opens_at <= t < sale_closes_at (API.md, Browsing).
 func (s *Show) OnSaleAt(t time.Time) bool {

@@ -69,7 +69,7 @@ func New(cfg Config, clock services.Clock, log *slog.Logger) (*App, error) {
 	if log == nil {
 		log = slog.Default()
 	}
-	db, err := services.OpenDB(cfg.MySQLDSN)
+	db, err := services.OpenDB(cfg.MySQLDSN, services.Pool{MaxOpen: cfg.MySQLMaxOpen, MaxIdle: cfg.MySQLMaxIdle})
 	if err != nil {
 		return nil, err
 	}

@@ -15,7 +15,11 @@ import (
 
 // Config is read from environment variables prefixed SEATFLOW_ (README lists them).
 type Config struct {
-	MySQLDSN      string `env:"MYSQL_DSN" envDefault:"root@tcp(127.0.0.1:3306)/seatflow"`
+	MySQLDSN string `env:"MYSQL_DSN" envDefault:"root@tcp(127.0.0.1:3306)/seatflow"`
+	// MySQLMaxOpen and MySQLMaxIdle size the connection pool of one process (40 lets
+	// three processes and a load generator share MariaDB's default 151 connections).
+	MySQLMaxOpen  int    `env:"MYSQL_MAX_OPEN" envDefault:"40"`
+	MySQLMaxIdle  int    `env:"MYSQL_MAX_IDLE" envDefault:"40"`
 	RedisAddr     string `env:"REDIS_ADDR" envDefault:"127.0.0.1:6379"`
 	RedisPassword string `env:"REDIS_PASSWORD"`
 	RedisDB       int    `env:"REDIS_DB" envDefault:"0"`
