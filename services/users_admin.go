@@ -144,11 +144,11 @@ func (u *UserAdmin) SetRole(ctx context.Context, actorID, userID int64, role str
 		if acc.Role == role {
 			return nil
 		}
-		if userID == actorID {
-			return errf(CodeConflict, "you cannot change your own role; ask another admin to do it")
-		}
 		if acc.Role == RoleAdmin && len(admins) <= 1 {
 			return errf(CodeConflict, "%s is the last admin; make another account admin first", acc.Email)
+		}
+		if userID == actorID {
+			return errf(CodeConflict, "you cannot change your own role; ask another admin to do it")
 		}
 		if _, err := tx.ExecContext(ctx, "UPDATE users SET role = ? WHERE id = ?", role, userID); err != nil {
 			return err
