@@ -145,7 +145,7 @@ func (u *UserAdmin) SetRole(ctx context.Context, actorID, userID int64, role str
 			return nil
 		}
 		if acc.Role == RoleAdmin && len(admins) <= 1 {
-			return errf(CodeConflict, "%s is the last admin; make another account admin first", acc.Email)
+			return errf(CodeConflict, "cannot take the admin role from %s: it is the last admin; make another account admin first", acc.Email)
 		}
 		if userID == actorID {
 			return errf(CodeConflict, "you cannot change your own role; ask another admin to do it")

@@ -75,7 +75,7 @@ func TestUserAdmin_SetRole(t *testing.T) {
 		{"unknown role", admin, cust, "owner", CodeInvalidRequest, "role must be"},
 		{"empty role", admin, cust, "", CodeInvalidRequest, "role must be"},
 		{"role in another case", admin, cust, "Admin", CodeInvalidRequest, "role must be"},
-		{"the last admin's own demotion", admin, admin, RoleStaff, CodeConflict, "boss@example.test is the last admin"},
+		{"the last admin's own demotion", admin, admin, RoleStaff, CodeConflict, "from boss@example.test: it is the last admin"},
 		{"staff may not demote the admin", staff, admin, RoleCustomer, CodeForbidden, "only an admin"},
 		{"staff may not change roles", staff, cust, RoleAdmin, CodeForbidden, "only an admin"},
 		{"unknown account", admin, 999999, RoleStaff, CodeNotFound, "not found"},
