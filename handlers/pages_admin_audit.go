@@ -53,7 +53,7 @@ func parseAuditQuery(c *fiber.Ctx, loc *time.Location) (auditQuery, error) {
 	if b := c.Query("before_id"); b != "" {
 		n, err := strconv.ParseInt(b, 10, 64)
 		if err != nil || !digits.MatchString(b) || n < 1 {
-			return q, invalid("before_id must be the id of an audit entry, such as 120")
+			return q, invalid("the paging cursor before_id must be the id of an audit entry, such as 120")
 		}
 		f.BeforeID = n
 	}

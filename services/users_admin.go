@@ -37,12 +37,17 @@ type UserFilter struct {
 // UserAdmin is what admins do with accounts: list them and change their roles, every
 // change audited in its own transaction (invariant 11).
 type UserAdmin struct {
-	db    *sqlx.DB
-	audit *Audit
+	db      *sqlx.DB
+	audit   *Audit
+	changed func(ctx context.Context, userID int64)
 }
 
-// NewUserAdmin returns the admin account service.
-func NewUserAdmin(db *sqlx.DB, audit *Audit) *UserAdmin { return &UserAdmin{db: db, audit: audit} }
+// NewUserAdmin returns the admin account service. changed (nil for none) is called after
+// a role change commits, for whatever remembers signed-in users (a session cache) to
+// read that account afresh.
+func NewUserAdmin(db *sqlx.DB, audit *Audit, changed func(ctx context.Context, userID int64)) *UserAdmin {
+	return &UserAdmin{db: db, audit: audit, changed: changed}
+}
 
 // validRole reports whether role is one of the Role* constants.
 func validRole(role string) bool {
@@ -113,8 +118,9 @@ type roleAudit struct {
 // SetRole gives account userID the role role for admin actorID and returns the account
 // as it is now. The change and its audit entry (action "user.role", entity "user", the
 // account before and after) commit together. Setting the role it already has changes
-// nothing and records nothing. The session of that account sees the new role on its
-// next request (Authenticate reads the role from MySQL each time).
+// nothing and records nothing. The sessions of that account see the new role on their
+// next request: Authenticate reads the role with the session, and the changed hook is
+// told after the commit.
 // Errors: INVALID_REQUEST (unknown role), FORBIDDEN (actorID is no longer an admin),
 // NOT_FOUND, CONFLICT (one's own role, or the last admin would be left without the
 // role), UNAVAILABLE.
@@ -125,7 +131,9 @@ func (u *UserAdmin) SetRole(ctx context.Context, actorID, userID int64, role str
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), dbTimeout)
 	defer cancel()
 	var acc UserAccount
+	var changedRole bool
 	err := inTx(ctx, u.db, func(tx *sqlx.Tx) error {
+		changedRole = false
 		// every admin row locked first, in id order, so two demotions of different
 		// admins queue behind each other and cannot both see "another admin is left"
 		var admins []int64
@@ -157,7 +165,7 @@ func (u *UserAdmin) SetRole(ctx context.Context, actorID, userID int64, role str
 		before := roleAudit{ID: id, Email: acc.Email, Role: acc.Role}
 		after := before
 		after.Role = role
-		acc.Role = role
+		acc.Role, changedRole = role, true
 		return u.audit.Record(ctx, tx, actorID, "user.role", "user", id, before, after)
 	})
 	if err != nil {
@@ -165,6 +173,9 @@ func (u *UserAdmin) SetRole(ctx context.Context, actorID, userID int64, role str
 			return nil, err
 		}
 		return nil, unavailable("the database", err)
+	}
+	if changedRole && u.changed != nil {
+		u.changed(ctx, userID)
 	}
 	return &acc, nil
 }

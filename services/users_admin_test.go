@@ -36,7 +36,8 @@ func (e *testEnv) roleOf(id int64) string {
 func TestUserAdmin_SetRole(t *testing.T) {
 	e := newTestEnv(t, unlimited)
 	ctx := context.Background()
-	ua := NewUserAdmin(e.db, NewAudit(e.db, e.clock))
+	var told []int64
+	ua := NewUserAdmin(e.db, NewAudit(e.db, e.clock), func(_ context.Context, id int64) { told = append(told, id) })
 	admin := e.account("boss@example.test", RoleAdmin)
 	staff := e.account("clerk@example.test", RoleStaff)
 	cust := e.account("ada@example.test", RoleCustomer)
@@ -64,6 +65,9 @@ func TestUserAdmin_SetRole(t *testing.T) {
 	}
 	if n := len(e.auditOf("user", fmt.Sprint(cust))); n != 1 {
 		t.Errorf("setting the same role recorded %d entries, want still 1", n)
+	}
+	if fmt.Sprint(told) != fmt.Sprint([]int64{cust}) {
+		t.Errorf("changed hook told %v, want [%d] (once, for the real change)", told, cust)
 	}
 
 	refusals := []struct {
@@ -131,7 +135,7 @@ func TestUserAdmin_SetRole(t *testing.T) {
 // exactly one wins, so one admin is always left.
 func TestUserAdmin_LastAdminUnderRace(t *testing.T) {
 	e := newTestEnv(t, unlimited)
-	ua := NewUserAdmin(e.db, NewAudit(e.db, e.clock))
+	ua := NewUserAdmin(e.db, NewAudit(e.db, e.clock), nil)
 	for round := 0; round < 5; round++ {
 		a := e.account(fmt.Sprintf("a%d-%d@example.test", round, time.Now().UnixNano()), RoleAdmin)
 		b := e.account(fmt.Sprintf("b%d-%d@example.test", round, time.Now().UnixNano()), RoleAdmin)
@@ -164,7 +168,7 @@ func TestUserAdmin_LastAdminUnderRace(t *testing.T) {
 func TestUserAdmin_ListUsers(t *testing.T) {
 	e := newTestEnv(t, unlimited)
 	ctx := context.Background()
-	ua := NewUserAdmin(e.db, NewAudit(e.db, e.clock))
+	ua := NewUserAdmin(e.db, NewAudit(e.db, e.clock), nil)
 	ada := e.account("ada.lovelace@cinema.test", RoleStaff)
 	bob := e.account("bob_smith@cinema.test", RoleCustomer)
 	carl := e.account("carl@other.test", RoleAdmin)
