@@ -118,6 +118,9 @@ func rawOrDash(raw []byte) string {
 // auditValue is one JSON value for people: strings unquoted (RFC 3339 times in loc),
 // lists of strings joined with ", ", null as "none", anything else as compact JSON.
 func auditValue(raw json.RawMessage, loc *time.Location) string {
+	if string(compactJSON(raw)) == "null" {
+		return "none"
+	}
 	var s string
 	if json.Unmarshal(raw, &s) == nil {
 		if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
@@ -134,9 +137,6 @@ func auditValue(raw json.RawMessage, loc *time.Location) string {
 			return "none"
 		}
 		return strings.Join(list, ", ")
-	}
-	if string(compactJSON(raw)) == "null" {
-		return "none"
 	}
 	return string(compactJSON(raw))
 }
