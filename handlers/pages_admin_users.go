@@ -36,7 +36,7 @@ func (d *Deps) adminUsersPage(c *fiber.Ctx) error {
 }
 
 // adminSetRole changes an account's role from the role form, then redirects (303) to
-// the list with a notice. An unknown role (400), one's own role or the last admin
+// the list (with the filter the form's address carries) and a notice. An unknown role (400), one's own role or the last admin
 // (409) shows the list again with the message; an unknown account is the 404 page.
 func (d *Deps) adminSetRole(c *fiber.Ctx) error {
 	userID, ok := idParam(c, "id")
@@ -53,7 +53,8 @@ func (d *Deps) adminSetRole(c *fiber.Ctx) error {
 		}
 		return d.renderUsers(c, st, "", sentence(se.Message))
 	}
-	return c.Redirect("/admin/users?changed="+id(userID), fiber.StatusSeeOther)
+	filter := views.UserFilterQuery(strings.TrimSpace(utils.CopyString(c.Query("email"))), utils.CopyString(c.Query("role")), "&")
+	return c.Redirect("/admin/users?changed="+id(userID)+filter, fiber.StatusSeeOther)
 }
 
 // renderUsers renders the account list (filtered by the query) with status, a notice

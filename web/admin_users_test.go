@@ -37,7 +37,7 @@ func TestAdminUserPages_ChangeRole(t *testing.T) {
 	}
 
 	list := a.getPage("/admin/users?email="+url.QueryEscape(strings.ToUpper(email[:8])), admin)
-	if list.status != 200 || !strings.Contains(string(list.body), email) || !strings.Contains(string(list.body), `action="/admin/users/`+uid+`/role"`) {
+	if list.status != 200 || !strings.Contains(string(list.body), email) || !strings.Contains(string(list.body), `action="/admin/users/`+uid+`/role`) {
 		t.Fatalf("user list: %d\n%s", list.status, list.body)
 	}
 	if strings.Contains(string(list.body), adminEmail) {
@@ -47,9 +47,12 @@ func TestAdminUserPages_ChangeRole(t *testing.T) {
 		t.Fatalf("a customer's session on the admin API: %d", r.status)
 	}
 
-	r := a.postPage("/admin/users", "/admin/users/"+uid+"/role", admin, url.Values{"role": {"staff"}})
-	if r.status != 303 || r.header.Get("Location") != "/admin/users?changed="+uid {
+	r := a.postPage("/admin/users", "/admin/users/"+uid+"/role?email=grace", admin, url.Values{"role": {"staff"}})
+	if r.status != 303 || r.header.Get("Location") != "/admin/users?changed="+uid+"&email=grace" {
 		t.Fatalf("change role: %d %s %s", r.status, r.header.Get("Location"), r.body)
+	}
+	if !strings.Contains(string(list.body), `action="/admin/users/`+uid+`/role?email=`) {
+		t.Errorf("the role form does not carry the list's filter")
 	}
 	if got := a.userRole(uid); got != "staff" {
 		t.Fatalf("role %s after the change", got)
@@ -108,7 +111,7 @@ func TestAdminUserPages_ChangeRole(t *testing.T) {
 		if r.status != 409 || !strings.Contains(string(r.body), "You cannot change your own role") || a.userRole(adminID) != "admin" {
 			t.Errorf("own role: %d %s", r.status, r.body)
 		}
-		if p := a.getPage("/admin/users", admin); strings.Contains(string(p.body), `action="/admin/users/`+adminID+`/role"`) {
+		if p := a.getPage("/admin/users", admin); strings.Contains(string(p.body), `action="/admin/users/`+adminID+`/role`) {
 			t.Errorf("the list offers the admin a form for its own role")
 		}
 		// the other admin may demote this one; the first admin is then the last again
