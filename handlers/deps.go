@@ -59,6 +59,24 @@ type ReconcileService interface {
 	RunReport(ctx context.Context, id int64) (*services.ReconcileRun, error)
 }
 
+// OrderDetailService reads one order with its payments and history for staff.
+type OrderDetailService interface {
+	Detail(ctx context.Context, orderNo string) (*services.OrderDetail, error)
+}
+
+// UserAdminService is what the handlers need of services.UserAdmin.
+type UserAdminService interface {
+	ListUsers(ctx context.Context, f services.UserFilter) ([]*services.UserAccount, error)
+	User(ctx context.Context, id int64) (*services.UserAccount, error)
+	SetRole(ctx context.Context, actorID, userID int64, role string) (*services.UserAccount, error)
+}
+
+// AuditService is what the handlers need of services.Audit.
+type AuditService interface {
+	List(ctx context.Context, f services.AuditFilter) ([]*services.AuditEntry, error)
+	Kinds(ctx context.Context) (actions, entities []string, err error)
+}
+
 // Deps are the services the handlers call.
 type Deps struct {
 	Shows     ShowService
@@ -78,6 +96,13 @@ type Deps struct {
 
 	// AdminOrders searches, refunds and cancels orders for staff.
 	AdminOrders AdminOrderService
+
+	// OrderDetail reads one order with its payments and history for staff.
+	OrderDetail OrderDetailService
+	// UserAdmin lists accounts and changes roles for admins.
+	UserAdmin UserAdminService
+	// Audit lists the audit log for staff and admins.
+	Audit AuditService
 }
 
 // requestTimeout bounds the services' work for one request.

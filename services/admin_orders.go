@@ -3,6 +3,7 @@ package services
 import (
 	"context"
 	"strings"
+	"time"
 
 	"github.com/jmoiron/sqlx"
 )
@@ -121,4 +122,49 @@ func (s *StaffOrders) Search(ctx context.Context, f OrderSearch) ([]*StaffOrder,
 		return nil, err
 	}
 	return out, nil
+}
+
+// OrderPayment is a payment of an order as staff see it: UpdatedAt (UTC) is when its
+// status last changed (approved, declined or refunded).
+type OrderPayment struct {
+	Payment
+	UpdatedAt time.Time `db:"updated_at"`
+}
+
+// OrderDetail is one order for staff: the order with its buyer, its payments (oldest
+// first) and its audit entries (entity "order", the order number; newest first).
+type OrderDetail struct {
+	*StaffOrder
+	Payments []*OrderPayment
+	History  []*AuditEntry
+}
+
+// Detail returns the order orderNo with its buyer, payments and audit history; a
+// pending order past its deadline is expired first, as Search does.
+// Errors: NOT_FOUND, UNAVAILABLE.
+func (s *StaffOrders) Detail(ctx context.Context, orderNo string) (*OrderDetail, error) {
+	if orderNo == "" || len(orderNo) > 32 {
+		return nil, errf(CodeNotFound, "order not found")
+	}
+	found, err := s.Search(ctx, OrderSearch{OrderNo: orderNo, Limit: 1})
+	if err != nil {
+		return nil, err
+	}
+	if len(found) == 0 {
+		return nil, errf(CodeNotFound, "order not found")
+	}
+	d := &OrderDetail{StaffOrder: found[0], Payments: []*OrderPayment{}}
+	qctx, cancel := context.WithTimeout(ctx, dbTimeout)
+	defer cancel()
+	if err := s.db.SelectContext(qctx, &d.Payments, `SELECT id, payment_id, order_id, provider, amount_minor, currency, status,
+		created_at, updated_at FROM payments WHERE order_id = ? ORDER BY id`, d.ID); err != nil {
+		return nil, unavailable("the database", err)
+	}
+	for _, p := range d.Payments {
+		p.OrderNo = d.OrderNo
+	}
+	if d.History, err = s.audit.List(ctx, AuditFilter{Entity: "order", EntityID: d.OrderNo, Limit: 500}); err != nil {
+		return nil, err
+	}
+	return d, nil
 }

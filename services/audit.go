@@ -71,19 +71,34 @@ func auditJSON(v any) (sql.NullString, error) {
 	return sql.NullString{String: string(b), Valid: true}, nil
 }
 
-// AuditFilter narrows List: by Entity and EntityID, by ActorID, and at most Limit
-// entries (1..500, default 100), newest first.
+// AuditFilter narrows List: by Entity and EntityID, by ActorID or ActorEmail (the
+// account's email in any case or width), by Action, to entries created at or after From
+// and before To (UTC instants; zero means open), to entries older than BeforeID (the
+// paging cursor: the last id of the previous page), and at most Limit entries (1..500,
+// default 100), newest first.
 type AuditFilter struct {
-	Entity   string
-	EntityID string
-	ActorID  int64
-	Limit    int
+	Entity     string
+	EntityID   string
+	ActorID    int64
+	ActorEmail string
+	Action     string
+	From, To   time.Time
+	BeforeID   int64
+	Limit      int
 }
 
-// List returns audit entries newest first. Errors: UNAVAILABLE.
+// List returns audit entries newest first (by id). Errors: INVALID_REQUEST (an actor
+// email that is not a usable address), UNAVAILABLE.
 func (a *Audit) List(ctx context.Context, f AuditFilter) ([]*AuditEntry, error) {
 	if f.Limit < 1 || f.Limit > 500 {
 		f.Limit = 100
+	}
+	if f.ActorEmail != "" {
+		email, err := CanonicalEmail(f.ActorEmail)
+		if err != nil {
+			return nil, err
+		}
+		f.ActorEmail = email
 	}
 	q := `SELECT l.id, l.actor_user_id, COALESCE(u.email, '') AS actor_email, l.action, l.entity, l.entity_id,
 		l.before_json, l.after_json, l.created_at FROM audit_log l LEFT JOIN users u ON u.id = l.actor_user_id WHERE 1 = 1`
@@ -100,6 +115,26 @@ func (a *Audit) List(ctx context.Context, f AuditFilter) ([]*AuditEntry, error) 
 		q += " AND l.actor_user_id = ?"
 		args = append(args, f.ActorID)
 	}
+	if f.ActorEmail != "" {
+		q += " AND u.email = ?"
+		args = append(args, f.ActorEmail)
+	}
+	if f.Action != "" {
+		q += " AND l.action = ?"
+		args = append(args, f.Action)
+	}
+	if !f.From.IsZero() {
+		q += " AND l.created_at >= ?"
+		args = append(args, f.From.UTC())
+	}
+	if !f.To.IsZero() {
+		q += " AND l.created_at < ?"
+		args = append(args, f.To.UTC())
+	}
+	if f.BeforeID > 0 {
+		q += " AND l.id < ?"
+		args = append(args, f.BeforeID)
+	}
 	q += " ORDER BY l.id DESC LIMIT ?"
 	args = append(args, f.Limit)
 	ctx, cancel := context.WithTimeout(ctx, dbTimeout)
@@ -109,4 +144,18 @@ func (a *Audit) List(ctx context.Context, f AuditFilter) ([]*AuditEntry, error) 
 		return nil, unavailable("the database", err)
 	}
 	return out, nil
+}
+
+// Kinds returns the actions and the entity types the log holds, each sorted, for the
+// audit page's filter choices. Errors: UNAVAILABLE.
+func (a *Audit) Kinds(ctx context.Context) (actions, entities []string, err error) {
+	ctx, cancel := context.WithTimeout(ctx, dbTimeout)
+	defer cancel()
+	if err := a.db.SelectContext(ctx, &actions, "SELECT DISTINCT action FROM audit_log ORDER BY action"); err != nil {
+		return nil, nil, unavailable("the database", err)
+	}
+	if err := a.db.SelectContext(ctx, &entities, "SELECT DISTINCT entity FROM audit_log ORDER BY entity"); err != nil {
+		return nil, nil, unavailable("the database", err)
+	}
+	return actions, entities, nil
 }
