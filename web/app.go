@@ -159,7 +159,7 @@ func (a *App) newHTTP() *fiber.App {
 		SessionMaxAge: a.Users.SessionMaxAge()}
 	d.CatalogAdmin = services.NewCatalogWriter(a.Shows, a.Audit, a.Cfg.Currency, a.Cfg.PurchaseLimit)
 	d.AdminOrders = services.NewStaffOrders(a.DB, a.Orders, a.Payments, a.Shows, a.Audit)
-	d.OrderDetail, d.UserAdmin, d.Audit = d.AdminOrders.(*services.StaffOrders), services.NewUserAdmin(a.DB, a.Audit, nil), a.Audit
+	d.OrderDetail, d.UserAdmin, d.Audit = d.AdminOrders.(*services.StaffOrders), services.NewUserAdmin(a.DB, a.Audit, a.Users.UserChanged), a.Audit
 	app.Use(handlers.DemoPayments(a.Cfg.DemoPayments))
 	app.Use(d.Authenticate)
 	// CSRF for the browser's forms, after Authenticate so the 403 page shows who is
