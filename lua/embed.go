@@ -2,38 +2,55 @@
 //
 // Every script touches only the keys of one show, all tagged with that show's hash slot
 // (sf:{show:42}:seats, sf:{show:42}:zones, sf:{show:42}:users), and takes ids as strings.
+// Every script that writes seat state publishes the change to the show's viewers in the
+// same atomic step (notify.lua): fan-out needs no Redis call per viewer.
 // Seat values in the seats hash: "F" free, "B" blocked, "H|<order_no>|<user_id>" held,
 // "S|<order_no>|<user_id>" sold. A missing hash or field means "not loaded", never free.
 package lua
 
 import _ "embed"
 
+// notify is the prelude of every script that writes seat state: it publishes what
+// changed to the show's viewers (see notify.lua).
+//
+//go:embed notify.lua
+var notify string
+
+// The scripts that write seat state, each with the notify prelude.
+var (
+	Hold    = notify + holdBody
+	Release = notify + releaseBody
+	Sell    = notify + sellBody
+	Load    = notify + loadBody
+	Repair  = notify + repairBody
+)
+
 // Hold checks a whole batch (every seat free, zone counts, purchase limit) and only then
 // writes the holds. See hold.lua for arguments and replies.
 //
 //go:embed hold.lua
-var Hold string
+var holdBody string
 
 // Release frees the seats an order holds (owner-checked compare-and-set). See release.lua.
 //
 //go:embed release.lua
-var Release string
+var releaseBody string
 
 // Sell turns the seats an order holds into sold seats (owner-checked). See sell.lua.
 //
 //go:embed sell.lua
-var Sell string
+var sellBody string
 
 // Load writes a show's seat map and counters built from MySQL. See load.lua.
 //
 //go:embed load.lua
-var Load string
+var loadBody string
 
 // Repair compare-and-sets seat values for reconciliation and recomputes the zone and
 // per-user counters from the seat values, fenced by the lease token. See repair.lua.
 //
 //go:embed repair.lua
-var Repair string
+var repairBody string
 
 // LeaseAcquire takes the reconciliation lease with a new fencing token. See lease_acquire.lua.
 //

@@ -37,4 +37,7 @@ local val = 'H|' .. owner .. '|' .. user
 for i = 0, n - 1 do redis.call('HSET', seats, ARGV[4 + 2 * i], val) end
 for zone, k in pairs(need) do redis.call('HINCRBY', zones, zone, -k) end
 redis.call('HINCRBY', users, user, n)
+local changed = {}
+for i = 0, n - 1 do changed[#changed + 1] = ARGV[4 + 2 * i] .. '=H' end
+notify(seats, zones, changed)
 return {'OK'}

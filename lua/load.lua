@@ -37,6 +37,7 @@ if redis.call('EXISTS', seats) == 1 then
   for i = z + 1, z + 2 * m, 2 do redis.call('HSETNX', zones, ARGV[i], ARGV[i + 1]) end
   if redis.call('EXISTS', users) == 0 then write_users() end
   expire()
+  if filled > 0 then notify(seats, zones, nil) end
   return {'FILLED', filled}
 end
 redis.call('DEL', seats, zones, users)
@@ -46,4 +47,5 @@ redis.call('HSET', zones, '_', '0')
 for i = z + 1, z + 2 * m, 2 do redis.call('HSET', zones, ARGV[i], ARGV[i + 1]) end
 write_users()
 expire()
+notify(seats, zones, nil)
 return {'LOADED', n}

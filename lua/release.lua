@@ -7,7 +7,7 @@
 -- they are restored exactly once however often the release runs.
 local seats, zones, users = KEYS[1], KEYS[2], KEYS[3]
 local owner, from = ARGV[1], ARGV[2]
-local released = 0
+local released, changed = 0, {}
 for i = 3, #ARGV, 2 do
   local id, zone = ARGV[i], ARGV[i + 1]
   local v = redis.call('HGET', seats, id)
@@ -18,7 +18,9 @@ for i = 3, #ARGV, 2 do
       redis.call('HINCRBY', zones, zone, 1)
       redis.call('HINCRBY', users, user, -1)
       released = released + 1
+      changed[#changed + 1] = id .. '=F'
     end
   end
 end
+notify(seats, zones, changed)
 return {released}

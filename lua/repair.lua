@@ -19,7 +19,7 @@ local seen = tonumber(redis.call('GET', fence) or '0')
 if token < seen then return {'FENCED'} end
 if redis.call('EXISTS', seats) == 0 then return {'NOT_LOADED'} end
 redis.call('SET', fence, ARGV[1], 'EX', tonumber(ARGV[2]))
-local out = {'OK'}
+local out, repaired = {'OK'}, false
 local n = tonumber(ARGV[3])
 for i = 4, 3 + 3 * n, 3 do
   local id, want, new = ARGV[i], ARGV[i + 1], ARGV[i + 2]
@@ -27,6 +27,7 @@ for i = 4, 3 + 3 * n, 3 do
   if cur == want then
     if new == '' then redis.call('HDEL', seats, id) else redis.call('HSET', seats, id, new) end
     out[#out + 1] = 'SET'
+    repaired = true
   else
     out[#out + 1] = 'SKIP'
   end
@@ -78,4 +79,5 @@ for user, want in pairs(owned) do
     out[#out + 1] = 'USER'; out[#out + 1] = user; out[#out + 1] = cur; out[#out + 1] = tostring(want)
   end
 end
+if repaired then notify(seats, zones, nil) end
 return out

@@ -14,20 +14,25 @@ end
 for i = 3, #ARGV, 2 do
   if not redis.call('HGET', seats, ARGV[i]) then return {'NOT_LOADED'} end
 end
-local out = {'OK'}
+local out, changed = {'OK'}, {}
 local val = 'S|' .. owner .. '|' .. user
 for i = 3, #ARGV, 2 do
   local id, zone = ARGV[i], ARGV[i + 1]
   local v = redis.call('HGET', seats, id)
   local state, no = string.match(v, '^([HS])|([^|]+)|')
   if state and no == owner then
-    if state == 'H' then redis.call('HSET', seats, id, val) end
+    if state == 'H' then
+      redis.call('HSET', seats, id, val)
+      changed[#changed + 1] = id .. '=S'
+    end
   elseif v == 'F' then
     redis.call('HSET', seats, id, val)
+    changed[#changed + 1] = id .. '=S'
     redis.call('HINCRBY', zones, zone, -1)
     redis.call('HINCRBY', users, user, 1)
   else
     out[#out + 1] = id
   end
 end
+notify(seats, zones, changed)
 return out
