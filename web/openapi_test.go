@@ -128,6 +128,8 @@ func TestOpenAPI_CheckerCatchesDrift(t *testing.T) {
 		{"a bad date refused", "GET", "http://x/api/v1/shows?date=tomorrow", "", apiResp{status: 400, header: errHdr, body: []byte(`{"error":{"code":"INVALID_REQUEST","message":"date must be YYYY-MM-DD"}}`)}, ""},
 		{"an undocumented route answering", "GET", "http://x/api/v1/nowhere", "", withBody(ok, `{}`), "is not in handlers/openapi.json"},
 		{"an undocumented route answering 404", "GET", "http://x/api/v1/nowhere", "", apiResp{status: 404, header: errHdr, body: []byte(`{"error":{"code":"NOT_FOUND","message":"x"}}`)}, ""},
+		{"an undocumented route's 404 of another shape", "GET", "http://x/api/v1/nowhere", "", apiResp{status: 404, header: errHdr, body: []byte(`not found`)}, "without the contract's error shape"},
+		{"an admin address without a route is guarded", "GET", "http://x/api/v1/admin/nowhere", "", apiResp{status: 403, header: errHdr, body: []byte(`{"error":{"code":"FORBIDDEN","message":"x"}}`)}, ""},
 		{"pages are not checked", "GET", "http://x/shows", "", withBody(apiResp{status: 200, header: http.Header{"Content-Type": {"text/html"}}}, "<html>"), ""},
 	}
 	for _, c := range cases {
