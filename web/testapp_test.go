@@ -172,6 +172,7 @@ func (a *testApp) doAt(base, method, path, token string, body any) apiResp {
 // send sends one request and checks it and its answer against the OpenAPI document
 // (checkOpenAPI); a mismatch fails the test.
 func (a *testApp) send(base, method, path, token string, body any, hdr map[string]string) apiResp {
+	a.t.Helper()
 	var raw []byte
 	switch b := body.(type) {
 	case nil:
