@@ -115,14 +115,34 @@ func checkOpenAPI(method, rawURL string, header http.Header, body []byte, res ap
 	reqErr := openapi3filter.ValidateRequest(ctx, in)
 	var problems []string
 	if reqErr != nil && res.status < 300 {
-		problems = append(problems, fmt.Sprintf("the document refuses this request but the server answered %d: %v", res.status, reqErr))
+		problems = append(problems, fmt.Sprintf("the document refuses this request but the server answered %d: %s", res.status, withoutDumps(reqErr)))
 	}
 	out := &openapi3filter.ResponseValidationInput{RequestValidationInput: in, Status: res.status, Header: res.header, Options: checkOptions}
 	if err := openapi3filter.ValidateResponse(ctx, out.SetBodyBytes(res.body)); err != nil {
-		problems = append(problems, fmt.Sprintf("the answer %d does not match the document: %v\nbody: %.600s", res.status, err, res.body))
+		problems = append(problems, fmt.Sprintf("the answer %d does not match the document: %s\nbody: %.600s", res.status, withoutDumps(err), res.body))
 	}
 	if len(problems) == 0 {
 		return ""
 	}
 	return "OpenAPI: " + where + ": " + strings.Join(problems, "; ")
+}
+
+// withoutDumps is err's text without the schema and value dumps kin-openapi appends
+// (indented blocks under "Schema:" and "Value:"), which bury the reason.
+func withoutDumps(err error) string {
+	var out []string
+	skip := -1 // indentation of the dump being skipped, -1 when none
+	for _, l := range strings.Split(err.Error(), "\n") {
+		indent := len(l) - len(strings.TrimLeft(l, " \t"))
+		if skip >= 0 && (indent > skip || strings.TrimSpace(l) == "") {
+			continue
+		}
+		skip = -1
+		if t := strings.TrimSpace(l); t == "Schema:" || t == "Value:" {
+			skip = indent
+			continue
+		}
+		out = append(out, l)
+	}
+	return strings.Join(out, "\n")
 }
