@@ -10,10 +10,14 @@ import (
 	"seatflow/services"
 )
 
-// RegisterAPI registers the JSON API of API.md under /api/v1, the admin endpoints
-// included; any other path under /api/v1 is 404 NOT_FOUND.
+// RegisterAPI registers the JSON API under /api/v1, the admin endpoints included; any
+// other path under /api/v1 is 404 NOT_FOUND. API.md at the repository root explains it
+// for integrators with an example per endpoint; handlers/openapi.json (served at GET
+// /api/v1/openapi.json) describes every route, and the web tests fail when a route
+// here is missing from it.
 func (d *Deps) RegisterAPI(r fiber.Router) {
 	v1 := r.Group("/api/v1")
+	v1.Get("/openapi.json", apiOpenAPI)
 	v1.Post("/auth/register", d.apiRegister)
 	v1.Post("/auth/login", d.apiLogin)
 	v1.Post("/auth/logout", RequireUser, d.apiLogout)

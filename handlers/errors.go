@@ -29,6 +29,7 @@ var statusOf = map[string]int{
 	services.CodeNotOnSale:           fiber.StatusUnprocessableEntity,
 	services.CodeRateLimited:         fiber.StatusTooManyRequests,
 	services.CodeUnavailable:         fiber.StatusServiceUnavailable,
+	services.CodeInternal:            fiber.StatusInternalServerError,
 }
 
 type errorBody struct {
@@ -51,8 +52,11 @@ func asError(err error) (int, *services.Error) {
 		if !ok {
 			st = fiber.StatusInternalServerError
 		}
-		if se.Code == services.CodeUnavailable {
+		switch {
+		case se.Code == services.CodeUnavailable:
 			slog.Warn("unavailable", "message", se.Message, "err", se.Err)
+		case st >= fiber.StatusInternalServerError:
+			slog.Error("internal error", "code", se.Code, "message", se.Message, "err", se.Err)
 		}
 		return st, se
 	}
@@ -68,7 +72,7 @@ func asError(err error) (int, *services.Error) {
 			fiber.StatusTooManyRequests:       services.CodeRateLimited,
 		}[fe.Code]
 		if code == "" {
-			code = "INTERNAL"
+			code = services.CodeInternal
 		}
 		msg := fe.Message
 		if fe.Code == fiber.StatusNotFound {
@@ -77,7 +81,7 @@ func asError(err error) (int, *services.Error) {
 		return fe.Code, &services.Error{Code: code, Message: msg}
 	}
 	slog.Error("unhandled error", "err", err)
-	return fiber.StatusInternalServerError, &services.Error{Code: "INTERNAL", Message: "something went wrong on our side; nothing was lost, try again"}
+	return fiber.StatusInternalServerError, &services.Error{Code: services.CodeInternal, Message: "something went wrong on our side; nothing was lost, try again"}
 }
 
 // jsonError writes err in the contract's error shape with its status, and the

@@ -25,6 +25,9 @@ const (
 	CodeRateLimited         = "RATE_LIMITED"
 	CodeUnavailable         = "UNAVAILABLE"
 	CodeConflict            = "CONFLICT"
+	// CodeInternal is a fault on the server's side that trying again will not fix (a
+	// statement MySQL refuses, a row that does not scan): 500, and logged.
+	CodeInternal = "INTERNAL"
 )
 
 // Error is a failure a client can act on: Code is one of the Code* constants, Message is
@@ -52,8 +55,16 @@ func errf(code, format string, a ...any) *Error {
 	return &Error{Code: code, Message: fmt.Sprintf(format, a...)}
 }
 
-// unavailable wraps a storage failure as 503 UNAVAILABLE.
+// unavailable wraps a storage failure. A store that could not be reached or answered too
+// late (a lost or refused connection, an i/o timeout, a deadline, a deadlock victim) is
+// 503 UNAVAILABLE: trying again may work. A fault in the statement itself (a MySQL server
+// error such as 1292 incorrect datetime value, a column that does not scan into its
+// field; see isStatementFault) is 500 INTERNAL: trying again fails the same way, and the
+// handler logs it.
 func unavailable(what string, err error) *Error {
+	if isStatementFault(err) {
+		return &Error{Code: CodeInternal, Message: "something went wrong on our side; nothing was written", Err: err}
+	}
 	return &Error{Code: CodeUnavailable, Message: what + " is unavailable, nothing was written; try again", Err: err}
 }
 

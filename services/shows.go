@@ -40,8 +40,26 @@ func (s *Shows) OnDate(ctx context.Context, date string) ([]*Show, error) {
 	if err != nil {
 		return nil, errf(CodeInvalidRequest, "date must be YYYY-MM-DD")
 	}
-	return s.Between(ctx, day.UTC(), day.AddDate(0, 0, 1).UTC())
+	// a calendar date MySQL's DATETIME cannot hold (before year 1000, after 9999) has no
+	// shows: the answer is an empty list, not a query the server refuses
+	from, to := day.UTC(), day.AddDate(0, 0, 1).UTC()
+	if from.Before(minDateTime) {
+		from = minDateTime
+	}
+	if to.After(maxDateTime) {
+		to = maxDateTime
+	}
+	if !from.Before(to) {
+		return []*Show{}, nil
+	}
+	return s.Between(ctx, from, to)
 }
+
+// The range of MySQL's DATETIME, the type of every stored time.
+var (
+	minDateTime = time.Date(1000, 1, 1, 0, 0, 0, 0, time.UTC)
+	maxDateTime = time.Date(9999, 12, 31, 23, 59, 59, 0, time.UTC)
+)
 
 // Between lists the public shows starting in [from, to) with seats left.
 func (s *Shows) Between(ctx context.Context, from, to time.Time) ([]*Show, error) {

@@ -169,19 +169,21 @@ func (a *testApp) doAt(base, method, path, token string, body any) apiResp {
 	return a.send(base, method, path, token, body, nil)
 }
 
+// send sends one request and checks it and its answer against the OpenAPI document
+// (checkOpenAPI); a mismatch fails the test.
 func (a *testApp) send(base, method, path, token string, body any, hdr map[string]string) apiResp {
-	var rd io.Reader
+	a.t.Helper()
+	var raw []byte
 	switch b := body.(type) {
 	case nil:
 	case string:
-		rd = bytes.NewBufferString(b)
+		raw = []byte(b)
 	case []byte:
-		rd = bytes.NewReader(b)
+		raw = b
 	default:
-		j, _ := json.Marshal(b)
-		rd = bytes.NewReader(j)
+		raw, _ = json.Marshal(b)
 	}
-	req, err := http.NewRequest(method, base+path, rd)
+	req, err := http.NewRequest(method, base+path, bytes.NewReader(raw))
 	if err != nil {
 		a.t.Fatal(err)
 	}
@@ -200,7 +202,11 @@ func (a *testApp) send(base, method, path, token string, body any, hdr map[strin
 	}
 	defer res.Body.Close()
 	b, _ := io.ReadAll(res.Body)
-	return apiResp{status: res.StatusCode, body: b, header: res.Header}
+	out := apiResp{status: res.StatusCode, body: b, header: res.Header}
+	if msg := checkOpenAPI(method, base+path, req.Header, raw, out); msg != "" {
+		a.t.Error(msg)
+	}
+	return out
 }
 
 var userSeq atomic.Int64
