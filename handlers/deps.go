@@ -88,6 +88,8 @@ type Deps struct {
 	Currency  string
 	// SecureCookies marks the session cookie Secure (set behind HTTPS).
 	SecureCookies bool
+	// Live streams seat changes to the viewers of a show (nil: no live map).
+	Live LiveService
 	// SessionMaxAge is the session cookie's lifetime (0: the default policy's).
 	SessionMaxAge time.Duration
 

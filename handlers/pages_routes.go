@@ -17,6 +17,7 @@ import (
 func (d *Deps) RegisterPages(app fiber.Router) {
 	app.Get("/", d.homePage)
 	app.Get("/shows/:id", d.showPage)
+	app.Get("/shows/:id/live", d.showLive)
 	app.Post("/shows/:id/book", requirePageUser, d.bookSeats)
 
 	orders := app.Group("/orders", requirePageUser)

@@ -1,0 +1,163 @@
+package handlers
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"sort"
+	"strconv"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+	"github.com/valyala/fasthttp"
+
+	"seatflow/services"
+)
+
+// LiveService is what the live seat map needs of services.SeatEvents.
+type LiveService interface {
+	Watch(showID int64) (<-chan services.SeatChange, func(), error)
+}
+
+// Live stream timing: a comment every liveKeepAlive keeps proxies from closing an idle
+// stream; after LiveStreamFor the stream ends and the browser reconnects (getting a
+// fresh snapshot), so no connection lives for ever.
+const (
+	liveKeepAlive = 15 * time.Second
+	LiveStreamFor = 30 * time.Minute
+)
+
+// liveSnapshot is the "snapshot" event: every seat that is not free, by state, and the
+// free seats per zone. Seats not listed are free.
+type liveSnapshot struct {
+	Held      []string       `json:"held"`
+	Sold      []string       `json:"sold"`
+	Blocked   []string       `json:"blocked"`
+	ZoneFree  map[string]int `json:"zones"`
+	SeatsLeft int            `json:"seats_left"`
+}
+
+// liveChange is the "seats" event: the new state of each changed seat (free, held,
+// sold or blocked) and the free seats per zone after the change.
+type liveChange struct {
+	Seats     map[string]string `json:"seats"`
+	ZoneFree  map[string]int    `json:"zones"`
+	SeatsLeft int               `json:"seats_left"`
+}
+
+// showLive streams a show's seat changes as Server-Sent Events: first a "snapshot"
+// (read once per connection), then a "seats" event per change as the seat scripts
+// publish it (fanned out in this process: no Redis call per viewer or change), and
+// "snapshot" again when the viewer fell behind. Never who holds a seat.
+func (d *Deps) showLive(c *fiber.Ctx) error {
+	showID, ok := idParam(c, "id")
+	if !ok || d.Live == nil {
+		return renderErrorPage(c, fiber.StatusNotFound, "There is no such show.")
+	}
+	ctx, cancel := ctxOf(c)
+	defer cancel()
+	if _, err := d.Shows.Get(ctx, showID); err != nil {
+		return errorPage(c, err)
+	}
+	changes, stop, err := d.Live.Watch(showID)
+	if errors.Is(err, services.ErrTooManyViewers) {
+		c.Set(fiber.HeaderRetryAfter, "30")
+		return renderErrorPage(c, fiber.StatusServiceUnavailable, "Too many people are watching seat maps right now; the map still works, reload it to see changes.")
+	}
+	if err != nil {
+		stop()
+		return errorPage(c, err)
+	}
+	c.Set(fiber.HeaderContentType, "text/event-stream; charset=utf-8")
+	c.Set(fiber.HeaderCacheControl, "no-store")
+	c.Set("X-Accel-Buffering", "no") // proxies must not hold events back
+	snapshot := func() ([]byte, error) {
+		sctx, scancel := ctxOf(c)
+		defer scancel()
+		m, err := d.Shows.SeatMap(sctx, showID)
+		if err != nil {
+			return nil, err
+		}
+		return json.Marshal(snapshotOf(m))
+	}
+	c.Context().SetBodyStreamWriter(fasthttp.StreamWriter(func(w *bufio.Writer) {
+		defer stop()
+		send := func(event string, data []byte) bool {
+			if event != "" {
+				w.WriteString("event: " + event + "\n")
+			}
+			w.WriteString("data: ")
+			w.Write(data)
+			w.WriteString("\n\n")
+			return w.Flush() == nil
+		}
+		w.WriteString("retry: 2000\n")
+		if b, err := snapshot(); err != nil || !send("snapshot", b) {
+			return
+		}
+		keep := time.NewTicker(liveKeepAlive)
+		defer keep.Stop()
+		end := time.After(LiveStreamFor)
+		for {
+			select {
+			case ch, open := <-changes:
+				if !open {
+					return
+				}
+				var b []byte
+				var err error
+				event := "seats"
+				if ch.Reload {
+					event = "snapshot"
+					b, err = snapshot()
+				} else {
+					b, err = json.Marshal(changeOf(ch))
+				}
+				if err != nil || !send(event, b) {
+					return
+				}
+			case <-keep.C:
+				if _, err := w.WriteString(": keep-alive\n\n"); err != nil || w.Flush() != nil {
+					return
+				}
+			case <-end:
+				return
+			}
+		}
+	}))
+	return nil
+}
+
+func snapshotOf(m *services.SeatMap) liveSnapshot {
+	s := liveSnapshot{Held: []string{}, Sold: []string{}, Blocked: []string{}, ZoneFree: map[string]int{}}
+	for _, z := range m.Show.Zones {
+		s.ZoneFree[z.Code] = z.SeatsLeft
+	}
+	s.SeatsLeft = m.Show.SeatsLeft
+	for id, st := range m.States {
+		k := strconv.FormatInt(id, 10)
+		switch st {
+		case services.StateHeld:
+			s.Held = append(s.Held, k)
+		case services.StateSold:
+			s.Sold = append(s.Sold, k)
+		case services.StateBlocked:
+			s.Blocked = append(s.Blocked, k)
+		}
+	}
+	for _, l := range [][]string{s.Held, s.Sold, s.Blocked} {
+		sort.Strings(l)
+	}
+	return s
+}
+
+func changeOf(ch services.SeatChange) liveChange {
+	out := liveChange{Seats: make(map[string]string, len(ch.Seats)), ZoneFree: ch.ZoneFree}
+	for id, st := range ch.Seats {
+		out.Seats[strconv.FormatInt(id, 10)] = st
+	}
+	for _, n := range ch.ZoneFree {
+		out.SeatsLeft += n
+	}
+	return out
+}
