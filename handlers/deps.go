@@ -76,6 +76,9 @@ type Deps struct {
 
 	// AdminOrders searches, refunds and cancels orders for staff.
 	AdminOrders AdminOrderService
+
+	// HallAdmin reads and writes halls and their layouts for staff.
+	HallAdmin HallAdminService
 }
 
 // requestTimeout bounds the services' work for one request.
