@@ -48,8 +48,8 @@ func HallFormAction(id int64) string {
 
 // ZoneCount is a zone and its sellable seats.
 type ZoneCount struct {
-	Name  string
-	Seats int
+	Code, Name string
+	Seats      int
 }
 
 // HallZoneCounts lists a hall's zones with their sellable seats, and its blocked seats.
@@ -65,7 +65,7 @@ func HallZoneCounts(h *services.Hall) ([]ZoneCount, int) {
 	}
 	out := make([]ZoneCount, 0, len(h.Zones))
 	for _, z := range h.Zones {
-		out = append(out, ZoneCount{Name: z.Name, Seats: n[z.Code]})
+		out = append(out, ZoneCount{Code: z.Code, Name: z.Name, Seats: n[z.Code]})
 	}
 	return out, blocked
 }
@@ -78,7 +78,7 @@ func LayoutZoneCounts(l *services.Layout) ([]ZoneCount, int, int) {
 	total := 0
 	for _, z := range services.LayoutZones {
 		if n[z.Code] > 0 {
-			out = append(out, ZoneCount{Name: z.Name, Seats: n[z.Code]})
+			out = append(out, ZoneCount{Code: z.Code, Name: z.Name, Seats: n[z.Code]})
 			total += n[z.Code]
 		}
 	}
