@@ -105,6 +105,8 @@ type Deps struct {
 	UserAdmin UserAdminService
 	// Audit lists the audit log for staff and admins.
 	Audit AuditService
+	// HallAdmin reads and writes halls and their layouts for staff.
+	HallAdmin HallAdminService
 }
 
 // requestTimeout bounds the services' work for one request.

@@ -1,6 +1,159 @@
 package handlers
 
-import "github.com/gofiber/fiber/v2"
+import (
+	"errors"
+	"strings"
 
-// registerHallPages registers halls and their layouts under /admin/halls.
-func (d *Deps) registerHallPages(r fiber.Router) {}
+	"github.com/gofiber/fiber/v2"
+	"github.com/gofiber/fiber/v2/utils"
+
+	"seatflow/services"
+	"seatflow/views"
+)
+
+// registerHallPages registers halls and their layouts under /admin/halls: the list, the
+// new-hall and edit forms (POST then 303 to the list; Preview re-renders the form), and
+// the htmx preview partial.
+func (d *Deps) registerHallPages(r fiber.Router) {
+	r.Get("/halls", d.hallListPage)
+	r.Get("/halls/new", d.newHallPage)
+	r.Post("/halls", d.saveHall)
+	r.Post("/halls/preview", d.hallPreview) // before /halls/:id
+	r.Get("/halls/:id", d.editHallPage)
+	r.Post("/halls/:id", d.saveHall)
+}
+
+// newHallLayout is the layout a new hall's form starts with.
+const newHallLayout = "SSSSSS.SSSSSS\nSSSSSS.SSSSSS\nSSSSSS.SSSSSS\nPPPPPP.PPPPPP\nPPPPPP.PPPPPP\nWCSSSS.SSSSCW\n"
+
+// hallListPage lists the halls (?saved= names one just saved).
+func (d *Deps) hallListPage(c *fiber.Ctx) error {
+	ctx, cancel := ctxOf(c)
+	defer cancel()
+	halls, err := d.HallAdmin.HallLayouts(ctx)
+	if err != nil {
+		return errorPage(c, err)
+	}
+	saved := ""
+	if id, ok := parseShowID(c.Query("saved")); ok {
+		for _, h := range halls {
+			if h.ID == id {
+				saved = h.Name
+			}
+		}
+	}
+	return render(c, fiber.StatusOK, views.HallListPage(views.HallListProps{Page: page(c, "Halls"), Halls: halls, Saved: saved}))
+}
+
+// newHallPage shows the empty form with a sample layout.
+func (d *Deps) newHallPage(c *fiber.Ctx) error {
+	return d.renderHallForm(c, fiber.StatusOK, 0, hallForm{Layout: newHallLayout, Numbering: string(services.NumberLeftToRight)}, "")
+}
+
+// editHallPage shows a hall's form with its layout as text.
+func (d *Deps) editHallPage(c *fiber.Ctx) error {
+	hallID, ok := idParam(c, "id")
+	if !ok {
+		return renderErrorPage(c, fiber.StatusNotFound, "There is no such hall.")
+	}
+	ctx, cancel := ctxOf(c)
+	defer cancel()
+	h, err := d.HallAdmin.Hall(ctx, hallID)
+	if err != nil {
+		if services.ErrorCode(err) == services.CodeNotFound {
+			return renderErrorPage(c, fiber.StatusNotFound, "There is no such hall.")
+		}
+		return errorPage(c, err)
+	}
+	msg := ""
+	if h.LayoutErr != "" {
+		msg = "This hall's seats cannot be written as layout text (" + h.LayoutErr + "); saving a layout here replaces them."
+	}
+	return d.renderHallForm(c, fiber.StatusOK, hallID, hallForm{Name: h.Name, Layout: h.Layout, Numbering: string(h.Numbering)}, msg)
+}
+
+// hallForm is the hall form as typed.
+type hallForm struct {
+	Name, Layout, Numbering string
+}
+
+func readHallForm(c *fiber.Ctx) hallForm {
+	return hallForm{
+		Name:      utils.CopyString(c.FormValue("name")),
+		Layout:    utils.CopyString(c.FormValue("layout")),
+		Numbering: utils.CopyString(c.FormValue("numbering")),
+	}
+}
+
+// saveHall creates (POST /admin/halls) or updates (POST /admin/halls/:id) a hall and
+// redirects (303) to the list; the Preview button (action=preview) only re-renders the
+// form with the preview. Bad input re-renders the form with what was typed: 400 with the
+// layout's problems, 409 for a name in use or seats taken for future shows.
+func (d *Deps) saveHall(c *fiber.Ctx) error {
+	var hallID int64
+	if c.Params("id") != "" {
+		var ok bool
+		if hallID, ok = idParam(c, "id"); !ok {
+			return renderErrorPage(c, fiber.StatusNotFound, "There is no such hall.")
+		}
+	}
+	f := readHallForm(c)
+	if c.FormValue("action") == "preview" {
+		return d.renderHallForm(c, fiber.StatusOK, hallID, f, "")
+	}
+	ctx, cancel := ctxOf(c)
+	defer cancel()
+	in := services.HallInput{Name: f.Name, Layout: f.Layout, Numbering: services.Numbering(f.Numbering)}
+	var h *services.HallLayout
+	var err error
+	if hallID == 0 {
+		h, err = d.HallAdmin.CreateHall(ctx, currentUser(c).ID, in)
+	} else {
+		h, err = d.HallAdmin.UpdateHall(ctx, currentUser(c).ID, hallID, in)
+	}
+	if err != nil {
+		st, se := pageError(c, err)
+		var le *services.LayoutError
+		switch {
+		case se.Code == services.CodeNotFound:
+			return renderErrorPage(c, st, "There is no such hall.")
+		case errors.As(err, &le):
+			return d.renderHallForm(c, st, hallID, f, "The layout has problems; see the preview.")
+		case st < fiber.StatusInternalServerError:
+			return d.renderHallForm(c, st, hallID, f, sentence(se.Message))
+		}
+		return renderErrorPage(c, st, se.Message)
+	}
+	return c.Redirect("/admin/halls?saved="+id(h.ID), fiber.StatusSeeOther)
+}
+
+// hallPreview answers the htmx preview of the form's layout: the grid with counts, or
+// the problems naming line and column (200 either way, so htmx swaps it in).
+func (d *Deps) hallPreview(c *fiber.Ctx) error {
+	f := readHallForm(c)
+	return render(c, fiber.StatusOK, views.HallPreview(previewOf(f)))
+}
+
+// previewOf parses the typed layout for the preview; empty text previews nothing.
+func previewOf(f hallForm) views.HallPreviewProps {
+	if strings.TrimSpace(f.Layout) == "" {
+		return views.HallPreviewProps{}
+	}
+	l, err := services.ParseLayout(f.Layout, services.Numbering(f.Numbering))
+	var le *services.LayoutError
+	if errors.As(err, &le) {
+		return views.HallPreviewProps{Problems: le.Problems}
+	}
+	return views.HallPreviewProps{Layout: l}
+}
+
+// renderHallForm renders the hall form with what was typed, its preview and msg.
+func (d *Deps) renderHallForm(c *fiber.Ctx, status int, hallID int64, f hallForm, msg string) error {
+	title := "New hall"
+	if hallID != 0 {
+		title = "Edit hall"
+	}
+	return render(c, status, views.HallFormPage(views.HallFormProps{
+		Page: page(c, title), ID: hallID, Name: f.Name, Layout: f.Layout, Numbering: f.Numbering, Error: msg, Preview: previewOf(f),
+	}))
+}

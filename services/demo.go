@@ -77,14 +77,9 @@ type demoZone struct {
 }
 
 type demoHall struct {
-	name      string
-	rows      int
-	cols      int          // grid width including aisle columns
-	aisles    map[int]bool // grid columns without seats
-	zones     []demoZone
-	zoneOfRow func(row int) string // row (1-based, 1 = front) -> zone code
-	kinds     map[string]string    // seat label -> kind other than standard
-	times     []string             // daily show times, local "HH:MM"
+	name   string
+	layout string   // layout text (ParseLayout), numbered left to right
+	times  []string // daily show times, local "HH:MM"
 }
 
 var (
@@ -93,51 +88,30 @@ var (
 	demoVIP      = demoZone{"vip", "VIP", 9000}
 )
 
+// demoRows repeats one layout line n times.
+func demoRows(n int, line string) string { return strings.Repeat(line+"\n", n) }
+
 // demoHalls: Hall 1 small (8 x 10 = 80 seats), Hall 2 standard (12 rows of 18 seats
-// with a centre aisle at col 10 = 216 seats, wheelchair spaces with companions in the
-// front row, two blocked seats behind a pillar), Hall 3 large (20 rows of 5 + 10 + 5
-// seats with aisles at cols 6 and 17 = 400 seats, VIP in the back rows).
+// with a centre aisle at col 10 = 216 seats, rows E..H premium, wheelchair spaces with
+// companions in the front row, two blocked seats J9 and J10 behind a pillar), Hall 3
+// large (20 rows of 5 + 10 + 5 seats with aisles at cols 6 and 17 = 400 seats, rows I..P
+// premium, Q..T VIP).
 var demoHalls = []demoHall{
 	{
-		name: "Hall 1", rows: 8, cols: 10,
-		zones:     []demoZone{demoStandard},
-		zoneOfRow: func(int) string { return "standard" },
-		times:     []string{"10:30", "13:45", "16:30", "19:30", "22:00"},
+		name:   "Hall 1",
+		layout: demoRows(8, "SSSSSSSSSS"),
+		times:  []string{"10:30", "13:45", "16:30", "19:30", "22:00"},
 	},
 	{
-		name: "Hall 2", rows: 12, cols: 19,
-		aisles: map[int]bool{10: true},
-		zones:  []demoZone{demoStandard, demoPremium},
-		zoneOfRow: func(r int) string {
-			if r >= 5 && r <= 8 { // E..H
-				return "premium"
-			}
-			return "standard"
-		},
-		kinds: map[string]string{
-			"A1": KindWheelchair, "A2": KindCompanion,
-			"A17": KindCompanion, "A18": KindWheelchair,
-			"J9": KindBlocked, "J10": KindBlocked, // behind a pillar, either side of the aisle
-		},
+		name: "Hall 2",
+		layout: "WCSSSSSSS.SSSSSSSCW\n" + demoRows(3, "SSSSSSSSS.SSSSSSSSS") + demoRows(4, "PPPPPPPPP.PPPPPPPPP") +
+			"SSSSSSSSS.SSSSSSSSS\n" + "SSSSSSSSB.BSSSSSSSS\n" + demoRows(2, "SSSSSSSSS.SSSSSSSSS"),
 		times: []string{"11:00", "14:15", "17:30", "20:45"},
 	},
 	{
-		name: "Hall 3", rows: 20, cols: 22,
-		aisles: map[int]bool{6: true, 17: true},
-		zones:  []demoZone{demoStandard, demoPremium, demoVIP},
-		zoneOfRow: func(r int) string {
-			switch {
-			case r >= 17: // Q..T
-				return "vip"
-			case r >= 9: // I..P
-				return "premium"
-			}
-			return "standard"
-		},
-		kinds: map[string]string{
-			"A1": KindWheelchair, "A2": KindCompanion,
-			"A19": KindCompanion, "A20": KindWheelchair,
-		},
+		name: "Hall 3",
+		layout: "WCSSS.SSSSSSSSSS.SSSCW\n" + demoRows(7, "SSSSS.SSSSSSSSSS.SSSSS") +
+			demoRows(8, "PPPPP.PPPPPPPPPP.PPPPP") + demoRows(4, "VVVVV.VVVVVVVVVV.VVVVV"),
 		times: []string{"12:15", "15:45", "19:15", "22:30"},
 	},
 }
@@ -165,12 +139,13 @@ var demoCurrencyRE = regexp.MustCompile(`^[A-Z]{3}$`)
 
 // SeedDemo fills the database with a demo cinema and is idempotent: a second run
 // creates nothing new except the shows of days that were not seeded before, and never
-// duplicates a row (it relies on the unique keys of halls, movies, zones, seats and
-// shows, and on order numbers).
+// duplicates a row (it relies on the unique keys of halls, movies and shows, and on order
+// numbers).
 //
-// It creates three halls (Hall 1: 80 seats, one zone; Hall 2: 216 seats in two zones
+// It creates three halls from their layout text through CatalogWriter.CreateHall,
+// audited as the system (Hall 1: 80 seats, one zone; Hall 2: 216 seats in two zones
 // with a centre aisle, wheelchair and companion seats and two blocked seats; Hall 3: 400
-// seats in three zones with two aisles), seven movies, and for today and the next six
+// seats in three zones with two aisles; a hall whose name exists is kept), seven movies, and for today and the next six
 // days (local days in opt.Zone) 5 + 4 + 4 shows a day at fixed local times (stored in
 // UTC; shows already started are skipped). Each show has a price for every zone of its
 // hall in minor units (standard 4500, premium 6500, vip 9000, plus 1000 from 18:00
@@ -207,8 +182,9 @@ func SeedDemo(ctx context.Context, db *sqlx.DB, users *Users, opt DemoOptions) (
 	rep := &DemoReport{}
 
 	hallIDs := make(map[string]int64, len(demoHalls))
+	halls := &CatalogWriter{db: db, catalog: NewCatalog(db), audit: NewAudit(db, fixedNow(opt.Now))}
 	for _, h := range demoHalls {
-		id, created, err := seedDemoHall(ctx, db, h)
+		id, created, err := seedDemoHall(ctx, halls, h)
 		if err != nil {
 			return nil, fmt.Errorf("demo seed: %s: %w", h.name, err)
 		}
@@ -255,6 +231,11 @@ func SeedDemo(ctx context.Context, db *sqlx.DB, users *Users, opt DemoOptions) (
 	return rep, nil
 }
 
+// fixedNow is a clock standing at one instant.
+type fixedNow time.Time
+
+func (f fixedNow) Now() time.Time { return time.Time(f) }
+
 // demoRandom returns n random bytes as base64url without padding.
 func demoRandom(n int) (string, error) {
 	b := make([]byte, n)
@@ -277,83 +258,19 @@ func seedDemoAccount(ctx context.Context, users *Users, email, password, name, r
 	return err
 }
 
-// demoRowName returns the letter of a 1-based row: 1 -> A, 26 -> Z, 27 -> AA.
-func demoRowName(row int) string {
-	s := ""
-	for row > 0 {
-		row--
-		s = string(rune('A'+row%26)) + s
-		row /= 26
-	}
-	return s
-}
-
-// seedDemoHall creates a hall with its zones and seats in one transaction; rows that
-// exist already are kept. created reports whether the hall row was new.
-func seedDemoHall(ctx context.Context, db *sqlx.DB, h demoHall) (id int64, created bool, err error) {
-	tx, err := db.BeginTxx(ctx, nil)
-	if err != nil {
+// seedDemoHall creates a hall from its layout through the catalog writer (audited as
+// the system's "hall.create") unless a hall of that name exists, which is kept as it is.
+// created reports whether this run made it.
+func seedDemoHall(ctx context.Context, w *CatalogWriter, h demoHall) (id int64, created bool, err error) {
+	hall, err := w.CreateHall(ctx, 0, HallInput{Name: h.name, Layout: h.layout, Numbering: NumberLeftToRight})
+	switch {
+	case err == nil:
+		return hall.ID, true, nil
+	case !errors.Is(err, ErrDuplicateHallName): // a hall of that name exists: keep it
 		return 0, false, err
 	}
-	defer tx.Rollback()
-
-	res, err := tx.ExecContext(ctx, "INSERT IGNORE INTO halls (name, rows_n, cols_n) VALUES (?, ?, ?)", h.name, h.rows, h.cols)
-	if err != nil {
-		return 0, false, err
-	}
-	if n, _ := res.RowsAffected(); n == 1 {
-		created = true
-	}
-	if err := tx.GetContext(ctx, &id, "SELECT id FROM halls WHERE name = ?", h.name); err != nil {
-		return 0, false, err
-	}
-
-	zoneIDs := make(map[string]int64, len(h.zones))
-	for _, z := range h.zones {
-		if _, err := tx.ExecContext(ctx, "INSERT IGNORE INTO zones (hall_id, code, name) VALUES (?, ?, ?)", id, z.code, z.name); err != nil {
-			return 0, false, err
-		}
-		var zid int64
-		if err := tx.GetContext(ctx, &zid, "SELECT id FROM zones WHERE hall_id = ? AND code = ?", id, z.code); err != nil {
-			return 0, false, err
-		}
-		zoneIDs[z.code] = zid
-	}
-
-	var (
-		sb   strings.Builder
-		args []any
-	)
-	sb.WriteString("INSERT IGNORE INTO seats (hall_id, zone_id, row_no, col_no, label, kind) VALUES ")
-	first := true
-	for r := 1; r <= h.rows; r++ {
-		num := 0
-		for c := 1; c <= h.cols; c++ {
-			if h.aisles[c] {
-				continue
-			}
-			num++
-			label := fmt.Sprintf("%s%d", demoRowName(r), num)
-			kind := h.kinds[label]
-			if kind == "" {
-				kind = KindStandard
-			}
-			zid, ok := zoneIDs[h.zoneOfRow(r)]
-			if !ok {
-				return 0, false, fmt.Errorf("row %d has no zone", r)
-			}
-			if !first {
-				sb.WriteString(", ")
-			}
-			first = false
-			sb.WriteString("(?, ?, ?, ?, ?, ?)")
-			args = append(args, id, zid, r, c, label, kind)
-		}
-	}
-	if _, err := tx.ExecContext(ctx, sb.String(), args...); err != nil {
-		return 0, false, err
-	}
-	return id, created, tx.Commit()
+	err = w.db.GetContext(ctx, &id, "SELECT id FROM halls WHERE name = ?", h.name)
+	return id, false, err
 }
 
 // seedDemoMovies inserts the demo movies that are missing and returns the ids of all of

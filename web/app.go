@@ -158,6 +158,7 @@ func (a *App) newHTTP() *fiber.App {
 		Reconcile: a.Reconciler, Currency: a.Cfg.Currency, SecureCookies: a.Cfg.SecureCookies,
 		SessionMaxAge: a.Users.SessionMaxAge()}
 	d.CatalogAdmin = services.NewCatalogWriter(a.Shows, a.Audit, a.Cfg.Currency, a.Cfg.PurchaseLimit)
+	d.HallAdmin = d.CatalogAdmin.(*services.CatalogWriter)
 	d.AdminOrders = services.NewStaffOrders(a.DB, a.Orders, a.Payments, a.Shows, a.Audit)
 	d.OrderDetail, d.UserAdmin, d.Audit = d.AdminOrders.(*services.StaffOrders), services.NewUserAdmin(a.DB, a.Audit, a.Users.UserChanged), a.Audit
 	app.Use(handlers.DemoPayments(a.Cfg.DemoPayments))

@@ -1,0 +1,178 @@
+package handlers
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/gofiber/fiber/v2"
+
+	"seatflow/services"
+)
+
+// HallAdminService is what the hall pages and endpoints need of services.CatalogWriter.
+type HallAdminService interface {
+	HallLayouts(ctx context.Context) ([]*services.Hall, error)
+	Hall(ctx context.Context, id int64) (*services.HallLayout, error)
+	CreateHall(ctx context.Context, actorID int64, in services.HallInput) (*services.HallLayout, error)
+	UpdateHall(ctx context.Context, actorID, id int64, in services.HallInput) (*services.HallLayout, error)
+}
+
+// registerAdminHalls registers one hall with its layout text, and hall writes, on the
+// staff-and-admin group (the list is GET /halls in registerAdminCatalog).
+func (d *Deps) registerAdminHalls(admin fiber.Router) {
+	admin.Get("/halls/:id", d.apiAdminHall)
+	admin.Post("/halls", d.apiAdminCreateHall)
+	admin.Patch("/halls/:id", d.apiAdminUpdateHall)
+}
+
+// hallLayoutJSON is one hall with its layout: GET, POST and PATCH answer it.
+type hallLayoutJSON struct {
+	ID        string              `json:"id"`
+	Name      string              `json:"name"`
+	Rows      int                 `json:"rows"`
+	Cols      int                 `json:"cols"`
+	Numbering string              `json:"numbering"`
+	Layout    *string             `json:"layout"` // null when the hall cannot be written as text
+	Seats     int                 `json:"seats"`  // sellable
+	Blocked   int                 `json:"blocked"`
+	Zones     []hallZoneSeatsJSON `json:"zones"`
+}
+
+type hallZoneSeatsJSON struct {
+	Code  string `json:"code"`
+	Name  string `json:"name"`
+	Seats int    `json:"seats"`
+}
+
+func hallLayoutOut(h *services.HallLayout) hallLayoutJSON {
+	out := hallLayoutJSON{ID: id(h.ID), Name: h.Name, Rows: h.Rows, Cols: h.Cols, Numbering: string(h.Numbering), Zones: []hallZoneSeatsJSON{}}
+	if h.LayoutErr == "" {
+		out.Layout = &h.Layout
+	}
+	n := map[string]int{}
+	for _, s := range h.Seats {
+		if s.Sellable() {
+			out.Seats++
+			n[s.ZoneCode]++
+		} else {
+			out.Blocked++
+		}
+	}
+	for _, z := range h.Zones {
+		out.Zones = append(out.Zones, hallZoneSeatsJSON{Code: z.Code, Name: z.Name, Seats: n[z.Code]})
+	}
+	return out
+}
+
+// apiAdminHall returns one hall with its layout text -> 200. Errors: 404, 503.
+func (d *Deps) apiAdminHall(c *fiber.Ctx) error {
+	hallID, ok := idParam(c, "id")
+	if !ok {
+		return &services.Error{Code: services.CodeNotFound, Message: "hall not found"}
+	}
+	ctx, cancel := ctxOf(c)
+	defer cancel()
+	h, err := d.HallAdmin.Hall(ctx, hallID)
+	if err != nil {
+		return err
+	}
+	return c.JSON(hallLayoutOut(h))
+}
+
+// hallBody is the body of POST and PATCH /api/v1/admin/halls; nil fields were absent.
+type hallBody struct {
+	Name      *string `json:"name"`
+	Layout    *string `json:"layout"`
+	Numbering *string `json:"numbering"`
+}
+
+const hallShape = `{"name":"Hall 4","layout":"SSSS.SSSS\nPPPP.PPPP","numbering":"ltr"}`
+
+func parseHallBody(body []byte) (hallBody, error) {
+	var raw struct {
+		Name      json.RawMessage `json:"name"`
+		Layout    json.RawMessage `json:"layout"`
+		Numbering json.RawMessage `json:"numbering"`
+	}
+	var out hallBody
+	if err := decodeObject(body, &raw, hallShape); err != nil {
+		return out, err
+	}
+	for _, f := range []struct {
+		raw  json.RawMessage
+		dst  **string
+		name string
+	}{{raw.Name, &out.Name, "name"}, {raw.Layout, &out.Layout, "layout"}, {raw.Numbering, &out.Numbering, "numbering"}} {
+		if len(f.raw) == 0 {
+			continue
+		}
+		var s string
+		if !isSet(f.raw) || json.Unmarshal(f.raw, &s) != nil {
+			return out, invalid("%s must be a string", f.name)
+		}
+		*f.dst = &s
+	}
+	return out, nil
+}
+
+// apiAdminCreateHall creates a hall from {"name","layout","numbering"?} -> 201 the hall.
+// Errors: 400 (name; layout problems naming line and column), 409 CONFLICT (the name is
+// in use), 503.
+func (d *Deps) apiAdminCreateHall(c *fiber.Ctx) error {
+	b, err := parseHallBody(c.Body())
+	if err != nil {
+		return err
+	}
+	if b.Name == nil || b.Layout == nil {
+		return invalid("name and layout are required, like %s", hallShape)
+	}
+	in := services.HallInput{Name: *b.Name, Layout: *b.Layout}
+	if b.Numbering != nil {
+		in.Numbering = services.Numbering(*b.Numbering)
+	}
+	ctx, cancel := ctxOf(c)
+	defer cancel()
+	h, err := d.HallAdmin.CreateHall(ctx, currentUser(c).ID, in)
+	if err != nil {
+		return err
+	}
+	return c.Status(fiber.StatusCreated).JSON(hallLayoutOut(h))
+}
+
+// apiAdminUpdateHall changes any of a hall's name, layout and numbering (absent fields
+// stay) -> 200 the hall. Errors: 400, 404, 409 CONFLICT (the name is in use, or the
+// layout would remove, move or block seats held or sold for shows that have not started:
+// the message names the shows, "seats" the labels), 503.
+func (d *Deps) apiAdminUpdateHall(c *fiber.Ctx) error {
+	hallID, ok := idParam(c, "id")
+	if !ok {
+		return &services.Error{Code: services.CodeNotFound, Message: "hall not found"}
+	}
+	b, err := parseHallBody(c.Body())
+	if err != nil {
+		return err
+	}
+	ctx, cancel := ctxOf(c)
+	defer cancel()
+	cur, err := d.HallAdmin.Hall(ctx, hallID)
+	if err != nil {
+		return err
+	}
+	in := services.HallInput{Name: cur.Name, Layout: cur.Layout, Numbering: cur.Numbering}
+	if b.Name != nil {
+		in.Name = *b.Name
+	}
+	if b.Numbering != nil {
+		in.Numbering = services.Numbering(*b.Numbering)
+	}
+	if b.Layout != nil {
+		in.Layout = *b.Layout
+	} else if cur.LayoutErr != "" {
+		return invalid("this hall cannot be written as layout text (%s); send a layout", cur.LayoutErr)
+	}
+	h, err := d.HallAdmin.UpdateHall(ctx, currentUser(c).ID, hallID, in)
+	if err != nil {
+		return err
+	}
+	return c.JSON(hallLayoutOut(h))
+}
