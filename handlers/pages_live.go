@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"errors"
 	"sort"
@@ -71,10 +72,12 @@ func (d *Deps) showLive(c *fiber.Ctx) error {
 	c.Set(fiber.HeaderContentType, "text/event-stream; charset=utf-8")
 	c.Set(fiber.HeaderCacheControl, "no-store")
 	c.Set("X-Accel-Buffering", "no") // proxies must not hold events back
+	// the stream outlives the handler and its Fiber context: nothing below may touch c
+	shows := d.Shows
 	snapshot := func() ([]byte, error) {
-		sctx, scancel := ctxOf(c)
+		sctx, scancel := context.WithTimeout(context.Background(), requestTimeout)
 		defer scancel()
-		m, err := d.Shows.SeatMap(sctx, showID)
+		m, err := shows.SeatMap(sctx, showID)
 		if err != nil {
 			return nil, err
 		}

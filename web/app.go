@@ -55,6 +55,8 @@ type App struct {
 	worker      *asynq.Server
 	scheduler   *jobs.Scheduler
 	eviction    evictionCheck
+	// SeatEvents fans seat changes out to the live seat maps of this process.
+	SeatEvents *services.SeatEvents
 	// sessions caches token -> user and listens for logouts of other processes.
 	sessions       *services.SessionCache
 	stopBackground context.CancelFunc
@@ -98,6 +100,8 @@ func New(cfg Config, clock services.Clock, log *slog.Logger) (*App, error) {
 	var bg context.Context
 	bg, a.stopBackground = context.WithCancel(context.Background())
 	go a.sessions.Run(bg)
+	a.SeatEvents = services.NewSeatEvents(rdb, cfg.KeyPrefix, cfg.LiveMaxViewers, log)
+	go a.SeatEvents.Run(bg)
 	a.Limiter = services.NewRateLimiter(rdb, services.Limits{
 		UserPerMinute: cfg.RateUserPerMinute, UserBurst: cfg.RateUserBurst,
 		ShowPerSecond: cfg.RateShowPerSecond, ShowBurst: cfg.RateShowBurst,
@@ -146,6 +150,7 @@ func (a *App) newHTTP() *fiber.App {
 		WriteTimeout:          15 * time.Second,
 		IdleTimeout:           60 * time.Second,
 	})
+	app.Server().HeaderReceived = liveWriteTimeout
 	app.Use(recover.New())
 	app.Use(securityHeaders(a.Cfg.SecureCookies))
 	if a.opsSeparate() {
@@ -156,7 +161,7 @@ func (a *App) newHTTP() *fiber.App {
 	app.Use("/static", filesystem.New(filesystem.Config{Root: http.FS(static.FS), MaxAge: 3600}))
 	d := &handlers.Deps{Shows: a.Shows, Orders: a.Orders, Payments: a.Payments, Users: a.Users, Limiter: a.Limiter,
 		Reconcile: a.Reconciler, Currency: a.Cfg.Currency, SecureCookies: a.Cfg.SecureCookies,
-		SessionMaxAge: a.Users.SessionMaxAge()}
+		SessionMaxAge: a.Users.SessionMaxAge(), Live: a.SeatEvents}
 	d.CatalogAdmin = services.NewCatalogWriter(a.Shows, a.Audit, a.Cfg.Currency, a.Cfg.PurchaseLimit)
 	d.HallAdmin = d.CatalogAdmin.(*services.CatalogWriter)
 	d.AdminOrders = services.NewStaffOrders(a.DB, a.Orders, a.Payments, a.Shows, a.Audit)
@@ -244,6 +249,7 @@ func (a *App) Serve() error {
 // the scheduler (cancelling a reconciliation run in progress), the asynq client and
 // inspector, then Redis and MySQL.
 func (a *App) Shutdown(ctx context.Context) error {
+	a.SeatEvents.Close() // live streams end, so the HTTP server can drain
 	errs := []error{a.HTTP.ShutdownWithContext(ctx)}
 	if a.Ops != nil {
 		errs = append(errs, a.Ops.ShutdownWithContext(ctx))

@@ -50,6 +50,8 @@ type Config struct {
 	PaymentWebhookSecret string `env:"PAYMENT_WEBHOOK_SECRET"`
 	BcryptCost           int    `env:"BCRYPT_COST" envDefault:"10"`
 	SecureCookies        bool   `env:"SECURE_COOKIES" envDefault:"false"`
+	// LiveMaxViewers is how many live seat maps one process streams at once.
+	LiveMaxViewers int `env:"LIVE_MAX_VIEWERS" envDefault:"10000"`
 	// SessionIdle ends a session after this long without a request.
 	SessionIdle time.Duration `env:"SESSION_IDLE" envDefault:"12h"`
 	// SessionMaxAge ends a session this long after sign-in, whatever happens.

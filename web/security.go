@@ -1,10 +1,13 @@
 package web
 
 import (
+	"bytes"
 	"errors"
+	"time"
 
 	"github.com/gofiber/fiber/v2"
 	"github.com/gofiber/fiber/v2/middleware/helmet"
+	"github.com/valyala/fasthttp"
 
 	"seatflow/handlers"
 	"seatflow/services"
@@ -41,6 +44,16 @@ func securityHeaders(secure bool) fiber.Handler {
 		c.Set(fiber.HeaderStrictTransportSecurity, hstsValue)
 		return h(c)
 	}
+}
+
+// liveWriteTimeout gives a live seat map stream (/shows/<id>/live) a write deadline as
+// long as the stream lives; every other request keeps the server's WriteTimeout.
+func liveWriteTimeout(h *fasthttp.RequestHeader) fasthttp.RequestConfig {
+	p, _, _ := bytes.Cut(h.RequestURI(), []byte("?"))
+	if bytes.HasPrefix(p, []byte("/shows/")) && bytes.HasSuffix(p, []byte("/live")) {
+		return fasthttp.RequestConfig{WriteTimeout: handlers.LiveStreamFor + time.Minute}
+	}
+	return fasthttp.RequestConfig{}
 }
 
 // errorHandler is the app's error handler: the handlers' one, with the errors Fiber

@@ -1,0 +1,192 @@
+package web
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// sseEvent is one Server-Sent Event as read by a test viewer.
+type sseEvent struct{ name, data string }
+
+// watchLive opens the live stream of show on base and returns its events as they come.
+func watchLive(t *testing.T, base, show string) <-chan sseEvent {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, base+"/shows/"+show+"/live", nil)
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.StatusCode != 200 || !strings.HasPrefix(res.Header.Get("Content-Type"), "text/event-stream") {
+		t.Fatalf("live: %d %s", res.StatusCode, res.Header.Get("Content-Type"))
+	}
+	out := make(chan sseEvent, 64)
+	go func() {
+		defer res.Body.Close()
+		sc := bufio.NewScanner(res.Body)
+		sc.Buffer(make([]byte, 1<<20), 1<<20)
+		var ev sseEvent
+		for sc.Scan() {
+			line := sc.Text()
+			switch {
+			case strings.HasPrefix(line, "event: "):
+				ev.name = strings.TrimPrefix(line, "event: ")
+			case strings.HasPrefix(line, "data: "):
+				ev.data = strings.TrimPrefix(line, "data: ")
+			case line == "" && ev.name != "":
+				out <- ev
+				ev = sseEvent{}
+			}
+		}
+	}()
+	return out
+}
+
+// nextEvent waits up to d for the next event named name.
+func nextEvent(t *testing.T, events <-chan sseEvent, name string, d time.Duration) (sseEvent, bool) {
+	t.Helper()
+	deadline := time.After(d)
+	for {
+		select {
+		case ev := <-events:
+			if ev.name == name {
+				return ev, true
+			}
+		case <-deadline:
+			return sseEvent{}, false
+		}
+	}
+}
+
+// TestLive_ViewersOnTwoInstancesSeeAHoldWithinASecond: viewers of a show, one on each
+// of two app instances sharing MySQL and Redis, get a snapshot on connecting and then
+// see a hold made through the other instance within a second, and its release; the
+// events never say who holds the seat.
+func TestLive_ViewersOnTwoInstancesSeeAHoldWithinASecond(t *testing.T) {
+	a := newTestApp(t, nil)
+	b, err := New(a.Cfg, a.clock, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() { _ = b.HTTP.Listener(ln) }()
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = b.Shutdown(ctx)
+	})
+	show, seats := a.onSaleShow(2)
+	tok := a.newUser()
+	viewers := []<-chan sseEvent{watchLive(t, a.base, show), watchLive(t, "http://"+ln.Addr().String(), show)}
+	for i, v := range viewers {
+		ev, ok := nextEvent(t, v, "snapshot", 5*time.Second)
+		if !ok {
+			t.Fatalf("viewer %d: no snapshot", i)
+		}
+		var snap struct {
+			Held      []string `json:"held"`
+			SeatsLeft int      `json:"seats_left"`
+		}
+		if err := json.Unmarshal([]byte(ev.data), &snap); err != nil || snap.SeatsLeft == 0 {
+			t.Fatalf("viewer %d: snapshot %q: %v", i, ev.data, err)
+		}
+	}
+	time.Sleep(100 * time.Millisecond) // both subscriptions are confirmed before a process serves
+	start := time.Now()
+	r := a.do("POST", "/api/v1/shows/"+show+"/orders", tok, map[string]any{"seat_ids": seats}, nil)
+	if r.status != 201 {
+		t.Fatalf("order: %d %s", r.status, r.body)
+	}
+	no := r.json(t)["order_no"].(string)
+	for i, v := range viewers {
+		ev, ok := nextEvent(t, v, "seats", time.Second-time.Since(start)+50*time.Millisecond)
+		if !ok {
+			t.Fatalf("viewer %d: no change within a second of the hold", i)
+		}
+		var ch struct {
+			Seats     map[string]string `json:"seats"`
+			SeatsLeft int               `json:"seats_left"`
+		}
+		if err := json.Unmarshal([]byte(ev.data), &ch); err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range seats {
+			if ch.Seats[s] != "held" {
+				t.Errorf("viewer %d: seat %s is %q in %s", i, s, ch.Seats[s], ev.data)
+			}
+		}
+		if strings.Contains(ev.data, no) || strings.Contains(ev.data, "|") {
+			t.Errorf("viewer %d: the event tells who holds the seats: %s", i, ev.data)
+		}
+	}
+	if r := a.do("POST", "/api/v1/orders/"+no+"/cancel", tok, nil, nil); r.status != 200 {
+		t.Fatalf("cancel: %d %s", r.status, r.body)
+	}
+	for i, v := range viewers {
+		ev, ok := nextEvent(t, v, "seats", 2*time.Second)
+		if !ok || !strings.Contains(ev.data, `"`+seats[0]+`":"free"`) {
+			t.Errorf("viewer %d: release not seen: %q", i, ev.data)
+		}
+	}
+}
+
+// TestLive_NoRedisCallPerViewer: with 40 viewers watching, one hold costs Redis the same
+// as with one: the change reaches every viewer from the process's single subscription.
+func TestLive_NoRedisCallPerViewer(t *testing.T) {
+	a := newTestApp(t, nil)
+	show, seats := a.onSaleShow(4)
+	tok := a.newUser()
+	calls := func() int {
+		info, err := a.Redis.Info(context.Background(), "commandstats").Result()
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for _, line := range strings.Split(info, "\n") {
+			if i := strings.Index(line, "calls="); i >= 0 && strings.HasPrefix(line, "cmdstat_") {
+				v, _ := strconv.Atoi(strings.SplitN(line[i+6:], ",", 2)[0])
+				n += v
+			}
+		}
+		return n
+	}
+	holdCost := func(viewers int, seat string) int {
+		var streams []<-chan sseEvent
+		for i := 0; i < viewers; i++ {
+			v := watchLive(t, a.base, show)
+			if _, ok := nextEvent(t, v, "snapshot", 5*time.Second); !ok {
+				t.Fatal("no snapshot")
+			}
+			streams = append(streams, v)
+		}
+		before := calls()
+		if r := a.do("POST", "/api/v1/shows/"+show+"/orders", tok, map[string]any{"seat_ids": []string{seat}}, nil); r.status != 201 {
+			t.Fatalf("order: %d %s", r.status, r.body)
+		}
+		for _, v := range streams {
+			if _, ok := nextEvent(t, v, "seats", 2*time.Second); !ok {
+				t.Fatal("a viewer missed the hold")
+			}
+		}
+		return calls() - before
+	}
+	one := holdCost(1, seats[0])
+	many := holdCost(40, seats[1])
+	// background work (the expiry worker's polls) adds a few calls either way
+	if many > one+15 {
+		t.Errorf("a hold cost %d Redis calls with 40 viewers and %d with one", many, one)
+	}
+}
