@@ -8,8 +8,8 @@ import (
 // BestAvailable picks quantity free seats side by side (consecutive columns, no aisle
 // between them) in one row of zone, the block nearest the hall's sweet spot: about 60 %
 // of the way back, centred. A plain request takes only standard seats; an accessible
-// request takes a block holding at least one wheelchair space (companion and standard
-// seats may fill it). states maps seat id to its stored value (see SeatValue).
+// request takes a block holding at least one wheelchair space (standard seats, and
+// companion seats next to a wheelchair space of the block, may fill it). states maps seat id to its stored value (see SeatValue).
 // It returns the seat ids of the block (nil when none fits) and how many matching seats
 // of the zone are free in all.
 func BestAvailable(hall *Hall, states map[int64]string, zone string, quantity int, accessible bool) ([]int64, int) {
@@ -45,6 +45,9 @@ func BestAvailable(hall *Hall, states map[int64]string, zone string, quantity in
 			}
 			if accessible && !hasWheelchair(block) {
 				continue
+			}
+			if len(unaccompanied(block)) > 0 {
+				continue // a companion seat goes only with its wheelchair space
 			}
 			mid := float64(block[0].Col+block[quantity-1].Col) / 2
 			score := math.Abs(float64(row)-idealRow)*1.5 + math.Abs(mid-centre)

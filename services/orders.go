@@ -174,6 +174,9 @@ func (o *Orders) Create(ctx context.Context, req CreateOrderRequest) (*Order, er
 		if err := checkSeatsInShow(show, hall, req.SeatIDs); err != nil {
 			return nil, err
 		}
+		if err := checkCompanions(hall, req.SeatIDs); err != nil {
+			return nil, err
+		}
 	} else if _, ok := show.ZonePrice(req.Zone); !ok {
 		return nil, errf(CodeInvalidRequest, "zone %q is not a zone of this show", req.Zone)
 	}
