@@ -93,9 +93,9 @@ func TestDashboard_TodayShows(t *testing.T) {
 	d := NewDashboard(e.db, e.clock, dashboardZone(t))
 	now := e.clock.Now()
 	opens := now.Add(-time.Hour)
-	late := e.makeShow(e.hall.ID, ShowOnSale, opens, dashUTC("2026-11-30T15:30:00Z"))               // 23:30 local: today
-	first := e.makeShow(e.hall.ID, ShowOnSale, opens, dashUTC("2026-11-29T16:00:00Z"))              // 00:00 local: today (sale closed)
-	e.makeShow(e.hall.ID, ShowOnSale, opens, dashUTC("2026-11-30T16:00:00Z"))                       // 00:00 tomorrow local, same UTC date
+	late := e.makeShow(e.hall.ID, ShowOnSale, opens, dashUTC("2026-11-30T15:30:00Z"))                   // 23:30 local: today
+	first := e.makeShow(e.hall.ID, ShowOnSale, opens, dashUTC("2026-11-29T16:00:00Z"))                  // 00:00 local: today (sale closed)
+	e.makeShow(e.hall.ID, ShowOnSale, opens, dashUTC("2026-11-30T16:00:00Z"))                           // 00:00 tomorrow local, same UTC date
 	e.makeShow(e.hall.ID, ShowOnSale, dashUTC("2026-11-29T00:00:00Z"), dashUTC("2026-11-29T15:59:59Z")) // 23:59:59 yesterday local
 
 	e.dashBuy(late, true, "A1", "A2")
@@ -152,12 +152,12 @@ func TestDashboard_Revenue(t *testing.T) {
 	small := e.makeShow(hall2.ID, ShowOnSale, dashUTC("2026-11-28T00:00:00Z"), dashUTC("2026-12-02T12:00:00Z"))
 
 	e.dashSetClock(dashUTC("2026-11-29T15:59:00Z")) // Sunday 23:59 local: last week
-	e.dashBuy(show, true, "A1")                 // 4500
+	e.dashBuy(show, true, "A1")                     // 4500
 	e.dashSetClock(dashUTC("2026-11-29T16:00:00Z")) // Monday 00:00 local: today and this week
-	e.dashBuy(show, true, "A2", "H1")           // 4500 + 6500
+	e.dashBuy(show, true, "A2", "H1")               // 4500 + 6500
 	e.dashSetClock(dashUTC("2026-11-30T10:00:00Z")) // Monday 18:00 local
-	e.dashBuy(show, false, "A3")                // pending
-	refunded := e.dashBuy(show, true, "A4")     // refunded
+	e.dashBuy(show, false, "A3")                    // pending
+	refunded := e.dashBuy(show, true, "A4")         // refunded
 	if _, err := e.staffOrders().Refund(ctx, e.user(99), refunded.OrderNo, "test"); err != nil {
 		t.Fatal(err)
 	}
