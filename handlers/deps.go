@@ -7,6 +7,7 @@ import (
 	"context"
 	"time"
 
+	"seatflow/jobs"
 	"seatflow/services"
 )
 
@@ -59,6 +60,16 @@ type ReconcileService interface {
 	RunReport(ctx context.Context, id int64) (*services.ReconcileRun, error)
 }
 
+// DashboardService is what the handlers need of services.Dashboard.
+type DashboardService interface {
+	Snapshot(ctx context.Context) (*services.DashboardSnapshot, error)
+}
+
+// ExpiryInspector reads the order expiry queue (jobs.ExpiryQueue).
+type ExpiryInspector interface {
+	InspectExpiry(ctx context.Context, n int) (*jobs.ExpiryQueueState, error)
+}
+
 // Deps are the services the handlers call.
 type Deps struct {
 	Shows     ShowService
@@ -76,6 +87,10 @@ type Deps struct {
 
 	// AdminOrders searches, refunds and cancels orders for staff.
 	AdminOrders AdminOrderService
+
+	// Dashboard and ExpiryQueue feed the console's dashboard.
+	Dashboard   DashboardService
+	ExpiryQueue ExpiryInspector
 }
 
 // requestTimeout bounds the services' work for one request.

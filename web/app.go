@@ -53,6 +53,7 @@ type App struct {
 	worker      *asynq.Server
 	scheduler   *jobs.Scheduler
 	eviction    evictionCheck
+	dashboard   *services.Dashboard
 }
 
 // New opens MySQL and Redis and builds every service; it starts nothing. clock may be
@@ -119,6 +120,7 @@ func New(cfg Config, clock services.Clock, log *slog.Logger) (*App, error) {
 		Logger:                   asynqLogger{log}, LogLevel: asynq.WarnLevel,
 		ShutdownTimeout: 5 * time.Second,
 	})
+	a.dashboard = services.NewDashboard(db, clock, cfg.Location())
 	a.HTTP = a.newHTTP()
 	return a, nil
 }
@@ -143,6 +145,7 @@ func (a *App) newHTTP() *fiber.App {
 		Reconcile: a.Reconciler, Currency: a.Cfg.Currency, SecureCookies: a.Cfg.SecureCookies}
 	d.CatalogAdmin = services.NewCatalogWriter(a.Shows, a.Audit, a.Cfg.Currency, a.Cfg.PurchaseLimit)
 	d.AdminOrders = services.NewStaffOrders(a.DB, a.Orders, a.Payments, a.Shows, a.Audit)
+	d.Dashboard, d.ExpiryQueue = a.dashboard, jobs.NewExpiryQueue(a.asynqClient, a.inspector)
 	app.Use(handlers.DemoPayments(a.Cfg.DemoPayments))
 	app.Use(d.Authenticate)
 	// CSRF for the browser's forms, after Authenticate so the 403 page shows who is
