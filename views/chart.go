@@ -42,12 +42,12 @@ type ChartTick struct {
 
 // chart geometry (viewBox units)
 const (
-	chartW      = 640
+	chartW      = 760
 	chartH      = 220
-	chartLeft   = 44
+	chartLeft   = 30
 	chartRight  = 12
-	chartTop    = 14
-	chartBottom = 30
+	chartTop    = 30
+	chartBottom = 34
 	chartGap    = 0.2 // share of a slot left between bars
 )
 
