@@ -134,11 +134,14 @@ func PendingDeadline(o *services.PendingOrder, now time.Time, loc *time.Location
 	return at + " (" + Until(o.ExpiresAt.Sub(now)) + ")"
 }
 
-// TaskWhen is when an expiry task runs next in the cinema's zone with seconds, "—" for
-// none (an archived task).
-func TaskWhen(t time.Time, loc *time.Location) string {
+// TaskWhen is when an expiry task runs next in the cinema's zone with seconds: "19:45:05"
+// on the local day of now, else with the day; "—" for none (an archived task).
+func TaskWhen(t, now time.Time, loc *time.Location) string {
 	if t.IsZero() {
 		return "—"
+	}
+	if inZone(t, loc).Format(time.DateOnly) == inZone(now, loc).Format(time.DateOnly) {
+		return inZone(t, loc).Format("15:04:05")
 	}
 	return RunTime(t, loc)
 }

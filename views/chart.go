@@ -11,6 +11,8 @@ import (
 // viewBox (Width x Height): one bar per minute (orders created), a darker bar inside it
 // for the orders paid in that minute, the time axis in the cinema's zone and the scale.
 type MinuteChart struct {
+	// ID prefixes the ids of the chart's <title> and <desc>; unique per page.
+	ID            string
 	Width, Height float64
 	// the plot area inside the axes
 	Left, Top, PlotW, PlotH float64
@@ -40,15 +42,18 @@ type ChartTick struct {
 	Text string
 }
 
-// chart geometry (viewBox units)
+// chart geometry (viewBox units): the wide chart is chartW x chartH, the narrow one
+// (for phones, same margins) chartNarrowW x chartNarrowH
 const (
-	chartW      = 760
-	chartH      = 220
-	chartLeft   = 30
-	chartRight  = 12
-	chartTop    = 30
-	chartBottom = 34
-	chartGap    = 0.2 // share of a slot left between bars
+	chartW       = 760
+	chartH       = 220
+	chartNarrowW = 400
+	chartNarrowH = 260
+	chartLeft    = 30
+	chartRight   = 12
+	chartTop     = 30
+	chartBottom  = 34
+	chartGap     = 0.2 // share of a slot left between bars
 )
 
 // NewMinuteChart lays out buckets (oldest first, one per minute, as
@@ -57,8 +62,18 @@ const (
 // 15 minutes of local time that falls in the range, or the first bucket's time when
 // none does. An empty hour draws no bars above the axis.
 func NewMinuteChart(buckets []services.MinuteCount, loc *time.Location) MinuteChart {
-	c := MinuteChart{Width: chartW, Height: chartH, Left: chartLeft, Top: chartTop,
-		PlotW: chartW - chartLeft - chartRight, PlotH: chartH - chartTop - chartBottom}
+	return newMinuteChart("minute-chart", buckets, loc, chartW, chartH)
+}
+
+// NewNarrowMinuteChart is NewMinuteChart drawn taller than wide screens' chart, for
+// narrow screens.
+func NewNarrowMinuteChart(buckets []services.MinuteCount, loc *time.Location) MinuteChart {
+	return newMinuteChart("minute-chart-narrow", buckets, loc, chartNarrowW, chartNarrowH)
+}
+
+func newMinuteChart(id string, buckets []services.MinuteCount, loc *time.Location, w, h float64) MinuteChart {
+	c := MinuteChart{ID: id, Width: w, Height: h, Left: chartLeft, Top: chartTop,
+		PlotW: w - chartLeft - chartRight, PlotH: h - chartTop - chartBottom}
 	peakIdx := -1
 	for i, b := range buckets {
 		c.Total += b.Created

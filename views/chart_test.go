@@ -117,33 +117,45 @@ func TestMinuteChartSVG(t *testing.T) {
 	start := time.Date(2026, 11, 30, 14, 1, 0, 0, time.UTC)
 	c := NewMinuteChart(hourOf(start, map[int]int{5: 1, 31: 8}, map[int]int{31: 2}), time.UTC)
 	var buf bytes.Buffer
-	if err := MinuteChartSVG(c).Render(context.Background(), &buf); err != nil {
+	narrow := NewNarrowMinuteChart(hourOf(start, map[int]int{5: 1, 31: 8}, map[int]int{31: 2}), time.UTC)
+	if err := MinuteChartFigure(c, narrow).Render(context.Background(), &buf); err != nil {
 		t.Fatal(err)
 	}
 	doc, err := goquery.NewDocumentFromReader(&buf)
 	if err != nil {
 		t.Fatal(err)
 	}
-	svg := doc.Find("svg")
-	if role, _ := svg.Attr("role"); role != "img" {
-		t.Errorf("svg role %q", role)
+	if n := doc.Find("svg").Length(); n != 2 {
+		t.Fatalf("%d charts, want the wide and the narrow one", n)
 	}
-	if got := doc.Find("svg > title").Text(); got != "Orders per minute, last hour" {
-		t.Errorf("title %q", got)
+	for _, ch := range []MinuteChart{c, narrow} {
+		svg := doc.Find("svg." + map[bool]string{true: "chart-wide", false: "chart-narrow"}[ch.ID == c.ID])
+		if role, _ := svg.Attr("role"); role != "img" {
+			t.Errorf("%s: svg role %q", ch.ID, role)
+		}
+		if by, _ := svg.Attr("aria-labelledby"); by != ch.ID+"-title "+ch.ID+"-desc" {
+			t.Errorf("%s: aria-labelledby %q", ch.ID, by)
+		}
+		if got := svg.Find("#" + ch.ID + "-title").Text(); got != "Orders per minute, last hour" {
+			t.Errorf("%s: title %q", ch.ID, got)
+		}
+		if desc := svg.Find("#" + ch.ID + "-desc").Text(); !strings.Contains(desc, "9 orders in the last hour, peak 8/min at 14:32") || !strings.Contains(desc, "14:01 to 15:01") {
+			t.Errorf("%s: desc %q", ch.ID, desc)
+		}
+		if n, p := svg.Find("rect.bar-created").Length(), svg.Find("rect.bar-paid").Length(); n != 2 || p != 1 {
+			t.Errorf("%s: %d created and %d paid rects, want 2 and 1", ch.ID, n, p)
+		}
+		if h, _ := svg.Find("rect.bar-created").Eq(1).Attr("height"); h != num(ch.PlotH) {
+			t.Errorf("%s: peak rect height %s, want %s", ch.ID, h, num(ch.PlotH))
+		}
+		if !strings.Contains(svg.Text(), "max 8/min") {
+			t.Errorf("%s: the max value is not labelled", ch.ID)
+		}
 	}
-	if desc := doc.Find("svg > desc").Text(); !strings.Contains(desc, "9 orders in the last hour, peak 8/min at 14:32") || !strings.Contains(desc, "14:01 to 15:01") {
-		t.Errorf("desc %q", desc)
-	}
-	if n, p := doc.Find("rect.bar-created").Length(), doc.Find("rect.bar-paid").Length(); n != 2 || p != 1 {
-		t.Errorf("%d created and %d paid rects, want 2 and 1", n, p)
-	}
-	if h, _ := doc.Find("rect.bar-created").Eq(1).Attr("height"); h != num(c.PlotH) {
-		t.Errorf("peak rect height %s, want %s", h, num(c.PlotH))
+	if c.ID == narrow.ID || narrow.Height/narrow.Width <= c.Height/c.Width {
+		t.Errorf("the narrow chart %s is not taller in proportion than the wide one %s", narrow.ID, c.ID)
 	}
 	if got := doc.Find("figcaption .chart-summary").Text(); got != c.Summary {
 		t.Errorf("summary %q", got)
-	}
-	if !strings.Contains(doc.Find("svg").Text(), "8/min") {
-		t.Error("the max value is not labelled")
 	}
 }

@@ -18,7 +18,11 @@ func TestAdminDashboard_Browser(t *testing.T) {
 	_, buyer, no, _ := a.bookForDashboard(staffTok, 2)
 	a.payForDashboard(buyer, no)
 	_, _, pendingNo, _ := a.bookForDashboard(staffTok, 1) // one left pending
-	amount, _ := a.dashboard(staffTok).revenue("today")
+	if r := a.do("POST", "/api/v1/admin/reconcile", a.demoToken("admin"), map[string]any{"dry_run": true}, nil); r.status != 200 {
+		t.Fatalf("reconcile: %d %s", r.status, r.body)
+	}
+	v := a.dashboard(staffTok)
+	amount, _ := v.revenue("today")
 
 	acc := a.accounts["staff"]
 	ctx := newBrowser(t)
@@ -29,7 +33,7 @@ func TestAdminDashboard_Browser(t *testing.T) {
 		chromedp.SendKeys(css(`#email`), acc.Email),
 		chromedp.SendKeys(css(`#password`), acc.Password),
 		chromedp.Submit(css(`#password`)),
-		chromedp.WaitVisible(css(`#`+views.DashboardPanelsID+` svg.minute-chart-svg`)),
+		chromedp.WaitVisible(css(`#`+views.DashboardPanelsID+` figure.minute-chart`)),
 	); err != nil {
 		t.Fatalf("sign in and open the dashboard: %v", err)
 	}
@@ -40,7 +44,7 @@ func TestAdminDashboard_Browser(t *testing.T) {
 		if err := chromedp.Do(ctx,
 			chromedp.EmulateViewport(size.w, size.h),
 			chromedp.Reload(),
-			chromedp.WaitVisible(css(`svg.minute-chart-svg`)),
+			chromedp.WaitVisible(css(`figure.minute-chart`)),
 		); err != nil {
 			t.Fatalf("%s: %v", size.name, err)
 		}
@@ -55,6 +59,17 @@ func TestAdminDashboard_Browser(t *testing.T) {
 			if !strings.Contains(main, want) {
 				t.Errorf("%s: the dashboard lacks %q", size.name, want)
 			}
+		}
+		if !strings.Contains(main, "Run #"+v.LastRun.RunID) {
+			t.Errorf("%s: the last reconciliation run is not shown", size.name)
+		}
+		links, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll('main a[href^="/admin/reconcile"]').length`))
+		if err != nil || links != 0 {
+			t.Errorf("%s: staff get %d links to reconciliation pages (%v)", size.name, links, err)
+		}
+		visible, err := chromedp.Run(ctx, chromedp.Evaluate[int](`[...document.querySelectorAll('svg.minute-chart-svg')].filter(e => e.getBoundingClientRect().height > 0).length`))
+		if err != nil || visible != 1 {
+			t.Errorf("%s: %d charts visible, want 1 (%v)", size.name, visible, err)
 		}
 		if overflow {
 			t.Errorf("%s: the page scrolls sideways", size.name)

@@ -250,7 +250,7 @@ func TestAdminDashboard_Page(t *testing.T) {
 		"<h1 class=\"page-title\">Dashboard</h1>",
 		views.Money(amount, a.Cfg.Currency),
 		views.Plural(created, "order", "orders") + " in the last hour, peak ",
-		"<title id=\"minute-chart-title\">Orders per minute, last hour</title>",
+		`<title id="minute-chart-title">Orders per minute, last hour</title>`,
 		"Run #" + v.LastRun.RunID,
 		"Expiry queue",
 	} {
