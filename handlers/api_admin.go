@@ -37,6 +37,7 @@ func (d *Deps) registerAdminAPI(v1 fiber.Router) {
 	admin.Get("/orders/:no", d.apiAdminOrder)
 	d.registerAdminAudit(admin)
 	d.registerAdminUsers(admin.Group("/users", RequireRole(services.RoleAdmin)))
+	admin.Get("/dashboard", d.apiDashboard)
 	rec := admin.Group("/reconcile", RequireRole(services.RoleAdmin))
 	rec.Post("", d.apiReconcile)
 	rec.Get("/runs", d.apiReconcileRuns)

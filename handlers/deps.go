@@ -7,6 +7,7 @@ import (
 	"context"
 	"time"
 
+	"seatflow/jobs"
 	"seatflow/services"
 )
 
@@ -77,6 +78,16 @@ type AuditService interface {
 	Kinds(ctx context.Context) (actions, entities []string, err error)
 }
 
+// DashboardService is what the handlers need of services.Dashboard.
+type DashboardService interface {
+	Snapshot(ctx context.Context) (*services.DashboardSnapshot, error)
+}
+
+// ExpiryInspector reads the order expiry queue (jobs.ExpiryQueue).
+type ExpiryInspector interface {
+	InspectExpiry(ctx context.Context, n int) (*jobs.ExpiryQueueState, error)
+}
+
 // Deps are the services the handlers call.
 type Deps struct {
 	Shows     ShowService
@@ -107,6 +118,9 @@ type Deps struct {
 	Audit AuditService
 	// HallAdmin reads and writes halls and their layouts for staff.
 	HallAdmin HallAdminService
+	// Dashboard and ExpiryQueue feed the console's dashboard.
+	Dashboard   DashboardService
+	ExpiryQueue ExpiryInspector
 }
 
 // requestTimeout bounds the services' work for one request.

@@ -60,6 +60,7 @@ type App struct {
 	// sessions caches token -> user and listens for logouts of other processes.
 	sessions       *services.SessionCache
 	stopBackground context.CancelFunc
+	dashboard   *services.Dashboard
 }
 
 // New opens MySQL and Redis and builds every service; it starts nothing. clock may be
@@ -133,6 +134,7 @@ func New(cfg Config, clock services.Clock, log *slog.Logger) (*App, error) {
 		Logger:                   asynqLogger{log}, LogLevel: asynq.WarnLevel,
 		ShutdownTimeout: 5 * time.Second,
 	})
+	a.dashboard = services.NewDashboard(db, clock, cfg.Location())
 	a.HTTP = a.newHTTP()
 	if a.opsSeparate() {
 		a.Ops = a.newOpsHTTP()
@@ -166,6 +168,7 @@ func (a *App) newHTTP() *fiber.App {
 	d.HallAdmin = d.CatalogAdmin.(*services.CatalogWriter)
 	d.AdminOrders = services.NewStaffOrders(a.DB, a.Orders, a.Payments, a.Shows, a.Audit)
 	d.OrderDetail, d.UserAdmin, d.Audit = d.AdminOrders.(*services.StaffOrders), services.NewUserAdmin(a.DB, a.Audit, a.Users.UserChanged), a.Audit
+	d.Dashboard, d.ExpiryQueue = a.dashboard, jobs.NewExpiryQueue(a.asynqClient, a.inspector)
 	app.Use(handlers.DemoPayments(a.Cfg.DemoPayments))
 	app.Use(d.Authenticate)
 	// CSRF for the browser's forms, after Authenticate so the 403 page shows who is

@@ -1,0 +1,168 @@
+package views
+
+import (
+	"strconv"
+	"time"
+
+	"seatflow/jobs"
+	"seatflow/services"
+)
+
+// DashboardProps are the props of the console's dashboard: the figures read at
+// Snap.Now, the expiry queue (nil with ExpiryError when asynq could not be read), the
+// last reconciliation run (nil when there was none) and the cinema's currency for the
+// zero amounts of a day without sales.
+type DashboardProps struct {
+	Page
+	Snap        *services.DashboardSnapshot
+	Expiry      *jobs.ExpiryQueueState
+	ExpiryError string
+	LastRun     *services.ReconcileRun
+	Currency    string
+}
+
+// DashboardPanelsID is the id of the element that holds the dashboard's panels (and
+// that an htmx refresh replaces).
+const DashboardPanelsID = "dashboard-panels"
+
+// DashboardShowURL is a show's console page.
+func DashboardShowURL(id int64) string { return "/admin/shows/" + i64(id) }
+
+// DashboardOrderURL is the console's order search for one order number.
+func DashboardOrderURL(no string) string { return "/admin/orders?order_no=" + queryEscape(no) }
+
+// ShowStatusBadge is a show's status (services.Show* constants) as a badge.
+func ShowStatusBadge(status string) StatusView {
+	switch status {
+	case services.ShowOnSale:
+		return StatusView{"on sale", "badge-on-sale"}
+	case services.ShowScheduled:
+		return StatusView{"scheduled", "badge-upcoming"}
+	case services.ShowClosed:
+		return StatusView{"closed", "badge-closed"}
+	case services.ShowCancelled:
+		return StatusView{"cancelled", "badge-cancelled"}
+	}
+	return StatusView{status, "status-other"}
+}
+
+// Percent formats a share 0..100 without decimals, but never rounds a non-zero share
+// down to "0%" or a share below 100 up to "100%": "0%", "<1%", "37%", ">99%", "100%".
+func Percent(p float64) string {
+	switch {
+	case p <= 0:
+		return "0%"
+	case p < 1:
+		return "<1%"
+	case p >= 100:
+		return "100%"
+	case p > 99:
+		return ">99%"
+	}
+	return strconv.Itoa(int(p+0.5)) + "%"
+}
+
+// BarWidth is the CSS width of a bar segment of p percent (clamped to 0..100).
+func BarWidth(p float64) string {
+	p = min(max(p, 0), 100)
+	return "width:" + strconv.FormatFloat(p, 'f', 2, 64) + "%"
+}
+
+// OccupancyLabel reads a show's occupancy aloud: "37% sold, 2% held, 120 of 199 seats free".
+func OccupancyLabel(s *services.ShowOccupancy) string {
+	return Percent(s.SoldPercent()) + " sold, " + Percent(s.HeldPercent()) + " held, " +
+		strconv.Itoa(s.Free()) + " of " + Plural(s.Sellable, "seat", "seats") + " free"
+}
+
+// RevenueTotal formats a revenue's totals: one amount per currency joined with " + ",
+// or zero in currency when nothing was paid.
+func RevenueTotal(r *services.Revenue, currency string) string {
+	if r == nil || len(r.Totals) == 0 {
+		return Money(0, currency)
+	}
+	out := ""
+	for i, t := range r.Totals {
+		if i > 0 {
+			out += " + "
+		}
+		out += Money(t.AmountMinor, t.Currency)
+	}
+	return out
+}
+
+// RevenueOrders is the number of paid orders of a revenue, all currencies together.
+func RevenueOrders(r *services.Revenue) int {
+	n := 0
+	if r != nil {
+		for _, t := range r.Totals {
+			n += t.Orders
+		}
+	}
+	return n
+}
+
+// RevenueRange names a revenue's range in the cinema's zone: "Mon 30 Nov" for a day,
+// "Mon 30 Nov – Sun 6 Dec" for longer ranges.
+func RevenueRange(r *services.Revenue, loc *time.Location) string {
+	from := inZone(r.From, loc)
+	last := inZone(r.To.Add(-time.Nanosecond), loc)
+	if from.Format(time.DateOnly) == last.Format(time.DateOnly) {
+		return from.Format("Mon 2 Jan")
+	}
+	return from.Format("Mon 2 Jan") + " – " + last.Format("Mon 2 Jan")
+}
+
+// SoldToday is the number of seats sold (paid) for today's shows, and of sellable seats.
+func SoldToday(shows []*services.ShowOccupancy) (sold, sellable int) {
+	for _, s := range shows {
+		sold += s.Sold
+		sellable += s.Sellable
+	}
+	return sold, sellable
+}
+
+// PendingDeadline says when a pending order's deadline is: "19:45 (in 14 minutes)", or
+// "19:30 (overdue)" once it has passed.
+func PendingDeadline(o *services.PendingOrder, now time.Time, loc *time.Location) string {
+	at := ClockTime(o.ExpiresAt, loc)
+	if inZone(o.ExpiresAt, loc).Format(time.DateOnly) != inZone(now, loc).Format(time.DateOnly) {
+		at = DayTime(o.ExpiresAt, loc)
+	}
+	if !now.Before(o.ExpiresAt) {
+		return at + " (overdue)"
+	}
+	return at + " (" + Until(o.ExpiresAt.Sub(now)) + ")"
+}
+
+// TaskWhen is when an expiry task runs next in the cinema's zone with seconds: "19:45:05"
+// on the local day of now, else with the day; "—" for none (an archived task).
+func TaskWhen(t, now time.Time, loc *time.Location) string {
+	if t.IsZero() {
+		return "—"
+	}
+	if inZone(t, loc).Format(time.DateOnly) == inZone(now, loc).Format(time.DateOnly) {
+		return inZone(t, loc).Format("15:04:05")
+	}
+	return RunTime(t, loc)
+}
+
+// TaskRetries is "2 of 8" retries.
+func TaskRetries(t jobs.ExpiryTask) string {
+	return strconv.Itoa(t.Retried) + " of " + strconv.Itoa(t.MaxRetry)
+}
+
+// ExpiryList is one list of the expiry queue panel.
+type ExpiryList struct {
+	ID, Title string
+	Count     int
+	Tasks     []jobs.ExpiryTask
+}
+
+// ExpiryLists are the expiry queue's scheduled, retry and archived lists, in that order.
+func ExpiryLists(s *jobs.ExpiryQueueState) []ExpiryList {
+	return []ExpiryList{
+		{"expiry-scheduled", "Scheduled", s.Scheduled, s.ScheduledTasks},
+		{"expiry-retry", "Waiting for a retry", s.Retry, s.RetryTasks},
+		{"expiry-archived", "Archived (gave up)", s.Archived, s.ArchivedTasks},
+	}
+}
