@@ -60,7 +60,7 @@ type App struct {
 	// sessions caches token -> user and listens for logouts of other processes.
 	sessions       *services.SessionCache
 	stopBackground context.CancelFunc
-	dashboard   *services.Dashboard
+	dashboard      *services.Dashboard
 }
 
 // New opens MySQL and Redis and builds every service; it starts nothing. clock may be
