@@ -107,6 +107,7 @@ func New(cfg Config, clock services.Clock, log *slog.Logger) (*App, error) {
 		Lease: services.NewLease(rdb, cfg.KeyPrefix, "reconcile", 30*time.Second),
 	})
 	a.scheduler = jobs.NewScheduler(a.Reconciler, a.Orders, cfg.ReconcileInterval, log)
+	a.scheduler.AddPublish(services.NewCatalogWriter(a.Shows, a.Audit, cfg.Currency, cfg.PurchaseLimit), time.Minute, services.PublishAhead, log)
 	a.eviction = evictionCheck{rdb: rdb, allow: cfg.AllowEviction, log: log}
 	var providers []services.PaymentProvider // a real provider is added here when configured
 	if cfg.DemoPayments {
