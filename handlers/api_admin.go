@@ -32,6 +32,7 @@ const (
 func (d *Deps) registerAdminAPI(v1 fiber.Router) {
 	admin := v1.Group("/admin", RequireRole(services.RoleStaff, services.RoleAdmin))
 	d.registerAdminCatalog(admin)
+	d.registerAdminMovies(admin)
 	d.registerAdminOrders(admin)
 	rec := admin.Group("/reconcile", RequireRole(services.RoleAdmin))
 	rec.Post("", d.apiReconcile)
