@@ -10,7 +10,9 @@ const MaxRepeatDays = 31
 
 // LocalShow is a show as staff enter it in the console: dates (YYYY-MM-DD) and clock
 // times (HH:MM) local to the cinema's zone, and Days, how many days in a row the show
-// is created (1..MaxRepeatDays): day i moves every date i days on, clock times kept.
+// is created (1..MaxRepeatDays): day i starts i days after the first at the same local
+// clock time and its sale closes i days later too (each show's sale closes the same
+// way before its start); the sale opens at the same instant for every day.
 type LocalShow struct {
 	MovieID, HallID        int64
 	Date, Start            string
@@ -102,7 +104,7 @@ func (w *CatalogWriter) createDay(ctx context.Context, actorID int64, in LocalSh
 	if err != nil {
 		return nil, err
 	}
-	opens, err := LocalTime(day(first[1]), in.OpensTime, loc)
+	opens, err := LocalTime(first[1].Format(time.DateOnly), in.OpensTime, loc)
 	if err != nil {
 		return nil, prefixed("sale opens: ", err)
 	}
