@@ -94,4 +94,3 @@ func (d *Deps) apiAdminRetire(retire bool) fiber.Handler {
 		return c.JSON(adminMovieOut(m))
 	}
 }
-
