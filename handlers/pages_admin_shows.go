@@ -114,7 +114,7 @@ func (d *Deps) createShowPage(c *fiber.Ctx) error {
 		if st >= fiber.StatusInternalServerError {
 			return renderErrorPage(c, st, se.Message)
 		}
-		return d.renderNewShow(c, st, f, sentence(se.Message), nil)
+		return d.renderNewShow(c, st, f, consoleMessage(se.Message, d.Shows.Zone()), nil)
 	}
 	created := services.Created(results)
 	switch {
@@ -124,7 +124,7 @@ func (d *Deps) createShowPage(c *fiber.Ctx) error {
 		return c.Redirect(views.ShowsDayURL(f.Date), fiber.StatusSeeOther)
 	case len(results) == 1:
 		st, se := pageError(c, results[0].Err)
-		return d.renderNewShow(c, st, f, sentence(se.Message), nil)
+		return d.renderNewShow(c, st, f, consoleMessage(se.Message, d.Shows.Zone()), nil)
 	}
 	msg := "Not every day could be created: see the list below."
 	if created == 0 {

@@ -92,11 +92,11 @@ func (d *Deps) updateShowPage(c *fiber.Ctx) error {
 	ch.Prices, f.Prices, problem = formPrices(c, s.Zones, s.Currency)
 	opens, err := services.LocalTime(f.OpensDate, f.OpensTime, loc)
 	if err != nil && problem == "" {
-		problem = "Sale opens: " + errMessage(err)
+		problem = "Sale opens: " + consoleMessage(errMessage(err), loc)
 	}
 	closes, err := services.LocalTime(f.ClosesDate, f.ClosesTime, loc)
 	if err != nil && problem == "" {
-		problem = "Sale closes: " + errMessage(err)
+		problem = "Sale closes: " + consoleMessage(errMessage(err), loc)
 	}
 	limit, err := strconv.Atoi(f.Limit)
 	if (err != nil || limit < 1 || limit > services.MaxPurchaseLimit) && problem == "" {
@@ -129,15 +129,15 @@ func (d *Deps) updateShowPage(c *fiber.Ctx) error {
 		if st >= fiber.StatusInternalServerError {
 			return renderErrorPage(c, st, se.Message)
 		}
-		return d.renderShowDetail(c, st, &f, sentence(se.Message))
+		return d.renderShowDetail(c, st, &f, consoleMessage(se.Message, d.Shows.Zone()))
 	}
 	return c.Redirect(views.AdminShowURL(s.ID)+"?done=saved", fiber.StatusSeeOther)
 }
 
-// errMessage is a service error's message for people.
+// errMessage is a service error's message.
 func errMessage(err error) string {
 	_, se := asError(err)
-	return sentence(se.Message)
+	return se.Message
 }
 
 // saleControlPage opens (open) or closes the show's sale now and redirects (303) back;
@@ -159,7 +159,7 @@ func (d *Deps) saleControlPage(open bool) fiber.Handler {
 			if st >= fiber.StatusInternalServerError || st == fiber.StatusNotFound {
 				return renderErrorPage(c, st, se.Message)
 			}
-			return d.renderShowDetail(c, st, nil, sentence(se.Message))
+			return d.renderShowDetail(c, st, nil, consoleMessage(se.Message, d.Shows.Zone()))
 		}
 		return c.Redirect(views.AdminShowURL(showID)+"?done="+done, fiber.StatusSeeOther)
 	}
@@ -200,7 +200,7 @@ func (d *Deps) cancelShowPage(c *fiber.Ctx) error {
 	if err != nil {
 		st, se := pageError(c, err)
 		if st == fiber.StatusBadRequest {
-			return d.renderCancelShow(c, st, reason, sentence(se.Message))
+			return d.renderCancelShow(c, st, reason, consoleMessage(se.Message, d.Shows.Zone()))
 		}
 		return renderErrorPage(c, st, se.Message)
 	}

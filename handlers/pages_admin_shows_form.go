@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/gofiber/fiber/v2"
 	"github.com/gofiber/fiber/v2/utils"
@@ -16,6 +17,25 @@ import (
 // "45.5", "45.50") and stored in minor units.
 
 var priceRe = regexp.MustCompile(`^[0-9]{1,9}(\.[0-9]{1,2})?$`)
+
+// apiWords turns the field names of service messages into the console's words.
+var apiWords = strings.NewReplacer("sale_opens_at", "the sale opening", "sale_closes_at", "the sale closing",
+	"starts_at", "the start", "purchase_limit", "the purchase limit", "runtime_min", "the runtime", "movie_id", "the movie", "hall_id", "the hall")
+
+var utcTime = regexp.MustCompile(`\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z`)
+
+// consoleMessage is a service message as the console says it: API field names in
+// words, UTC times in the cinema's zone ("2027-03-20 19:30"), a capital and a full stop.
+func consoleMessage(msg string, loc *time.Location) string {
+	msg = utcTime.ReplaceAllStringFunc(msg, func(s string) string {
+		t, err := time.Parse(time.RFC3339, s)
+		if err != nil {
+			return s
+		}
+		return t.In(loc).Format("2006-01-02 15:04")
+	})
+	return sentence(apiWords.Replace(msg))
+}
 
 // parsePrice reads a price typed in major units of currency into minor units.
 func parsePrice(s, currency string) (int64, bool) {
