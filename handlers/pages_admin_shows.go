@@ -116,6 +116,12 @@ func (d *Deps) createShowPage(c *fiber.Ctx) error {
 		}
 		return d.renderNewShow(c, st, f, consoleMessage(se.Message, d.Shows.Zone()), nil)
 	}
+	for i := range results {
+		if results[i].Err != nil { // each day's reason in the console's words
+			_, se := asError(results[i].Err)
+			results[i].Err = &services.Error{Code: se.Code, Message: consoleMessage(se.Message, d.Shows.Zone())}
+		}
+	}
 	created := services.Created(results)
 	switch {
 	case created == len(results) && created == 1:

@@ -67,6 +67,9 @@ func TestCatalogWriter_CreateDaily(t *testing.T) {
 			if r.Show.StartsAt.Format(time.RFC3339) != wnt.utc {
 				t.Errorf("starts %s, want %s", r.Show.StartsAt.Format(time.RFC3339), wnt.utc)
 			}
+			if !r.Show.SaleOpensAt.Equal(res[0].Show.SaleOpensAt) {
+				t.Errorf("sale opens %s, the first day's %s: every day opens together", r.Show.SaleOpensAt, res[0].Show.SaleOpensAt)
+			}
 			if r.Show.SaleClosesAt.In(berlin).Format("2006-01-02 15:04") != wnt.date+" 01:00" {
 				t.Errorf("sale closes %s", r.Show.SaleClosesAt.In(berlin))
 			}

@@ -109,6 +109,44 @@ func TestAdminShows_Browser(t *testing.T) {
 		t.Errorf("the day's list:\n%s", list)
 	}
 
+	// every day for 2 days from tomorrow at 08:00: tomorrow clashes with the show above
+	if err := chromedp.Do(ctx,
+		chromedp.Navigate(a.base+"/admin/shows/new?date="+tomorrow),
+		chromedp.WaitVisible(css(`#show-form`)),
+		chromedp.SetValue(css(`#movie_id`), movie),
+	); err != nil {
+		t.Fatalf("open the form again: %v", err)
+	}
+	if _, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`(() => { const s = document.querySelector('#hall_id'); s.value = '`+p.hall+`';
+			s.dispatchEvent(new Event('change', {bubbles: true})); return true; })()`)); err != nil {
+		t.Fatalf("choose the hall: %v", err)
+	}
+	if err := chromedp.Do(ctx,
+		chromedp.WaitVisible(css(`#price_`+p.zones[0])),
+		chromedp.SetValue(css(`#start`), "08:00"),
+		chromedp.SetValue(css(`#opens_time`), "06:00"),
+		chromedp.SetValue(css(`#opens_date`), tomorrow),
+		chromedp.SetValue(css(`#days`), "2"),
+	); err != nil {
+		t.Fatalf("fill a repeat: %v", err)
+	}
+	for _, z := range p.zones {
+		if err := chromedp.Do(ctx, chromedp.SetValue(css(`#price_`+z), "40")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := chromedp.Do(ctx,
+		chromedp.Click(css(`#show-form button.button-primary`)),
+		chromedp.WaitVisible(css(`.repeat-report`)),
+	); err != nil {
+		t.Fatalf("submit a repeat: %v", err)
+	}
+	_, report := browserAt(t, ctx, `.repeat-report`)
+	screenshot(t, ctx, "admin-show-repeat-report")
+	if !strings.Contains(report, "1 of 2 days created") || !strings.Contains(report, "Overlaps show") {
+		t.Errorf("repeat report:\n%s", report)
+	}
+
 	if err := chromedp.Do(ctx,
 		chromedp.Navigate(a.base+showPath),
 		chromedp.WaitVisible(css(`a[href$="/cancel"]`)),

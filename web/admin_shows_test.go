@@ -174,7 +174,7 @@ func TestAdminShows_FormsCreateEditAndRefuse(t *testing.T) {
 		v := showFormValues(p, movie, "2027-03-19", "19:30")
 		v.Set("days", "3")
 		st, _, body := s.post("/admin/shows", v)
-		if st != 409 || !strings.Contains(body, "2 of 3 days created") || !strings.Contains(body, "overlaps show "+first) {
+		if st != 409 || !strings.Contains(body, "2 of 3 days created") || !strings.Contains(body, "Overlaps show "+first+" (Form Movie at 2027-03-20 19:30)") {
 			t.Fatalf("repeat over a taken day: %d\n%s", st, body)
 		}
 		if n := a.countShows(t); n != before+3 {
