@@ -79,7 +79,7 @@ func TestAdminShows_CancelAsksThenSummarises(t *testing.T) {
 		t.Fatalf("the show after an unconfirmed cancel: %v", got)
 	}
 	st, loc, _ = s.post("/admin/shows/"+show+"/cancel", url.Values{"reason": {"Projector broken"}, "confirm": {"yes"}})
-	if st != 303 || !regexp.MustCompile(`^/admin/shows/` + show + `\?done=cancelled&cancelled_orders=1&refunded_orders=1$`).MatchString(loc) {
+	if st != 303 || !regexp.MustCompile(`^/admin/shows/`+show+`\?done=cancelled&cancelled_orders=1&refunded_orders=1$`).MatchString(loc) {
 		t.Fatalf("cancel: %d %s", st, loc)
 	}
 	_, page = s.get(loc)
