@@ -64,7 +64,7 @@ func (d *Deps) newShowPage(c *fiber.Ctx) error {
 		date = now.AddDate(0, 0, 1).Format(time.DateOnly)
 	}
 	f := views.ShowForm{Date: date, Start: "19:30", OpensDate: now.Format(time.DateOnly), OpensTime: now.Format("15:04"),
-		Limit: "4", Days: "1", Prices: map[string]string{}}
+		Days: "1", Prices: map[string]string{}}
 	return d.renderNewShow(c, fiber.StatusOK, f, "", nil)
 }
 

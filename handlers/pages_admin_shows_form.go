@@ -107,11 +107,14 @@ func localShow(f views.ShowForm, hall *services.HallSummary, prices []services.Z
 		return in, "Choose a hall."
 	}
 	in.HallID = hall.ID
-	n, err := strconv.Atoi(f.Limit)
-	if err != nil || n < 1 || n > services.MaxPurchaseLimit {
-		return in, "The purchase limit must be a whole number from 1 to " + strconv.Itoa(services.MaxPurchaseLimit) + "."
+	if f.Limit != "" { // empty: the cinema's default purchase limit
+		n, err := strconv.Atoi(f.Limit)
+		if err != nil || n < 1 || n > services.MaxPurchaseLimit {
+			return in, "The purchase limit must be a whole number from 1 to " + strconv.Itoa(services.MaxPurchaseLimit) + "."
+		}
+		in.PurchaseLimit = n
 	}
-	in.PurchaseLimit = n
+	var err error
 	if in.Days, err = strconv.Atoi(f.Days); err != nil || in.Days < 1 || in.Days > services.MaxRepeatDays {
 		return in, "Every day for must be a whole number of days from 1 to " + strconv.Itoa(services.MaxRepeatDays) + "."
 	}

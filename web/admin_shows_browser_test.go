@@ -77,7 +77,8 @@ func TestAdminShows_Browser(t *testing.T) {
 	}
 	loc, main = browserAt(t, ctx, `main`)
 	screenshot(t, ctx, "admin-show-scheduled")
-	if !regexp.MustCompile(`/admin/shows/[0-9]+$`).MatchString(loc) || !strings.Contains(main, "scheduled") || !strings.Contains(main, "08:00 – 09:50") {
+	if !regexp.MustCompile(`/admin/shows/[0-9]+$`).MatchString(loc) || !strings.Contains(main, "scheduled") || !strings.Contains(main, "08:00 – 09:50") ||
+		!strings.Contains(main, "4 seats per buyer") {
 		t.Fatalf("show page %s:\n%s", loc, main)
 	}
 	showPath := loc[len(a.base):]
