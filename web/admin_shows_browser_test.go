@@ -28,6 +28,11 @@ func TestAdminShows_Browser(t *testing.T) {
 		chromedp.SendKeys(css(`#password`), acc.Password),
 		chromedp.Submit(css(`#password`)),
 		chromedp.WaitVisible(css(`form[action="/admin/movies"]`)),
+	); err != nil {
+		t.Fatalf("sign in to the movies: %v", err)
+	}
+	screenshot(t, ctx, "admin-movies")
+	if err := chromedp.Do(ctx,
 		chromedp.SendKeys(css(`#title`), "Browser Premiere"),
 		chromedp.SendKeys(css(`#runtime_min`), "95"),
 		chromedp.Submit(css(`#title`)),
