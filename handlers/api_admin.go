@@ -33,6 +33,7 @@ func (d *Deps) registerAdminAPI(v1 fiber.Router) {
 	admin := v1.Group("/admin", RequireRole(services.RoleStaff, services.RoleAdmin))
 	d.registerAdminCatalog(admin)
 	d.registerAdminHalls(admin)
+	d.registerAdminMovies(admin)
 	d.registerAdminOrders(admin)
 	admin.Get("/orders/:no", d.apiAdminOrder)
 	d.registerAdminAudit(admin)

@@ -88,6 +88,19 @@ type ExpiryInspector interface {
 	InspectExpiry(ctx context.Context, n int) (*jobs.ExpiryQueueState, error)
 }
 
+// CatalogConsoleService is what the console's movie and show pages and the movie
+// endpoints need of services.CatalogWriter beyond CatalogAdminService.
+type CatalogConsoleService interface {
+	MovieSummaries(ctx context.Context) ([]*services.MovieSummary, error)
+	MovieSummary(ctx context.Context, id int64) (*services.MovieSummary, error)
+	UpdateMovie(ctx context.Context, actorID, id int64, title string, runtimeMin int) (*services.MovieSummary, error)
+	RetireMovie(ctx context.Context, actorID, id int64) (*services.MovieSummary, error)
+	UnretireMovie(ctx context.Context, actorID, id int64) (*services.MovieSummary, error)
+	CreateDaily(ctx context.Context, actorID int64, in services.LocalShow) ([]services.DayResult, error)
+	Show(ctx context.Context, id int64) (*services.Show, error)
+	SeatCounts(ctx context.Context, shows []*services.Show) (map[int64]services.SeatCounts, error)
+}
+
 // Deps are the services the handlers call.
 type Deps struct {
 	Shows     ShowService
@@ -121,6 +134,9 @@ type Deps struct {
 	// Dashboard and ExpiryQueue feed the console's dashboard.
 	Dashboard   DashboardService
 	ExpiryQueue ExpiryInspector
+	// CatalogConsole edits and retires movies, repeats shows and counts their seats for
+	// the console's movie and show pages.
+	CatalogConsole CatalogConsoleService
 }
 
 // requestTimeout bounds the services' work for one request.

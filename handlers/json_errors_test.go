@@ -3,7 +3,6 @@ package handlers
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"strings"
 	"testing"
 
@@ -64,12 +63,4 @@ func decodeStrict(body []byte, v any) error {
 	d := json.NewDecoder(bytes.NewReader(body))
 	d.DisallowUnknownFields()
 	return d.Decode(v)
-}
-
-func errMessage(err error) string {
-	var se *services.Error
-	if errors.As(err, &se) {
-		return se.Message
-	}
-	return err.Error()
 }

@@ -1,6 +1,186 @@
 package handlers
 
-import "github.com/gofiber/fiber/v2"
+import (
+	"context"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+	"github.com/gofiber/fiber/v2/utils"
+
+	"seatflow/services"
+	"seatflow/views"
+)
 
 // registerShowPages registers shows, sale control and cancellation under /admin/shows.
-func (d *Deps) registerShowPages(r fiber.Router) {}
+func (d *Deps) registerShowPages(r fiber.Router) {
+	r.Get("/shows", d.showsDayPage)
+	r.Get("/shows/new", d.newShowPage)
+	r.Get("/shows/new/prices", d.zonePricesPartial)
+	r.Post("/shows", d.createShowPage)
+	r.Get("/shows/:id", d.showDetailPage)
+	r.Post("/shows/:id", d.updateShowPage)
+	r.Post("/shows/:id/open-sale", d.saleControlPage(true))
+	r.Post("/shows/:id/close-sale", d.saleControlPage(false))
+	r.Get("/shows/:id/cancel", d.cancelShowConfirmPage)
+	r.Post("/shows/:id/cancel", d.cancelShowPage)
+}
+
+// showsDayPage lists the shows of ?date= (YYYY-MM-DD in the cinema's zone, default
+// today) with their seat counts; a malformed date shows today with a 400.
+func (d *Deps) showsDayPage(c *fiber.Ctx) error {
+	date, status, msg := utils.CopyString(c.Query("date")), fiber.StatusOK, ""
+	day, err := time.Parse(time.DateOnly, date)
+	if date == "" || err != nil {
+		if date != "" {
+			status, msg = fiber.StatusBadRequest, "The day must be a date such as "+d.Shows.Today()+"."
+		}
+		date = d.Shows.Today()
+		day, _ = time.Parse(time.DateOnly, date)
+	}
+	ctx, cancel := ctxOf(c)
+	defer cancel()
+	shows, err := d.Shows.OnDate(ctx, date)
+	if err != nil {
+		return errorPage(c, err)
+	}
+	counts, err := d.CatalogConsole.SeatCounts(ctx, shows)
+	if err != nil {
+		return errorPage(c, err)
+	}
+	return render(c, status, views.ShowsDayPage(views.ShowsDayProps{Page: page(c, "Shows"), Date: date,
+		Prev: day.AddDate(0, 0, -1).Format(time.DateOnly), Next: day.AddDate(0, 0, 1).Format(time.DateOnly),
+		Today: d.Shows.Today(), Shows: shows, Counts: counts, Zone: d.Shows.Zone(), Now: nowUTC(), Error: msg}))
+}
+
+// newShowPage is the empty new-show form: the day of ?date= (default tomorrow) at 19:30,
+// its sale open from now until the start, the default purchase limit, once.
+func (d *Deps) newShowPage(c *fiber.Ctx) error {
+	loc := d.Shows.Zone()
+	now := nowUTC().In(loc)
+	date := utils.CopyString(c.Query("date"))
+	if _, err := time.Parse(time.DateOnly, date); err != nil || date < now.Format(time.DateOnly) {
+		date = now.AddDate(0, 0, 1).Format(time.DateOnly)
+	}
+	f := views.ShowForm{Date: date, Start: "19:30", OpensDate: now.Format(time.DateOnly), OpensTime: now.Format("15:04"),
+		Days: "1", Prices: map[string]string{}}
+	return d.renderNewShow(c, fiber.StatusOK, f, "", nil)
+}
+
+// zonePricesPartial is the price fields of ?hall_id= for htmx to swap in when the hall
+// changes (no hall: the hint to choose one).
+func (d *Deps) zonePricesPartial(c *fiber.Ctx) error {
+	ctx, cancel := ctxOf(c)
+	defer cancel()
+	hall, err := d.hallOf(ctx, c.Query("hall_id"))
+	if err != nil {
+		return errorPage(c, err)
+	}
+	return render(c, fiber.StatusOK, views.ZonePriceFields(hall, nil, d.Currency))
+}
+
+// createShowPage creates the show of the form (every day for N days) and redirects
+// (303) to its page, or to the day's list for a repeat. With step=hall (the "Choose
+// hall" button without JavaScript) it only shows the form again with the hall's zones.
+// Bad input is 400, a clash 409, with the input kept and the reason shown; a repeat
+// that created only some days shows which (409).
+func (d *Deps) createShowPage(c *fiber.Ctx) error {
+	f := showForm(c)
+	ctx, cancel := ctxOf(c)
+	defer cancel()
+	hall, err := d.hallOf(ctx, f.HallID)
+	if err != nil {
+		return errorPage(c, err)
+	}
+	var prices []services.ZonePrice
+	problem := ""
+	if hall != nil {
+		prices, f.Prices, problem = formPrices(c, hall.Zones, d.Currency)
+	}
+	if c.FormValue("step") == "hall" {
+		return d.renderNewShow(c, fiber.StatusOK, f, "", nil)
+	}
+	in, p := localShow(f, hall, prices)
+	if p != "" {
+		problem = p
+	}
+	if problem != "" {
+		return d.renderNewShow(c, fiber.StatusBadRequest, f, problem, nil)
+	}
+	results, err := d.CatalogConsole.CreateDaily(ctx, currentUser(c).ID, in)
+	if err != nil && len(results) == 0 {
+		st, se := pageError(c, err)
+		if st >= fiber.StatusInternalServerError {
+			return renderErrorPage(c, st, se.Message)
+		}
+		return d.renderNewShow(c, st, f, consoleMessage(se.Message, d.Shows.Zone()), nil)
+	}
+	for i := range results {
+		if results[i].Err != nil { // each day's reason in the console's words
+			_, se := asError(results[i].Err)
+			results[i].Err = &services.Error{Code: se.Code, Message: consoleMessage(se.Message, d.Shows.Zone())}
+		}
+	}
+	created := services.Created(results)
+	switch {
+	case created == len(results) && created == 1:
+		return c.Redirect(views.AdminShowURL(results[0].Show.ID), fiber.StatusSeeOther)
+	case created == len(results):
+		return c.Redirect(views.ShowsDayURL(f.Date), fiber.StatusSeeOther)
+	case len(results) == 1:
+		st, se := pageError(c, results[0].Err)
+		return d.renderNewShow(c, st, f, consoleMessage(se.Message, d.Shows.Zone()), nil)
+	}
+	msg := "Not every day could be created: see the list below."
+	if created == 0 {
+		msg = "No day could be created: see the list below."
+	}
+	return d.renderNewShow(c, fiber.StatusConflict, f, msg, results)
+}
+
+// hallOf returns the hall summary of a typed hall id; nil for none or an unknown id.
+func (d *Deps) hallOf(ctx context.Context, typed string) (*services.HallSummary, error) {
+	id, ok := parseShowID(strings.TrimSpace(typed))
+	if !ok {
+		return nil, nil
+	}
+	halls, err := d.CatalogAdmin.Halls(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for _, h := range halls {
+		if h.ID == id {
+			return h, nil
+		}
+	}
+	return nil, nil
+}
+
+// renderNewShow renders the new-show form with the movies on offer and the halls.
+func (d *Deps) renderNewShow(c *fiber.Ctx, status int, f views.ShowForm, msg string, results []services.DayResult) error {
+	ctx, cancel := ctxOf(c)
+	defer cancel()
+	movies, err := d.CatalogConsole.MovieSummaries(ctx)
+	if err != nil {
+		return errorPage(c, err)
+	}
+	offered := movies[:0]
+	for _, m := range movies {
+		if !m.Retired() {
+			offered = append(offered, m)
+		}
+	}
+	halls, err := d.CatalogAdmin.Halls(ctx)
+	if err != nil {
+		return errorPage(c, err)
+	}
+	var hall *services.HallSummary
+	for _, h := range halls {
+		if strconv.FormatInt(h.ID, 10) == f.HallID {
+			hall = h
+		}
+	}
+	return render(c, status, views.NewShowPage(views.NewShowProps{Page: page(c, "New show"), Form: f, Movies: offered,
+		Halls: halls, Hall: hall, Currency: d.Currency, Zone: d.Shows.Zone(), Error: msg, Results: results}))
+}

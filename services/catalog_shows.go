@@ -173,7 +173,7 @@ func checkPrices(prices []ZonePrice, hall *Hall, all bool) error {
 // map loaded into the seat cache (a failure only leaves it to load lazily).
 // Errors: INVALID_REQUEST (bad window, start not in the future, limit not
 // 1..MaxPurchaseLimit, prices missing, unknown or negative), NOT_FOUND (movie or hall),
-// CONFLICT (overlaps a non-cancelled show of the hall, start to start + runtime +
+// CONFLICT (a retired movie; overlaps a non-cancelled show of the hall, start to start + runtime +
 // CleaningTime), UNAVAILABLE.
 func (w *CatalogWriter) CreateShow(ctx context.Context, actorID int64, in NewShow) (*Show, error) {
 	now := w.clock.Now()
@@ -215,6 +215,9 @@ func (w *CatalogWriter) CreateShow(ctx context.Context, actorID int64, in NewSho
 		// check; taken first, so the transaction's snapshot (its first plain read) already
 		// holds the show another writer committed before we got the lock
 		if _, err := tx.ExecContext(ctx2, "SELECT id FROM halls WHERE id = ? FOR UPDATE", in.HallID); err != nil {
+			return err
+		}
+		if err := movieOffered(ctx2, tx, in.MovieID); err != nil {
 			return err
 		}
 		if err := tx.GetContext(ctx2, &s.Movie, "SELECT id, title, runtime_min, rating, synopsis FROM movies WHERE id = ?", in.MovieID); err != nil {

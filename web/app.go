@@ -122,6 +122,7 @@ func New(cfg Config, clock services.Clock, log *slog.Logger) (*App, error) {
 		Lease: services.NewLease(rdb, cfg.KeyPrefix, "reconcile", 30*time.Second),
 	})
 	a.scheduler = jobs.NewScheduler(a.Reconciler, a.Orders, cfg.ReconcileInterval, log)
+	a.scheduler.AddPublish(services.NewCatalogWriter(a.Shows, a.Audit, cfg.Currency, cfg.PurchaseLimit), time.Minute, services.PublishAhead, log)
 	a.eviction = evictionCheck{rdb: rdb, allow: cfg.AllowEviction, log: log}
 	var providers []services.PaymentProvider // a real provider is added here when configured
 	if cfg.DemoPayments {
@@ -164,8 +165,8 @@ func (a *App) newHTTP() *fiber.App {
 	d := &handlers.Deps{Shows: a.Shows, Orders: a.Orders, Payments: a.Payments, Users: a.Users, Limiter: a.Limiter,
 		Reconcile: a.Reconciler, Currency: a.Cfg.Currency, SecureCookies: a.Cfg.SecureCookies,
 		SessionMaxAge: a.Users.SessionMaxAge(), Live: a.SeatEvents}
-	d.CatalogAdmin = services.NewCatalogWriter(a.Shows, a.Audit, a.Cfg.Currency, a.Cfg.PurchaseLimit)
-	d.HallAdmin = d.CatalogAdmin.(*services.CatalogWriter)
+	catalog := services.NewCatalogWriter(a.Shows, a.Audit, a.Cfg.Currency, a.Cfg.PurchaseLimit)
+	d.CatalogAdmin, d.CatalogConsole, d.HallAdmin = catalog, catalog, catalog
 	d.AdminOrders = services.NewStaffOrders(a.DB, a.Orders, a.Payments, a.Shows, a.Audit)
 	d.OrderDetail, d.UserAdmin, d.Audit = d.AdminOrders.(*services.StaffOrders), services.NewUserAdmin(a.DB, a.Audit, a.Users.UserChanged), a.Audit
 	d.Dashboard, d.ExpiryQueue = a.dashboard, jobs.NewExpiryQueue(a.asynqClient, a.inspector)

@@ -1,0 +1,141 @@
+package handlers
+
+import (
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+	"github.com/gofiber/fiber/v2/utils"
+
+	"seatflow/services"
+	"seatflow/views"
+)
+
+// Form parsing of the console's show pages: prices are typed in major units ("45",
+// "45.5", "45.50") and stored in minor units.
+
+var priceRe = regexp.MustCompile(`^[0-9]{1,9}(\.[0-9]{1,2})?$`)
+
+// apiWords turns the field names of service messages into the console's words.
+var apiWords = strings.NewReplacer("sale_opens_at", "the sale opening", "sale_closes_at", "the sale closing",
+	"starts_at", "the start", "purchase_limit", "the purchase limit", "runtime_min", "the runtime", "movie_id", "the movie", "hall_id", "the hall")
+
+var utcTime = regexp.MustCompile(`\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z`)
+
+// consoleMessage is a service message as the console says it: API field names in
+// words, UTC times in the cinema's zone ("2027-03-20 19:30"), a capital and a full stop.
+func consoleMessage(msg string, loc *time.Location) string {
+	msg = utcTime.ReplaceAllStringFunc(msg, func(s string) string {
+		t, err := time.Parse(time.RFC3339, s)
+		if err != nil {
+			return s
+		}
+		return t.In(loc).Format("2006-01-02 15:04")
+	})
+	return sentence(apiWords.Replace(msg))
+}
+
+// parsePrice reads a price typed in major units of currency into minor units.
+func parsePrice(s, currency string) (int64, bool) {
+	s = strings.TrimSpace(s)
+	if !priceRe.MatchString(s) {
+		return 0, false
+	}
+	whole, frac, _ := strings.Cut(s, ".")
+	digits := views.MinorDigits(currency)
+	if len(frac) > digits {
+		return 0, false
+	}
+	for len(frac) < digits {
+		frac += "0"
+	}
+	n, err := strconv.ParseInt(whole+frac, 10, 64)
+	return n, err == nil
+}
+
+// formPrices reads the price_<zone> fields of zones into prices, keeping what was
+// typed in typed; problem names the first price that is not an amount.
+func formPrices(c *fiber.Ctx, zones []services.Zone, currency string) (prices []services.ZonePrice, typed map[string]string, problem string) {
+	typed = map[string]string{}
+	for _, z := range zones {
+		v := utils.CopyString(strings.TrimSpace(c.FormValue("price_" + z.Code)))
+		typed[z.Code] = v
+		if v == "" {
+			if problem == "" {
+				problem = "Enter a price for zone " + z.Name + "."
+			}
+			continue
+		}
+		n, ok := parsePrice(v, currency)
+		if !ok {
+			if problem == "" {
+				problem = "The price of zone " + z.Name + " must be an amount such as " + views.PriceInput(4550, currency) + "."
+			}
+			continue
+		}
+		prices = append(prices, services.ZonePrice{Zone: z.Code, PriceMinor: n})
+	}
+	return prices, typed, problem
+}
+
+// showForm reads the new-show form as typed.
+func showForm(c *fiber.Ctx) views.ShowForm {
+	v := func(name string) string { return utils.CopyString(strings.TrimSpace(c.FormValue(name))) }
+	return views.ShowForm{MovieID: v("movie_id"), HallID: v("hall_id"), Date: v("date"), Start: v("start"),
+		OpensDate: v("opens_date"), OpensTime: v("opens_time"), ClosesDate: v("closes_date"), ClosesTime: v("closes_time"),
+		Limit: v("purchase_limit"), Days: v("days"), Prices: map[string]string{}}
+}
+
+// localShow turns the typed form into the service's input; problem says what is
+// wrong in words (empty closing: the sale closes at the start).
+func localShow(f views.ShowForm, hall *services.HallSummary, prices []services.ZonePrice) (services.LocalShow, string) {
+	in := services.LocalShow{Date: f.Date, Start: f.Start, OpensDate: f.OpensDate, OpensTime: f.OpensTime,
+		ClosesDate: f.ClosesDate, ClosesTime: f.ClosesTime, Prices: prices}
+	if in.ClosesDate == "" {
+		in.ClosesDate = f.Date
+	}
+	if in.ClosesTime == "" {
+		in.ClosesTime = f.Start
+	}
+	var ok bool
+	if in.MovieID, ok = parseShowID(f.MovieID); !ok {
+		return in, "Choose a movie."
+	}
+	if hall == nil {
+		return in, "Choose a hall."
+	}
+	in.HallID = hall.ID
+	if f.Limit != "" { // empty: the cinema's default purchase limit
+		n, err := strconv.Atoi(f.Limit)
+		if err != nil || n < 1 || n > services.MaxPurchaseLimit {
+			return in, "The purchase limit must be a whole number from 1 to " + strconv.Itoa(services.MaxPurchaseLimit) + "."
+		}
+		in.PurchaseLimit = n
+	}
+	var err error
+	if in.Days, err = strconv.Atoi(f.Days); err != nil || in.Days < 1 || in.Days > services.MaxRepeatDays {
+		return in, "Every day for must be a whole number of days from 1 to " + strconv.Itoa(services.MaxRepeatDays) + "."
+	}
+	return in, ""
+}
+
+// editForm reads a show's edit form as typed.
+func editForm(c *fiber.Ctx) views.ShowEditForm {
+	v := func(name string) string { return utils.CopyString(strings.TrimSpace(c.FormValue(name))) }
+	return views.ShowEditForm{OpensDate: v("opens_date"), OpensTime: v("opens_time"), ClosesDate: v("closes_date"),
+		ClosesTime: v("closes_time"), Limit: v("purchase_limit")}
+}
+
+// storedEditForm is the edit form of a show as stored.
+func storedEditForm(s *services.Show, d *Deps) views.ShowEditForm {
+	loc := d.Shows.Zone()
+	f := views.ShowEditForm{OpensDate: views.LocalDate(s.SaleOpensAt, loc), OpensTime: views.LocalClock(s.SaleOpensAt, loc),
+		ClosesDate: views.LocalDate(s.SaleClosesAt, loc), ClosesTime: views.LocalClock(s.SaleClosesAt, loc),
+		Limit: strconv.Itoa(s.PurchaseLimit), Prices: map[string]string{}}
+	for _, z := range s.Zones {
+		f.Prices[z.Code] = views.PriceInput(z.PriceMinor, s.Currency)
+	}
+	return f
+}

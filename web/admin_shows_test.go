@@ -1,0 +1,228 @@
+package web
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"net/http/cookiejar"
+	"net/url"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+)
+
+// consoleSession is a browser-like client signed in with a session token: it keeps
+// cookies (the CSRF cookie among them) and posts forms with the page's CSRF token.
+type consoleSession struct {
+	a      *testApp
+	client *http.Client
+	csrf   string
+}
+
+func (a *testApp) consoleSession(token string) *consoleSession {
+	a.t.Helper()
+	jar, _ := cookiejar.New(nil)
+	u, _ := url.Parse(a.base)
+	jar.SetCookies(u, []*http.Cookie{{Name: "sf_session", Value: token, Path: "/"}})
+	return &consoleSession{a: a, client: &http.Client{Jar: jar, Timeout: 30 * time.Second,
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}}
+}
+
+
+// get fetches a page and remembers its CSRF token; it returns the status and the body.
+func (s *consoleSession) get(path string) (int, string) {
+	s.a.t.Helper()
+	res, err := s.client.Get(s.a.base + path)
+	if err != nil {
+		s.a.t.Fatal(err)
+	}
+	defer res.Body.Close()
+	b, _ := io.ReadAll(res.Body)
+	if m := csrfInput.FindStringSubmatch(string(b)); m != nil {
+		s.csrf = m[1]
+	}
+	return res.StatusCode, string(b)
+}
+
+// post submits a form with the last page's CSRF token; it returns the status, the
+// redirect location and the body.
+func (s *consoleSession) post(path string, form url.Values) (int, string, string) {
+	s.a.t.Helper()
+	if s.csrf == "" {
+		s.get("/admin/shows")
+	}
+	form.Set("_csrf", s.csrf)
+	res, err := s.client.PostForm(s.a.base+path, form)
+	if err != nil {
+		s.a.t.Fatal(err)
+	}
+	defer res.Body.Close()
+	b, _ := io.ReadAll(res.Body)
+	return res.StatusCode, res.Header.Get("Location"), string(b)
+}
+
+// showFormValues is a filled new-show form: movie, hall, date and start, the sale open
+// from now until the start, a price for every zone, once.
+func showFormValues(p adminCatalogPick, movie, date, start string) url.Values {
+	v := url.Values{"movie_id": {movie}, "hall_id": {p.hall}, "date": {date}, "start": {start},
+		"opens_date": {time.Now().UTC().Format(time.DateOnly)}, "opens_time": {"00:00"},
+		"purchase_limit": {"4"}, "days": {"1"}}
+	for _, z := range p.zones {
+		v.Set("price_"+z, "42.50")
+	}
+	return v
+}
+
+var showURL = regexp.MustCompile(`^/admin/shows/([0-9]+)$`)
+
+// TestAdminShows_FormsCreateEditAndRefuse drives the console's movie and show forms
+// without JavaScript in a cinema in Europe/Berlin: a movie is added; a show is created
+// at a local time and lists on its day with its end time; a time in the
+// spring-forward gap, an overlap (naming the other show) and a missing price are
+// refused with the input kept; a repeat reports the day it skipped; a retired movie is
+// no longer offered.
+func TestAdminShows_FormsCreateEditAndRefuse(t *testing.T) {
+	a := newTestApp(t, func(c *Config) { c.TimeZone = "Europe/Berlin" })
+	staff := a.demoToken("staff")
+	s := a.consoleSession(staff)
+	p := a.pickCatalog(staff)
+
+	if st, _, body := s.post("/admin/movies", url.Values{"title": {"Form Movie"}, "runtime_min": {"abc"}}); st != 400 ||
+		!strings.Contains(body, `value="Form Movie"`) || !strings.Contains(body, "runtime must be a whole number") {
+		t.Fatalf("movie with a bad runtime: %d", st)
+	}
+	st, loc, _ := s.post("/admin/movies", url.Values{"title": {"Form Movie"}, "runtime_min": {"100"}})
+	movieURL := regexp.MustCompile(`^/admin/movies/([0-9]+)$`).FindStringSubmatch(loc)
+	if st != 303 || movieURL == nil {
+		t.Fatalf("add movie: %d %s", st, loc)
+	}
+	movie := movieURL[1]
+	if st, _, body := s.post("/admin/movies", url.Values{"title": {"form movie"}, "runtime_min": {"90"}}); st != 409 || !strings.Contains(body, "already exists") {
+		t.Errorf("duplicate movie: %d", st)
+	}
+
+	t.Run("choose hall without JavaScript shows its zones", func(t *testing.T) {
+		v := showFormValues(p, movie, "2027-03-20", "19:30")
+		v.Set("step", "hall")
+		for _, z := range p.zones {
+			v.Del("price_" + z)
+		}
+		st, _, body := s.post("/admin/shows", v)
+		if st != 200 || !strings.Contains(body, `name="price_`+p.zones[0]+`"`) || !strings.Contains(body, `value="2027-03-20"`) {
+			t.Fatalf("choose hall: %d", st)
+		}
+	})
+	before := a.countShows(t)
+	st, loc, body := s.post("/admin/shows", showFormValues(p, movie, "2027-03-20", "19:30"))
+	m := showURL.FindStringSubmatch(loc)
+	if st != 303 || m == nil {
+		t.Fatalf("create show: %d %s %s", st, loc, body)
+	}
+	first := m[1]
+	if _, page := s.get("/admin/shows?date=2027-03-20"); !strings.Contains(page, "Form Movie") || !strings.Contains(page, "19:30–21:25") ||
+		!strings.Contains(page, `href="/admin/shows/`+first+`"`) {
+		t.Errorf("the day's list lacks the show 19:30–21:25:\n%s", page)
+	}
+	if _, page := s.get("/admin/shows/" + first); !strings.Contains(page, `href="/admin/shows/`+first+`/seats"`) || !strings.Contains(page, "42.50") {
+		t.Errorf("the show page lacks the seat map link or the price")
+	}
+
+	refusals := []struct {
+		name   string
+		change func(url.Values)
+		status int
+		says   []string
+	}{
+		{"spring-forward gap", func(v url.Values) { v.Set("date", "2027-03-28"); v.Set("start", "02:30") }, 400,
+			[]string{"2027-03-28 02:30 does not exist in Europe/Berlin", `value="02:30"`, `value="2027-03-28"`}},
+		{"fall-back overlap", func(v url.Values) { v.Set("date", "2027-10-31"); v.Set("start", "02:30") }, 400,
+			[]string{"2027-10-31 02:30 happens twice in Europe/Berlin"}},
+		{"overlap", func(v url.Values) { v.Set("start", "20:00") }, 409,
+			[]string{"Overlaps show " + first + " (Form Movie at 2027-03-20 19:30)", `value="20:00"`}},
+		{"missing price", func(v url.Values) { v.Set("date", "2027-03-22"); v.Del("price_" + p.zones[0]) }, 400,
+			[]string{"Enter a price for zone"}},
+		{"price not an amount", func(v url.Values) { v.Set("date", "2027-03-22"); v.Set("price_"+p.zones[0], "lots") }, 400,
+			[]string{"must be an amount", `value="lots"`}},
+		{"sale closes after the start", func(v url.Values) {
+			v.Set("date", "2027-03-22")
+			v.Set("closes_date", "2027-03-22")
+			v.Set("closes_time", "20:00")
+		}, 400, []string{"The sale closing must not be after the start"}},
+	}
+	for _, c := range refusals {
+		t.Run(c.name, func(t *testing.T) {
+			v := showFormValues(p, movie, "2027-03-20", "19:30")
+			c.change(v)
+			st, _, body := s.post("/admin/shows", v)
+			if st != c.status {
+				t.Errorf("status %d, want %d", st, c.status)
+			}
+			for _, part := range c.says {
+				if !strings.Contains(body, part) {
+					t.Errorf("the page lacks %q", part)
+				}
+			}
+		})
+	}
+	if n := a.countShows(t); n != before+1 {
+		t.Errorf("refused forms stored shows: %d -> %d", before, n)
+	}
+
+	t.Run("repeat reports the day it skipped", func(t *testing.T) {
+		v := showFormValues(p, movie, "2027-03-19", "19:30")
+		v.Set("days", "3")
+		st, _, body := s.post("/admin/shows", v)
+		if st != 409 || !strings.Contains(body, "2 of 3 days created") || !strings.Contains(body, "Overlaps show "+first+" (Form Movie at 2027-03-20 19:30)") {
+			t.Fatalf("repeat over a taken day: %d\n%s", st, body)
+		}
+		if n := a.countShows(t); n != before+3 {
+			t.Errorf("shows after the repeat: %d, want %d", n, before+3)
+		}
+		v = showFormValues(p, movie, "2027-04-01", "10:00")
+		v.Set("days", "2")
+		if st, loc, _ := s.post("/admin/shows", v); st != 303 || loc != "/admin/shows?date=2027-04-01" {
+			t.Errorf("a repeat with every day free: %d %s", st, loc)
+		}
+	})
+
+	t.Run("a retired movie is not offered", func(t *testing.T) {
+		if st, loc, _ := s.post("/admin/movies/"+movie+"/retire", url.Values{}); st != 303 || loc != "/admin/movies/"+movie {
+			t.Fatalf("retire: %d %s", st, loc)
+		}
+		if _, page := s.get("/admin/movies/" + movie); !strings.Contains(page, "retired") || !strings.Contains(page, "Un-retire") {
+			t.Errorf("the movie page does not say retired")
+		}
+		if _, page := s.get("/admin/shows/new"); strings.Contains(page, "Form Movie") {
+			t.Errorf("the new-show form offers a retired movie")
+		}
+		st, _, body := s.post("/admin/shows", showFormValues(p, movie, "2027-05-01", "19:30"))
+		if st != 409 || !strings.Contains(body, "retired") {
+			t.Errorf("a show of a retired movie: %d", st)
+		}
+		s.post("/admin/movies/"+movie+"/unretire", url.Values{})
+		if _, page := s.get("/admin/shows/new"); !strings.Contains(page, "Form Movie") {
+			t.Errorf("an un-retired movie is not offered")
+		}
+	})
+
+	t.Run("runtime change refused while shows are upcoming", func(t *testing.T) {
+		st, _, body := s.post("/admin/movies/"+movie, url.Values{"title": {"Form Movie"}, "runtime_min": {"130"}})
+		if st != 409 || !strings.Contains(body, "show "+first) || !strings.Contains(body, `value="130"`) {
+			t.Errorf("runtime change with upcoming shows: %d", st)
+		}
+		if st, loc, _ := s.post("/admin/movies/"+movie, url.Values{"title": {"Form Movie (4K)"}, "runtime_min": {"100"}}); st != 303 || loc != "/admin/movies/"+movie+"?saved=1" {
+			t.Errorf("rename: %d %s", st, loc)
+		}
+	})
+}
+
+// countShows counts every stored show.
+func (a *testApp) countShows(t *testing.T) int {
+	t.Helper()
+	var n int
+	if err := a.DB.GetContext(context.Background(), &n, "SELECT COUNT(*) FROM shows"); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
