@@ -29,7 +29,6 @@ func (a *testApp) consoleSession(token string) *consoleSession {
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}}
 }
 
-
 // get fetches a page and remembers its CSRF token; it returns the status and the body.
 func (s *consoleSession) get(path string) (int, string) {
 	s.a.t.Helper()
