@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -126,29 +128,22 @@ func (e *testEnv) exec(q string, args ...any) int64 {
 	return id
 }
 
+// testHallLayout is the test hall as staff would type it: 10 rows of 10 seats, an aisle,
+// 10 seats; rows H-J premium; J1 blocked.
+var testHallLayout = strings.Repeat("SSSSSSSSSS.SSSSSSSSSS\n", 7) + strings.Repeat("PPPPPPPPPP.PPPPPPPPPP\n", 2) +
+	"BPPPPPPPPP.PPPPPPPPPP\n"
+
+var hallSeq atomic.Int64
+
+// makeHall creates the test hall through the catalog write service, as the console does.
 func (e *testEnv) makeHall() int64 {
-	hallID := e.exec("INSERT INTO halls (name, rows_n, cols_n) VALUES ('Test Hall', 10, 21)")
-	std := e.exec("INSERT INTO zones (hall_id, code, name) VALUES (?, 'standard', 'Standard')", hallID)
-	prem := e.exec("INSERT INTO zones (hall_id, code, name) VALUES (?, 'premium', 'Premium')", hallID)
-	for r := 1; r <= 10; r++ {
-		n := 0
-		for c := 1; c <= 21; c++ {
-			if c == 11 {
-				continue
-			}
-			n++
-			zone, kind := std, "standard"
-			if r >= 8 {
-				zone = prem
-			}
-			if r == 10 && n == 1 {
-				kind = "blocked"
-			}
-			e.exec("INSERT INTO seats (hall_id, zone_id, row_no, col_no, label, kind) VALUES (?, ?, ?, ?, ?, ?)",
-				hallID, zone, r, c, fmt.Sprintf("%c%d", 'A'+r-1, n), kind)
-		}
+	w := NewCatalogWriter(e.shows, NewAudit(e.db, e.clock), "CNY", 4)
+	h, err := w.CreateHall(context.Background(), 0, HallInput{Name: fmt.Sprintf("Test Hall %d", hallSeq.Add(1)),
+		Layout: testHallLayout, Numbering: NumberLeftToRight})
+	if err != nil {
+		e.t.Fatal(err)
 	}
-	return hallID
+	return h.ID
 }
 
 var movieSeq int
