@@ -60,6 +60,7 @@ type App struct {
 	// sessions caches token -> user and listens for logouts of other processes.
 	sessions       *services.SessionCache
 	stopBackground context.CancelFunc
+	asyncExpiry    *services.AsyncExpiry // nil unless SEATFLOW_EXPIRY_ENQUEUE=async
 	dashboard      *services.Dashboard
 }
 
@@ -112,13 +113,18 @@ func New(cfg Config, clock services.Clock, log *slog.Logger) (*App, error) {
 	}, cfg.KeyPrefix)
 	a.asynqClient = asynq.NewClientFromRedisClient(rdb)
 	a.inspector = asynq.NewInspectorFromRedisClient(rdb)
-	expiry := jobs.NewExpiryQueue(a.asynqClient, a.inspector)
+	queue := jobs.NewExpiryQueue(a.asynqClient, a.inspector)
+	var expiry services.ExpiryScheduler = queue
+	if cfg.ExpiryEnqueue == "async" {
+		a.asyncExpiry = services.NewAsyncExpiry(queue, 4, 4096, a.Metrics, log)
+		expiry = a.asyncExpiry
+	}
 	a.Orders = services.NewOrders(db, a.Catalog, a.Seats, a.Limiter, clock, services.OrdersConfig{
 		HoldFor: time.Duration(cfg.HoldMinutes) * time.Minute, Metrics: a.Metrics,
 		Expiry: expiry, Logger: log, Zone: cfg.Location(),
 	})
 	a.Reconciler = services.NewReconciler(db, a.Catalog, a.Seats, a.Orders, clock, services.ReconcileConfig{
-		Grace: cfg.ReconcileGrace, Tasks: expiry, Metrics: a.Metrics, Logger: log,
+		Grace: cfg.ReconcileGrace, Tasks: queue, Metrics: a.Metrics, Logger: log,
 		Lease: services.NewLease(rdb, cfg.KeyPrefix, "reconcile", 30*time.Second),
 	})
 	a.scheduler = jobs.NewScheduler(a.Reconciler, a.Orders, cfg.ReconcileInterval, log)
@@ -257,6 +263,9 @@ func (a *App) Shutdown(ctx context.Context) error {
 	errs := []error{a.HTTP.ShutdownWithContext(ctx)}
 	if a.Ops != nil {
 		errs = append(errs, a.Ops.ShutdownWithContext(ctx))
+	}
+	if a.asyncExpiry != nil {
+		a.asyncExpiry.Close(ctx)
 	}
 	a.worker.Shutdown()
 	a.scheduler.Stop(ctx)

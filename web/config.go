@@ -62,6 +62,9 @@ type Config struct {
 	LogLevel        string        `env:"LOG_LEVEL" envDefault:"info"`
 	// ExpiryCheckInterval is how often the asynq worker looks for due expiry tasks.
 	ExpiryCheckInterval time.Duration `env:"EXPIRY_CHECK_INTERVAL" envDefault:"1s"`
+	// ExpiryEnqueue is "sync" (the expiry task is enqueued before the order is
+	// answered) or "async" (after it, by a few workers; reconciliation is the backstop).
+	ExpiryEnqueue string `env:"EXPIRY_ENQUEUE" envDefault:"sync"`
 	// ReconcileInterval is how often reconciliation runs (one instance at a time).
 	ReconcileInterval time.Duration `env:"RECONCILE_INTERVAL" envDefault:"1m"`
 	// ReconcileGrace is how old a hold without a live order must be before
@@ -116,6 +119,12 @@ func (c Config) validate() error {
 	}
 	if c.PurchaseLimit < 1 || c.PurchaseLimit > 100 {
 		return fmt.Errorf("SEATFLOW_PURCHASE_LIMIT %d is not within 1..100", c.PurchaseLimit)
+	}
+	if c.ExpiryEnqueue != "sync" && c.ExpiryEnqueue != "async" {
+		return fmt.Errorf("SEATFLOW_EXPIRY_ENQUEUE %q is neither sync nor async", c.ExpiryEnqueue)
+	}
+	if c.MySQLMaxOpen < 1 || c.LiveMaxViewers < 0 {
+		return fmt.Errorf("SEATFLOW_MYSQL_MAX_OPEN must be at least 1 and SEATFLOW_LIVE_MAX_VIEWERS not negative")
 	}
 	return nil
 }
