@@ -115,10 +115,6 @@ func Migrate(ctx context.Context, db *sqlx.DB) (int, error) {
 }
 
 // isDuplicate reports whether err is MySQL's duplicate-key error 1062.
-func isDuplicate(err error) bool {
-	var me *mysql.MySQLError
-	return errors.As(err, &me) && me.Number == 1062
-}
 
 // isRetryable reports whether a transaction failed only because InnoDB picked it as a
 // deadlock victim (1213) or timed out waiting for a lock (1205): running it again is safe.

@@ -233,7 +233,7 @@ func (o *Orders) hold(ctx context.Context, show *Show, hall *Hall, req CreateOrd
 	}
 	if err := o.persist(ctx, order, req.IdempotencyKey, req.hash()); err != nil {
 		o.releaseAfterFailure(order)
-		if isDuplicate(err) {
+		if duplicateOn(err, liveSeatKey) {
 			o.metrics.HoldConflicts.Inc()
 			taken := o.liveElsewhere(ctx, order)
 			return nil, &Error{Code: CodeSeatTaken, Message: "already taken: " + strings.Join(taken, ", "), Seats: taken, Err: err}
@@ -405,6 +405,10 @@ func (o *Orders) releaseAfterFailure(order *Order) {
 }
 
 // persist writes the order, its seats and the idempotency key in one transaction.
+// liveSeatKey is the unique key of a seat's one live order (invariant 1): the only
+// duplicate that means SEAT_TAKEN.
+const liveSeatKey = "uq_order_seats_live"
+
 func (o *Orders) persist(ctx context.Context, order *Order, key string, hash [32]byte) error {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), dbTimeout)
 	defer cancel()
@@ -430,12 +434,23 @@ func (o *Orders) persist(ctx context.Context, order *Order, key string, hash [32
 			return err
 		}
 		if key != "" {
-			if _, err := tx.ExecContext(ctx, "DELETE FROM idempotency_keys WHERE user_id = ? AND idem_key = ? AND created_at < ?",
-				order.UserID, key, order.CreatedAt.Add(-IdempotencyTTL)); err != nil {
+			remember := func() error {
+				_, err := tx.ExecContext(ctx, "INSERT INTO idempotency_keys (user_id, idem_key, request_hash, order_id, created_at) VALUES (?, ?, ?, ?, ?)",
+					order.UserID, key, hash[:], order.ID, order.CreatedAt)
 				return err
 			}
-			if _, err := tx.ExecContext(ctx, "INSERT INTO idempotency_keys (user_id, idem_key, request_hash, order_id, created_at) VALUES (?, ?, ?, ?, ?)",
-				order.UserID, key, hash[:], order.ID, order.CreatedAt); err != nil {
+			err := remember()
+			if duplicateOn(err, "PRIMARY") {
+				// an expired key of the same name: make room. Only here: a DELETE that
+				// finds nothing would lock a gap of the index, and concurrent creates
+				// would deadlock on those gaps.
+				if _, err := tx.ExecContext(ctx, "DELETE FROM idempotency_keys WHERE user_id = ? AND idem_key = ? AND created_at < ?",
+					order.UserID, key, order.CreatedAt.Add(-IdempotencyTTL)); err != nil {
+					return err
+				}
+				err = remember()
+			}
+			if err != nil {
 				return err
 			}
 		}

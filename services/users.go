@@ -87,7 +87,7 @@ func (u *Users) Create(ctx context.Context, email, password, name, role string) 
 	defer cancel()
 	res, err := u.db.ExecContext(ctx, "INSERT INTO users (email, name, password_hash, role, created_at) VALUES (?, ?, ?, ?, ?)",
 		email, name, hash, role, u.clock.Now())
-	if isDuplicate(err) {
+	if duplicateOn(err, "uq_users_email") {
 		return 0, errf(CodeConflict, "an account with this email exists already")
 	}
 	if err != nil {
