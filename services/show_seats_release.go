@@ -173,4 +173,3 @@ func orderHasSeat(o *Order, seatID int64) bool {
 	}
 	return false
 }
-
