@@ -33,6 +33,7 @@ func (d *Deps) registerAdminAPI(v1 fiber.Router) {
 	admin := v1.Group("/admin", RequireRole(services.RoleStaff, services.RoleAdmin))
 	d.registerAdminCatalog(admin)
 	d.registerAdminOrders(admin)
+	d.registerAdminShowSeats(admin)
 	rec := admin.Group("/reconcile", RequireRole(services.RoleAdmin))
 	rec.Post("", d.apiReconcile)
 	rec.Get("/runs", d.apiReconcileRuns)

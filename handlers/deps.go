@@ -59,6 +59,15 @@ type ReconcileService interface {
 	RunReport(ctx context.Context, id int64) (*services.ReconcileRun, error)
 }
 
+// ShowSeatService is what the handlers need of services.ShowSeats: a show's seat map
+// for staff, house seats and the release of a stuck hold.
+type ShowSeatService interface {
+	Map(ctx context.Context, showID int64) (*services.StaffSeatMap, error)
+	Block(ctx context.Context, actorID, showID int64, seatIDs []int64, reason string) (*services.HouseChange, error)
+	Unblock(ctx context.Context, actorID, showID int64, seatIDs []int64, reason string) (*services.HouseChange, error)
+	Release(ctx context.Context, actorID, showID, seatID int64, orderNo, reason string) (*services.SeatRelease, error)
+}
+
 // Deps are the services the handlers call.
 type Deps struct {
 	Shows     ShowService
@@ -76,6 +85,9 @@ type Deps struct {
 
 	// AdminOrders searches, refunds and cancels orders for staff.
 	AdminOrders AdminOrderService
+
+	// ShowSeats is a show's seat map for staff: house seats, release of a stuck hold.
+	ShowSeats ShowSeatService
 }
 
 // requestTimeout bounds the services' work for one request.

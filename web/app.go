@@ -143,6 +143,7 @@ func (a *App) newHTTP() *fiber.App {
 		Reconcile: a.Reconciler, Currency: a.Cfg.Currency, SecureCookies: a.Cfg.SecureCookies}
 	d.CatalogAdmin = services.NewCatalogWriter(a.Shows, a.Audit, a.Cfg.Currency, a.Cfg.PurchaseLimit)
 	d.AdminOrders = services.NewStaffOrders(a.DB, a.Orders, a.Payments, a.Shows, a.Audit)
+	d.ShowSeats = services.NewShowSeats(a.DB, a.Orders, a.Audit, a.Cfg.ReconcileGrace)
 	app.Use(handlers.DemoPayments(a.Cfg.DemoPayments))
 	app.Use(d.Authenticate)
 	// CSRF for the browser's forms, after Authenticate so the 403 page shows who is
