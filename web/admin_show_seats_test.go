@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/chromedp/chromedp"
 )
 
 // staffSeatOut is one seat of the admin API's staff seat map as a client reads it.
@@ -277,5 +279,105 @@ func TestAdminShowSeats_Page(t *testing.T) {
 	r = a.seatsForm(t, page, page+"/"+free[2]+"/release", staff, url.Values{"order_no": {"X"}, "reason": {""}})
 	if r.status != 400 || !strings.Contains(string(r.body), "Give a reason") {
 		t.Errorf("release without a reason: %d", r.status)
+	}
+	o := a.do("POST", "/api/v1/shows/"+show+"/orders", a.newUser(), map[string]any{"seat_ids": free[2:3]}, nil)
+	if o.status != 201 {
+		t.Fatalf("order: %d %s", o.status, o.body)
+	}
+	no := o.json(t)["order_no"].(string)
+	if body := string(a.do("GET", page, "", nil, map[string]string{"Cookie": "sf_session=" + staff}).body); !strings.Contains(body, ">Cancel order</button>") {
+		t.Errorf("the pending order %s has no Cancel order form", no)
+	}
+	r = a.seatsForm(t, page, page+"/"+free[2]+"/release", staff, url.Values{"order_no": {no}, "reason": {"buyer called"}})
+	if r.status != 303 || r.header.Get("Location") != page {
+		t.Fatalf("release: %d", r.status)
+	}
+	if st := a.seatState(show, free[2]); st != "free" {
+		t.Errorf("released seat is %s", st)
+	}
+}
+
+// TestAdminShowSeats_Browser: staff sign in, open the seat map of the demo show that has
+// sold seats, see a sold seat's order number, tick two free seats and block them, and
+// see them as house seats; the show's public page then offers them to nobody.
+func TestAdminShowSeats_Browser(t *testing.T) {
+	a := newTestApp(t, nil)
+	show, sold, orderNo, free := a.demoSoldShow(t)
+	// a buyer holds one more seat: its pending order shows a Cancel order form
+	if r := a.do("POST", "/api/v1/shows/"+show+"/orders", a.newUser(), map[string]any{"seat_ids": free[2:3]}, nil); r.status != 201 {
+		t.Fatalf("order: %d %s", r.status, r.body)
+	}
+	acc := a.accounts["staff"]
+	page := "/admin/shows/" + show + "/seats"
+	ctx := newBrowser(t)
+	css := func(s string) chromedp.CSS { return chromedp.CSS(s) }
+	if err := chromedp.Do(ctx,
+		chromedp.Navigate(a.base+page),
+		chromedp.WaitVisible(css(`#email`)),
+		chromedp.SendKeys(css(`#email`), acc.Email),
+		chromedp.SendKeys(css(`#password`), acc.Password),
+		chromedp.Submit(css(`#password`)),
+		chromedp.WaitVisible(css(`#held-sold`)),
+	); err != nil {
+		t.Fatalf("sign in and open the seat map: %v", err)
+	}
+	screenshot(t, ctx, "admin-show-seats")
+	_, table := browserAt(t, ctx, `#held-sold`)
+	if !strings.Contains(table, orderNo) {
+		t.Errorf("the table does not list order %s", orderNo)
+	}
+	attr, err := chromedp.Run(ctx, chromedp.AttributeValue(css(`a.seat[href="/admin/orders/`+orderNo+`"]`), "title"))
+	if err != nil {
+		t.Fatalf("the sold seat %s is no link to its order: %v", sold, err)
+	}
+	if title := attr.Value; !strings.Contains(title, orderNo) || !strings.Contains(title, "@") {
+		t.Errorf("sold seat's tooltip %q lacks the order or buyer", title)
+	}
+	if err := chromedp.Do(ctx,
+		chromedp.Click(css(`input[name="seat"][value="`+free[0]+`"]`)),
+		chromedp.Click(css(`input[name="seat"][value="`+free[1]+`"]`)),
+		chromedp.SendKeys(css(`#house-reason`), "guests of the director"),
+		chromedp.Click(css(`button[name="action"][value="block"]`)),
+		chromedp.WaitVisible(css(`#notice`)),
+	); err != nil {
+		t.Fatalf("block two seats: %v", err)
+	}
+	screenshot(t, ctx, "admin-show-seats-blocked")
+	loc, notice := browserAt(t, ctx, `#notice`)
+	if !strings.HasSuffix(loc, page) || !strings.Contains(notice, "Blocked as house seats") {
+		t.Errorf("after the block: %s %q", loc, notice)
+	}
+	for _, id := range free[:2] {
+		class, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.querySelector('input[value="`+id+`"]').parentElement.className`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(class, "seat-house") {
+			t.Errorf("seat %s has class %q after the block, want seat-house", id, class)
+		}
+	}
+	labels := map[string]string{}
+	for _, s := range a.seatMap(show) {
+		labels[s.ID] = s.Label
+	}
+	if err := chromedp.Do(ctx,
+		chromedp.Navigate(a.base+"/shows/"+show),
+		chromedp.WaitVisible(css(`.seatmap-scroll`)),
+	); err != nil {
+		t.Fatalf("open the show page: %v", err)
+	}
+	screenshot(t, ctx, "show-with-house-seats")
+	for _, id := range free[:2] {
+		n, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll('input[name="seat"][value="`+id+`"]').length`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		class, err := chromedp.Run(ctx, chromedp.Evaluate[string](`(document.querySelector('[data-label="`+labels[id]+`"]')||{}).className||""`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n != 0 || !strings.Contains(class, "seat-blocked") {
+			t.Errorf("show page: seat %s offers %d checkboxes, class %q; want no checkbox, seat-blocked", labels[id], n, class)
+		}
 	}
 }
