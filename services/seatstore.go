@@ -303,6 +303,12 @@ func (s *SeatStore) SnapshotFromDB(ctx context.Context, show *Show) (*Snapshot, 
 	}
 	ctx, cancel := context.WithTimeout(ctx, dbTimeout)
 	defer cancel()
+	// house seats are blocked unless a live order has them (the order wins); read with a
+	// locking read so a block or unblock in flight is seen once it commits
+	house, err := houseSeatsForSnapshot(ctx, s.db, show.ID)
+	if err != nil {
+		return nil, err
+	}
 	var live []struct {
 		SeatID  int64  `db:"seat_id"`
 		OrderNo string `db:"order_no"`
@@ -312,12 +318,6 @@ func (s *SeatStore) SnapshotFromDB(ctx context.Context, show *Show) (*Snapshot, 
 	if err := s.db.SelectContext(ctx, &live, `SELECT os.seat_id, o.order_no, o.user_id, o.status
 		FROM order_seats os JOIN orders o ON o.id = os.order_id WHERE os.show_id = ? AND os.live = 1`, show.ID); err != nil {
 		return nil, unavailable("the database", err)
-	}
-	// house seats are blocked unless a live order has them (the order wins); read with a
-	// locking read so a block or unblock in flight is seen once it commits
-	house, err := houseSeatsForSnapshot(ctx, s.db, show.ID)
-	if err != nil {
-		return nil, err
 	}
 	snap := &Snapshot{Values: map[int64]string{}, ZoneFree: map[string]int{}, Users: map[int64]int{}}
 	for _, z := range hall.Zones {
