@@ -34,198 +34,6 @@ type AdminShowSeatsProps struct {
 	ReleaseReason string
 }
 
-// AdminShowSeatsURL is a show's seat map in the console.
-func AdminShowSeatsURL(showID int64) string { return "/admin/shows/" + i64(showID) + "/seats" }
-
-// AdminHouseSeatsURL is where the house-seat form posts.
-func AdminHouseSeatsURL(showID int64) string { return AdminShowSeatsURL(showID) + "/house" }
-
-// AdminReleaseSeatURL is where a seat's release form posts.
-func AdminReleaseSeatURL(showID, seatID int64) string {
-	return AdminShowSeatsURL(showID) + "/" + i64(seatID) + "/release"
-}
-
-// AdminOrderURL is an order's page in the console.
-func AdminOrderURL(orderNo string) string { return "/admin/orders/" + orderNo }
-
-// StaffSeatCell is one seat of the staff seat map, ready to render.
-type StaffSeatCell struct {
-	ID        string
-	Text      string
-	Title     string
-	AriaLabel string
-	Style     templ.SafeCSS
-	Class     string
-	Checkbox  bool   // a free or house seat while house seats may change
-	Checked   bool   // kept ticked after a refusal
-	Href      string // held and sold seats link to their order
-}
-
-// StaffSeatCells turns the staff seat map into cells in hall order.
-func StaffSeatCells(p AdminShowSeatsProps) []StaffSeatCell {
-	m := p.Map
-	slots := ZoneSlots(m.Show)
-	zoneName := map[string]string{}
-	for _, z := range m.Show.Zones {
-		zoneName[z.Code] = z.Name
-	}
-	out := make([]StaffSeatCell, 0, len(m.Seats))
-	for _, s := range m.Seats {
-		c := StaffSeatCell{ID: i64(s.ID), Text: seatNumber(s.Label), Style: GridPos(s.Row, s.Col)}
-		classes := []string{"seat"}
-		desc := []string{s.Label, StaffStateLabel(s.State)}
-		switch s.State {
-		case services.StateFree:
-			classes = append(classes, ZoneClass(slots[s.ZoneCode]), "seat-free")
-			desc = append(desc, zoneName[s.ZoneCode])
-			c.Checkbox = m.Editable
-		case services.StateHouse:
-			classes = append(classes, "seat-house")
-			c.Checkbox = m.Editable
-		case services.StateHeld, services.StateSold:
-			classes = append(classes, "seat-"+s.State)
-			desc = append(desc, OrderLine(s))
-			c.Href = AdminOrderURL(s.OrderNo)
-		default:
-			classes = []string{"seat", "seat-blocked"}
-			c.Text = "×"
-		}
-		if s.Kind == services.KindWheelchair && s.State != services.StateBlocked {
-			classes = append(classes, "seat-wheelchair")
-			c.Text = "♿"
-		}
-		if s.Mismatch != "" {
-			classes = append(classes, "seat-mismatch")
-			desc = append(desc, s.Mismatch)
-		}
-		if p.Named[s.Label] {
-			classes = append(classes, "seat-just-taken")
-		}
-		c.Checked = c.Checkbox && p.Selected[s.ID]
-		c.Class = strings.Join(classes, " ")
-		c.Title = strings.Join(desc, " · ")
-		c.AriaLabel = "Seat " + strings.Join(desc, ", ")
-		out = append(out, c)
-	}
-	return out
-}
-
-// ShowBadgeClass is the badge style of a show status.
-func ShowBadgeClass(status string) string {
-	switch status {
-	case services.ShowOnSale:
-		return "on-sale"
-	case services.ShowClosed, services.ShowCancelled:
-		return status
-	}
-	return "upcoming"
-}
-
-// StaffStateLabel names a staff seat state for people.
-func StaffStateLabel(state string) string {
-	switch state {
-	case services.StateHouse:
-		return "house seat"
-	case services.StateBlocked:
-		return "never sold"
-	}
-	return state
-}
-
-// OrderLine describes the order of a held or sold seat: number, status and buyer.
-func OrderLine(s services.StaffSeat) string {
-	parts := []string{"order " + s.OrderNo}
-	if s.OrderStatus != "" {
-		parts = append(parts, s.OrderStatus)
-	} else {
-		parts = append(parts, "not in the database")
-	}
-	if s.BuyerEmail != "" {
-		parts = append(parts, s.BuyerEmail)
-	}
-	return strings.Join(parts, ", ")
-}
-
-// StaffOrderRow is one order holding or owning seats of the show, for the table under
-// the map: its seats in hall order, the seat a cancel posts through (CancelSeat, 0 when
-// the order cannot be cancelled here), the seats whose stuck hold can be released and
-// the disagreements between the seat cache and the database.
-type StaffOrderRow struct {
-	OrderNo    string
-	Status     string
-	Email      string
-	Seats      []services.StaffSeat
-	CancelSeat int64
-	Stuck      []services.StaffSeat
-	Notes      []string
-}
-
-// SeatLabels joins the labels of seats.
-func (r StaffOrderRow) SeatLabels() string {
-	l := make([]string, len(r.Seats))
-	for i, s := range r.Seats {
-		l[i] = s.Label
-	}
-	return strings.Join(l, ", ")
-}
-
-// StaffOrderRows groups the held and sold seats by order, in hall order of each order's
-// first seat.
-func StaffOrderRows(m *services.StaffSeatMap) []StaffOrderRow {
-	var out []StaffOrderRow
-	at := map[string]int{}
-	for _, s := range m.Seats {
-		if s.OrderNo == "" || (s.State != services.StateHeld && s.State != services.StateSold) {
-			continue
-		}
-		i, ok := at[s.OrderNo]
-		if !ok {
-			i = len(out)
-			at[s.OrderNo] = i
-			out = append(out, StaffOrderRow{OrderNo: s.OrderNo, Status: s.OrderStatus, Email: s.BuyerEmail})
-		}
-		r := &out[i]
-		r.Seats = append(r.Seats, s)
-		if s.Cancellable && r.CancelSeat == 0 {
-			r.CancelSeat = s.ID
-		}
-		if s.Stuck {
-			r.Stuck = append(r.Stuck, s)
-		}
-		if s.Mismatch != "" {
-			r.Notes = append(r.Notes, s.Label+": "+s.Mismatch)
-		}
-	}
-	return out
-}
-
-// StaffOtherMismatches are the seats without an order where the seat cache and the
-// database disagree.
-func StaffOtherMismatches(m *services.StaffSeatMap) []services.StaffSeat {
-	var out []services.StaffSeat
-	for _, s := range m.Seats {
-		if s.Mismatch != "" && (s.OrderNo == "" || (s.State != services.StateHeld && s.State != services.StateSold)) {
-			out = append(out, s)
-		}
-	}
-	return out
-}
-
-// StaffCounts is the one-line summary of seats per state.
-func StaffCounts(m *services.StaffSeatMap) string {
-	var parts []string
-	for _, st := range []string{services.StateFree, services.StateHeld, services.StateSold, services.StateHouse, services.StateBlocked} {
-		n := m.Counts[st]
-		switch {
-		case st == services.StateHouse && n > 0:
-			parts = append(parts, Plural(n, "house seat", "house seats"))
-		case n > 0 || st == services.StateFree:
-			parts = append(parts, itoa(n)+" "+StaffStateLabel(st))
-		}
-	}
-	return strings.Join(parts, " · ")
-}
-
 // AdminShowSeatsPage is a show's seat map for staff: every seat's state, the order and
 // buyer of held and sold seats, house seats to block or unblock, and holds to release.
 func AdminShowSeatsPage(p AdminShowSeatsProps) templ.Component {
@@ -266,7 +74,7 @@ func AdminShowSeatsPage(p AdminShowSeatsProps) templ.Component {
 			var templ_7745c5c3_Var3 string
 			templ_7745c5c3_Var3, templ_7745c5c3_Err = templ.JoinStringErrs(s.Movie.Title)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_show_seats.templ`, Line: 227, Col: 50}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_show_seats.templ`, Line: 35, Col: 50}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var3))
 			if templ_7745c5c3_Err != nil {
@@ -279,7 +87,7 @@ func AdminShowSeatsPage(p AdminShowSeatsProps) templ.Component {
 			var templ_7745c5c3_Var4 string
 			templ_7745c5c3_Var4, templ_7745c5c3_Err = templruntime.NewAttributeExpression(s.StartsAt.UTC().Format("2006-01-02T15:04:05Z07:00")).Resolve(ctx)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_show_seats.templ`, Line: 229, Col: 78}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_show_seats.templ`, Line: 37, Col: 78}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var4)
 			if templ_7745c5c3_Err != nil {
@@ -292,7 +100,7 @@ func AdminShowSeatsPage(p AdminShowSeatsProps) templ.Component {
 			var templ_7745c5c3_Var5 string
 			templ_7745c5c3_Var5, templ_7745c5c3_Err = templ.JoinStringErrs(DayTime(s.StartsAt, p.Zone))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_show_seats.templ`, Line: 229, Col: 110}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_show_seats.templ`, Line: 37, Col: 110}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var5))
 			if templ_7745c5c3_Err != nil {
@@ -305,7 +113,7 @@ func AdminShowSeatsPage(p AdminShowSeatsProps) templ.Component {
 			var templ_7745c5c3_Var6 string
 			templ_7745c5c3_Var6, templ_7745c5c3_Err = templ.JoinStringErrs(s.HallName)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_show_seats.templ`, Line: 230, Col: 21}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_show_seats.templ`, Line: 38, Col: 21}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var6))
 			if templ_7745c5c3_Err != nil {
@@ -358,7 +166,7 @@ func AdminShowSeatsPage(p AdminShowSeatsProps) templ.Component {
 			var templ_7745c5c3_Var9 string
 			templ_7745c5c3_Var9, templ_7745c5c3_Err = templ.JoinStringErrs(strings.ReplaceAll(s.Status, "_", " "))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_show_seats.templ`, Line: 231, Col: 104}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_show_seats.templ`, Line: 39, Col: 104}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var9))
 			if templ_7745c5c3_Err != nil {
@@ -371,7 +179,7 @@ func AdminShowSeatsPage(p AdminShowSeatsProps) templ.Component {
 			var templ_7745c5c3_Var10 string
 			templ_7745c5c3_Var10, templ_7745c5c3_Err = templ.JoinStringErrs(StaffCounts(p.Map))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_show_seats.templ`, Line: 232, Col: 60}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_show_seats.templ`, Line: 40, Col: 60}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var10))
 			if templ_7745c5c3_Err != nil {
@@ -393,7 +201,7 @@ func AdminShowSeatsPage(p AdminShowSeatsProps) templ.Component {
 				var templ_7745c5c3_Var11 string
 				templ_7745c5c3_Var11, templ_7745c5c3_Err = templ.JoinStringErrs(p.Notice)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_show_seats.templ`, Line: 236, Col: 58}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_show_seats.templ`, Line: 44, Col: 58}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var11))
 				if templ_7745c5c3_Err != nil {
@@ -411,7 +219,7 @@ func AdminShowSeatsPage(p AdminShowSeatsProps) templ.Component {
 			var templ_7745c5c3_Var12 string
 			templ_7745c5c3_Var12, templ_7745c5c3_Err = templruntime.NewAttributeExpression(templ.SafeURL(AdminHouseSeatsURL(s.ID))).ResolveURL(ctx)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_show_seats.templ`, Line: 238, Col: 70}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_show_seats.templ`, Line: 46, Col: 70}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var12)
 			if templ_7745c5c3_Err != nil {
@@ -442,7 +250,7 @@ func AdminShowSeatsPage(p AdminShowSeatsProps) templ.Component {
 				var templ_7745c5c3_Var13 string
 				templ_7745c5c3_Var13, templ_7745c5c3_Err = templ.JoinStringErrs(strings.ReplaceAll(s.Status, "_", " "))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_show_seats.templ`, Line: 246, Col: 92}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_show_seats.templ`, Line: 54, Col: 92}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var13))
 				if templ_7745c5c3_Err != nil {
@@ -468,7 +276,7 @@ func AdminShowSeatsPage(p AdminShowSeatsProps) templ.Component {
 			var templ_7745c5c3_Var14 string
 			templ_7745c5c3_Var14, templ_7745c5c3_Err = templruntime.SanitizeStyleAttributeValues(GridTemplate(h.Rows, h.Cols))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_show_seats.templ`, Line: 254, Col: 62}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_show_seats.templ`, Line: 62, Col: 62}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var14))
 			if templ_7745c5c3_Err != nil {
@@ -509,7 +317,7 @@ func AdminShowSeatsPage(p AdminShowSeatsProps) templ.Component {
 						var templ_7745c5c3_Var17 string
 						templ_7745c5c3_Var17, templ_7745c5c3_Err = templruntime.SanitizeStyleAttributeValues(c.Style)
 						if templ_7745c5c3_Err != nil {
-							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_show_seats.templ`, Line: 257, Col: 50}
+							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_show_seats.templ`, Line: 65, Col: 50}
 						}
 						_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var17))
 						if templ_7745c5c3_Err != nil {
@@ -522,7 +330,7 @@ func AdminShowSeatsPage(p AdminShowSeatsProps) templ.Component {
 						var templ_7745c5c3_Var18 string
 						templ_7745c5c3_Var18, templ_7745c5c3_Err = templruntime.NewAttributeExpression(c.Title).Resolve(ctx)
 						if templ_7745c5c3_Err != nil {
-							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_show_seats.templ`, Line: 257, Col: 68}
+							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_show_seats.templ`, Line: 65, Col: 68}
 						}
 						_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var18)
 						if templ_7745c5c3_Err != nil {
@@ -549,7 +357,7 @@ func AdminShowSeatsPage(p AdminShowSeatsProps) templ.Component {
 					var templ_7745c5c3_Var19 string
 					templ_7745c5c3_Var19, templ_7745c5c3_Err = templruntime.NewAttributeExpression(c.ID).Resolve(ctx)
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_show_seats.templ`, Line: 258, Col: 58}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_show_seats.templ`, Line: 66, Col: 58}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var19)
 					if templ_7745c5c3_Err != nil {
@@ -562,7 +370,7 @@ func AdminShowSeatsPage(p AdminShowSeatsProps) templ.Component {
 					var templ_7745c5c3_Var20 string
 					templ_7745c5c3_Var20, templ_7745c5c3_Err = templruntime.NewAttributeExpression(c.AriaLabel).Resolve(ctx)
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_show_seats.templ`, Line: 258, Col: 85}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_show_seats.templ`, Line: 66, Col: 85}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var20)
 					if templ_7745c5c3_Err != nil {
@@ -585,7 +393,7 @@ func AdminShowSeatsPage(p AdminShowSeatsProps) templ.Component {
 					var templ_7745c5c3_Var21 string
 					templ_7745c5c3_Var21, templ_7745c5c3_Err = templ.JoinStringErrs(c.Text)
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_show_seats.templ`, Line: 263, Col: 61}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_show_seats.templ`, Line: 71, Col: 61}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var21))
 					if templ_7745c5c3_Err != nil {
@@ -625,7 +433,7 @@ func AdminShowSeatsPage(p AdminShowSeatsProps) templ.Component {
 						var templ_7745c5c3_Var24 string
 						templ_7745c5c3_Var24, templ_7745c5c3_Err = templruntime.SanitizeStyleAttributeValues(c.Style)
 						if templ_7745c5c3_Err != nil {
-							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_show_seats.templ`, Line: 266, Col: 46}
+							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_show_seats.templ`, Line: 74, Col: 46}
 						}
 						_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var24))
 						if templ_7745c5c3_Err != nil {
@@ -638,7 +446,7 @@ func AdminShowSeatsPage(p AdminShowSeatsProps) templ.Component {
 						var templ_7745c5c3_Var25 string
 						templ_7745c5c3_Var25, templ_7745c5c3_Err = templruntime.NewAttributeExpression(c.Title).Resolve(ctx)
 						if templ_7745c5c3_Err != nil {
-							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_show_seats.templ`, Line: 266, Col: 64}
+							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_show_seats.templ`, Line: 74, Col: 64}
 						}
 						_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var25)
 						if templ_7745c5c3_Err != nil {
@@ -651,7 +459,7 @@ func AdminShowSeatsPage(p AdminShowSeatsProps) templ.Component {
 						var templ_7745c5c3_Var26 string
 						templ_7745c5c3_Var26, templ_7745c5c3_Err = templruntime.NewAttributeExpression(c.AriaLabel).Resolve(ctx)
 						if templ_7745c5c3_Err != nil {
-							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_show_seats.templ`, Line: 266, Col: 91}
+							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_show_seats.templ`, Line: 74, Col: 91}
 						}
 						_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var26)
 						if templ_7745c5c3_Err != nil {
@@ -664,7 +472,7 @@ func AdminShowSeatsPage(p AdminShowSeatsProps) templ.Component {
 						var templ_7745c5c3_Var27 string
 						templ_7745c5c3_Var27, templ_7745c5c3_Err = templruntime.NewAttributeExpression(templ.SafeURL(c.Href)).ResolveURL(ctx)
 						if templ_7745c5c3_Err != nil {
-							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_show_seats.templ`, Line: 266, Col: 122}
+							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_show_seats.templ`, Line: 74, Col: 122}
 						}
 						_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var27)
 						if templ_7745c5c3_Err != nil {
@@ -691,7 +499,7 @@ func AdminShowSeatsPage(p AdminShowSeatsProps) templ.Component {
 					var templ_7745c5c3_Var28 string
 					templ_7745c5c3_Var28, templ_7745c5c3_Err = templ.JoinStringErrs(c.Text)
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_show_seats.templ`, Line: 267, Col: 61}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_show_seats.templ`, Line: 75, Col: 61}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var28))
 					if templ_7745c5c3_Err != nil {
@@ -731,7 +539,7 @@ func AdminShowSeatsPage(p AdminShowSeatsProps) templ.Component {
 						var templ_7745c5c3_Var31 string
 						templ_7745c5c3_Var31, templ_7745c5c3_Err = templruntime.SanitizeStyleAttributeValues(c.Style)
 						if templ_7745c5c3_Err != nil {
-							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_show_seats.templ`, Line: 270, Col: 49}
+							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_show_seats.templ`, Line: 78, Col: 49}
 						}
 						_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var31))
 						if templ_7745c5c3_Err != nil {
@@ -744,7 +552,7 @@ func AdminShowSeatsPage(p AdminShowSeatsProps) templ.Component {
 						var templ_7745c5c3_Var32 string
 						templ_7745c5c3_Var32, templ_7745c5c3_Err = templruntime.NewAttributeExpression(c.Title).Resolve(ctx)
 						if templ_7745c5c3_Err != nil {
-							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_show_seats.templ`, Line: 270, Col: 67}
+							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_show_seats.templ`, Line: 78, Col: 67}
 						}
 						_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var32)
 						if templ_7745c5c3_Err != nil {
@@ -757,7 +565,7 @@ func AdminShowSeatsPage(p AdminShowSeatsProps) templ.Component {
 						var templ_7745c5c3_Var33 string
 						templ_7745c5c3_Var33, templ_7745c5c3_Err = templruntime.NewAttributeExpression(c.AriaLabel).Resolve(ctx)
 						if templ_7745c5c3_Err != nil {
-							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_show_seats.templ`, Line: 270, Col: 94}
+							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_show_seats.templ`, Line: 78, Col: 94}
 						}
 						_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var33)
 						if templ_7745c5c3_Err != nil {
@@ -784,7 +592,7 @@ func AdminShowSeatsPage(p AdminShowSeatsProps) templ.Component {
 					var templ_7745c5c3_Var34 string
 					templ_7745c5c3_Var34, templ_7745c5c3_Err = templ.JoinStringErrs(c.Text)
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_show_seats.templ`, Line: 270, Col: 116}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_show_seats.templ`, Line: 78, Col: 116}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var34))
 					if templ_7745c5c3_Err != nil {
@@ -824,7 +632,7 @@ func AdminShowSeatsPage(p AdminShowSeatsProps) templ.Component {
 				var templ_7745c5c3_Var35 string
 				templ_7745c5c3_Var35, templ_7745c5c3_Err = templruntime.NewAttributeExpression(p.Reason).Resolve(ctx)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_show_seats.templ`, Line: 284, Col: 99}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_show_seats.templ`, Line: 92, Col: 99}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var35)
 				if templ_7745c5c3_Err != nil {
@@ -878,7 +686,7 @@ func rowLabels(h *services.Hall) templ.Component {
 		var templ_7745c5c3_Var37 string
 		templ_7745c5c3_Var37, templ_7745c5c3_Err = templruntime.SanitizeStyleAttributeValues(RowsTemplate(h.Rows))
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_show_seats.templ`, Line: 299, Col: 53}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_show_seats.templ`, Line: 107, Col: 53}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var37))
 		if templ_7745c5c3_Err != nil {
@@ -896,7 +704,7 @@ func rowLabels(h *services.Hall) templ.Component {
 			var templ_7745c5c3_Var38 string
 			templ_7745c5c3_Var38, templ_7745c5c3_Err = templruntime.SanitizeStyleAttributeValues(r.Style)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_show_seats.templ`, Line: 301, Col: 42}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_show_seats.templ`, Line: 109, Col: 42}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var38))
 			if templ_7745c5c3_Err != nil {
@@ -909,7 +717,7 @@ func rowLabels(h *services.Hall) templ.Component {
 			var templ_7745c5c3_Var39 string
 			templ_7745c5c3_Var39, templ_7745c5c3_Err = templ.JoinStringErrs(r.Letter)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_show_seats.templ`, Line: 301, Col: 55}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_show_seats.templ`, Line: 109, Col: 55}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var39))
 			if templ_7745c5c3_Err != nil {
@@ -998,7 +806,7 @@ func heldSoldTable(p AdminShowSeatsProps) templ.Component {
 				var templ_7745c5c3_Var42 string
 				templ_7745c5c3_Var42, templ_7745c5c3_Err = templruntime.NewAttributeExpression("order-" + r.OrderNo).Resolve(ctx)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_show_seats.templ`, Line: 344, Col: 36}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_show_seats.templ`, Line: 152, Col: 36}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var42)
 				if templ_7745c5c3_Err != nil {
@@ -1011,7 +819,7 @@ func heldSoldTable(p AdminShowSeatsProps) templ.Component {
 				var templ_7745c5c3_Var43 string
 				templ_7745c5c3_Var43, templ_7745c5c3_Err = templruntime.NewAttributeExpression(templ.SafeURL(AdminOrderURL(r.OrderNo))).ResolveURL(ctx)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_show_seats.templ`, Line: 345, Col: 73}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_show_seats.templ`, Line: 153, Col: 73}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var43)
 				if templ_7745c5c3_Err != nil {
@@ -1024,7 +832,7 @@ func heldSoldTable(p AdminShowSeatsProps) templ.Component {
 				var templ_7745c5c3_Var44 string
 				templ_7745c5c3_Var44, templ_7745c5c3_Err = templ.JoinStringErrs(r.OrderNo)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_show_seats.templ`, Line: 345, Col: 93}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_show_seats.templ`, Line: 153, Col: 93}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var44))
 				if templ_7745c5c3_Err != nil {
@@ -1038,7 +846,7 @@ func heldSoldTable(p AdminShowSeatsProps) templ.Component {
 					var templ_7745c5c3_Var45 string
 					templ_7745c5c3_Var45, templ_7745c5c3_Err = templ.JoinStringErrs(r.Status)
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_show_seats.templ`, Line: 348, Col: 20}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_show_seats.templ`, Line: 156, Col: 20}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var45))
 					if templ_7745c5c3_Err != nil {
@@ -1058,7 +866,7 @@ func heldSoldTable(p AdminShowSeatsProps) templ.Component {
 					var templ_7745c5c3_Var46 string
 					templ_7745c5c3_Var46, templ_7745c5c3_Err = templ.JoinStringErrs(r.Email)
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_show_seats.templ`, Line: 355, Col: 19}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_show_seats.templ`, Line: 163, Col: 19}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var46))
 					if templ_7745c5c3_Err != nil {
@@ -1077,7 +885,7 @@ func heldSoldTable(p AdminShowSeatsProps) templ.Component {
 				var templ_7745c5c3_Var47 string
 				templ_7745c5c3_Var47, templ_7745c5c3_Err = templ.JoinStringErrs(r.SeatLabels())
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_show_seats.templ`, Line: 360, Col: 43}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_show_seats.templ`, Line: 168, Col: 43}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var47))
 				if templ_7745c5c3_Err != nil {
@@ -1101,7 +909,7 @@ func heldSoldTable(p AdminShowSeatsProps) templ.Component {
 						var templ_7745c5c3_Var48 string
 						templ_7745c5c3_Var48, templ_7745c5c3_Err = templ.JoinStringErrs(n)
 						if templ_7745c5c3_Err != nil {
-							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_show_seats.templ`, Line: 366, Col: 19}
+							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_show_seats.templ`, Line: 174, Col: 19}
 						}
 						_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var48))
 						if templ_7745c5c3_Err != nil {
@@ -1162,7 +970,7 @@ func heldSoldTable(p AdminShowSeatsProps) templ.Component {
 				var templ_7745c5c3_Var49 string
 				templ_7745c5c3_Var49, templ_7745c5c3_Err = templ.JoinStringErrs(s.Label)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_show_seats.templ`, Line: 404, Col: 33}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_show_seats.templ`, Line: 212, Col: 33}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var49))
 				if templ_7745c5c3_Err != nil {
@@ -1175,7 +983,7 @@ func heldSoldTable(p AdminShowSeatsProps) templ.Component {
 				var templ_7745c5c3_Var50 string
 				templ_7745c5c3_Var50, templ_7745c5c3_Err = templ.JoinStringErrs(StaffStateLabel(s.State))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_show_seats.templ`, Line: 405, Col: 38}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_show_seats.templ`, Line: 213, Col: 38}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var50))
 				if templ_7745c5c3_Err != nil {
@@ -1188,7 +996,7 @@ func heldSoldTable(p AdminShowSeatsProps) templ.Component {
 				var templ_7745c5c3_Var51 string
 				templ_7745c5c3_Var51, templ_7745c5c3_Err = templ.JoinStringErrs(s.Mismatch)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_show_seats.templ`, Line: 406, Col: 39}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_show_seats.templ`, Line: 214, Col: 39}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var51))
 				if templ_7745c5c3_Err != nil {
@@ -1235,7 +1043,7 @@ func releaseForm(p AdminShowSeatsProps, seatID int64, orderNo, button string) te
 		var templ_7745c5c3_Var53 string
 		templ_7745c5c3_Var53, templ_7745c5c3_Err = templruntime.NewAttributeExpression(templ.SafeURL(AdminReleaseSeatURL(p.Map.Show.ID, seatID))).ResolveURL(ctx)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_show_seats.templ`, Line: 420, Col: 87}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_show_seats.templ`, Line: 228, Col: 87}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var53)
 		if templ_7745c5c3_Err != nil {
@@ -1256,7 +1064,7 @@ func releaseForm(p AdminShowSeatsProps, seatID int64, orderNo, button string) te
 		var templ_7745c5c3_Var54 string
 		templ_7745c5c3_Var54, templ_7745c5c3_Err = templruntime.NewAttributeExpression(orderNo).Resolve(ctx)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_show_seats.templ`, Line: 422, Col: 54}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_show_seats.templ`, Line: 230, Col: 54}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var54)
 		if templ_7745c5c3_Err != nil {
@@ -1269,7 +1077,7 @@ func releaseForm(p AdminShowSeatsProps, seatID int64, orderNo, button string) te
 		var templ_7745c5c3_Var55 string
 		templ_7745c5c3_Var55, templ_7745c5c3_Err = templruntime.NewAttributeExpression(fid).Resolve(ctx)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_show_seats.templ`, Line: 423, Col: 18}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_show_seats.templ`, Line: 231, Col: 18}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var55)
 		if templ_7745c5c3_Err != nil {
@@ -1282,7 +1090,7 @@ func releaseForm(p AdminShowSeatsProps, seatID int64, orderNo, button string) te
 		var templ_7745c5c3_Var56 string
 		templ_7745c5c3_Var56, templ_7745c5c3_Err = templruntime.NewAttributeExpression(fid).Resolve(ctx)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_show_seats.templ`, Line: 425, Col: 11}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_show_seats.templ`, Line: 233, Col: 11}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var56)
 		if templ_7745c5c3_Err != nil {
@@ -1300,7 +1108,7 @@ func releaseForm(p AdminShowSeatsProps, seatID int64, orderNo, button string) te
 			var templ_7745c5c3_Var57 string
 			templ_7745c5c3_Var57, templ_7745c5c3_Err = templruntime.NewAttributeExpression(p.ReleaseReason).Resolve(ctx)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_show_seats.templ`, Line: 431, Col: 27}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_show_seats.templ`, Line: 239, Col: 27}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var57)
 			if templ_7745c5c3_Err != nil {
@@ -1318,7 +1126,7 @@ func releaseForm(p AdminShowSeatsProps, seatID int64, orderNo, button string) te
 		var templ_7745c5c3_Var58 string
 		templ_7745c5c3_Var58, templ_7745c5c3_Err = templ.JoinStringErrs(button)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_show_seats.templ`, Line: 434, Col: 47}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_show_seats.templ`, Line: 242, Col: 47}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var58))
 		if templ_7745c5c3_Err != nil {
