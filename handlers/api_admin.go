@@ -39,6 +39,7 @@ func (d *Deps) registerAdminAPI(v1 fiber.Router) {
 	d.registerAdminAudit(admin)
 	d.registerAdminUsers(admin.Group("/users", RequireRole(services.RoleAdmin)))
 	admin.Get("/dashboard", d.apiDashboard)
+	d.registerAdminShowSeats(admin)
 	rec := admin.Group("/reconcile", RequireRole(services.RoleAdmin))
 	rec.Post("", d.apiReconcile)
 	rec.Get("/runs", d.apiReconcileRuns)

@@ -101,6 +101,15 @@ type CatalogConsoleService interface {
 	SeatCounts(ctx context.Context, shows []*services.Show) (map[int64]services.SeatCounts, error)
 }
 
+// ShowSeatService is what the handlers need of services.ShowSeats: a show's seat map
+// for staff, house seats and the release of a stuck hold.
+type ShowSeatService interface {
+	Map(ctx context.Context, showID int64) (*services.StaffSeatMap, error)
+	Block(ctx context.Context, actorID, showID int64, seatIDs []int64, reason string) (*services.HouseChange, error)
+	Unblock(ctx context.Context, actorID, showID int64, seatIDs []int64, reason string) (*services.HouseChange, error)
+	Release(ctx context.Context, actorID, showID, seatID int64, orderNo, reason string) (*services.SeatRelease, error)
+}
+
 // Deps are the services the handlers call.
 type Deps struct {
 	Shows     ShowService
@@ -137,6 +146,8 @@ type Deps struct {
 	// CatalogConsole edits and retires movies, repeats shows and counts their seats for
 	// the console's movie and show pages.
 	CatalogConsole CatalogConsoleService
+	// ShowSeats is a show's seat map for staff: house seats, release of a stuck hold.
+	ShowSeats ShowSeatService
 }
 
 // requestTimeout bounds the services' work for one request.

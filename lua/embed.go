@@ -52,6 +52,12 @@ var loadBody string
 //go:embed repair.lua
 var repairBody string
 
+// House blocks free seats as house seats (all or nothing) or frees blocked ones, moving
+// the zone free counts. See house.lua.
+//
+//go:embed house.lua
+var House string
+
 // LeaseAcquire takes the reconciliation lease with a new fencing token. See lease_acquire.lua.
 //
 //go:embed lease_acquire.lua

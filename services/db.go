@@ -114,8 +114,6 @@ func Migrate(ctx context.Context, db *sqlx.DB) (int, error) {
 	return len(res), err
 }
 
-// isDuplicate reports whether err is MySQL's duplicate-key error 1062.
-
 // isRetryable reports whether a transaction failed only because InnoDB picked it as a
 // deadlock victim (1213) or timed out waiting for a lock (1205): running it again is safe.
 func isRetryable(err error) bool {

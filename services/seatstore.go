@@ -293,7 +293,9 @@ type Snapshot struct {
 	Users    map[int64]int
 }
 
-// SnapshotFromDB reads the seat state of a show from MySQL (the truth, invariant 3).
+// SnapshotFromDB reads the seat state of a show from MySQL (the truth, invariant 3):
+// seats of live orders held or sold, house seats (show_house_seats) and seats that are
+// never sold blocked, every other seat free.
 func (s *SeatStore) SnapshotFromDB(ctx context.Context, show *Show) (*Snapshot, error) {
 	hall, err := s.catalog.Hall(ctx, show.HallID)
 	if err != nil {
@@ -301,6 +303,12 @@ func (s *SeatStore) SnapshotFromDB(ctx context.Context, show *Show) (*Snapshot, 
 	}
 	ctx, cancel := context.WithTimeout(ctx, dbTimeout)
 	defer cancel()
+	// house seats are blocked unless a live order has them (the order wins); read with a
+	// locking read so a block or unblock in flight is seen once it commits
+	house, err := houseSeatsForSnapshot(ctx, s.db, show.ID)
+	if err != nil {
+		return nil, err
+	}
 	var live []struct {
 		SeatID  int64  `db:"seat_id"`
 		OrderNo string `db:"order_no"`
@@ -323,7 +331,7 @@ func (s *SeatStore) SnapshotFromDB(ctx context.Context, show *Show) (*Snapshot, 
 	}
 	for _, st := range hall.Seats {
 		switch {
-		case !st.Sellable():
+		case !st.Sellable() || (house[st.ID] && !taken[st.ID]):
 			snap.Values[st.ID] = seatBlocked
 		case !taken[st.ID]:
 			snap.Values[st.ID] = seatFree

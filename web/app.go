@@ -176,6 +176,7 @@ func (a *App) newHTTP() *fiber.App {
 	d.AdminOrders = services.NewStaffOrders(a.DB, a.Orders, a.Payments, a.Shows, a.Audit)
 	d.OrderDetail, d.UserAdmin, d.Audit = d.AdminOrders.(*services.StaffOrders), services.NewUserAdmin(a.DB, a.Audit, a.Users.UserChanged), a.Audit
 	d.Dashboard, d.ExpiryQueue = a.dashboard, jobs.NewExpiryQueue(a.asynqClient, a.inspector)
+	d.ShowSeats = services.NewShowSeats(a.DB, a.Orders, a.Audit, a.Cfg.ReconcileGrace)
 	app.Use(handlers.DemoPayments(a.Cfg.DemoPayments))
 	app.Use(d.Authenticate)
 	// CSRF for the browser's forms, after Authenticate so the 403 page shows who is
