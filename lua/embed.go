@@ -56,7 +56,10 @@ var repairBody string
 // the zone free counts. See house.lua.
 //
 //go:embed house.lua
-var House string
+var houseBody string
+
+// House is house.lua with the notify prelude.
+var House = notify + houseBody
 
 // LeaseAcquire takes the reconciliation lease with a new fencing token. See lease_acquire.lua.
 //

@@ -32,22 +32,26 @@ if op == 'BLOCK' then
     table.insert(taken, 1, 'TAKEN')
     return taken
   end
-  local n = 0
+  local n, changed = 0, {}
   for i = 2, #ARGV, 2 do
     redis.call('HSET', seats, ARGV[i], 'B')
     redis.call('HINCRBY', zones, ARGV[i + 1], -1)
     n = n + 1
+    changed[#changed + 1] = ARGV[i] .. '=B'
   end
+  notify(seats, zones, changed)
   return {'OK', tostring(n)}
 elseif op == 'UNBLOCK' then
-  local n = 0
+  local n, changed = 0, {}
   for i = 2, #ARGV, 2 do
     if redis.call('HGET', seats, ARGV[i]) == 'B' then
       redis.call('HSET', seats, ARGV[i], 'F')
       redis.call('HINCRBY', zones, ARGV[i + 1], 1)
       n = n + 1
+      changed[#changed + 1] = ARGV[i] .. '=F'
     end
   end
+  notify(seats, zones, changed)
   return {'OK', tostring(n)}
 end
 return redis.error_reply('house.lua: unknown operation ' .. tostring(op))

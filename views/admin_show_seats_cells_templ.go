@@ -26,9 +26,6 @@ func AdminReleaseSeatURL(showID, seatID int64) string {
 	return AdminShowSeatsURL(showID) + "/" + i64(seatID) + "/release"
 }
 
-// AdminOrderURL is an order's page in the console.
-func AdminOrderURL(orderNo string) string { return "/admin/orders/" + orderNo }
-
 // StaffSeatCell is one seat of the staff seat map, ready to render.
 type StaffSeatCell struct {
 	ID        string
