@@ -50,10 +50,21 @@ func (o *Orders) syncSeats(ctx context.Context, order *Order) error {
 	switch order.Status {
 	case OrderPaid:
 		conflicts, err := o.seats.Sell(ctx, order.ShowID, order.OrderNo, order.UserID, refsOf(order))
-		if err == nil && len(conflicts) > 0 {
+		if err != nil {
+			return err
+		}
+		if len(conflicts) > 0 {
 			o.log.Error("paid seats held by another order in the seat cache; reconciliation will repair them",
 				"order_no", order.OrderNo, "seats", conflicts)
 		}
+		// a refund (a show cancelled meanwhile) may have released the seats just before
+		// the sell took them back: if the order is no longer paid, release them again
+		// (owner-checked, so never another order's seats)
+		now, err := o.orderByID(ctx, order.ID)
+		if err != nil || now.Status == OrderPaid {
+			return nil // the reconciler is the backstop when the re-read fails
+		}
+		_, err = o.seats.Release(ctx, order.ShowID, order.OrderNo, refsOf(order), true)
 		return err
 	case OrderCancelled, OrderExpired, OrderRefunded:
 		_, err := o.seats.Release(ctx, order.ShowID, order.OrderNo, refsOf(order), order.Status == OrderRefunded)
