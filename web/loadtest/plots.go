@@ -102,5 +102,10 @@ func latencyPlot(title string, rs []*Result, path string) error {
 		s.Color = color.Transparent
 		p.Add(s)
 	}
+	// a log axis needs a positive range that is not a single value
+	p.X.Min = max(p.X.Min, 0.001)
+	if p.X.Max < p.X.Min*2 {
+		p.X.Min, p.X.Max = p.X.Min/2, p.X.Max*2
+	}
 	return p.Save(7*vg.Inch, 4*vg.Inch, path)
 }
