@@ -34,6 +34,7 @@ func loadtestFlags(cfg web.Config, args []string) (loadtest.Options, error) {
 	fs.IntVar(&opts.PID, "pid", 0, "process id of the -base server, to sample its RSS (default: not sampled)")
 	fs.IntVar(&opts.Clients, "clients", 32, "concurrent clients of every phase")
 	fs.DurationVar(&opts.Duration, "duration", 10*time.Second, "wall time of every ceiling and scenario (a flash sale ends when sold out)")
+	fs.DurationVar(&opts.FlashMax, "flash-max", time.Minute, "longest the flash sale runs when it does not sell out first")
 	fs.StringVar(&scenarios, "scenarios", strings.Join(loadtest.AllScenarios, ","), "comma-separated scenarios to run")
 	fs.StringVar(&opts.Out, "out", "", "results `folder` (default loadtest-results/<UTC timestamp>)")
 	fs.StringVar(&dsn, "mysql-dsn", "", "MySQL DSN of the server's database, for fixtures, ceilings and audits (default: SEATFLOW_MYSQL_DSN with -base, else its database renamed seatflow_loadtest, which is dropped and created afresh)")
@@ -95,9 +96,7 @@ func loadtestRun(ctx context.Context, cfg web.Config, args []string) error {
 	if err != nil {
 		return err
 	}
-	if !isTerminal(os.Stderr) {
-		opts.Progress = nil
-	}
+	opts.ProgressLive = isTerminal(os.Stderr)
 	rep, err := loadtest.Run(ctx, opts)
 	if rep != nil {
 		fmt.Println()

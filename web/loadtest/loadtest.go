@@ -53,9 +53,14 @@ type Options struct {
 	Rows, Cols, Buyers int
 	// Currency of the fixture shows (the server's SEATFLOW_CURRENCY).
 	Currency string
-	// Progress receives the live progress lines (nil: none), Log the run's messages.
-	Progress io.Writer
-	Log      io.Writer
+	// FlashMax is the longest the flash sale runs when it does not sell out first
+	// (0: Duration).
+	FlashMax time.Duration
+	// Progress receives the progress lines (nil: none): rewritten every second when
+	// ProgressLive (a terminal), else one line per phase. Log gets the run's messages.
+	Progress     io.Writer
+	ProgressLive bool
+	Log          io.Writer
 }
 
 func (o *Options) defaults() error {
@@ -78,6 +83,9 @@ func (o *Options) defaults() error {
 	}
 	if o.KeyPrefix == "" {
 		o.KeyPrefix = "sf"
+	}
+	if o.FlashMax <= 0 {
+		o.FlashMax = o.Duration
 	}
 	if o.Currency == "" {
 		o.Currency = "CNY"
@@ -220,12 +228,17 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 // measure runs op on every client for the run's duration and summarises it as a
 // Result named name (title: what it does; metric: what OK counts).
 func (r *run) measure(ctx context.Context, name, title, metric string, op func(ctx context.Context, w int) step) (*Result, error) {
+	return r.measureFor(ctx, r.opts.Duration, name, title, metric, op)
+}
+
+// measureFor is measure for a duration of its own.
+func (r *run) measureFor(ctx context.Context, d time.Duration, name, title, metric string, op func(ctx context.Context, w int) step) (*Result, error) {
 	start := time.Now()
-	rec := NewRecorder(start, int(r.opts.Duration/time.Second)+60)
+	rec := NewRecorder(start, int(d/time.Second)+60)
 	if r.rss != nil {
 		r.rss.phase.Store(0)
 	}
-	elapsed := runClients(ctx, name, r.opts.Clients, r.opts.Duration, rec, r.opts.Progress, func(ctx context.Context, w int) bool {
+	elapsed := runClients(ctx, name, r.opts.Clients, d, rec, r.opts.Progress, r.opts.ProgressLive, func(ctx context.Context, w int) bool {
 		t0 := time.Now()
 		st := op(ctx, w)
 		end := time.Now()

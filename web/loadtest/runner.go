@@ -96,10 +96,11 @@ func fmtMS(d time.Duration) string {
 
 // runClients runs op on clients goroutines until duration has passed, ctx ends or an
 // op returns false (the scenario is done, e.g. sold out); operations in flight then
-// finish. Every second it rewrites a progress line on progress (nil: none). It returns
-// the wall time of the run.
+// finish. On progress (nil: none) it rewrites a progress line every second when live
+// (a terminal), and writes the final line of the phase either way. It returns the wall
+// time of the run.
 func runClients(ctx context.Context, name string, clients int, duration time.Duration, rec *Recorder,
-	progress io.Writer, op func(ctx context.Context, client int) bool) time.Duration {
+	progress io.Writer, live bool, op func(ctx context.Context, client int) bool) time.Duration {
 	start := time.Now()
 	deadline := start.Add(duration)
 	var stop atomic.Bool
@@ -128,13 +129,17 @@ func runClients(ctx context.Context, name string, clients int, duration time.Dur
 	for {
 		select {
 		case <-tick.C:
-			if progress != nil {
+			if progress != nil && live {
 				fmt.Fprintf(progress, "\r%s", line())
 			}
 		case <-done:
 			elapsed := time.Since(start)
 			if progress != nil {
-				fmt.Fprintf(progress, "\r%s\n", line())
+				cr := ""
+				if live {
+					cr = "\r"
+				}
+				fmt.Fprintf(progress, "%s%s\n", cr, line())
 			}
 			return elapsed
 		}

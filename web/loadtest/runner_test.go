@@ -61,7 +61,7 @@ func TestRunClients_StopsOnDoneAndDeadline(t *testing.T) {
 	t.Run("an op ends the run", func(t *testing.T) {
 		var n atomic.Int64
 		rec := NewRecorder(time.Now(), 5)
-		el := runClients(context.Background(), "x", 4, 5*time.Second, rec, nil, func(ctx context.Context, w int) bool {
+		el := runClients(context.Background(), "x", 4, 5*time.Second, rec, nil, false, func(ctx context.Context, w int) bool {
 			return n.Add(1) < 100
 		})
 		if el > 2*time.Second || n.Load() < 100 {
@@ -71,7 +71,7 @@ func TestRunClients_StopsOnDoneAndDeadline(t *testing.T) {
 	t.Run("the deadline ends the run and prints a final line", func(t *testing.T) {
 		var out bytes.Buffer
 		rec := NewRecorder(time.Now(), 5)
-		el := runClients(context.Background(), "tick", 2, 150*time.Millisecond, rec, &out, func(ctx context.Context, w int) bool {
+		el := runClients(context.Background(), "tick", 2, 150*time.Millisecond, rec, &out, true, func(ctx context.Context, w int) bool {
 			time.Sleep(5 * time.Millisecond)
 			rec.Observe(OutOK, 5*time.Millisecond, time.Now(), "ok", "")
 			return true
@@ -80,6 +80,17 @@ func TestRunClients_StopsOnDoneAndDeadline(t *testing.T) {
 			t.Fatalf("elapsed %v", el)
 		}
 		if s := out.String(); !strings.HasPrefix(s, "\rtick") || !strings.HasSuffix(s, "\n") {
+			t.Fatalf("progress %q", s)
+		}
+	})
+	t.Run("not live: only the final line, without carriage returns", func(t *testing.T) {
+		var out bytes.Buffer
+		rec := NewRecorder(time.Now(), 5)
+		runClients(context.Background(), "quiet", 1, 1100*time.Millisecond, rec, &out, false, func(ctx context.Context, w int) bool {
+			time.Sleep(10 * time.Millisecond)
+			return true
+		})
+		if s := out.String(); strings.Count(s, "\n") != 1 || strings.Contains(s, "\r") || !strings.HasPrefix(s, "quiet") {
 			t.Fatalf("progress %q", s)
 		}
 	})

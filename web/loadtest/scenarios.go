@@ -161,14 +161,14 @@ func (r *run) flashSale(ctx context.Context) (*Result, error) {
 		return nil, err
 	}
 	s := newSale(show, r.big, r.opts.Clients)
-	res, err := r.measure(ctx, ScenarioFlash, fmt.Sprintf("flash sale of %d seats (chosen and best-available, 1-4 seats)", len(r.big.Seats)),
+	res, err := r.measureFor(ctx, r.opts.FlashMax, ScenarioFlash, fmt.Sprintf("flash sale of %d seats (chosen and best-available, 1-4 seats)", len(r.big.Seats)),
 		"created orders", func(ctx context.Context, w int) step { return r.buy(ctx, s, w) })
 	if err != nil {
 		return nil, err
 	}
 	res.SeatsSold = s.sold.Load()
 	res.SoldOut = res.SeatsSold >= int64(len(r.big.Seats)) || (s.soldOut[zonePremium].Load() && s.soldOut[zoneStandard].Load())
-	res.Notes = append(res.Notes, fmt.Sprintf("%d seats sold in %d orders; sold out: %v", res.SeatsSold, s.orders.Load(), yesNo(res.SoldOut)))
+	res.Notes = append(res.Notes, fmt.Sprintf("%d seats sold in %d orders; sold out: %s", res.SeatsSold, s.orders.Load(), yesNo(res.SoldOut)))
 	res.audit = r.audit(ctx, show, 0, s.orders.Load(), s.sold.Load())
 	return res, nil
 }
@@ -285,6 +285,9 @@ func (r *run) seatMapDuringSale(ctx context.Context) (*Result, error) {
 	}
 	res.Notes = append(res.Notes, fmt.Sprintf("meanwhile %d orders created (%.0f/s, p99 %s), %d refused, %d errors",
 		ok, float64(ok)/res.Elapsed.Seconds(), fmtMS(buys.Lat.Percentile(99)), rej, errs))
+	if _, first := buys.Codes(); first != "" {
+		res.Notes = append(res.Notes, "first error of the buyers: "+truncate(first, 300))
+	}
 	res.Errors += errs
 	res.audit = r.audit(ctx, show, 0, s.orders.Load(), s.sold.Load())
 	return res, nil
