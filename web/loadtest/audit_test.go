@@ -130,7 +130,9 @@ func TestAudit_FindsEveryKindOfDrift(t *testing.T) {
 		check          string
 	}{
 		{"a hold in Redis without an order", 8, 2,
-			func() error { return r.rdb.HSet(ctx, seatsKey, free, services.EncodeSeat(false, "0000000010000AA", buyers[2].ID)).Err() },
+			func() error {
+				return r.rdb.HSet(ctx, seatsKey, free, services.EncodeSeat(false, "0000000010000AA", buyers[2].ID)).Err()
+			},
 			func() error { return r.rdb.HSet(ctx, seatsKey, free, "F").Err() }, "holds without orders"},
 		{"a sold seat free in Redis", 8, 2,
 			func() error { return r.rdb.HSet(ctx, seatsKey, sold, "F").Err() },
