@@ -175,7 +175,7 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	r.nextBuyer = func() Buyer { return r.buyers[int(nb.Add(1)-1)%len(r.buyers)] }
 	logf("buyers registered and logged in through the API in %s", time.Since(t0).Round(time.Millisecond))
 
-	rep := &Report{Clients: opts.Clients, Duration: opts.Duration, Base: r.opts.Base, Started: time.Now().UTC(),
+	rep := &Report{Clients: opts.Clients, Duration: opts.Duration, FlashMax: r.opts.FlashMax, Base: r.opts.Base, Started: time.Now().UTC(),
 		BigSeats: len(r.big.Seats), Buyers: opts.Buyers}
 	for _, c := range []func(context.Context) (*Result, error){r.runHTTPCeiling, r.runRedisCeiling, r.runMySQLCeiling} {
 		res, err := c(ctx)

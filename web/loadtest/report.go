@@ -14,6 +14,7 @@ type Report struct {
 	Base              string
 	Clients           int
 	Duration          time.Duration
+	FlashMax          time.Duration
 	BigSeats, Buyers  int
 	Started, Finished time.Time
 	Ceilings          []*Result
@@ -167,8 +168,8 @@ func fmtRSS(kb int64) string {
 // audit, answers and notes, and links to the plots.
 func (rep *Report) WriteMarkdown(w io.Writer) {
 	fmt.Fprintf(w, "# seatflow load test, %s\n\n", rep.Started.Format("2006-01-02 15:04 UTC"))
-	fmt.Fprintf(w, "Server %s; %d clients; %s per phase; flash-sale hall of %d seats; %d buyers; finished %s.\n\n",
-		rep.Base, rep.Clients, rep.Duration, rep.BigSeats, rep.Buyers, rep.Finished.Format("15:04:05 UTC"))
+	fmt.Fprintf(w, "Server %s; %d clients; %s per phase (the flash sale until sold out, at most %s); flash-sale hall of %d seats; %d buyers; finished %s.\n\n",
+		rep.Base, rep.Clients, rep.Duration, max(rep.FlashMax, rep.Duration), rep.BigSeats, rep.Buyers, rep.Finished.Format("15:04:05 UTC"))
 	fmt.Fprintln(w, "Ratios divide a scenario's ok/s by a ceiling's ok/s, measured in this run with the same client and concurrency:")
 	fmt.Fprintln(w, "redis = raw EVALSHA of the hold script, mysql = a raw MariaDB transaction inserting one order and its seats,")
 	fmt.Fprintln(w, "http = GET /healthz of the same server (client and server share this machine's cores). Targets are reported, not asserted.")
