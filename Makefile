@@ -4,7 +4,7 @@ export PATH := $(PATH):/usr/local/go/bin
 GO ?= go
 HTMX := static/vendor/htmx.min.js
 
-.PHONY: run build test generate lint static services test-deps bench soak fuzz
+.PHONY: run build test generate lint static services test-deps bench bench-services soak fuzz
 
 ## run: build, migrate, seed the demo cinema (printing demo passwords) and serve on :8080
 run: build services
@@ -57,8 +57,13 @@ lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "not gofmt'ed:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
 
-## bench: order creation throughput against the raw Redis and MariaDB ceilings (SEATFLOW_BENCH_SECONDS per phase, default 3)
-bench: services
+## bench: the load test's standard set (seatflow loadtest: ceilings, flash sale, rejection storms, seat-map reads, V1 baseline; LOADTEST_FLAGS, default 10 s per phase and 32 clients) against a server it starts; report in loadtest-results/<timestamp>
+LOADTEST_FLAGS ?= -duration 10s -clients 32
+bench: build services
+	./seatflow loadtest $(LOADTEST_FLAGS)
+
+## bench-services: order creation in-process (services.Orders) against the raw Redis and MariaDB ceilings (SEATFLOW_BENCH_SECONDS per phase, default 3)
+bench-services: services
 	$(GO) test -run '^$$' -bench CreateOrderAgainstCeilings -benchtime=1x -count=1 ./services/
 
 ## soak: buyers against one show for SEATFLOW_SOAK_SECONDS (default 90) while FLUSHALL, Redis restarts, DEBUG SLEEP, lost expiry tasks and killed steps are injected on a private redis-server; prints convergence times

@@ -6,6 +6,9 @@
 //	seatflow reconcile [--dry-run] [--show ID]
 //	                   compare the seat cache with MySQL and repair the drift (a dry
 //	                   run only reports), then print the run's summary
+//	seatflow loadtest [flags]
+//	                   drive the load-test scenarios against a running server or one it
+//	                   starts, and write a report (README.md, "Load test")
 //
 // Configuration comes from SEATFLOW_* environment variables (see README.md).
 package main
@@ -42,6 +45,9 @@ commands:
   reconcile   [--dry-run] [--show ID] compare the seat cache with MySQL and repair the
               drift (--dry-run only reports; --show limits the run to one show); exits
               non-zero when the run failed or another run held the lease for 60 s
+  loadtest    [flags] start a server (or target -base URL), drive the flash-sale scenarios
+              and the ceilings, audit MySQL and Redis, write report.md and plots to
+              loadtest-results/<timestamp> (seatflow loadtest -h lists the flags)
 `
 
 func run(args []string) error {
@@ -79,6 +85,8 @@ func run(args []string) error {
 		return withApp(cfg, log, func(a *web.App) error { return reconcile(ctx, a, opts) })
 	case "serve":
 		return serve(ctx, cfg, log)
+	case "loadtest":
+		return loadtestRun(ctx, cfg, args[1:])
 	case "help", "-h", "--help":
 		fmt.Print(usage)
 		return nil

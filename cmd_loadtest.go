@@ -1,0 +1,114 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/go-sql-driver/mysql"
+
+	"seatflow/web"
+	"seatflow/web/loadtest"
+)
+
+// loadtestRedisDB is the Redis DB of the server the load test starts (flushed first).
+const loadtestRedisDB = 9
+
+// loadtestFlags parses `loadtest [flags]` into options; defaults come from cfg (the
+// SEATFLOW_* variables). -h prints the flags and returns flag.ErrHelp.
+func loadtestFlags(cfg web.Config, args []string) (loadtest.Options, error) {
+	opts := loadtest.Options{Currency: cfg.Currency, KeyPrefix: cfg.KeyPrefix, Progress: os.Stderr, Log: os.Stderr}
+	fs := flag.NewFlagSet("seatflow loadtest", flag.ContinueOnError)
+	fs.SetOutput(os.Stderr)
+	fs.Usage = func() {
+		fmt.Fprintln(fs.Output(), "usage: seatflow loadtest [flags]")
+		fs.PrintDefaults()
+	}
+	var scenarios, dsn string
+	var redisDB int
+	fs.StringVar(&opts.Base, "base", "", "`URL` of a running server to test (default: start one with this binary's serve)")
+	fs.IntVar(&opts.PID, "pid", 0, "process id of the -base server, to sample its RSS (default: not sampled)")
+	fs.IntVar(&opts.Clients, "clients", 32, "concurrent clients of every phase")
+	fs.DurationVar(&opts.Duration, "duration", 10*time.Second, "wall time of every ceiling and scenario (a flash sale ends when sold out)")
+	fs.DurationVar(&opts.FlashMax, "flash-max", time.Minute, "longest the flash sale runs when it does not sell out first")
+	fs.StringVar(&scenarios, "scenarios", strings.Join(loadtest.AllScenarios, ","), "comma-separated scenarios to run")
+	fs.StringVar(&opts.Out, "out", "", "results `folder` (default loadtest-results/<UTC timestamp>)")
+	fs.StringVar(&dsn, "mysql-dsn", "", "MySQL DSN of the server's database, for fixtures, ceilings and audits (default: SEATFLOW_MYSQL_DSN with -base, else its database renamed seatflow_loadtest, which is dropped and created afresh)")
+	fs.StringVar(&opts.RedisAddr, "redis-addr", cfg.RedisAddr, "Redis `address` of the server")
+	fs.IntVar(&redisDB, "redis-db", -1, fmt.Sprintf("Redis DB of the server (default: SEATFLOW_REDIS_DB with -base, else %d, which is flushed first)", loadtestRedisDB))
+	fs.IntVar(&opts.Rows, "rows", 100, "rows of the flash-sale hall")
+	fs.IntVar(&opts.Cols, "cols", 200, "seats per row of the flash-sale hall")
+	fs.IntVar(&opts.Buyers, "buyers", 2000, "buyers registered and logged in through the API before the timed part")
+	if err := fs.Parse(args); err != nil {
+		return opts, err
+	}
+	if fs.NArg() > 0 {
+		return opts, fmt.Errorf("loadtest: unexpected argument %q", fs.Arg(0))
+	}
+	for _, s := range strings.Split(scenarios, ",") {
+		if s = strings.TrimSpace(s); s != "" {
+			opts.Scenarios = append(opts.Scenarios, s)
+		}
+	}
+	if opts.Out == "" {
+		opts.Out = "loadtest-results/" + time.Now().UTC().Format("20060102-150405")
+	}
+	opts.MySQLDSN, opts.RedisDB = dsn, redisDB
+	if opts.Base != "" {
+		if dsn == "" {
+			opts.MySQLDSN = cfg.MySQLDSN
+		}
+		if redisDB < 0 {
+			opts.RedisDB = cfg.RedisDB
+		}
+		return opts, nil
+	}
+	if dsn == "" {
+		c, err := mysql.ParseDSN(cfg.MySQLDSN)
+		if err != nil {
+			return opts, fmt.Errorf("SEATFLOW_MYSQL_DSN: %w", err)
+		}
+		c.DBName = "seatflow_loadtest"
+		opts.MySQLDSN = c.FormatDSN()
+	}
+	if redisDB < 0 {
+		opts.RedisDB = loadtestRedisDB
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return opts, fmt.Errorf("loadtest: cannot find this binary to start a server: %w", err)
+	}
+	opts.Executable = exe
+	return opts, nil
+}
+
+// loadtestRun runs the load test and prints its tables; the targets are reported, not
+// asserted: only a set-up failure or a failed audit makes it exit non-zero.
+func loadtestRun(ctx context.Context, cfg web.Config, args []string) error {
+	opts, err := loadtestFlags(cfg, args)
+	if errors.Is(err, flag.ErrHelp) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	opts.ProgressLive = isTerminal(os.Stderr)
+	rep, err := loadtest.Run(ctx, opts)
+	if rep != nil {
+		fmt.Println()
+		rep.WriteTables(os.Stdout)
+	}
+	if err != nil {
+		return err
+	}
+	for _, t := range rep.Targets {
+		if t.Name == "audits after every scenario" && t.Status == loadtest.StatusMiss {
+			return fmt.Errorf("loadtest: an audit found drift: %s (see %s/report.md)", t.Got, opts.Out)
+		}
+	}
+	return nil
+}

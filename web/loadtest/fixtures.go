@@ -1,0 +1,268 @@
+package loadtest
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+
+	"seatflow/services"
+)
+
+// This file is the load test's fixture: a hall, a movie and on-sale shows inserted with
+// plain SQL (the server reads them like any other show), and buyers registered and
+// logged in through the API before the timed part.
+
+// Zone codes of the fixture halls: the first third of the rows is premium.
+const (
+	zonePremium  = "premium"
+	zoneStandard = "standard"
+)
+
+// fixturePrices are the prices per zone (minor units).
+var fixturePrices = map[string]int64{zonePremium: 9000, zoneStandard: 6000}
+
+// SeatInfo is one seat of a fixture hall.
+type SeatInfo struct {
+	ID       int64  `db:"id"`
+	Row      int    `db:"row_no"`
+	Col      int    `db:"col_no"`
+	Zone     string `db:"zone_code"`
+	rowIndex int
+}
+
+// Hall is a fixture hall: its grid and its seats in row, then column order.
+type Hall struct {
+	ID         int64
+	Rows, Cols int
+	Seats      []SeatInfo
+	zoneIDs    map[string]int64
+}
+
+// Fixtures inserts the load test's halls and shows.
+type Fixtures struct {
+	db       *sqlx.DB
+	runID    string
+	currency string
+	movieID  int64
+	shows    atomic.Int64
+	start    time.Time
+}
+
+// newFixtures inserts the run's movie; runID makes names unique.
+func newFixtures(ctx context.Context, db *sqlx.DB, runID, currency string) (*Fixtures, error) {
+	f := &Fixtures{db: db, runID: runID, currency: currency, start: time.Now().UTC().Truncate(time.Hour).Add(72 * time.Hour)}
+	res, err := db.ExecContext(ctx, `INSERT INTO movies (title, runtime_min, rating, synopsis) VALUES (?, 120, '', 'load test fixture')`,
+		"Load test "+runID)
+	if err != nil {
+		return nil, fmt.Errorf("fixture movie: %w", err)
+	}
+	f.movieID, err = res.LastInsertId()
+	return f, err
+}
+
+// NewHall inserts a hall of rows x cols seats in two zones and reads its seats back.
+func (f *Fixtures) NewHall(ctx context.Context, name string, rows, cols int) (*Hall, error) {
+	tx, err := f.db.BeginTxx(ctx, nil)
+	if err != nil {
+		return nil, err
+	}
+	defer tx.Rollback()
+	res, err := tx.ExecContext(ctx, `INSERT INTO halls (name, rows_n, cols_n) VALUES (?, ?, ?)`, fmt.Sprintf("Load test %s %s", f.runID, name), rows, cols)
+	if err != nil {
+		return nil, fmt.Errorf("fixture hall: %w", err)
+	}
+	h := &Hall{Rows: rows, Cols: cols, zoneIDs: map[string]int64{}}
+	if h.ID, err = res.LastInsertId(); err != nil {
+		return nil, err
+	}
+	for _, z := range []string{zonePremium, zoneStandard} {
+		res, err := tx.ExecContext(ctx, `INSERT INTO zones (hall_id, code, name) VALUES (?, ?, ?)`, h.ID, z, strings.ToUpper(z[:1])+z[1:])
+		if err != nil {
+			return nil, fmt.Errorf("fixture zone: %w", err)
+		}
+		h.zoneIDs[z], _ = res.LastInsertId()
+	}
+	const batch = 1000
+	var args []any
+	n := 0
+	flush := func() error {
+		if n == 0 {
+			return nil
+		}
+		q := "INSERT INTO seats (hall_id, zone_id, row_no, col_no, label, kind) VALUES " +
+			strings.TrimSuffix(strings.Repeat("(?,?,?,?,?,'standard'),", n), ",")
+		_, err := tx.ExecContext(ctx, q, args...)
+		args, n = args[:0], 0
+		return err
+	}
+	for r := 1; r <= rows; r++ {
+		zone := zoneStandard
+		if r <= max(1, rows/3) {
+			zone = zonePremium
+		}
+		for c := 1; c <= cols; c++ {
+			args = append(args, h.ID, h.zoneIDs[zone], r, c, fmt.Sprintf("R%d-%d", r, c))
+			if n++; n == batch {
+				if err := flush(); err != nil {
+					return nil, fmt.Errorf("fixture seats: %w", err)
+				}
+			}
+		}
+	}
+	if err := flush(); err != nil {
+		return nil, fmt.Errorf("fixture seats: %w", err)
+	}
+	if err := tx.SelectContext(ctx, &h.Seats, `SELECT s.id, s.row_no, s.col_no, z.code AS zone_code FROM seats s
+		JOIN zones z ON z.id = s.zone_id WHERE s.hall_id = ? ORDER BY s.row_no, s.col_no`, h.ID); err != nil {
+		return nil, err
+	}
+	for i := range h.Seats {
+		h.Seats[i].rowIndex = i
+	}
+	return h, tx.Commit()
+}
+
+// NewShow inserts an on-sale show of the hall (sale window open now, starts in 3+ days)
+// with the given purchase limit and returns its id.
+func (f *Fixtures) NewShow(ctx context.Context, h *Hall, purchaseLimit int) (int64, error) {
+	now := time.Now().UTC()
+	starts := f.start.Add(time.Duration(f.shows.Add(1)) * 4 * time.Hour)
+	tx, err := f.db.BeginTxx(ctx, nil)
+	if err != nil {
+		return 0, err
+	}
+	defer tx.Rollback()
+	res, err := tx.ExecContext(ctx, `INSERT INTO shows (movie_id, hall_id, starts_at, sale_opens_at, sale_closes_at, status,
+		purchase_limit, currency, created_at) VALUES (?, ?, ?, ?, ?, 'on_sale', ?, ?, ?)`,
+		f.movieID, h.ID, starts, now.Add(-time.Hour), starts.Add(-time.Hour), purchaseLimit, f.currency, now)
+	if err != nil {
+		return 0, fmt.Errorf("fixture show: %w", err)
+	}
+	id, err := res.LastInsertId()
+	if err != nil {
+		return 0, err
+	}
+	for z, zid := range h.zoneIDs {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO show_prices (show_id, zone_id, price_minor) VALUES (?, ?, ?)`, id, zid, fixturePrices[z]); err != nil {
+			return 0, fmt.Errorf("fixture price: %w", err)
+		}
+	}
+	return id, tx.Commit()
+}
+
+// SellSeats inserts paid orders of perOrder seats each for seats, one buyer per order
+// (round robin over buyers), before the server has loaded the show's seat map (it then
+// loads them from MySQL as sold). It returns the number of orders.
+func (f *Fixtures) SellSeats(ctx context.Context, showID int64, seats []SeatInfo, buyers []Buyer, perOrder int) (int, error) {
+	now := time.Now().UTC()
+	orders := 0
+	for i := 0; i < len(seats); i += perOrder {
+		part := seats[i:min(i+perOrder, len(seats))]
+		var total int64
+		for _, s := range part {
+			total += fixturePrices[s.Zone]
+		}
+		user := buyers[orders%len(buyers)].ID
+		if err := insertOrder(ctx, f.db, services.NewOrderNo(now), user, showID, services.OrderPaid, total, f.currency, now, part, true); err != nil {
+			return orders, fmt.Errorf("fixture order: %w", err)
+		}
+		orders++
+	}
+	return orders, nil
+}
+
+// insertOrder inserts one order and its seats in one transaction; live false writes
+// the seats as released (live NULL).
+func insertOrder(ctx context.Context, db *sqlx.DB, orderNo string, userID, showID int64, status string, total int64,
+	currency string, now time.Time, seats []SeatInfo, live bool) error {
+	tx, err := db.BeginTxx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	var paidAt any
+	if status == services.OrderPaid {
+		paidAt = now
+	}
+	res, err := tx.ExecContext(ctx, `INSERT INTO orders (order_no, user_id, show_id, status, total_minor, currency, created_at, expires_at, paid_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`, orderNo, userID, showID, status, total, currency, now, now.Add(15*time.Minute), paidAt)
+	if err != nil {
+		return err
+	}
+	oid, err := res.LastInsertId()
+	if err != nil {
+		return err
+	}
+	var liveVal any = 1
+	if !live {
+		liveVal = nil
+	}
+	args := make([]any, 0, 6*len(seats))
+	for _, s := range seats {
+		args = append(args, oid, showID, s.ID, s.Zone, fixturePrices[s.Zone], liveVal)
+	}
+	q := "INSERT INTO order_seats (order_id, show_id, seat_id, zone_code, price_minor, live) VALUES " +
+		strings.TrimSuffix(strings.Repeat("(?,?,?,?,?,?),", len(seats)), ",")
+	if _, err := tx.ExecContext(ctx, q, args...); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+// Buyer is a registered, logged-in customer.
+type Buyer struct {
+	ID    int64
+	Token string
+}
+
+// buyerPassword is the password of every load test buyer.
+const buyerPassword = "load-test-buyer-password"
+
+// registerBuyers registers and logs in n buyers through the API with parallel callers.
+func registerBuyers(ctx context.Context, c *Client, runID string, n, parallel int) ([]Buyer, error) {
+	out := make([]Buyer, n)
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var firstErr error
+	for w := 0; w < max(1, parallel); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= n || ctx.Err() != nil {
+					return
+				}
+				email := fmt.Sprintf("buyer%d.%s@loadtest.example", i, strings.ToLower(runID))
+				var login struct {
+					Token  string `json:"token"`
+					UserID string `json:"user_id"`
+				}
+				err := c.JSON(ctx, "POST", "/api/v1/auth/register", "", map[string]string{"email": email, "password": buyerPassword, "name": fmt.Sprintf("Buyer %d", i)}, nil)
+				if err == nil {
+					err = c.JSON(ctx, "POST", "/api/v1/auth/login", "", map[string]string{"email": email, "password": buyerPassword}, &login)
+				}
+				if err == nil {
+					_, err = fmt.Sscan(login.UserID, &out[i].ID)
+					out[i].Token = login.Token
+				}
+				if err != nil {
+					mu.Lock()
+					if firstErr == nil {
+						firstErr = fmt.Errorf("buyer %d: %w", i, err)
+					}
+					mu.Unlock()
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	return out, firstErr
+}

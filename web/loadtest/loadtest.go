@@ -1,0 +1,258 @@
+// Package loadtest is `seatflow loadtest`: it targets a running server or starts one,
+// creates buyers through the API, drives scenarios (a flash sale, rejection storms,
+// seat-map reads during a sale, and the V1 baseline) with a fixed number of clients,
+// measures the ceilings of this machine in the same run (raw EVALSHA of the hold script,
+// a raw MariaDB order transaction, an HTTP no-op), audits MySQL and Redis after every
+// scenario and writes a report (report.md and PNG plots) to a results folder.
+//
+// The measurements are reported, never asserted: targets come out as PASS or MISS.
+package loadtest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"sync/atomic"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+	"github.com/redis/go-redis/v9"
+
+	"seatflow/services"
+)
+
+// Options configure one load test run.
+type Options struct {
+	// Base is the URL of a running server; empty: start one (Executable serve).
+	Base string
+	// PID is the server's process id for RSS sampling when Base is set (0: no RSS).
+	PID int
+	// Executable is the seatflow binary whose migrate and serve commands start a server.
+	Executable string
+	// Clients is the number of concurrent clients of every phase.
+	Clients int
+	// Duration is the wall time of every ceiling and scenario (a flash sale ends sooner
+	// when it is sold out).
+	Duration time.Duration
+	// Scenarios to run, from AllScenarios.
+	Scenarios []string
+	// Out is the results folder (created).
+	Out string
+	// MySQLDSN and Redis* reach the server's stores, for fixtures, ceilings and audits.
+	// When the tool starts its own server, the DSN's database is dropped and created
+	// afresh (its name must start with "seatflow_loadtest") and the Redis DB is flushed.
+	MySQLDSN  string
+	RedisAddr string
+	RedisDB   int
+	KeyPrefix string
+	// Rows x Cols is the big hall of the flash sale; Buyers the number of customers.
+	Rows, Cols, Buyers int
+	// Currency of the fixture shows (the server's SEATFLOW_CURRENCY).
+	Currency string
+	// FlashMax is the longest the flash sale runs when it does not sell out first
+	// (0: Duration).
+	FlashMax time.Duration
+	// Progress receives the progress lines (nil: none): rewritten every second when
+	// ProgressLive (a terminal), else one line per phase. Log gets the run's messages.
+	Progress     io.Writer
+	ProgressLive bool
+	Log          io.Writer
+}
+
+func (o *Options) defaults() error {
+	if o.Clients < 1 {
+		return errors.New("clients must be at least 1")
+	}
+	if o.Duration < 500*time.Millisecond {
+		return errors.New("duration must be at least 500ms")
+	}
+	if o.Rows < 2 || o.Cols < 4 {
+		return errors.New("the big hall needs at least 2 rows of 4 seats")
+	}
+	if o.Buyers < 1 {
+		return errors.New("buyers must be at least 1")
+	}
+	for _, s := range o.Scenarios {
+		if !slices.Contains(AllScenarios, s) {
+			return fmt.Errorf("unknown scenario %q (known: %v)", s, AllScenarios)
+		}
+	}
+	if o.KeyPrefix == "" {
+		o.KeyPrefix = "sf"
+	}
+	if o.FlashMax <= 0 {
+		o.FlashMax = o.Duration
+	}
+	if o.Currency == "" {
+		o.Currency = "CNY"
+	}
+	if o.Log == nil {
+		o.Log = io.Discard
+	}
+	return nil
+}
+
+// run is the state of one load test.
+type run struct {
+	opts      Options
+	client    *Client
+	db        *sqlx.DB
+	rdb       *redis.Client
+	store     *services.SeatStore
+	catalog   *services.Catalog
+	fx        *Fixtures
+	big       *Hall
+	small     *Hall
+	buyers    []Buyer
+	nextBuyer func() Buyer
+	rss       *rssSampler
+}
+
+// step is what one operation of a scenario found: its outcome, the answer's code, an
+// error's detail; stop ends the scenario, skip records nothing.
+type step struct {
+	o            Outcome
+	code, detail string
+	stop, skip   bool
+}
+
+// Run performs a whole load test and writes the report into opts.Out. The returned
+// report is complete even when a scenario's audit failed; errors are set-up failures.
+func Run(ctx context.Context, opts Options) (*Report, error) {
+	if err := opts.defaults(); err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(opts.Out, 0o755); err != nil {
+		return nil, err
+	}
+	r := &run{opts: opts}
+	logf := func(format string, a ...any) { fmt.Fprintf(opts.Log, format+"\n", a...) }
+	if opts.Base == "" {
+		srv, err := startServer(ctx, opts, logf)
+		if err != nil {
+			return nil, err
+		}
+		defer srv.stop()
+		r.opts.Base, r.opts.PID = srv.base, srv.pid
+	}
+	var err error
+	if r.db, err = services.OpenDB(r.opts.MySQLDSN); err != nil {
+		return nil, err
+	}
+	defer r.db.Close()
+	r.db.SetMaxOpenConns(opts.Clients + 4)
+	r.db.SetMaxIdleConns(opts.Clients + 4)
+	r.rdb = redis.NewClient(&redis.Options{Addr: opts.RedisAddr, DB: opts.RedisDB, PoolSize: opts.Clients + 4})
+	defer r.rdb.Close()
+	r.catalog = services.NewCatalog(r.db)
+	r.store = services.NewSeatStore(r.rdb, r.db, r.catalog, opts.KeyPrefix, services.SystemClock{})
+	r.client = NewClient(r.opts.Base, opts.Clients)
+	if r.opts.PID > 0 {
+		r.rss = startRSS(ctx, r.opts.PID)
+		defer r.rss.stop()
+	}
+
+	runID := time.Now().UTC().Format("0102150405")
+	logf("fixtures: a %dx%d hall, a 10x20 hall, %d buyers (run %s)", opts.Rows, opts.Cols, opts.Buyers, runID)
+	if r.fx, err = newFixtures(ctx, r.db, runID, opts.Currency); err != nil {
+		return nil, err
+	}
+	if r.big, err = r.fx.NewHall(ctx, "big", opts.Rows, opts.Cols); err != nil {
+		return nil, err
+	}
+	if r.small, err = r.fx.NewHall(ctx, "small", 10, 20); err != nil {
+		return nil, err
+	}
+	t0 := time.Now()
+	if r.buyers, err = registerBuyers(ctx, r.client, runID, opts.Buyers, min(opts.Clients, 16)); err != nil {
+		return nil, fmt.Errorf("register buyers: %w", err)
+	}
+	var nb atomic.Int64
+	r.nextBuyer = func() Buyer { return r.buyers[int(nb.Add(1)-1)%len(r.buyers)] }
+	logf("buyers registered and logged in through the API in %s", time.Since(t0).Round(time.Millisecond))
+
+	rep := &Report{Clients: opts.Clients, Duration: opts.Duration, FlashMax: r.opts.FlashMax, Base: r.opts.Base, Started: time.Now().UTC(),
+		BigSeats: len(r.big.Seats), Buyers: opts.Buyers}
+	for _, c := range []func(context.Context) (*Result, error){r.runHTTPCeiling, r.runRedisCeiling, r.runMySQLCeiling} {
+		res, err := c(ctx)
+		if err != nil {
+			return nil, err
+		}
+		res.Ceiling = true
+		rep.Ceilings = append(rep.Ceilings, res)
+	}
+	for _, name := range opts.Scenarios {
+		var res *Result
+		var err error
+		switch name {
+		case ScenarioFlash:
+			res, err = r.flashSale(ctx)
+		case ScenarioSoldOut:
+			res, err = r.rejectionStorm(ctx, false)
+		case ScenarioHotSeats:
+			res, err = r.rejectionStorm(ctx, true)
+		case ScenarioSeatMap:
+			res, err = r.seatMapDuringSale(ctx)
+		case ScenarioV1:
+			res, err = r.baselineV1(ctx)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("scenario %s: %w", name, err)
+		}
+		for _, a := range res.audit {
+			logf("  audit %-9s %-40s %d%s", name, a.Check, a.Count, map[bool]string{true: "  FAILED", false: ""}[a.Failed()])
+		}
+		rep.Scenarios = append(rep.Scenarios, res)
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+	}
+	if r.rss != nil {
+		rep.RSSMaxKB = r.rss.max.Load()
+	} else {
+		rep.RSSNote = "not sampled (-base without -pid)"
+	}
+	rep.Finished = time.Now().UTC()
+	rep.Evaluate()
+	if err := rep.Write(opts.Out); err != nil {
+		return rep, err
+	}
+	logf("report: %s", filepath.Join(opts.Out, "report.md"))
+	return rep, nil
+}
+
+// measure runs op on every client for the run's duration and summarises it as a
+// Result named name (title: what it does; metric: what OK counts).
+func (r *run) measure(ctx context.Context, name, title, metric string, op func(ctx context.Context, w int) step) (*Result, error) {
+	return r.measureFor(ctx, r.opts.Duration, name, title, metric, op)
+}
+
+// measureFor is measure for a duration of its own.
+func (r *run) measureFor(ctx context.Context, d time.Duration, name, title, metric string, op func(ctx context.Context, w int) step) (*Result, error) {
+	start := time.Now()
+	rec := NewRecorder(start, int(d/time.Second)+60)
+	if r.rss != nil {
+		r.rss.phase.Store(0)
+	}
+	elapsed := runClients(ctx, name, r.opts.Clients, d, rec, r.opts.Progress, r.opts.ProgressLive, func(ctx context.Context, w int) bool {
+		t0 := time.Now()
+		st := op(ctx, w)
+		end := time.Now()
+		if !st.skip && (st.o != OutError || ctx.Err() == nil) { // an op cut off by the end of the run is not counted
+			rec.Observe(st.o, end.Sub(t0), end, st.code, st.detail)
+		}
+		return !st.stop
+	})
+	if ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
+	res := newResult(name, title, metric, r.opts.Clients, elapsed, rec)
+	if r.rss != nil {
+		res.RSSMaxKB = r.rss.phase.Load()
+	}
+	return res, nil
+}

@@ -1,0 +1,224 @@
+package loadtest
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// Report is a whole run: its ceilings, scenarios and the targets evaluated on them.
+type Report struct {
+	Base              string
+	Clients           int
+	Duration          time.Duration
+	FlashMax          time.Duration
+	BigSeats, Buyers  int
+	Started, Finished time.Time
+	Ceilings          []*Result
+	Scenarios         []*Result
+	// RSSMaxKB is the server's largest resident set of the run; RSSNote says why there
+	// is none.
+	RSSMaxKB int64
+	RSSNote  string
+	Targets  []Target
+}
+
+// Target is one target of the flash-sale work with what this run got: Status is PASS,
+// MISS or "not run".
+type Target struct {
+	Name, Want, Got, Status string
+}
+
+// Target statuses.
+const (
+	StatusPass   = "PASS"
+	StatusMiss   = "MISS"
+	StatusNotRun = "not run"
+)
+
+// targetRSSKB is the ceiling of the server's resident set (256 MiB).
+const targetRSSKB = 256 * 1024
+
+// Ratio is a / b, 0 when b is 0.
+func Ratio(a, b float64) float64 {
+	if b == 0 {
+		return 0
+	}
+	return a / b
+}
+
+func (rep *Report) find(list []*Result, name string) *Result {
+	for _, r := range list {
+		if r.Name == name {
+			return r
+		}
+	}
+	return nil
+}
+
+// Evaluate sets rep.Targets from the ceilings and scenarios.
+func (rep *Report) Evaluate() {
+	rep.Targets = EvaluateTargets(rep.Ceilings, rep.Scenarios, rep.RSSMaxKB, rep.RSSNote == "")
+}
+
+// EvaluateTargets states each target with PASS, MISS or "not run" (a scenario or the
+// ceiling it needs is missing): created orders of the flash sale >= 0.6 of the raw
+// MariaDB transaction with p99 <= 50 ms; taken-seat answers (hot seats, sold-out show)
+// >= 0.5 of the HTTP no-op with p99 <= 10 ms; seat-map reads >= 0.25 of the HTTP no-op;
+// the flash sale >= 10x the V1 baseline; server RSS <= 256 MiB (rssSampled false: not
+// run); every audit clean.
+func EvaluateTargets(ceilings, scenarios []*Result, rssMaxKB int64, rssSampled bool) []Target {
+	rep := &Report{Ceilings: ceilings, Scenarios: scenarios}
+	var out []Target
+	compare := func(s, c *Result, name, want string, min float64, p99 time.Duration) {
+		t := Target{Name: name, Want: want, Status: StatusNotRun, Got: "-"}
+		if s != nil && c != nil {
+			r := Ratio(s.Rate(), c.Rate())
+			t.Got = fmt.Sprintf("%.2fx (%.0f/s vs %.0f/s)", r, s.Rate(), c.Rate())
+			ok := r >= min
+			if p99 > 0 {
+				t.Got += ", p99 " + fmtMS(s.P99)
+				ok = ok && s.P99 <= p99
+			}
+			t.Status = passMiss(ok)
+		}
+		out = append(out, t)
+	}
+	scen := func(n string) *Result { return rep.find(scenarios, n) }
+	ceil := func(n string) *Result { return rep.find(ceilings, n) }
+	compare(scen(ScenarioFlash), ceil(CeilingMySQL), "flash sale: created orders vs raw MariaDB transaction", ">= 0.60x, p99 <= 50 ms", 0.6, 50*time.Millisecond)
+	compare(scen(ScenarioHotSeats), ceil(CeilingHTTP), "hot seats: taken-seat answers vs HTTP no-op", ">= 0.50x, p99 <= 10 ms", 0.5, 10*time.Millisecond)
+	compare(scen(ScenarioSoldOut), ceil(CeilingHTTP), "sold-out show: taken-seat answers vs HTTP no-op", ">= 0.50x, p99 <= 10 ms", 0.5, 10*time.Millisecond)
+	compare(scen(ScenarioSeatMap), ceil(CeilingHTTP), "seat-map reads during a sale vs HTTP no-op", ">= 0.25x", 0.25, 0)
+	compare(scen(ScenarioFlash), scen(ScenarioV1), "flash sale: created orders vs V1 baseline", ">= 10x", 10, 0)
+	rss := Target{Name: "server RSS throughout", Want: "<= 256 MiB", Got: "-", Status: StatusNotRun}
+	if rssSampled {
+		rss.Got = fmt.Sprintf("max %.1f MiB", float64(rssMaxKB)/1024)
+		rss.Status = passMiss(rssMaxKB <= targetRSSKB)
+	}
+	out = append(out, rss)
+	audit := Target{Name: "audits after every scenario", Want: "all 0", Got: "-", Status: StatusNotRun}
+	if len(scenarios) > 0 {
+		var failed []string
+		for _, s := range scenarios {
+			if s.Failed() {
+				failed = append(failed, s.Name)
+			}
+		}
+		audit.Got, audit.Status = "all 0", StatusPass
+		if len(failed) > 0 {
+			audit.Got, audit.Status = "FAILED: "+strings.Join(failed, ", "), StatusMiss
+		}
+	}
+	return append(out, audit)
+}
+
+func passMiss(ok bool) string {
+	if ok {
+		return StatusPass
+	}
+	return StatusMiss
+}
+
+// WriteTables writes the ceilings, scenarios and targets tables (Markdown).
+func (rep *Report) WriteTables(w io.Writer) {
+	fmt.Fprintln(w, "| ceiling | what | ok/s | p50 | p99 | max | errors |")
+	fmt.Fprintln(w, "|---|---|---:|---:|---:|---:|---:|")
+	for _, c := range rep.Ceilings {
+		fmt.Fprintf(w, "| %s | %s | %.0f | %s | %s | %s | %d |\n", c.Name, c.Title, c.Rate(), fmtMS(c.P50), fmtMS(c.P99), fmtMS(c.Max), c.Errors)
+	}
+	fmt.Fprintln(w)
+	redis, mysql, http := rep.find(rep.Ceilings, CeilingRedis), rep.find(rep.Ceilings, CeilingMySQL), rep.find(rep.Ceilings, CeilingHTTP)
+	ratio := func(s *Result, c *Result) string {
+		if c == nil {
+			return "-"
+		}
+		return fmt.Sprintf("%.2f", Ratio(s.Rate(), c.Rate()))
+	}
+	fmt.Fprintln(w, "| scenario | ok counts | ok | ok/s | refused | errors | p50 | p90 | p99 | max | / redis | / mysql | / http | RSS max | audit |")
+	fmt.Fprintln(w, "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
+	for _, s := range rep.Scenarios {
+		audit := "ok"
+		if s.Failed() {
+			audit = "**FAILED**"
+		}
+		fmt.Fprintf(w, "| %s | %s | %d | %.0f | %d | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", s.Name, s.Metric, s.OK, s.Rate(),
+			s.Rejected, s.Errors, fmtMS(s.P50), fmtMS(s.P90), fmtMS(s.P99), fmtMS(s.Max), ratio(s, redis), ratio(s, mysql), ratio(s, http),
+			fmtRSS(s.RSSMaxKB), audit)
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "| target | wanted | got | result |")
+	fmt.Fprintln(w, "|---|---|---|---|")
+	for _, t := range rep.Targets {
+		fmt.Fprintf(w, "| %s | %s | %s | %s |\n", t.Name, t.Want, t.Got, t.Status)
+	}
+}
+
+func fmtRSS(kb int64) string {
+	if kb == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.0f MiB", float64(kb)/1024)
+}
+
+// WriteMarkdown writes the whole report: the run's facts, the tables, each scenario's
+// audit, answers and notes, and links to the plots.
+func (rep *Report) WriteMarkdown(w io.Writer) {
+	fmt.Fprintf(w, "# seatflow load test, %s\n\n", rep.Started.Format("2006-01-02 15:04 UTC"))
+	fmt.Fprintf(w, "Server %s; %d clients; %s per phase (the flash sale until sold out, at most %s); flash-sale hall of %d seats; %d buyers; finished %s.\n\n",
+		rep.Base, rep.Clients, rep.Duration, max(rep.FlashMax, rep.Duration), rep.BigSeats, rep.Buyers, rep.Finished.Format("15:04:05 UTC"))
+	fmt.Fprintln(w, "Ratios divide a scenario's ok/s by a ceiling's ok/s, measured in this run with the same client and concurrency:")
+	fmt.Fprintln(w, "redis = raw EVALSHA of the hold script, mysql = a raw MariaDB transaction inserting one order and its seats,")
+	fmt.Fprintln(w, "http = GET /healthz of the same server (client and server share this machine's cores). Targets are reported, not asserted.")
+	fmt.Fprintln(w)
+	rep.WriteTables(w)
+	if rep.RSSNote != "" {
+		fmt.Fprintf(w, "\nServer RSS: %s.\n", rep.RSSNote)
+	}
+	for _, s := range append(append([]*Result{}, rep.Ceilings...), rep.Scenarios...) {
+		fmt.Fprintf(w, "\n## %s: %s\n\n", s.Name, s.Title)
+		fmt.Fprintf(w, "%d clients, %s; answers: %s.\n", s.Clients, s.Elapsed.Round(time.Millisecond), strings.Join(s.Codes, ", "))
+		if s.FirstError != "" {
+			fmt.Fprintf(w, "First error: `%s`.\n", truncate(s.FirstError, 300))
+		}
+		for _, n := range s.Notes {
+			fmt.Fprintf(w, "- %s\n", n)
+		}
+		if len(s.audit) > 0 {
+			fmt.Fprintln(w, "\n| audit | count | |\n|---|---:|---|")
+			for _, a := range s.audit {
+				mark := "ok"
+				if a.Failed() {
+					mark = "**FAILED**"
+				}
+				fmt.Fprintf(w, "| %s | %d | %s |\n", a.Check, a.Count, mark)
+			}
+		}
+		fmt.Fprintf(w, "\n![%s throughput](%s) ![%s latency](%s)\n", s.Name, plotName(s.Name, "throughput"), s.Name, plotName(s.Name, "latency"))
+	}
+	fmt.Fprintf(w, "\n## Latency distribution of every phase\n\n![latency](%s)\n", "latency.png")
+}
+
+func truncate(s string, n int) string {
+	s = strings.ReplaceAll(s, "\n", " ")
+	if len(s) > n {
+		return s[:n] + "..."
+	}
+	return s
+}
+
+// Write writes report.md and the plots into dir.
+func (rep *Report) Write(dir string) error {
+	f, err := os.Create(filepath.Join(dir, "report.md"))
+	if err != nil {
+		return err
+	}
+	rep.WriteMarkdown(f)
+	if err := f.Close(); err != nil {
+		return err
+	}
+	return rep.WritePlots(dir)
+}
