@@ -181,3 +181,24 @@ func TestLayout_ConsoleLinksByRole(t *testing.T) {
 		})
 	}
 }
+
+// TestConsole_SignedOutHtmxRefreshRedirectsThePage: a console panel that refreshes
+// itself (htmx) after the session ended gets HX-Redirect to the sign-in form, so the
+// whole page moves there instead of the form landing inside the panel; a plain request
+// gets the usual 303.
+func TestConsole_SignedOutHtmxRefreshRedirectsThePage(t *testing.T) {
+	app := adminApp(&fakeReconcile{})
+	req := httptest.NewRequest("GET", "/admin/reconcile", nil)
+	req.Header.Set("HX-Request", "true")
+	res, err := app.Test(req, -1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.StatusCode != fiber.StatusNoContent || res.Header.Get("HX-Redirect") != "/login?next=/admin/reconcile" {
+		t.Errorf("htmx: %d HX-Redirect %q", res.StatusCode, res.Header.Get("HX-Redirect"))
+	}
+	res, _ = do(t, app, "GET", "/admin/reconcile", nil, "")
+	if res.StatusCode != fiber.StatusSeeOther || res.Header.Get("Location") != "/login?next=/admin/reconcile" {
+		t.Errorf("plain: %d %q", res.StatusCode, res.Header.Get("Location"))
+	}
+}

@@ -96,7 +96,13 @@ func requirePageUser(c *fiber.Ctx) error {
 }
 
 // redirectToLogin sends a signed-out visitor to the sign-in form, coming back to next.
+// An htmx request (a panel refreshing itself) gets HX-Redirect instead, so the whole
+// page goes to the sign-in form rather than the form landing inside the panel.
 func redirectToLogin(c *fiber.Ctx, next string) error {
+	if c.Get("HX-Request") == "true" {
+		c.Set("HX-Redirect", views.LoginURL(next))
+		return c.SendStatus(fiber.StatusNoContent)
+	}
 	return c.Redirect(views.LoginURL(next), fiber.StatusSeeOther)
 }
 
