@@ -438,3 +438,28 @@ func TestHouseSeats_LoadWaitsForABlockInFlight(t *testing.T) {
 	}
 	e.checkInvariants()
 }
+
+// TestHouseSeats_SeatsLeftWithoutTheMap: a show whose seat map is not in Redis counts
+// its seats left from MySQL, and house seats are not left for sale.
+func TestHouseSeats_SeatsLeftWithoutTheMap(t *testing.T) {
+	e := newTestEnv(t, unlimited)
+	ctx := context.Background()
+	before, err := e.shows.Get(ctx, e.show.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.showSeats().Block(ctx, e.user(0), e.show.ID, e.seatIDs("C3", "H4"), "press"); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.rdb.FlushDB(ctx).Err(); err != nil {
+		t.Fatal(err)
+	}
+	e.catalog.ForgetShow(e.show.ID)
+	after, err := e.shows.Get(ctx, e.show.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if after.SeatsLeft != before.SeatsLeft-2 {
+		t.Errorf("seats left %d from MySQL after blocking 2 of %d", after.SeatsLeft, before.SeatsLeft)
+	}
+}

@@ -176,7 +176,12 @@ func (s *Shows) fillSeatsLeft(ctx context.Context, shows []*Show) error {
 }
 
 func (s *Shows) countFromDB(ctx context.Context, shows []*Show, ids []int64) (map[int64]map[string]int, error) {
-	q, args, err := sqlx.In("SELECT show_id, zone_code, COUNT(*) AS n FROM order_seats WHERE show_id IN (?) AND live = 1 GROUP BY show_id, zone_code", ids)
+	// taken: seats of live orders, and house seats no live order has
+	q, args, err := sqlx.In(`SELECT show_id, zone_code, COUNT(*) AS n FROM order_seats WHERE show_id IN (?) AND live = 1 GROUP BY show_id, zone_code
+		UNION ALL
+		SELECT h.show_id, z.code, COUNT(*) FROM show_house_seats h JOIN seats st ON st.id = h.seat_id JOIN zones z ON z.id = st.zone_id
+		WHERE h.show_id IN (?) AND NOT EXISTS (SELECT 1 FROM order_seats os WHERE os.show_id = h.show_id AND os.seat_id = h.seat_id AND os.live = 1)
+		GROUP BY h.show_id, z.code`, ids, ids)
 	if err != nil {
 		return nil, err
 	}
@@ -195,7 +200,7 @@ func (s *Shows) countFromDB(ctx context.Context, shows []*Show, ids []int64) (ma
 		if taken[r.ShowID] == nil {
 			taken[r.ShowID] = map[string]int{}
 		}
-		taken[r.ShowID][r.Zone] = r.N
+		taken[r.ShowID][r.Zone] += r.N
 	}
 	want := map[int64]bool{}
 	for _, id := range ids {
