@@ -770,3 +770,34 @@ func TestInvariant2_LostHoldReplyWritesNothing(t *testing.T) {
 		t.Errorf("the buyer retries the same seats: %v", err)
 	}
 }
+
+// TestInvariant2_PurchaseLimitHoldsWhenTheCacheForgot: the seat cache counts the
+// user's seats, but when it has forgotten them (Redis wiped and rebuilt while an order
+// was in flight), the order transaction's own count in MySQL still refuses a batch over
+// the limit, and nothing of it stays in either store.
+func TestInvariant2_PurchaseLimitHoldsWhenTheCacheForgot(t *testing.T) {
+	e := newTestEnv(t, unlimited)
+	ctx := context.Background()
+	u := e.user(0)
+	if _, err := e.create(u, e.seatIDs("A1", "A2", "A3")...); err != nil {
+		t.Fatal(err)
+	}
+	// the cache forgets the user's three seats
+	if err := e.rdb.HSet(ctx, e.seats.Keys(e.show.ID)[2], strconv.FormatInt(u, 10), 0).Err(); err != nil {
+		t.Fatal(err)
+	}
+	_, err := e.create(u, e.seatIDs("B1", "B2")...)
+	if ErrorCode(err) != CodeLimitExceeded {
+		t.Fatalf("3 + 2 seats with the cache's count lost: %v, want LIMIT_EXCEEDED", err)
+	}
+	for _, l := range []string{"B1", "B2"} {
+		if v := e.seatVal(e.show.ID, e.seatIDs(l)[0]); v != "F" {
+			t.Errorf("seat %s is %q after the refusal, want F", l, v)
+		}
+	}
+	var live int
+	e.db.Get(&live, "SELECT COUNT(*) FROM order_seats os JOIN orders o ON o.id = os.order_id WHERE o.user_id = ? AND os.live = 1", u)
+	if live != 3 {
+		t.Errorf("%d live seats in MySQL, want 3", live)
+	}
+}

@@ -231,7 +231,7 @@ func (o *Orders) hold(ctx context.Context, show *Show, hall *Hall, req CreateOrd
 		}
 		return nil, err
 	}
-	if err := o.persist(ctx, order, req.IdempotencyKey, req.hash()); err != nil {
+	if err := o.persist(ctx, order, show.PurchaseLimit, req.IdempotencyKey, req.hash()); err != nil {
 		o.releaseAfterFailure(order)
 		if duplicateOn(err, liveSeatKey) {
 			o.metrics.HoldConflicts.Inc()
@@ -409,7 +409,12 @@ func (o *Orders) releaseAfterFailure(order *Order) {
 // duplicate that means SEAT_TAKEN.
 const liveSeatKey = "uq_order_seats_live"
 
-func (o *Orders) persist(ctx context.Context, order *Order, key string, hash [32]byte) error {
+// persist inserts the order and its seats (and its Idempotency-Key) in one transaction.
+// It also counts the user's live seats for the show in MySQL, own ones included: the
+// seat cache enforces the purchase limit, but a hold made just before Redis was wiped
+// commits after the map was rebuilt without it, and the limit must hold then too.
+// Errors: LIMIT_EXCEEDED, or the database's (the caller maps them).
+func (o *Orders) persist(ctx context.Context, order *Order, limit int, key string, hash [32]byte) error {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), dbTimeout)
 	defer cancel()
 	return inTx(ctx, o.db, func(tx *sqlx.Tx) error {
@@ -432,6 +437,14 @@ func (o *Orders) persist(ctx context.Context, order *Order, key string, hash [32
 		}
 		if _, err := tx.ExecContext(ctx, q, args...); err != nil {
 			return err
+		}
+		var live int
+		if err := tx.GetContext(ctx, &live, `SELECT COUNT(*) FROM orders o JOIN order_seats os ON os.order_id = o.id AND os.live = 1
+			WHERE o.user_id = ? AND o.show_id = ?`, order.UserID, order.ShowID); err != nil {
+			return err
+		}
+		if live > limit {
+			return errf(CodeLimitExceeded, "at most %d seats per person for this show; you have %d already", limit, live-len(order.Seats))
 		}
 		if key != "" {
 			remember := func() error {
