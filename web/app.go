@@ -249,7 +249,11 @@ func (a *App) Serve() error {
 			}
 		}()
 	}
-	err := a.HTTP.Listen(a.Cfg.HTTPAddr)
+	ln, err := net.Listen("tcp", a.Cfg.HTTPAddr)
+	if err != nil {
+		return err
+	}
+	err = a.HTTP.Listener(Lingering(ln))
 	if errors.Is(err, http.ErrServerClosed) {
 		return nil
 	}

@@ -2,10 +2,12 @@ package web
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"io"
 	"net"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -126,4 +128,53 @@ func (a *testApp) pageBody(path, token string) string {
 		a.t.Fatal(err)
 	}
 	return string(b)
+}
+
+// TestBodyLimit_ClientsReadThe413: a client still sending a body far over the limit
+// when the server has refused it can finish sending and then read the 413 answer: the
+// server refuses before reading the body, then lingers reading what arrives instead of
+// closing with unread data, which resets the connection under the client's writes (an
+// HTTP client then reports the reset, not the answer).
+func TestBodyLimit_ClientsReadThe413(t *testing.T) {
+	a := newTestApp(t, nil)
+	for i := 0; i < 5; i++ {
+		conn, err := net.Dial("tcp", strings.TrimPrefix(a.base, "http://"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		const size = 4 << 20
+		_, _ = conn.Write([]byte("POST /api/v1/auth/login HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: " +
+			strconv.Itoa(size) + "\r\n\r\n"))
+		wrote := make(chan error, 1)
+		go func() { // the whole body, as an HTTP client uploading it does
+			chunk := bytes.Repeat([]byte("1"), 64<<10)
+			for sent := 0; sent < size; sent += len(chunk) {
+				if _, err := conn.Write(chunk); err != nil {
+					wrote <- err
+					return
+				}
+			}
+			wrote <- nil
+		}()
+		select {
+		case err := <-wrote:
+			if err != nil {
+				conn.Close()
+				t.Fatalf("attempt %d: the connection was reset while the client sent its body: %v", i, err)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatalf("attempt %d: the server stopped reading", i)
+		}
+		_ = conn.SetReadDeadline(time.Now().Add(5 * time.Second))
+		res, err := http.ReadResponse(bufio.NewReader(conn), nil)
+		if err != nil {
+			conn.Close()
+			t.Fatalf("attempt %d: the answer was lost: %v", i, err)
+		}
+		res.Body.Close()
+		conn.Close()
+		if res.StatusCode != http.StatusRequestEntityTooLarge {
+			t.Fatalf("attempt %d: %d, want 413", i, res.StatusCode)
+		}
+	}
 }

@@ -94,7 +94,7 @@ func newTestApp(t *testing.T, tweak func(*Config)) *testApp {
 	if err := a.StartWorker(); err != nil {
 		t.Fatal(err)
 	}
-	go func() { _ = a.HTTP.Listener(ln) }()
+	go func() { _ = a.HTTP.Listener(Lingering(ln)) }()
 	ta := &testApp{App: a, t: t, base: "http://" + ln.Addr().String(), clock: clock, accounts: map[string]services.DemoAccount{}}
 	for _, acc := range rep.Accounts {
 		ta.accounts[acc.Role] = acc
