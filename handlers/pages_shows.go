@@ -34,7 +34,9 @@ func (d *Deps) homePage(c *fiber.Ctx) error {
 	}))
 }
 
-// showPage shows one show with its seat map form.
+// showPage shows one show with its seat map form. A refused booking redirected here
+// (see bookSeats) is told above the map with the picks kept; ?seat= ticks seats too
+// (coming back from signing in). Either way only seats still free stay ticked.
 func (d *Deps) showPage(c *fiber.Ctx) error {
 	id, ok := idParam(c, "id")
 	if !ok {
@@ -46,7 +48,18 @@ func (d *Deps) showPage(c *fiber.Ctx) error {
 	if err != nil {
 		return errorPage(c, err)
 	}
-	return d.renderShow(c, m, fiber.StatusOK, "", nil, nil)
+	picks := queryPicks(c)
+	var msg string
+	var lost map[int64]bool
+	if f, ok := takeBookFlash(c, id); ok {
+		var userID int64
+		if u := currentUser(c); u != nil {
+			userID = u.ID
+		}
+		msg, lost = flashMessage(f, m, userID, nowUTC(), d.Shows.Zone())
+		picks = f.Picks
+	}
+	return d.renderShow(c, m, fiber.StatusOK, msg, picks, lost)
 }
 
 // renderShow renders the show page; selected seats stay checked where still free, lost
@@ -70,41 +83,38 @@ func (d *Deps) renderShow(c *fiber.Ctx, m *services.SeatMap, status int, msg str
 	}))
 }
 
-// bookSeats creates a pending order of the checked seats and sends the buyer to it; a
-// refused booking shows the seat map again with fresh states and the reason.
+// bookSeats creates a pending order of the checked seats and sends the buyer to it. A
+// refused booking redirects (303) to the show's page, which tells why with fresh seat
+// states and the picks kept (post/redirect/get: reloading never re-posts). A signed-out
+// visitor goes to sign in and comes back to the show with the picks.
 func (d *Deps) bookSeats(c *fiber.Ctx) error {
 	showID, ok := idParam(c, "id")
 	if !ok {
 		return renderErrorPage(c, fiber.StatusNotFound, "There is no such show.")
 	}
+	ids, problem := seatIDs(c.Request().PostArgs().PeekMulti("seat"))
 	u := currentUser(c)
+	if u == nil {
+		return redirectToLogin(c, picksURL(showID, ids))
+	}
 	ctx, cancel := ctxOf(c)
 	defer cancel()
-	ids, problem := seatIDs(c.Request().PostArgs().PeekMulti("seat"))
 	if problem == "" && len(ids) == 0 {
 		problem = "Pick at least one seat."
 	}
-	status := fiber.StatusBadRequest
-	var refused *services.Error
-	if problem == "" {
-		order, err := d.Orders.Create(ctx, services.CreateOrderRequest{UserID: u.ID, ShowID: showID, SeatIDs: ids})
-		if err == nil {
-			return c.Redirect(views.OrderURL(order.OrderNo), fiber.StatusSeeOther)
-		}
-		status, refused = pageError(c, err)
-		if status == fiber.StatusNotFound || status >= fiber.StatusInternalServerError && status != fiber.StatusServiceUnavailable {
-			return renderErrorPage(c, status, refused.Message)
-		}
+	if problem != "" {
+		return setBookFlash(c, showID, bookFlash{Code: "input", Message: problem, Picks: ids})
 	}
-	m, err := d.Shows.SeatMap(ctx, showID)
-	if err != nil {
+	order, err := d.Orders.Create(ctx, services.CreateOrderRequest{UserID: u.ID, ShowID: showID, SeatIDs: ids})
+	if err == nil {
+		return c.Redirect(views.OrderURL(order.OrderNo), fiber.StatusSeeOther)
+	}
+	status, refused := pageError(c, err)
+	if status == fiber.StatusNotFound || status >= fiber.StatusInternalServerError && status != fiber.StatusServiceUnavailable {
 		return errorPage(c, err)
 	}
-	var lost map[int64]bool
-	if refused != nil {
-		problem, lost = bookingMessage(refused, m, u.ID, nowUTC(), d.Shows.Zone())
-	}
-	return d.renderShow(c, m, status, problem, ids, lost)
+	return setBookFlash(c, showID, bookFlash{Code: refused.Code, Message: refused.Message, Seats: refused.Seats,
+		Retry: refused.RetryAfterS, Picks: ids})
 }
 
 // bookingMessage words a refused booking for the show page, given the fresh seat map,
@@ -150,7 +160,7 @@ func bookingMessage(se *services.Error, m *services.SeatMap, userID int64, now t
 	case services.CodeSeatNotInShow:
 		return "Some of these seats cannot be booked for this show: " + views.JoinLabels(se.Seats) + ". Please pick again.", nil
 	case services.CodeRateLimited:
-		return "Too many booking attempts. Please wait " + views.Plural(max(se.RetryAfterS, 1), "second", "seconds") + " and try again.", nil
+		return views.RetryText(se.RetryAfterS), nil
 	case services.CodeUnavailable:
 		return "Booking is briefly unavailable; nothing was booked. Please try again.", nil
 	}

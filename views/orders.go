@@ -15,6 +15,49 @@ type OrderPageProps struct {
 	Now   time.Time
 	Zone  *time.Location
 	Error string
+	// Payment is the payment the buyer just came back from (nil when none): a declined
+	// or refunded one is told plainly.
+	Payment *services.Payment
+	// Chosen is set when the seats were picked for the buyer (best available).
+	Chosen bool
+	// SeatKinds maps the order's seat ids to their kind (wheelchair, companion); nil
+	// when the hall could not be read.
+	SeatKinds map[int64]string
+}
+
+// PaymentNote tells how the payment the buyer came back from ended, or "" when there
+// is nothing to say (no payment, or one that paid the order).
+func (p OrderPageProps) PaymentNote() string {
+	pay, o := p.Payment, p.Order
+	if pay == nil || o == nil || pay.OrderNo != o.OrderNo {
+		return ""
+	}
+	switch pay.Status {
+	case "declined":
+		if o.Status == services.OrderPending && p.Now.Before(o.ExpiresAt) {
+			return "Your payment was declined; nothing was charged. You can try again before " + ClockTime(o.ExpiresAt, p.Zone) + "."
+		}
+		return "Your payment was declined; nothing was charged."
+	case "refunded":
+		after := "the deadline"
+		if o.Status == services.OrderCancelled {
+			after = "the order was cancelled"
+		}
+		return "Your payment of " + Money(pay.AmountMinor, pay.Currency) + " arrived after " + after + " and was refunded."
+	}
+	return ""
+}
+
+// SeatKindName is how a seat kind reads on the order ("wheelchair space",
+// "companion seat"), "" for a standard seat.
+func SeatKindName(kind string) string {
+	switch kind {
+	case services.KindWheelchair:
+		return "wheelchair space"
+	case services.KindCompanion:
+		return "companion seat"
+	}
+	return ""
 }
 
 // OrderListItem is one row of the order list.
@@ -53,6 +96,15 @@ type ErrorPageProps struct {
 	Page
 	Status  int
 	Message string
+	// RetryAfterS is the wait in seconds a rate limit asks for (429), 0 otherwise.
+	RetryAfterS int
+	// TryURL is the page to load again (a local GET URL), "" when there is none.
+	TryURL string
+}
+
+// RetryText is the rate limit's sentence: "Too many attempts — retry in 12 s."
+func RetryText(seconds int) string {
+	return "Too many attempts — retry in " + itoa(max(seconds, 1)) + " s."
 }
 
 // OrderURL is an order's page.

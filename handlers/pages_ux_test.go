@@ -1,0 +1,182 @@
+package handlers
+
+import (
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/PuerkitoBio/goquery"
+	"github.com/gofiber/fiber/v2"
+
+	"seatflow/services"
+	"seatflow/views"
+)
+
+// followFlash checks res is the 303 back to the show's page after a refused booking and
+// loads that page as the browser would (with the flash cookie and the session).
+func followFlash(t *testing.T, app *fiber.App, res *http.Response, session string) (*http.Response, string) {
+	t.Helper()
+	if res.StatusCode != fiber.StatusSeeOther || res.Header.Get("Location") != "/shows/42" {
+		t.Fatalf("refused booking answered %d %q, want 303 to /shows/42", res.StatusCode, res.Header.Get("Location"))
+	}
+	var flash *http.Cookie
+	for _, c := range res.Cookies() {
+		if c.Name == bookFlashCookie {
+			flash = c
+		}
+	}
+	if flash == nil || flash.Path != "/shows/42" || !flash.HttpOnly {
+		t.Fatalf("flash cookie = %+v", flash)
+	}
+	cookies := []*http.Cookie{{Name: bookFlashCookie, Value: flash.Value}}
+	if session != "" {
+		cookies = append(cookies, &http.Cookie{Name: SessionCookie, Value: session})
+	}
+	res, body := send(t, app, "GET", "/shows/42", nil, cookies...)
+	cleared := false
+	for _, c := range res.Cookies() {
+		cleared = cleared || c.Name == bookFlashCookie && c.Value == "" && (c.MaxAge < 0 || !c.Expires.IsZero() && c.Expires.Before(time.Now()))
+	}
+	if !cleared {
+		t.Error("the show page did not clear the flash cookie (a reload would tell it again)")
+	}
+	return res, body
+}
+
+func TestRefusedBookingRedirectsToTheShowWithMessageAndPicks(t *testing.T) {
+	now := time.Now().UTC()
+	pick := strconv.FormatInt(seatID(2, 4), 10)
+	cases := []struct {
+		name string
+		err  *services.Error
+		want string
+	}{
+		{"rate limited", &services.Error{Code: services.CodeRateLimited, Message: "slow down", RetryAfterS: 7}, "Too many attempts — retry in 7 s."},
+		{"unavailable", &services.Error{Code: services.CodeUnavailable, Message: "redis down"}, "Booking is briefly unavailable; nothing was booked."},
+		{"limit", &services.Error{Code: services.CodeLimitExceeded, Message: "purchase limit is 4 seats per show"}, "Purchase limit is 4 seats per show."},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			orders := &fakeOrders{createErr: tc.err}
+			app := testApp(fixtureMap(now), orders)
+			tok := issuedCSRF(t, app)
+			res, _ := do(t, app, "POST", "/shows/42/book", withCSRF(url.Values{"seat": {pick}}, tok), "tok-7")
+			res, body := followFlash(t, app, res, "tok-7")
+			if res.StatusCode != fiber.StatusOK || !strings.Contains(body, tc.want) {
+				t.Errorf("show page after refusal: %d, want %q in the alert", res.StatusCode, tc.want)
+			}
+			doc, _ := goquery.NewDocumentFromReader(strings.NewReader(body))
+			if _, ok := seatInput(doc, seatID(2, 4)).Attr("checked"); !ok {
+				t.Error("the pick is not kept")
+			}
+		})
+	}
+}
+
+func TestBookingRedirectIsNotAPostOnlyURL(t *testing.T) {
+	app := testApp(fixtureMap(time.Now().UTC()), &fakeOrders{})
+	// a reload of the address bar after the redirect is a GET of the show: fine
+	res, _ := do(t, app, "GET", "/shows/42", nil, "tok-7")
+	if res.StatusCode != fiber.StatusOK {
+		t.Errorf("GET /shows/42 = %d", res.StatusCode)
+	}
+}
+
+func TestOrderPageTellsHowThePaymentEnded(t *testing.T) {
+	now := time.Date(2025, 11, 30, 11, 30, 0, 0, time.UTC) // 19:30 in Shanghai
+	m := fixtureMap(now)
+	order := &services.Order{OrderNo: "0MI8K2J3LQ2ZKX7", UserID: 7, ShowID: 42, Status: services.OrderPending, TotalMinor: 9000,
+		Currency: "CNY", CreatedAt: now, ExpiresAt: now.Add(15 * time.Minute),
+		Seats: []services.OrderSeat{{SeatID: seatID(1, 1), Label: "A1", ZoneCode: "standard", PriceMinor: 4500}, {SeatID: seatID(1, 2), Label: "A2", ZoneCode: "standard", PriceMinor: 4500}}}
+	cases := []struct {
+		name, payStatus, orderStatus, payOrderNo, want string
+	}{
+		{"declined", "declined", services.OrderPending, order.OrderNo, "Your payment was declined; nothing was charged. You can try again before 19:45."},
+		{"refunded", "refunded", services.OrderExpired, order.OrderNo, "Your payment of ¥90.00 arrived after the deadline and was refunded."},
+		{"another order's payment", "declined", services.OrderPending, "OTHER", ""},
+		{"approved", "approved", services.OrderPaid, order.OrderNo, ""},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			o := *order
+			o.Status = tc.orderStatus
+			pay := &services.Payment{PaymentID: "pay_1", AmountMinor: 9000, Currency: "CNY", Status: tc.payStatus, OrderNo: tc.payOrderNo}
+			doc := renderDoc(t, views.OrderPage(views.OrderPageProps{Page: views.Page{User: buyer}, Order: &o, Show: m.Show, Now: now, Zone: shanghai,
+				Payment: pay, SeatKinds: map[int64]string{seatID(1, 1): services.KindWheelchair, seatID(1, 2): services.KindCompanion}}))
+			got := strings.TrimSpace(doc.Find(".payment-note").Text())
+			if got != tc.want {
+				t.Errorf("payment note = %q, want %q", got, tc.want)
+			}
+			rows := doc.Find(".order-seats tbody tr")
+			if !strings.Contains(rows.Eq(0).Text(), "wheelchair space") || !strings.Contains(rows.Eq(1).Text(), "companion seat") {
+				t.Errorf("seat kinds not listed: %q / %q", rows.Eq(0).Text(), rows.Eq(1).Text())
+			}
+		})
+	}
+}
+
+func TestOrderPageReadsThePaymentOfItsOwnOrderOnly(t *testing.T) {
+	now := time.Now().UTC()
+	orders := &fakeOrders{calls: &serviceCalls{}, order: &services.Order{OrderNo: demoPayment.OrderNo, UserID: 7, ShowID: 42,
+		Status: services.OrderPending, TotalMinor: 9000, Currency: "CNY", CreatedAt: now, ExpiresAt: now.Add(10 * time.Minute)}}
+	app := testApp(fixtureMap(now), orders)
+	tok := issuedCSRF(t, app)
+	res, _ := do(t, app, "POST", "/pay/demo/"+demoPayment.PaymentID+"/decline", withCSRF(url.Values{}, tok), "tok-7")
+	if loc := res.Header.Get("Location"); loc != "/orders/"+demoPayment.OrderNo+"?payment="+demoPayment.PaymentID {
+		t.Fatalf("after the provider: %d %q", res.StatusCode, loc)
+	}
+	orders.calls.take()
+	_, body := do(t, app, "GET", "/orders/"+demoPayment.OrderNo+"?payment="+demoPayment.PaymentID, nil, "tok-7")
+	if !slices.Contains(orders.calls.take(), "Payments.Payment") || !strings.Contains(body, "Order") {
+		t.Error("the order page did not read the payment it was given")
+	}
+}
+
+func TestCancelNeedsConfirmation(t *testing.T) {
+	now := time.Now().UTC()
+	orders := &fakeOrders{calls: &serviceCalls{}, order: &services.Order{OrderNo: "0MI8K2J3LQ2ZKX7", UserID: 7, ShowID: 42,
+		Status: services.OrderPending, TotalMinor: 4500, Currency: "CNY", CreatedAt: now, ExpiresAt: now.Add(10 * time.Minute)}}
+	app := testApp(fixtureMap(now), orders)
+	tok := issuedCSRF(t, app)
+	res, body := do(t, app, "POST", "/orders/0MI8K2J3LQ2ZKX7/cancel", withCSRF(url.Values{}, tok), "tok-7")
+	if res.StatusCode != fiber.StatusBadRequest || !strings.Contains(body, "Nothing was cancelled") {
+		t.Errorf("unconfirmed cancel: %d", res.StatusCode)
+	}
+	if slices.Contains(orders.calls.take(), "Orders.Cancel") {
+		t.Error("an unconfirmed cancel reached the service")
+	}
+	doc, _ := goquery.NewDocumentFromReader(strings.NewReader(body))
+	if doc.Find(`form[action$="/cancel"] input[type="checkbox"][name="confirm"][required]`).Length() != 1 {
+		t.Error("the cancel form has no required confirm box")
+	}
+	do(t, app, "POST", "/orders/0MI8K2J3LQ2ZKX7/cancel", withCSRF(url.Values{"confirm": {"yes"}}, tok), "tok-7")
+	if !slices.Contains(orders.calls.take(), "Orders.Cancel") {
+		t.Error("a confirmed cancel did not reach the service")
+	}
+}
+
+func TestErrorPagesAreFriendlyAndInTheLayout(t *testing.T) {
+	cases := []struct {
+		status int
+		want   string
+	}{
+		{429, "Too many attempts — retry in 9 s."},
+		{503, "Nothing was booked or charged."},
+	}
+	for _, tc := range cases {
+		t.Run(strconv.Itoa(tc.status), func(t *testing.T) {
+			app := fiber.New(fiber.Config{ErrorHandler: ErrorHandler})
+			app.Get("/x", func(c *fiber.Ctx) error {
+				return errorPage(c, &services.Error{Code: map[int]string{429: services.CodeRateLimited, 503: services.CodeUnavailable}[tc.status], Message: "m", RetryAfterS: 9})
+			})
+			res, body := send(t, app, "GET", "/x", nil)
+			if res.StatusCode != tc.status || !strings.Contains(body, tc.want) || !strings.Contains(body, `class="site-header"`) {
+				t.Errorf("%d page: status %d, want %q in the layout", tc.status, res.StatusCode, tc.want)
+			}
+		})
+	}
+}
