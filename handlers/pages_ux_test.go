@@ -180,3 +180,23 @@ func TestErrorPagesAreFriendlyAndInTheLayout(t *testing.T) {
 		})
 	}
 }
+
+func TestOrderCountdownCarriesServerSeconds(t *testing.T) {
+	now := time.Date(2025, 11, 30, 11, 30, 0, 0, time.UTC)
+	order := &services.Order{OrderNo: "0MI8K2J3LQ2ZKX7", UserID: 7, ShowID: 42, Status: services.OrderPending, TotalMinor: 4500,
+		Currency: "CNY", CreatedAt: now, ExpiresAt: now.Add(14*time.Minute + 5*time.Second)}
+	doc := renderDoc(t, views.OrderPage(views.OrderPageProps{Page: views.Page{User: buyer}, Order: order, Now: now, Zone: shanghai}))
+	box := doc.Find("[data-countdown]")
+	if got := box.AttrOr("data-seconds-left", ""); got != "845" {
+		t.Errorf("data-seconds-left = %q, want 845", got)
+	}
+	if got := box.Find("[data-countdown-clock]").Text(); got != "14:05" {
+		t.Errorf("clock = %q", got)
+	}
+	if got := box.Find(".deadline").Text(); !strings.Contains(got, "Pay by 19:44") {
+		t.Errorf("without JavaScript the deadline time is not shown: %q", got)
+	}
+	if doc.Find(`script[src="/static/js/order.js"][defer]`).Length() != 1 {
+		t.Error("the countdown script is not loaded")
+	}
+}

@@ -147,6 +147,27 @@ func Deadline(o *services.Order, now time.Time, loc *time.Location) string {
 	return "Pay by " + at + " (" + Until(o.ExpiresAt.Sub(now)) + ")"
 }
 
+// SecondsLeft is the whole seconds from now to a pending order's deadline (0 once
+// passed): the page's countdown starts from this server time, never the client's clock.
+func SecondsLeft(o *services.Order, now time.Time) int {
+	if d := o.ExpiresAt.Sub(now); d > 0 {
+		return int(d / time.Second)
+	}
+	return 0
+}
+
+// Clock formats seconds as "14:05" (minutes:seconds), "1:02:03" from an hour.
+func Clock(seconds int) string {
+	if seconds < 0 {
+		seconds = 0
+	}
+	h, m, s := seconds/3600, seconds/60%60, seconds%60
+	if h > 0 {
+		return itoa(h) + ":" + pad2(uint64(m)) + ":" + pad2(uint64(s))
+	}
+	return itoa(m) + ":" + pad2(uint64(s))
+}
+
 // SeatLabels lists an order's seat labels: "F7, F8".
 func SeatLabels(o *services.Order) string {
 	out := ""

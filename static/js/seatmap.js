@@ -1,0 +1,1 @@
+// The seat map: see below.
