@@ -200,3 +200,36 @@ func TestOrderCountdownCarriesServerSeconds(t *testing.T) {
 		t.Error("the countdown script is not loaded")
 	}
 }
+
+func TestSeatsCarrySummaryDataAndTheLimitCountsOwnedSeats(t *testing.T) {
+	now := time.Now().UTC()
+	p := showProps(now) // user 7 holds B1 in the fixture
+	p.Selected = map[int64]bool{seatID(3, 1): true, seatID(2, 4): true}
+	doc := renderDoc(t, views.ShowPage(p))
+	in := seatInput(doc, seatID(3, 1))
+	want := map[string]string{"data-label": "C1", "data-zone": "Premium", "data-price": "¥65.00", "data-price-minor": "6500",
+		"data-kind": "standard", "data-row": "3", "data-col": "1"}
+	for k, v := range want {
+		if got := in.AttrOr(k, ""); got != v {
+			t.Errorf("%s = %q, want %q", k, got, v)
+		}
+	}
+	sum := doc.Find("#selection-summary")
+	for k, v := range map[string]string{"data-limit": "4", "data-owned": "1", "data-money-prefix": "¥", "data-money-decimals": "2"} {
+		if got := sum.AttrOr(k, ""); got != v {
+			t.Errorf("summary %s = %q, want %q", k, got, v)
+		}
+	}
+	if got := sum.Find("[data-summary-total]").Text(); got != "¥110.00" {
+		t.Errorf("server-rendered total = %q", got)
+	}
+	if got := sum.Find("[data-summary-rows] tr").Length(); got != 2 {
+		t.Errorf("%d summary rows, want 2", got)
+	}
+	if got := sum.Find("[data-summary-limit]").Text(); !strings.Contains(got, "you already have 1 (held or paid), so 3 left") {
+		t.Errorf("limit text = %q", got)
+	}
+	if sum.Find(`[aria-live="polite"]`).Length() != 1 {
+		t.Error("no live region for selection changes")
+	}
+}

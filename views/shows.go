@@ -157,6 +157,57 @@ func (p ShowPageProps) State() ShowState { return StateOf(p.Map.Show, p.Now, p.Z
 // CanBook reports whether the form may be submitted: signed in and on sale.
 func (p ShowPageProps) CanBook() bool { return p.SignedIn() && p.State().OnSale }
 
+// Owned is how many seats of this show the signed-in buyer already holds or owns
+// (pending or paid orders): they count against the purchase limit.
+func (p ShowPageProps) Owned() int {
+	if p.User == nil {
+		return 0
+	}
+	n := 0
+	for id, owner := range p.Map.Owners {
+		if owner == p.User.ID && (p.Map.States[id] == services.StateHeld || p.Map.States[id] == services.StateSold) {
+			n++
+		}
+	}
+	return n
+}
+
+// LimitLeft is how many more seats the buyer may pick: the purchase limit less the
+// seats already held or owned, at least 0.
+func (p ShowPageProps) LimitLeft() int { return max(p.Map.Show.PurchaseLimit-p.Owned(), 0) }
+
+// LimitText explains the purchase limit for this buyer, counting the seats already
+// held or owned: "Up to 4 seats per person for this show; you already have 2, so 2
+// left."
+func (p ShowPageProps) LimitText() string {
+	limit := p.Map.Show.PurchaseLimit
+	s := "Up to " + Plural(limit, "seat", "seats") + " per person for this show"
+	if owned := p.Owned(); owned > 0 {
+		s += "; you already have " + itoa(owned) + " (held or paid), so " + itoa(p.LimitLeft()) + " left"
+	}
+	return s + "."
+}
+
+// SelectedCells are the ticked seats, in the hall's order, for the summary.
+func (p ShowPageProps) SelectedCells() []SeatCell {
+	var out []SeatCell
+	for _, c := range SeatCells(p) {
+		if c.Checked {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// SelectedTotal is the sum of the ticked seats' prices, formatted.
+func (p ShowPageProps) SelectedTotal() string {
+	var sum int64
+	for _, c := range p.SelectedCells() {
+		sum += c.PriceMinor
+	}
+	return Money(sum, p.Map.Show.Currency)
+}
+
 // ShowURL is the show's page.
 func ShowURL(id int64) string { return "/shows/" + i64(id) }
 
@@ -188,6 +239,11 @@ type SeatCell struct {
 	Selectable bool // a checkbox is rendered (a sellable seat of this show)
 	Disabled   bool // held, sold or yours
 	Checked    bool
+	Zone       string // zone name
+	Price      string // formatted in the show's currency
+	PriceMinor int64
+	Kind       string // standard, wheelchair or companion
+	Row, Col   int
 }
 
 // SeatCells turns the seat map into cells in the hall's order (row, col).
@@ -232,6 +288,7 @@ func SeatCells(p ShowPageProps) []SeatCell {
 			kind = "companion seat"
 		}
 		c.Selectable = true
+		c.Zone, c.Price, c.PriceMinor, c.Kind, c.Row, c.Col = zoneName[st.ZoneCode], Money(price, show.Currency), price, st.Kind, st.Row, st.Col
 		desc := []string{"Seat " + st.Label}
 		if kind != "" {
 			desc = append(desc, kind)
