@@ -18,6 +18,7 @@ func (d *Deps) RegisterPages(app fiber.Router) {
 	app.Get("/", d.homePage)
 	app.Get("/shows/:id", d.showPage)
 	app.Post("/shows/:id/book", d.bookSeats) // signed out: to sign-in, keeping the picks
+	app.Post("/shows/:id/best", requirePageUser, d.bookBest)
 
 	orders := app.Group("/orders", requirePageUser)
 	orders.Get("/", d.ordersPage)

@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
@@ -115,6 +116,36 @@ func (d *Deps) bookSeats(c *fiber.Ctx) error {
 	}
 	return setBookFlash(c, showID, bookFlash{Code: refused.Code, Message: refused.Message, Seats: refused.Seats,
 		Retry: refused.RetryAfterS, Picks: ids})
+}
+
+// bookBest books the best available seats together in one zone (the form's zone,
+// quantity and accessible) and sends the buyer to the order, which says the seats were
+// chosen for them. A refusal goes back to the show's page like bookSeats'.
+func (d *Deps) bookBest(c *fiber.Ctx) error {
+	showID, ok := idParam(c, "id")
+	if !ok {
+		return renderErrorPage(c, fiber.StatusNotFound, "There is no such show.")
+	}
+	zone := strings.TrimSpace(c.FormValue("zone"))
+	qty, err := strconv.Atoi(c.FormValue("quantity"))
+	switch {
+	case zone == "" || len(zone) > 64:
+		return setBookFlash(c, showID, bookFlash{Code: "input", Message: "Choose a zone for the best available seats."})
+	case err != nil || qty < 1 || qty > services.MaxSeatsPerRequest:
+		return setBookFlash(c, showID, bookFlash{Code: "input", Message: "Choose how many seats you want (a whole number from 1)."})
+	}
+	ctx, cancel := ctxOf(c)
+	defer cancel()
+	order, err := d.Orders.Create(ctx, services.CreateOrderRequest{UserID: currentUser(c).ID, ShowID: showID,
+		Zone: strings.Clone(zone), Quantity: qty, Accessible: c.FormValue("accessible") == "1"})
+	if err == nil {
+		return c.Redirect(views.OrderURL(order.OrderNo)+"?chosen=1", fiber.StatusSeeOther)
+	}
+	status, refused := pageError(c, err)
+	if status == fiber.StatusNotFound || status >= fiber.StatusInternalServerError && status != fiber.StatusServiceUnavailable {
+		return errorPage(c, err)
+	}
+	return setBookFlash(c, showID, bookFlash{Code: refused.Code, Message: refused.Message, Seats: refused.Seats, Retry: refused.RetryAfterS})
 }
 
 // bookingMessage words a refused booking for the show page, given the fresh seat map,

@@ -770,7 +770,7 @@ func TestEveryPostFormCarriesTheCSRFToken(t *testing.T) {
 		c     templ.Component
 		forms int
 	}{
-		"show":     {views.ShowPage(show), 2}, // booking + sign out
+		"show":     {views.ShowPage(show), 3}, // booking + best available + sign out
 		"order":    {views.OrderPage(views.OrderPageProps{Page: pg, Order: order, Show: m.Show, Now: now, Zone: shanghai}), 3},
 		"demo pay": {views.DemoPayPage(views.DemoPayProps{Page: pg, Payment: &demoPayment}), 3},
 		"login":    {views.LoginPage(views.AuthFormProps{Page: signedOut, Next: "/shows/42"}), 1},

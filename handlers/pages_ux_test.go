@@ -233,3 +233,40 @@ func TestSeatsCarrySummaryDataAndTheLimitCountsOwnedSeats(t *testing.T) {
 		t.Error("no live region for selection changes")
 	}
 }
+
+func TestBestAvailableFormCreatesAnOrderOfChosenSeats(t *testing.T) {
+	now := time.Now().UTC()
+	orders := &fakeOrders{calls: &serviceCalls{}}
+	app := testApp(fixtureMap(now), orders)
+	tok := issuedCSRF(t, app)
+	_, body := do(t, app, "GET", "/shows/42", nil, "tok-7")
+	doc, _ := goquery.NewDocumentFromReader(strings.NewReader(body))
+	f := doc.Find(`form[method="post"][action="/shows/42/best"]`)
+	if f.Find(`select[name="zone"] option[value="premium"]`).Length() != 1 || f.Find(`select[name="quantity"] option`).Length() != 3 {
+		t.Errorf("best-available form: zones %d, quantities %d (limit 4, 1 held: want 3)",
+			f.Find(`select[name="zone"] option`).Length(), f.Find(`select[name="quantity"] option`).Length())
+	}
+	res, _ := do(t, app, "POST", "/shows/42/best", withCSRF(url.Values{"zone": {"premium"}, "quantity": {"2"}, "accessible": {"1"}}, tok), "tok-7")
+	if res.StatusCode != fiber.StatusSeeOther || res.Header.Get("Location") != "/orders/0MI8K2J3LQ2ZKX7?chosen=1" {
+		t.Errorf("best available: %d %q", res.StatusCode, res.Header.Get("Location"))
+	}
+	if g := orders.got; g.Zone != "premium" || g.Quantity != 2 || !g.Accessible || len(g.SeatIDs) != 0 || g.UserID != 7 {
+		t.Errorf("request = %+v", g)
+	}
+	orders.createErr = &services.Error{Code: services.CodeNoAdjacentSeats, Message: "no 2 seats side by side are left in zone premium"}
+	res, _ = do(t, app, "POST", "/shows/42/best", withCSRF(url.Values{"zone": {"premium"}, "quantity": {"2"}}, tok), "tok-7")
+	if _, body = followFlash(t, app, res, "tok-7"); !strings.Contains(body, "No 2 seats side by side are left in zone premium.") {
+		t.Error("refusal not told on the show page")
+	}
+	res, _ = do(t, app, "POST", "/shows/42/best", withCSRF(url.Values{"zone": {"premium"}, "quantity": {"lots"}}, tok), "tok-7")
+	if _, body = followFlash(t, app, res, "tok-7"); !strings.Contains(body, "Choose how many seats") {
+		t.Error("a bad quantity is not told")
+	}
+
+	order := &services.Order{OrderNo: "0MI8K2J3LQ2ZKX7", UserID: 7, ShowID: 42, Status: services.OrderPending, Currency: "CNY",
+		CreatedAt: now, ExpiresAt: now.Add(10 * time.Minute)}
+	doc = renderDoc(t, views.OrderPage(views.OrderPageProps{Page: views.Page{User: buyer}, Order: order, Now: now, Zone: shanghai, Chosen: true}))
+	if !strings.Contains(doc.Find("#chosen-note").Text(), "We chose these seats for you") {
+		t.Error("the order page does not say the seats were chosen for the buyer")
+	}
+}

@@ -214,6 +214,9 @@ func ShowURL(id int64) string { return "/shows/" + i64(id) }
 // BookURL is where the seat form posts.
 func BookURL(id int64) string { return "/shows/" + i64(id) + "/book" }
 
+// BestURL is where the best-available form posts.
+func BestURL(id int64) string { return "/shows/" + i64(id) + "/best" }
+
 // ZoneSlots maps a show's zone codes to their colour slot (0..5) in the order of the
 // show's zones, so the legend and the seats agree.
 func ZoneSlots(s *services.Show) map[string]int {
