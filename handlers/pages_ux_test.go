@@ -270,3 +270,49 @@ func TestBestAvailableFormCreatesAnOrderOfChosenSeats(t *testing.T) {
 		t.Error("the order page does not say the seats were chosen for the buyer")
 	}
 }
+
+func TestSignInFromAShowComesBackWithThePicks(t *testing.T) {
+	app := testApp(fixtureMap(time.Now().UTC()), &fakeOrders{})
+	tok := issuedCSRF(t, app)
+	a, b := strconv.FormatInt(seatID(2, 4), 10), strconv.FormatInt(seatID(3, 1), 10)
+	_, body := do(t, app, "GET", "/shows/42", nil, "")
+	doc, _ := goquery.NewDocumentFromReader(strings.NewReader(body))
+	if doc.Find(`form[action="/shows/42/book"] button[type="submit"]`).Text() != "Sign in to book" {
+		t.Error("signed out, the seat form has no sign-in submit button")
+	}
+	if got := doc.Find(`.site-user a[href^="/register"]`).AttrOr("href", ""); got != "/register?next=/shows/42" {
+		t.Errorf("register link = %q", got)
+	}
+	res, _ := do(t, app, "POST", "/shows/42/book", withCSRF(url.Values{"seat": {a, b}}, tok), "")
+	loc := res.Header.Get("Location")
+	if res.StatusCode != fiber.StatusSeeOther || loc != "/login?next=/shows/42%3Fseat%3D"+a+"%26seat%3D"+b {
+		t.Fatalf("signed-out booking: %d %q", res.StatusCode, loc)
+	}
+	_, body = do(t, app, "GET", loc, nil, "")
+	doc, _ = goquery.NewDocumentFromReader(strings.NewReader(body))
+	next := doc.Find(`form[action="/login"] input[name="next"]`).AttrOr("value", "")
+	if next != "/shows/42?seat="+a+"&seat="+b {
+		t.Errorf("login form next = %q", next)
+	}
+	if got := doc.Find(`a[href^="/register"]`).Last().AttrOr("href", ""); !strings.Contains(got, "next=/shows/42%3Fseat%3D"+a) {
+		t.Errorf("create-an-account link loses next: %q", got)
+	}
+	tok = issuedCSRF(t, app)
+	res, _ = do(t, app, "POST", "/login", withCSRF(url.Values{"email": {"mei@seatflow.test"}, "password": {"right-password"}, "next": {next}}, tok), "")
+	if res.StatusCode != fiber.StatusSeeOther || res.Header.Get("Location") != next {
+		t.Fatalf("after sign-in: %d %q", res.StatusCode, res.Header.Get("Location"))
+	}
+	_, body = do(t, app, "GET", next, nil, "tok-7")
+	doc, _ = goquery.NewDocumentFromReader(strings.NewReader(body))
+	for _, id := range []int64{seatID(2, 4), seatID(3, 1)} {
+		if _, ok := seatInput(doc, id).Attr("checked"); !ok {
+			t.Errorf("seat %d not ticked after signing in", id)
+		}
+	}
+	// a seat no longer free is not ticked
+	_, body = do(t, app, "GET", "/shows/42?seat="+strconv.FormatInt(seatID(2, 2), 10), nil, "tok-7")
+	doc, _ = goquery.NewDocumentFromReader(strings.NewReader(body))
+	if _, ok := seatInput(doc, seatID(2, 2)).Attr("checked"); ok {
+		t.Error("a held seat was ticked from the query")
+	}
+}

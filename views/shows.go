@@ -46,6 +46,14 @@ func (p Page) LoginHref() string {
 	return LoginURL(p.Path)
 }
 
+// RegisterHref is the register link that brings the user back to this page.
+func (p Page) RegisterHref() string {
+	if h := p.LoginHref(); h != "/login" {
+		return "/register" + strings.TrimPrefix(h, "/login")
+	}
+	return "/register"
+}
+
 // LoginURL is the sign-in page that returns to next afterwards.
 func LoginURL(next string) string {
 	if next == "" || next == "/" {
