@@ -392,8 +392,8 @@ func TestShowStateBadges(t *testing.T) {
 		t.Errorf("on sale: %+v", st)
 	}
 	s.SeatsLeft = 0
-	if st := views.StateOf(s, now, shanghai); st.Label != "sold out" || st.OnSale {
-		t.Errorf("sold out: %+v", st)
+	if st := views.StateOf(s, now, shanghai); st.Label != "no seats free" || st.OnSale {
+		t.Errorf("no seats free: %+v", st)
 	}
 	s.SeatsLeft, s.SaleOpensAt = 3, now.Add(time.Hour)
 	if st := views.StateOf(s, now, shanghai); !strings.HasPrefix(st.Label, "sale opens ") {

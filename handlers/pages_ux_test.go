@@ -316,3 +316,49 @@ func TestSignInFromAShowComesBackWithThePicks(t *testing.T) {
 		t.Error("a held seat was ticked from the query")
 	}
 }
+
+func TestShowStateMessages(t *testing.T) {
+	now := time.Date(2025, 11, 30, 11, 30, 0, 0, time.UTC) // 19:30 in Shanghai
+	allOf := func(m *services.SeatMap, state string) {
+		for id, st := range m.States {
+			if st != services.StateBlocked {
+				m.States[id] = state
+			}
+		}
+		m.Show.SeatsLeft = 0
+	}
+	cases := []struct {
+		name  string
+		setup func(m *services.SeatMap)
+		badge string
+		want  string
+	}{
+		{"all held", func(m *services.SeatMap) { allOf(m, services.StateHeld); m.States[seatID(1, 5)] = services.StateSold },
+			"all seats held", "seats may come back in up to 15 minutes."},
+		{"sold out", func(m *services.SeatMap) { allOf(m, services.StateSold) }, "sold out", "This show is sold out: every seat is paid for."},
+		{"started", func(m *services.SeatMap) { m.Show.StartsAt = now.Add(-time.Minute) }, "started", "This show started at Sun 30 Nov, 19:29; it can no longer be booked."},
+		{"sale not open", func(m *services.SeatMap) { m.Show.SaleOpensAt = now.Add(90 * time.Minute) }, "sale opens Sun 30 Nov, 21:00", "Sale opens Sun 30 Nov, 21:00."},
+		{"scheduled after its opening", func(m *services.SeatMap) {
+			m.Show.Status, m.Show.SaleOpensAt = services.ShowScheduled, now.Add(-time.Hour)
+		}, "not on sale yet", "Not on sale yet (sale opens Sun 30 Nov, 18:30)."},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			p := showProps(now)
+			tc.setup(p.Map)
+			doc := renderDoc(t, views.ShowPage(p))
+			if got := doc.Find(".show-header .badge").Text(); got != tc.badge {
+				t.Errorf("badge = %q, want %q", got, tc.badge)
+			}
+			if got := doc.Find("#sale-state").Text(); !strings.Contains(got, tc.want) {
+				t.Errorf("reason = %q, want %q", got, tc.want)
+			}
+			if _, ok := doc.Find(".seat-fieldset").Attr("disabled"); !ok {
+				t.Error("the seat map is not disabled")
+			}
+			if doc.Find(`form[action$="/best"]`).Length() != 0 {
+				t.Error("best available offered for a show not on sale")
+			}
+		})
+	}
+}
