@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"context"
 	"strconv"
 	"strings"
 	"time"
@@ -103,6 +104,13 @@ func (d *Deps) bookSeats(c *fiber.Ctx) error {
 	if problem == "" && len(ids) == 0 {
 		problem = "Pick at least one seat."
 	}
+	if problem == "" && c.FormValue("wheelchair_ok") != "1" {
+		if problem, err := d.wheelchairUnconfirmed(ctx, showID, ids); err != nil {
+			return errorPage(c, err)
+		} else if problem != "" {
+			return setBookFlash(c, showID, bookFlash{Code: "input", Message: problem, Picks: ids})
+		}
+	}
 	if problem != "" {
 		return setBookFlash(c, showID, bookFlash{Code: "input", Message: problem, Picks: ids})
 	}
@@ -116,6 +124,30 @@ func (d *Deps) bookSeats(c *fiber.Ctx) error {
 	}
 	return setBookFlash(c, showID, bookFlash{Code: refused.Code, Message: refused.Message, Seats: refused.Seats,
 		Retry: refused.RetryAfterS, Picks: ids})
+}
+
+// wheelchairUnconfirmed says why a pick of wheelchair spaces needs the form's
+// confirmation box ("" when ids has none): a wheelchair space has no fixed seat.
+func (d *Deps) wheelchairUnconfirmed(ctx context.Context, showID int64, ids []int64) (string, error) {
+	m, err := d.Shows.SeatMap(ctx, showID)
+	if err != nil {
+		return "", err
+	}
+	picked := make(map[int64]bool, len(ids))
+	for _, id := range ids {
+		picked[id] = true
+	}
+	var labels []string
+	for _, st := range m.Hall.Seats {
+		if picked[st.ID] && st.Kind == services.KindWheelchair {
+			labels = append(labels, st.Label)
+		}
+	}
+	if len(labels) == 0 {
+		return "", nil
+	}
+	return views.JoinLabels(labels) + " " + map[bool]string{true: "is a wheelchair space", false: "are wheelchair spaces"}[len(labels) == 1] +
+		", without a fixed seat and kept for wheelchair users. Tick “I need a wheelchair space” to book, or pick other seats.", nil
 }
 
 // bookBest books the best available seats together in one zone (the form's zone,

@@ -362,3 +362,56 @@ func TestShowStateMessages(t *testing.T) {
 		})
 	}
 }
+
+func TestWheelchairSpaceNeedsConfirmation(t *testing.T) {
+	now := time.Now().UTC()
+	orders := &fakeOrders{calls: &serviceCalls{}}
+	app := testApp(fixtureMap(now), orders)
+	tok := issuedCSRF(t, app)
+	_, body := do(t, app, "GET", "/shows/42", nil, "tok-7")
+	doc, _ := goquery.NewDocumentFromReader(strings.NewReader(body))
+	box := doc.Find(`form[action="/shows/42/book"] input[type="checkbox"][name="wheelchair_ok"]`)
+	if box.Length() != 1 || !strings.Contains(doc.Find(`label[for="wheelchair-ok"]`).Text(), "without a fixed seat") {
+		t.Fatal("no wheelchair confirmation box explaining what a wheelchair space is")
+	}
+	wheel := strconv.FormatInt(seatID(1, 1), 10)
+	res, _ := do(t, app, "POST", "/shows/42/book", withCSRF(url.Values{"seat": {wheel}}, tok), "tok-7")
+	if slices.Contains(orders.calls.take(), "Orders.Create") {
+		t.Error("an unconfirmed wheelchair space reached the order service")
+	}
+	if _, body = followFlash(t, app, res, "tok-7"); !strings.Contains(body, "A1 is a wheelchair space") {
+		t.Error("the refusal does not say what a wheelchair space is")
+	}
+	res, _ = do(t, app, "POST", "/shows/42/book", withCSRF(url.Values{"seat": {wheel}, "wheelchair_ok": {"1"}}, tok), "tok-7")
+	if res.StatusCode != fiber.StatusSeeOther || !strings.HasPrefix(res.Header.Get("Location"), "/orders/") {
+		t.Errorf("confirmed wheelchair space: %d %q", res.StatusCode, res.Header.Get("Location"))
+	}
+	// a companion seat needs no confirmation
+	res, _ = do(t, app, "POST", "/shows/42/book", withCSRF(url.Values{"seat": {strconv.FormatInt(seatID(1, 2), 10)}}, tok), "tok-7")
+	if !strings.HasPrefix(res.Header.Get("Location"), "/orders/") {
+		t.Errorf("companion seat: %q", res.Header.Get("Location"))
+	}
+}
+
+func TestSeatNamesReadWellForScreenReaders(t *testing.T) {
+	doc := renderDoc(t, views.ShowPage(showProps(time.Now().UTC())))
+	cases := map[int64]string{
+		seatID(3, 2): "Row C, seat 2, Premium, ¥65.00, available",
+		seatID(1, 1): "Row A, seat 1, wheelchair space, Standard, ¥45.00, available",
+		seatID(1, 5): "Row A, seat 4, Standard, ¥45.00, sold",
+	}
+	for id, want := range cases {
+		if got := seatInput(doc, id).AttrOr("aria-label", ""); got != want {
+			t.Errorf("seat %d is named %q, want %q", id, got, want)
+		}
+	}
+	if note := doc.Find("#screen-note").Text(); !strings.Contains(note, "The screen is at the front of the hall, in front of row A") {
+		t.Errorf("screen position for screen readers = %q", note)
+	}
+	if _, hidden := doc.Find("#screen-note").Attr("aria-hidden"); hidden {
+		t.Error("the screen note is hidden from screen readers")
+	}
+	if doc.Find(".seatmap-scroll").AttrOr("tabindex", "") != "" {
+		t.Error("the scroll box is an extra tab stop")
+	}
+}

@@ -341,7 +341,7 @@ func SeatCells(p ShowPageProps) []SeatCell {
 		}
 		c.Selectable = true
 		c.Zone, c.Price, c.PriceMinor, c.Kind, c.Row, c.Col = zoneName[st.ZoneCode], Money(price, show.Currency), price, st.Kind, st.Row, st.Col
-		desc := []string{"Seat " + st.Label}
+		desc := []string{"Row " + rowPart(st.Label), "seat " + seatNumber(st.Label)}
 		if kind != "" {
 			desc = append(desc, kind)
 		}
@@ -351,6 +351,7 @@ func SeatCells(p ShowPageProps) []SeatCell {
 		case state == services.StateFree:
 			classes = append(classes, "seat-free")
 			c.Checked = p.Selected[st.ID]
+			desc = append(desc, "available")
 		case mine && state == services.StateSold:
 			classes = append(classes, "seat-yours")
 			c.Disabled = true
@@ -374,10 +375,33 @@ func SeatCells(p ShowPageProps) []SeatCell {
 		}
 		c.Class = strings.Join(classes, " ")
 		c.AriaLabel = strings.Join(desc, ", ")
-		c.Title = strings.Join(desc, " · ")
+		c.Title = st.Label + " · " + strings.Join(desc[2:], " · ")
 		cells = append(cells, c)
 	}
 	return cells
+}
+
+// HallCols gives the hall its column count for the fit-to-screen seat size.
+func HallCols(cols int) templ.SafeCSS {
+	return templ.SafeCSS("--cols:" + strconv.Itoa(max(cols, 1)) + ";")
+}
+
+// FirstRow is the letter of the row nearest the screen.
+func FirstRow(rows []RowLetter) string {
+	if len(rows) == 0 {
+		return "A"
+	}
+	return rows[0].Letter
+}
+
+// HasWheelchairSpaces reports whether the hall has a free wheelchair space to offer.
+func (p ShowPageProps) HasWheelchairSpaces() bool {
+	for _, st := range p.Map.Hall.Seats {
+		if st.Kind == services.KindWheelchair && p.Map.States[st.ID] == services.StateFree {
+			return true
+		}
+	}
+	return false
 }
 
 // GridPos places a cell on the hall grid: grid-row from the seat's row, grid-column from
