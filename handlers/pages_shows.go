@@ -15,7 +15,9 @@ import (
 // programmeDays is how many local days the home page lists: today and the next 6.
 const programmeDays = 7
 
-// homePage lists the shows of today and the next days, grouped by local day.
+// homePage lists the shows of today and the next days, grouped by local day; ?date=
+// (one of those days, cinema time) keeps one day and ?movie= (a movie id) one movie.
+// Unknown values show everything.
 func (d *Deps) homePage(c *fiber.Ctx) error {
 	ctx, cancel := ctxOf(c)
 	defer cancel()
@@ -28,11 +30,40 @@ func (d *Deps) homePage(c *fiber.Ctx) error {
 	if err != nil {
 		return errorPage(c, err)
 	}
+	movies := views.MoviesOf(shows)
+	var movieID int64
+	if id, err := strconv.ParseInt(c.Query("movie"), 10, 64); err == nil {
+		for _, m := range movies {
+			if m.ID == id {
+				movieID = id
+			}
+		}
+	}
+	if movieID > 0 {
+		kept := shows[:0:0]
+		for _, s := range shows {
+			if s.Movie.ID == movieID {
+				kept = append(kept, s)
+			}
+		}
+		shows = kept
+	}
+	all := views.GroupByDay(shows, now, loc, programmeDays)
+	days, date := all, ""
+	for _, day := range all {
+		if day.Date == c.Query("date") {
+			days, date = []views.ShowDay{day}, day.Date
+		}
+	}
 	return render(c, fiber.StatusOK, views.HomePage(views.HomeProps{
-		Page: page(c, "Shows"),
-		Days: views.GroupByDay(shows, now, loc, programmeDays),
-		Now:  now,
-		Zone: loc,
+		Page:    page(c, "Shows"),
+		Days:    days,
+		Now:     now,
+		Zone:    loc,
+		AllDays: all,
+		Date:    date,
+		Movies:  movies,
+		MovieID: movieID,
 	}))
 }
 

@@ -2,6 +2,7 @@ package views
 
 import (
 	"net/url"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -181,6 +182,63 @@ type HomeProps struct {
 	Days []ShowDay
 	Now  time.Time
 	Zone *time.Location
+	// AllDays are the programme's days for the date strip (Days holds only the chosen
+	// day when Date is set).
+	AllDays []ShowDay
+	Date    string // the chosen day (YYYY-MM-DD, cinema time), "" for all days
+	Movies  []services.Movie
+	MovieID int64 // the chosen movie, 0 for all
+}
+
+// BrowseURL is the programme filtered to a day ("" all) and a movie (0 all).
+func BrowseURL(date string, movieID int64) string {
+	var q []string
+	if date != "" {
+		q = append(q, "date="+date)
+	}
+	if movieID > 0 {
+		q = append(q, "movie="+i64(movieID))
+	}
+	if len(q) == 0 {
+		return "/"
+	}
+	return "/?" + strings.Join(q, "&")
+}
+
+// StripLabel is a day's short name in the date strip: "Today", "Tomorrow", "Wed 2".
+func StripLabel(d ShowDay, i int) string {
+	switch i {
+	case 0:
+		return "Today"
+	case 1:
+		return "Tomorrow"
+	}
+	if t, err := time.Parse(time.DateOnly, d.Date); err == nil {
+		return t.Format("Mon 2")
+	}
+	return d.Date
+}
+
+// StripDate is a day's date for the strip: "1 Dec".
+func StripDate(d ShowDay) string {
+	if t, err := time.Parse(time.DateOnly, d.Date); err == nil {
+		return t.Format("2 Jan")
+	}
+	return ""
+}
+
+// MoviesOf lists the distinct movies of the shows, by title.
+func MoviesOf(shows []*services.Show) []services.Movie {
+	seen := map[int64]bool{}
+	var out []services.Movie
+	for _, s := range shows {
+		if !seen[s.Movie.ID] {
+			seen[s.Movie.ID] = true
+			out = append(out, s.Movie)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Title < out[j].Title })
+	return out
 }
 
 // ShowPageProps are the props of a show's page with its seat map form.

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -53,6 +55,22 @@ func (a *testApp) showInHall(hall string) string {
 	}
 	a.t.Fatalf("no show on sale in %s", hall)
 	return ""
+}
+
+// viewportShot saves what the screen shows (not the whole page) under
+// SEATFLOW_SCREENSHOTS when that is set.
+func viewportShot(t *testing.T, ctx context.Context, name string) {
+	dir := os.Getenv("SEATFLOW_SCREENSHOTS")
+	if dir == "" {
+		return
+	}
+	png, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())
+	if err != nil {
+		t.Logf("screenshot %s: %v", name, err)
+		return
+	}
+	_ = os.MkdirAll(dir, 0o755)
+	_ = os.WriteFile(filepath.Join(dir, name+".png"), png, 0o644)
 }
 
 // liveText is the seat map's live region after its short announcement delay.
@@ -232,6 +250,13 @@ func TestBrowserUX_PhoneWidth(t *testing.T) {
 		t.Errorf("toggle aria-pressed = %q", p)
 	}
 	screenshot(t, ctx, "ux-phone-375-full")
+	if err := chromedp.Do(ctx, chromedp.Navigate(a.base+"/"), chromedp.WaitVisible(chromedp.CSS(`.date-strip`))); err != nil {
+		t.Fatal(err)
+	}
+	if w := evalJS[int](t, ctx, `document.documentElement.scrollWidth`); w > 375 {
+		t.Errorf("home page is %d px wide on a 375-px screen", w)
+	}
+	viewportShot(t, ctx, "ux-phone-375-home")
 }
 
 // TestBrowserUX_CountdownReachesTheDeadline books with a hold of a few seconds and
