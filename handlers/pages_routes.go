@@ -19,6 +19,8 @@ func (d *Deps) RegisterPages(app fiber.Router) {
 	app.Get("/shows/:id", d.showPage)
 	app.Post("/shows/:id/book", d.bookSeats) // signed out: to sign-in, keeping the picks
 	app.Post("/shows/:id/best", requirePageUser, d.bookBest)
+	app.Get("/shows/:id/book", toShow) // an address bar never lands on a POST-only URL
+	app.Get("/shows/:id/best", toShow)
 
 	orders := app.Group("/orders", requirePageUser)
 	orders.Get("/", d.ordersPage)

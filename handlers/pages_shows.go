@@ -116,6 +116,15 @@ func (d *Deps) renderShow(c *fiber.Ctx, m *services.SeatMap, status int, msg str
 	}))
 }
 
+// toShow sends a GET of a show's form URL (a reload, a shared link) to the show's page.
+func toShow(c *fiber.Ctx) error {
+	id, ok := idParam(c, "id")
+	if !ok {
+		return renderErrorPage(c, fiber.StatusNotFound, "There is no such show.")
+	}
+	return c.Redirect(views.ShowURL(id), fiber.StatusSeeOther)
+}
+
 // bookSeats creates a pending order of the checked seats and sends the buyer to it. A
 // refused booking redirects (303) to the show's page, which tells why with fresh seat
 // states and the picks kept (post/redirect/get: reloading never re-posts). A signed-out

@@ -415,3 +415,13 @@ func TestSeatNamesReadWellForScreenReaders(t *testing.T) {
 		t.Error("the scroll box is an extra tab stop")
 	}
 }
+
+func TestReloadingABookingURLIsNotA405(t *testing.T) {
+	app := testApp(fixtureMap(time.Now().UTC()), &fakeOrders{})
+	for _, path := range []string{"/shows/42/book", "/shows/42/best"} {
+		res, _ := do(t, app, "GET", path, nil, "tok-7")
+		if res.StatusCode != fiber.StatusSeeOther || res.Header.Get("Location") != "/shows/42" {
+			t.Errorf("GET %s = %d %q, want 303 to the show", path, res.StatusCode, res.Header.Get("Location"))
+		}
+	}
+}
