@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"seatflow/views"
 )
 
 // uxPost loads page with the session and posts vals (plus the form's CSRF token) to
@@ -163,5 +165,31 @@ func TestUXPages_BrowseByDayAndMovie(t *testing.T) {
 	}
 	if !strings.Contains(body, `<option value="`+id+`" selected>`) {
 		t.Error("the chosen movie is not selected in the filter")
+	}
+}
+
+func TestUXPages_LatePaymentIsToldAsRefunded(t *testing.T) {
+	a := newTestApp(t, nil)
+	show, seats := a.onSaleShow(2)
+	me := a.newUser()
+	r := a.do("POST", "/api/v1/shows/"+show+"/orders", me, map[string]any{"seat_ids": seats}, nil)
+	if r.status != 201 {
+		t.Fatalf("order: %d %s", r.status, r.body)
+	}
+	no := r.json(t)["order_no"].(string)
+	amount := views.Money(int64(r.json(t)["total_minor"].(float64)), a.Cfg.Currency)
+	pay := a.uxPost("/orders/"+no, "/pay", me, url.Values{})
+	if pay.status != 303 || !strings.HasPrefix(pay.header.Get("Location"), "/pay/demo/") {
+		t.Fatalf("pay: %d %q", pay.status, pay.header.Get("Location"))
+	}
+	provider := pay.header.Get("Location")
+	a.clock.Set(30 * time.Minute) // the buyer approves long after the deadline
+	back := a.uxPost(provider, "/approve", me, url.Values{})
+	if back.status != 303 || !strings.Contains(back.header.Get("Location"), "?payment=") {
+		t.Fatalf("approve: %d %q", back.status, back.header.Get("Location"))
+	}
+	body := html.UnescapeString(string(a.follow(back, me).body))
+	if !strings.Contains(body, "Your payment of "+amount+" arrived after the deadline and was refunded.") {
+		t.Errorf("order page does not tell the refund:\n%s", body[strings.Index(body, "<main"):])
 	}
 }
