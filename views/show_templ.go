@@ -532,7 +532,7 @@ func SeatMap(p ShowPageProps) templ.Component {
 		ctx = templ.ClearChildren(ctx)
 		h := p.Map.Hall
 		rows := RowLetters(h)
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 49, "<p class=\"map-tools\"><button type=\"button\" class=\"button button-quiet map-size\" data-map-size aria-pressed=\"false\" hidden>Show the full-size map</button> <span class=\"muted map-help\" id=\"map-help\">Use the arrow keys to move between seats and Space to select.</span></p><div class=\"seatmap-scroll\" role=\"group\" aria-label=\"Seat map\" aria-describedby=\"screen-note map-help\"><div class=\"hall\" style=\"")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 49, "<p class=\"map-tools\"><button type=\"button\" class=\"button button-quiet map-size\" data-map-size aria-pressed=\"false\" hidden>Show the full-size map</button> <span class=\"muted map-help\" id=\"map-help\">Keyboard: arrow keys move between seats, Space selects.</span></p><div class=\"seatmap-scroll\" role=\"group\" aria-label=\"Seat map\" aria-describedby=\"screen-note map-help\"><div class=\"hall\" style=\"")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

@@ -262,21 +262,28 @@ func TestBrowserUX_PhoneWidth(t *testing.T) {
 // TestBrowserUX_CountdownReachesTheDeadline books with a hold of a few seconds and
 // watches the order page turn to expired by itself, with Pay gone.
 func TestBrowserUX_CountdownReachesTheDeadline(t *testing.T) {
-	a := newTestApp(t, func(c *Config) { c.HoldSeconds = 6 })
+	a := newTestApp(t, func(c *Config) { c.HoldSeconds = 12 })
 	show, seats := a.onSaleShow(1)
 	ctx := newBrowser(t)
 	uxRegister(t, ctx, a)
 	if err := chromedp.Do(ctx,
 		chromedp.Navigate(a.base+"/shows/"+show),
 		chromedp.Click(chromedp.CSS(`input[name="seat"][value="`+seats[0]+`"]`)),
-		chromedp.Click(chromedp.CSS(`.seat-form button[type="submit"]`)),
-		chromedp.WaitVisible(chromedp.CSS(`[data-countdown-clock]`)),
 	); err != nil {
 		t.Fatal(err)
 	}
+	tctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+	defer cancel()
+	if err := chromedp.Do(tctx,
+		chromedp.Click(chromedp.CSS(`.seat-form button[type="submit"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-countdown-clock]`)),
+	); err != nil {
+		screenshot(t, ctx, "ux-countdown-failed")
+		t.Fatal(err)
+	}
 	secs := evalJS[int](t, ctx, `+document.querySelector('[data-countdown]').dataset.secondsLeft`)
-	if secs < 1 || secs > 6 {
-		t.Errorf("server seconds left = %d, want 1..6", secs)
+	if secs < 1 || secs > 12 {
+		t.Errorf("server seconds left = %d, want 1..12", secs)
 	}
 	if err := chromedp.Do(ctx, chromedp.WaitNotPresent(chromedp.CSS(`form[action$="/pay"]`))); err != nil {
 		t.Fatalf("Pay did not disappear at the deadline: %v", err)
