@@ -60,6 +60,15 @@ func SeatKindName(kind string) string {
 	return ""
 }
 
+// KindSuffix is a seat kind after a label in lists: " (wheelchair space)", "" for a
+// standard seat.
+func KindSuffix(kind string) string {
+	if k := SeatKindName(kind); k != "" {
+		return " (" + k + ")"
+	}
+	return ""
+}
+
 // OrderListItem is one row of the order list.
 type OrderListItem struct {
 	Order *services.Order

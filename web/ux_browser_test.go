@@ -293,3 +293,42 @@ func TestBrowserUX_CountdownReachesTheDeadline(t *testing.T) {
 	}
 	screenshot(t, ctx, "ux-order-expired")
 }
+
+// TestBrowserUX_WheelchairSpaceAsksForConfirmation picks a wheelchair space: the
+// confirmation box appears, required, and the booking goes through once it is ticked;
+// the order names the seat's kind.
+func TestBrowserUX_WheelchairSpaceAsksForConfirmation(t *testing.T) {
+	a := newTestApp(t, nil)
+	show := a.showInHall("Hall 3")
+	ctx := newBrowser(t)
+	uxRegister(t, ctx, a)
+	if err := chromedp.Do(ctx, chromedp.Navigate(a.base+"/shows/"+show), chromedp.WaitVisible(chromedp.CSS(`#selection-summary`))); err != nil {
+		t.Fatal(err)
+	}
+	if shown := evalJS[bool](t, ctx, `!document.querySelector('[data-wheelchair-confirm]').hidden`); shown {
+		t.Error("the wheelchair confirmation shows before a wheelchair space is picked")
+	}
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`input[name="seat"][data-kind="wheelchair"]:not([disabled])`))); err != nil {
+		t.Fatal(err)
+	}
+	if req := evalJS[bool](t, ctx, `(() => { const b = document.querySelector('[data-wheelchair-confirm]'); return !b.hidden && b.querySelector('input').required; })()`); !req {
+		t.Error("picking a wheelchair space does not ask for its confirmation")
+	}
+	if live := liveText(t, ctx); !strings.Contains(live, "wheelchair space") {
+		t.Errorf("live region = %q", live)
+	}
+	if row := evalJS[string](t, ctx, `document.querySelector('[data-summary-rows] td').textContent`); !strings.HasSuffix(row, "(wheelchair space)") {
+		t.Errorf("summary row %q does not say it is a wheelchair space", row)
+	}
+	screenshot(t, ctx, "ux-wheelchair-confirm")
+	if err := chromedp.Do(ctx,
+		chromedp.Click(chromedp.CSS(`#wheelchair-ok`)),
+		chromedp.Click(chromedp.CSS(`.seat-form button[type="submit"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`form[action$="/pay"]`)),
+	); err != nil {
+		t.Fatalf("book the wheelchair space: %v", err)
+	}
+	if seats := evalJS[string](t, ctx, `document.querySelector('.order-seats tbody').textContent`); !strings.Contains(seats, "wheelchair space") {
+		t.Errorf("the order does not name the wheelchair space: %q", seats)
+	}
+}

@@ -68,7 +68,8 @@
     list.forEach(function (s) {
       total += parseInt(s.getAttribute("data-price-minor"), 10) || 0;
       var tr = document.createElement("tr");
-      [s.getAttribute("data-label"), s.getAttribute("data-zone"), s.getAttribute("data-price")].forEach(function (v, i) {
+      var kind = { wheelchair: " (wheelchair space)", companion: " (companion seat)" }[s.getAttribute("data-kind")] || "";
+      [s.getAttribute("data-label") + kind, s.getAttribute("data-zone"), s.getAttribute("data-price")].forEach(function (v, i) {
         var td = document.createElement("td");
         td.textContent = v;
         if (i === 2) td.className = "num";
