@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"context"
 	"net/http"
 	"net/url"
 	"slices"
@@ -422,6 +423,33 @@ func TestReloadingABookingURLIsNotA405(t *testing.T) {
 		res, _ := do(t, app, "GET", path, nil, "tok-7")
 		if res.StatusCode != fiber.StatusSeeOther || res.Header.Get("Location") != "/shows/42" {
 			t.Errorf("GET %s = %d %q, want 303 to the show", path, res.StatusCode, res.Header.Get("Location"))
+		}
+	}
+}
+
+// limitedLimiter refuses every attempt with a wait of 12 seconds.
+type limitedLimiter struct{}
+
+func (limitedLimiter) AllowRegister(context.Context, string) error {
+	return &services.Error{Code: services.CodeRateLimited, Message: "rate limited", RetryAfterS: 12}
+}
+func (limitedLimiter) AllowLogin(context.Context, string, string) error {
+	return &services.Error{Code: services.CodeRateLimited, Message: "rate limited", RetryAfterS: 12}
+}
+
+func TestSignInRateLimitSaysWhenToRetry(t *testing.T) {
+	calls := &serviceCalls{}
+	d := &Deps{Shows: &fakeShows{m: fixtureMap(time.Now().UTC()), calls: calls}, Orders: &fakeOrders{calls: calls}, Payments: fakePayments{calls},
+		Users: fakeUsers{calls}, Limiter: limitedLimiter{}, Currency: "CNY"}
+	app := fiber.New(fiber.Config{ErrorHandler: ErrorHandler})
+	app.Use(d.Authenticate)
+	app.Use(d.CSRF(nil))
+	d.RegisterPages(app)
+	tok := issuedCSRF(t, app)
+	for _, path := range []string{"/login", "/register"} {
+		res, body := do(t, app, "POST", path, withCSRF(url.Values{"email": {"mei@seatflow.test"}, "password": {"right-password"}, "name": {"Mei"}}, tok), "")
+		if res.StatusCode != fiber.StatusTooManyRequests || !strings.Contains(body, "Too many attempts — retry in 12 s.") || res.Header.Get("Retry-After") != "12" {
+			t.Errorf("%s rate limited: %d %q", path, res.StatusCode, res.Header.Get("Retry-After"))
 		}
 	}
 }
