@@ -332,3 +332,40 @@ func TestBrowserUX_WheelchairSpaceAsksForConfirmation(t *testing.T) {
 		t.Errorf("the order does not name the wheelchair space: %q", seats)
 	}
 }
+
+// TestBrowserUX_RegisterFromAShowKeepsThePicks ticks seats signed out, goes to sign
+// in, follows "Create an account", and comes back to the show with the seats ticked.
+func TestBrowserUX_RegisterFromAShowKeepsThePicks(t *testing.T) {
+	a := newTestApp(t, nil)
+	show, seats := a.onSaleShow(2)
+	ctx := newBrowser(t)
+	email := fmt.Sprintf("ux%d-%d@example.test", time.Now().UnixNano(), userSeq.Add(1))
+	if err := chromedp.Do(ctx,
+		chromedp.Navigate(a.base+"/shows/"+show),
+		chromedp.Click(chromedp.CSS(`input[name="seat"][value="`+seats[0]+`"]`)),
+		chromedp.Click(chromedp.CSS(`input[name="seat"][value="`+seats[1]+`"]`)),
+		chromedp.Click(chromedp.CSS(`.seat-form button[type="submit"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`form[action="/login"]`)),
+		chromedp.Click(chromedp.CSS(`main a[href^="/register"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`form[action="/register"]`)),
+		chromedp.SendKeys(chromedp.CSS(`#name`), "Rae Return"),
+		chromedp.SendKeys(chromedp.CSS(`#email`), email),
+		chromedp.SendKeys(chromedp.CSS(`#password`), "popcorn-and-seats"),
+		chromedp.Submit(chromedp.CSS(`#password`)),
+		chromedp.WaitVisible(chromedp.CSS(`#selection-summary`)),
+	); err != nil {
+		t.Fatalf("sign-in round trip: %v", err)
+	}
+	path := evalJS[string](t, ctx, `location.pathname`)
+	ticked := evalJS[[]string](t, ctx, `[...document.querySelectorAll('input[name="seat"]:checked')].map(x => x.value)`)
+	if path != "/shows/"+show || strings.Join(ticked, ",") != strings.Join(seats, ",") {
+		t.Errorf("back on %s with %v ticked, want /shows/%s with %v", path, ticked, show, seats)
+	}
+	if signedIn := evalJS[int](t, ctx, `document.querySelectorAll('form[action="/logout"]').length`); signedIn != 1 {
+		t.Error("not signed in after registering")
+	}
+	if rows := evalJS[int](t, ctx, `document.querySelectorAll('[data-summary-rows] tr').length`); rows != 2 {
+		t.Errorf("summary has %d rows after coming back", rows)
+	}
+	screenshot(t, ctx, "ux-back-from-register")
+}
