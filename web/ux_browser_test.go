@@ -246,6 +246,9 @@ func TestBrowserUX_PhoneWidth(t *testing.T) {
 	if over := evalJS[bool](t, ctx, `(() => { const s = document.querySelector('.seatmap-scroll'); return s.scrollWidth > s.clientWidth + 1; })()`); !over {
 		t.Error("the full-size map does not scroll sideways")
 	}
+	if x := evalJS[float64](t, ctx, `(() => { const r = document.querySelector('.screen span').getBoundingClientRect(); return r.left >= 0 && r.right <= 375 ? 1 : 0; })()`); x != 1 {
+		t.Error("the full-size map does not open with the screen's label in view")
+	}
 	if p := evalJS[string](t, ctx, `document.querySelector('[data-map-size]').getAttribute('aria-pressed')`); p != "true" {
 		t.Errorf("toggle aria-pressed = %q", p)
 	}

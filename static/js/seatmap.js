@@ -172,6 +172,8 @@
       var full = scroller.classList.toggle("map-full");
       toggle.setAttribute("aria-pressed", full ? "true" : "false");
       toggle.textContent = full ? "Fit the map to the screen" : "Show the full-size map";
+      // the full-size map opens at its middle, under the screen's label
+      scroller.scrollLeft = full ? (scroller.scrollWidth - scroller.clientWidth) / 2 : 0;
     });
   }
 
