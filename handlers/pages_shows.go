@@ -205,6 +205,18 @@ func bookingMessage(se *services.Error, m *services.SeatMap, userID int64, now t
 			return st.Reason, nil
 		}
 		return "This show is not on sale right now.", nil
+	case services.CodeLimitExceeded:
+		owned := 0
+		for id, owner := range m.Owners {
+			if owner == userID && (m.States[id] == services.StateHeld || m.States[id] == services.StateSold) {
+				owned++
+			}
+		}
+		msg := "That is more than the limit of " + views.Plural(m.Show.PurchaseLimit, "seat", "seats") + " per person for this show"
+		if owned > 0 {
+			msg += ": you already have " + strconv.Itoa(owned) + " (held or paid), so you can pick " + strconv.Itoa(max(m.Show.PurchaseLimit-owned, 0)) + " more"
+		}
+		return msg + ".", nil
 	case services.CodeSeatNotInShow:
 		return "Some of these seats cannot be booked for this show: " + views.JoinLabels(se.Seats) + ". Please pick again.", nil
 	case services.CodeRateLimited:

@@ -58,7 +58,9 @@ func TestRefusedBookingRedirectsToTheShowWithMessageAndPicks(t *testing.T) {
 	}{
 		{"rate limited", &services.Error{Code: services.CodeRateLimited, Message: "slow down", RetryAfterS: 7}, "Too many attempts — retry in 7 s."},
 		{"unavailable", &services.Error{Code: services.CodeUnavailable, Message: "redis down"}, "Booking is briefly unavailable; nothing was booked."},
-		{"limit", &services.Error{Code: services.CodeLimitExceeded, Message: "purchase limit is 4 seats per show"}, "Purchase limit is 4 seats per show."},
+		{"limit", &services.Error{Code: services.CodeLimitExceeded, Message: "purchase limit is 4 seats per show"},
+			"That is more than the limit of 4 seats per person for this show: you already have 1 (held or paid), so you can pick 3 more."},
+		{"other", &services.Error{Code: services.CodeNoAdjacentSeats, Message: "no 2 seats side by side"}, "No 2 seats side by side."},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
