@@ -55,7 +55,7 @@ func (d *Deps) login(c *fiber.Ctx) error {
 	if err := d.Limiter.AllowLogin(ctx, email, c.IP()); err != nil {
 		st, se := pageError(c, err)
 		if se.Code == services.CodeRateLimited {
-			return again(st, "Too many sign-in attempts. Please wait "+views.Plural(max(se.RetryAfterS, 1), "second", "seconds")+" and try again.")
+			return again(st, views.RetryText(se.RetryAfterS))
 		}
 		return again(st, sentence(se.Message))
 	}
@@ -93,7 +93,10 @@ func (d *Deps) register(c *fiber.Ctx) error {
 	defer cancel()
 	if err := d.Limiter.AllowRegister(ctx, c.IP()); err != nil {
 		st, se := pageError(c, err)
-		return again(st, se.Message)
+		if se.Code == services.CodeRateLimited {
+			return again(st, views.RetryText(se.RetryAfterS))
+		}
+		return again(st, sentence(se.Message))
 	}
 	if _, err := d.Users.Register(ctx, email, password, name); err != nil {
 		st, se := pageError(c, err)

@@ -2,6 +2,8 @@ package handlers
 
 import (
 	"context"
+	"strings"
+
 	"github.com/gofiber/fiber/v2"
 
 	"seatflow/services"
@@ -67,6 +69,39 @@ func (d *Deps) orderPage(c *fiber.Ctx) error {
 	return d.renderOrder(c, currentUser(c), no, fiber.StatusOK, "")
 }
 
+// orderExtras reads what the order page tells besides the order: the payment the buyer
+// came back from (?payment=, only one of this order), whether the seats were chosen
+// for the buyer (?chosen=1), and each seat's kind from the show's hall.
+func (d *Deps) orderExtras(c *fiber.Ctx, props *views.OrderPageProps) {
+	ctx, cancel := ctxOf(c)
+	defer cancel()
+	if id, ok := localQuery(c, "payment", 64); ok {
+		if pay, err := d.Payments.Payment(ctx, id); err == nil && pay.OrderNo == props.Order.OrderNo {
+			props.Payment = pay
+		}
+	}
+	props.Chosen = c.Query("chosen") == "1"
+	if props.Show == nil {
+		return
+	}
+	if m, err := d.Shows.SeatMap(ctx, props.Show.ID); err == nil {
+		props.SeatKinds = make(map[int64]string, len(props.Order.Seats))
+		for _, st := range m.Hall.Seats {
+			props.SeatKinds[st.ID] = st.Kind
+		}
+	}
+}
+
+// localQuery is a short query parameter copied out of Fiber's buffer, or false when it
+// is empty or longer than maxLen.
+func localQuery(c *fiber.Ctx, name string, maxLen int) (string, bool) {
+	v := c.Query(name)
+	if v == "" || len(v) > maxLen {
+		return "", false
+	}
+	return strings.Clone(v), true
+}
+
 // renderOrder reads the order afresh and renders its page with status and msg.
 func (d *Deps) renderOrder(c *fiber.Ctx, u *services.User, no string, status int, msg string) error {
 	ctx, cancel := ctxOf(c)
@@ -85,14 +120,16 @@ func (d *Deps) renderOrder(c *fiber.Ctx, u *services.User, no string, status int
 		}
 		show = nil
 	}
-	return render(c, status, views.OrderPage(views.OrderPageProps{
+	props := views.OrderPageProps{
 		Page:  page(c, "Order "+order.OrderNo),
 		Order: order,
 		Show:  show,
 		Now:   nowUTC(),
 		Zone:  d.Shows.Zone(),
 		Error: msg,
-	}))
+	}
+	d.orderExtras(c, &props)
+	return render(c, status, views.OrderPage(props))
 }
 
 // payOrder starts a payment with the demo provider and sends the buyer there.
@@ -103,8 +140,17 @@ func (d *Deps) payOrder(c *fiber.Ctx) error {
 	})
 }
 
-// cancelOrder cancels a pending order and shows it again.
+// cancelOrder cancels a pending order and shows it again; the form's confirm box must
+// be ticked (400 and the order page again otherwise).
 func (d *Deps) cancelOrder(c *fiber.Ctx) error {
+	if c.FormValue("confirm") != "yes" {
+		no, ok := orderNoParam(c)
+		if !ok {
+			return renderErrorPage(c, fiber.StatusNotFound, "There is no such order.")
+		}
+		return d.renderOrder(c, currentUser(c), no, fiber.StatusBadRequest,
+			"Nothing was cancelled: tick “Yes, cancel this order and release my seats” to confirm.")
+	}
 	return d.orderAction(c, func(ctx context.Context, userID int64, no string) (string, error) {
 		_, err := d.Orders.Cancel(ctx, userID, no)
 		return views.OrderURL(no), err

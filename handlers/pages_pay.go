@@ -64,6 +64,7 @@ func (d *Deps) demoDecide(approve bool) fiber.Handler {
 			}
 			return errorPage(c, err)
 		}
-		return c.Redirect(views.OrderURL(pay.OrderNo), fiber.StatusSeeOther)
+		// the order page tells how this payment ended (declined, refunded)
+		return c.Redirect(views.OrderURL(pay.OrderNo)+"?payment="+pay.PaymentID, fiber.StatusSeeOther)
 	}
 }

@@ -18,7 +18,10 @@ func (d *Deps) RegisterPages(app fiber.Router) {
 	app.Get("/", d.homePage)
 	app.Get("/shows/:id", d.showPage)
 	app.Get("/shows/:id/live", d.showLive)
-	app.Post("/shows/:id/book", requirePageUser, d.bookSeats)
+	app.Post("/shows/:id/book", d.bookSeats) // signed out: to sign-in, keeping the picks
+	app.Post("/shows/:id/best", requirePageUser, d.bookBest)
+	app.Get("/shows/:id/book", toShow) // an address bar never lands on a POST-only URL
+	app.Get("/shows/:id/best", toShow)
 
 	orders := app.Group("/orders", requirePageUser)
 	orders.Get("/", d.ordersPage)
@@ -59,7 +62,16 @@ func renderErrorPage(c *fiber.Ctx, status int, msg string) error {
 	if msg == "" {
 		msg = views.StatusTitle(status)
 	}
-	return render(c, status, views.ErrorPage(views.ErrorPageProps{Page: page(c, views.StatusTitle(status)), Status: status, Message: msg}))
+	props := views.ErrorPageProps{Page: page(c, views.StatusTitle(status)), Status: status, Message: msg}
+	if status == fiber.StatusTooManyRequests {
+		props.RetryAfterS, _ = strconv.Atoi(string(c.Response().Header.Peek(fiber.HeaderRetryAfter)))
+	}
+	if c.Method() == fiber.MethodGet {
+		if u, ok := localPath(string(c.Request().RequestURI())); ok {
+			props.TryURL = strings.Clone(u)
+		}
+	}
+	return render(c, status, views.ErrorPage(props))
 }
 
 // errorPage renders err as an error page with its contract status.

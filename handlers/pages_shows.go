@@ -1,7 +1,9 @@
 package handlers
 
 import (
+	"context"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
@@ -10,31 +12,9 @@ import (
 	"seatflow/views"
 )
 
-// programmeDays is how many local days the home page lists: today and the next 6.
-const programmeDays = 7
-
-// homePage lists the shows of today and the next days, grouped by local day.
-func (d *Deps) homePage(c *fiber.Ctx) error {
-	ctx, cancel := ctxOf(c)
-	defer cancel()
-	loc := d.Shows.Zone()
-	now := nowUTC()
-	local := now.In(loc)
-	from := time.Date(local.Year(), local.Month(), local.Day(), 0, 0, 0, 0, loc)
-	to := from.AddDate(0, 0, programmeDays)
-	shows, err := d.Shows.Between(ctx, from.UTC(), to.UTC())
-	if err != nil {
-		return errorPage(c, err)
-	}
-	return render(c, fiber.StatusOK, views.HomePage(views.HomeProps{
-		Page: page(c, "Shows"),
-		Days: views.GroupByDay(shows, now, loc, programmeDays),
-		Now:  now,
-		Zone: loc,
-	}))
-}
-
-// showPage shows one show with its seat map form.
+// showPage shows one show with its seat map form. A refused booking redirected here
+// (see bookSeats) is told above the map with the picks kept; ?seat= ticks seats too
+// (coming back from signing in). Either way only seats still free stay ticked.
 func (d *Deps) showPage(c *fiber.Ctx) error {
 	id, ok := idParam(c, "id")
 	if !ok {
@@ -46,7 +26,18 @@ func (d *Deps) showPage(c *fiber.Ctx) error {
 	if err != nil {
 		return errorPage(c, err)
 	}
-	return d.renderShow(c, m, fiber.StatusOK, "", nil, nil)
+	picks := queryPicks(c)
+	var msg string
+	var lost map[int64]bool
+	if f, ok := takeBookFlash(c, id); ok {
+		var userID int64
+		if u := currentUser(c); u != nil {
+			userID = u.ID
+		}
+		msg, lost = flashMessage(f, m, userID, nowUTC(), d.Shows.Zone())
+		picks = f.Picks
+	}
+	return d.renderShow(c, m, fiber.StatusOK, msg, picks, lost)
 }
 
 // renderShow renders the show page; selected seats stay checked where still free, lost
@@ -70,41 +61,108 @@ func (d *Deps) renderShow(c *fiber.Ctx, m *services.SeatMap, status int, msg str
 	}))
 }
 
-// bookSeats creates a pending order of the checked seats and sends the buyer to it; a
-// refused booking shows the seat map again with fresh states and the reason.
+// toShow sends a GET of a show's form URL (a reload, a shared link) to the show's page.
+func toShow(c *fiber.Ctx) error {
+	id, ok := idParam(c, "id")
+	if !ok {
+		return renderErrorPage(c, fiber.StatusNotFound, "There is no such show.")
+	}
+	return c.Redirect(views.ShowURL(id), fiber.StatusSeeOther)
+}
+
+// bookSeats creates a pending order of the checked seats and sends the buyer to it. A
+// refused booking redirects (303) to the show's page, which tells why with fresh seat
+// states and the picks kept (post/redirect/get: reloading never re-posts). A signed-out
+// visitor goes to sign in and comes back to the show with the picks.
 func (d *Deps) bookSeats(c *fiber.Ctx) error {
 	showID, ok := idParam(c, "id")
 	if !ok {
 		return renderErrorPage(c, fiber.StatusNotFound, "There is no such show.")
 	}
+	ids, problem := seatIDs(c.Request().PostArgs().PeekMulti("seat"))
 	u := currentUser(c)
+	if u == nil {
+		return redirectToLogin(c, picksURL(showID, ids))
+	}
 	ctx, cancel := ctxOf(c)
 	defer cancel()
-	ids, problem := seatIDs(c.Request().PostArgs().PeekMulti("seat"))
 	if problem == "" && len(ids) == 0 {
 		problem = "Pick at least one seat."
 	}
-	status := fiber.StatusBadRequest
-	var refused *services.Error
-	if problem == "" {
-		order, err := d.Orders.Create(ctx, services.CreateOrderRequest{UserID: u.ID, ShowID: showID, SeatIDs: ids})
-		if err == nil {
-			return c.Redirect(views.OrderURL(order.OrderNo), fiber.StatusSeeOther)
-		}
-		status, refused = pageError(c, err)
-		if status == fiber.StatusNotFound || status >= fiber.StatusInternalServerError && status != fiber.StatusServiceUnavailable {
-			return renderErrorPage(c, status, refused.Message)
+	if problem == "" && c.FormValue("wheelchair_ok") != "1" {
+		if problem, err := d.wheelchairUnconfirmed(ctx, showID, ids); err != nil {
+			return errorPage(c, err)
+		} else if problem != "" {
+			return setBookFlash(c, showID, bookFlash{Code: "input", Message: problem, Picks: ids})
 		}
 	}
-	m, err := d.Shows.SeatMap(ctx, showID)
-	if err != nil {
+	if problem != "" {
+		return setBookFlash(c, showID, bookFlash{Code: "input", Message: problem, Picks: ids})
+	}
+	order, err := d.Orders.Create(ctx, services.CreateOrderRequest{UserID: u.ID, ShowID: showID, SeatIDs: ids})
+	if err == nil {
+		return c.Redirect(views.OrderURL(order.OrderNo), fiber.StatusSeeOther)
+	}
+	status, refused := pageError(c, err)
+	if status == fiber.StatusNotFound || status >= fiber.StatusInternalServerError && status != fiber.StatusServiceUnavailable {
 		return errorPage(c, err)
 	}
-	var lost map[int64]bool
-	if refused != nil {
-		problem, lost = bookingMessage(refused, m, u.ID, nowUTC(), d.Shows.Zone())
+	return setBookFlash(c, showID, bookFlash{Code: refused.Code, Message: refused.Message, Seats: refused.Seats,
+		Retry: refused.RetryAfterS, Picks: ids})
+}
+
+// wheelchairUnconfirmed says why a pick of wheelchair spaces needs the form's
+// confirmation box ("" when ids has none): a wheelchair space has no fixed seat.
+func (d *Deps) wheelchairUnconfirmed(ctx context.Context, showID int64, ids []int64) (string, error) {
+	m, err := d.Shows.SeatMap(ctx, showID)
+	if err != nil {
+		return "", err
 	}
-	return d.renderShow(c, m, status, problem, ids, lost)
+	picked := make(map[int64]bool, len(ids))
+	for _, id := range ids {
+		picked[id] = true
+	}
+	var labels []string
+	for _, st := range m.Hall.Seats {
+		if picked[st.ID] && st.Kind == services.KindWheelchair {
+			labels = append(labels, st.Label)
+		}
+	}
+	if len(labels) == 0 {
+		return "", nil
+	}
+	return views.JoinLabels(labels) + " " + map[bool]string{true: "is a wheelchair space", false: "are wheelchair spaces"}[len(labels) == 1] +
+		", without a fixed seat and kept for wheelchair users. Tick “I need a wheelchair space” to book, or pick other seats.", nil
+}
+
+// bookBest books the best available seats together in one zone (the form's zone,
+// quantity and accessible) and sends the buyer to the order, which says the seats were
+// chosen for them. A refusal goes back to the show's page like bookSeats'.
+func (d *Deps) bookBest(c *fiber.Ctx) error {
+	showID, ok := idParam(c, "id")
+	if !ok {
+		return renderErrorPage(c, fiber.StatusNotFound, "There is no such show.")
+	}
+	zone := strings.TrimSpace(c.FormValue("zone"))
+	qty, err := strconv.Atoi(c.FormValue("quantity"))
+	switch {
+	case zone == "" || len(zone) > 64:
+		return setBookFlash(c, showID, bookFlash{Code: "input", Message: "Choose a zone for the best available seats."})
+	case err != nil || qty < 1 || qty > services.MaxSeatsPerRequest:
+		return setBookFlash(c, showID, bookFlash{Code: "input", Message: "Choose how many seats you want (a whole number from 1)."})
+	}
+	ctx, cancel := ctxOf(c)
+	defer cancel()
+	order, err := d.Orders.Create(ctx, services.CreateOrderRequest{UserID: currentUser(c).ID, ShowID: showID,
+		Zone: strings.Clone(zone), Quantity: qty, Accessible: c.FormValue("accessible") == "1"})
+	if err == nil {
+		return c.Redirect(views.OrderURL(order.OrderNo)+"?chosen=1", fiber.StatusSeeOther)
+	}
+	status, refused := pageError(c, err)
+	if status == fiber.StatusNotFound || status >= fiber.StatusInternalServerError && status != fiber.StatusServiceUnavailable {
+		return errorPage(c, err)
+	}
+	return setBookFlash(c, showID, bookFlash{Code: refused.Code, Message: refused.Message, Seats: refused.Seats, Retry: refused.RetryAfterS})
 }
 
 // bookingMessage words a refused booking for the show page, given the fresh seat map,
@@ -147,10 +205,22 @@ func bookingMessage(se *services.Error, m *services.SeatMap, userID int64, now t
 			return st.Reason, nil
 		}
 		return "This show is not on sale right now.", nil
+	case services.CodeLimitExceeded:
+		owned := 0
+		for id, owner := range m.Owners {
+			if owner == userID && (m.States[id] == services.StateHeld || m.States[id] == services.StateSold) {
+				owned++
+			}
+		}
+		msg := "That is more than the limit of " + views.Plural(m.Show.PurchaseLimit, "seat", "seats") + " per person for this show"
+		if owned > 0 {
+			msg += ": you already have " + strconv.Itoa(owned) + " (held or paid), so you can pick " + strconv.Itoa(max(m.Show.PurchaseLimit-owned, 0)) + " more"
+		}
+		return msg + ".", nil
 	case services.CodeSeatNotInShow:
 		return "Some of these seats cannot be booked for this show: " + views.JoinLabels(se.Seats) + ". Please pick again.", nil
 	case services.CodeRateLimited:
-		return "Too many booking attempts. Please wait " + views.Plural(max(se.RetryAfterS, 1), "second", "seconds") + " and try again.", nil
+		return views.RetryText(se.RetryAfterS), nil
 	case services.CodeUnavailable:
 		return "Booking is briefly unavailable; nothing was booked. Please try again.", nil
 	}

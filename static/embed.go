@@ -4,7 +4,7 @@ package static
 
 import "embed"
 
-// FS holds css/ and vendor/.
+// FS holds css/, js/ (the pages' own scripts) and vendor/.
 //
-//go:embed css all:vendor
+//go:embed css js all:vendor
 var FS embed.FS

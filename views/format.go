@@ -180,3 +180,20 @@ func itoa(n int) string { return strconv.Itoa(n) }
 func i64(n int64) string { return strconv.FormatInt(n, 10) }
 
 func hasPrefix(s, prefix string) bool { return strings.HasPrefix(s, prefix) }
+
+// MoneyParts is how Money writes a currency, for scripts that format totals the same
+// way: the prefix before the amount ("¥", "GBP ") and the number of decimals.
+func MoneyParts(currency string) (prefix string, decimals int) {
+	code := strings.ToUpper(currency)
+	decimals = 2
+	if zeroDecimal[code] {
+		decimals = 0
+	}
+	if sym, ok := moneySymbol[code]; ok {
+		return sym, decimals
+	}
+	if code == "" {
+		return "", decimals
+	}
+	return code + " ", decimals
+}

@@ -15,6 +15,58 @@ type OrderPageProps struct {
 	Now   time.Time
 	Zone  *time.Location
 	Error string
+	// Payment is the payment the buyer just came back from (nil when none): a declined
+	// or refunded one is told plainly.
+	Payment *services.Payment
+	// Chosen is set when the seats were picked for the buyer (best available).
+	Chosen bool
+	// SeatKinds maps the order's seat ids to their kind (wheelchair, companion); nil
+	// when the hall could not be read.
+	SeatKinds map[int64]string
+}
+
+// PaymentNote tells how the payment the buyer came back from ended, or "" when there
+// is nothing to say (no payment, or one that paid the order).
+func (p OrderPageProps) PaymentNote() string {
+	pay, o := p.Payment, p.Order
+	if pay == nil || o == nil || pay.OrderNo != o.OrderNo {
+		return ""
+	}
+	switch pay.Status {
+	case "declined":
+		if o.Status == services.OrderPending && p.Now.Before(o.ExpiresAt) {
+			return "Your payment was declined; nothing was charged. You can try again before " + ClockTime(o.ExpiresAt, p.Zone) + "."
+		}
+		return "Your payment was declined; nothing was charged."
+	case "refunded":
+		after := "the deadline"
+		if o.Status == services.OrderCancelled {
+			after = "the order was cancelled"
+		}
+		return "Your payment of " + Money(pay.AmountMinor, pay.Currency) + " arrived after " + after + " and was refunded."
+	}
+	return ""
+}
+
+// SeatKindName is how a seat kind reads on the order ("wheelchair space",
+// "companion seat"), "" for a standard seat.
+func SeatKindName(kind string) string {
+	switch kind {
+	case services.KindWheelchair:
+		return "wheelchair space"
+	case services.KindCompanion:
+		return "companion seat"
+	}
+	return ""
+}
+
+// KindSuffix is a seat kind after a label in lists: " (wheelchair space)", "" for a
+// standard seat.
+func KindSuffix(kind string) string {
+	if k := SeatKindName(kind); k != "" {
+		return " (" + k + ")"
+	}
+	return ""
 }
 
 // OrderListItem is one row of the order list.
@@ -53,6 +105,15 @@ type ErrorPageProps struct {
 	Page
 	Status  int
 	Message string
+	// RetryAfterS is the wait in seconds a rate limit asks for (429), 0 otherwise.
+	RetryAfterS int
+	// TryURL is the page to load again (a local GET URL), "" when there is none.
+	TryURL string
+}
+
+// RetryText is the rate limit's sentence: "Too many attempts — retry in 12 s."
+func RetryText(seconds int) string {
+	return "Too many attempts — retry in " + itoa(max(seconds, 1)) + " s."
 }
 
 // OrderURL is an order's page.
@@ -93,6 +154,27 @@ func Deadline(o *services.Order, now time.Time, loc *time.Location) string {
 		at = DayTime(o.ExpiresAt, loc)
 	}
 	return "Pay by " + at + " (" + Until(o.ExpiresAt.Sub(now)) + ")"
+}
+
+// SecondsLeft is the whole seconds from now to a pending order's deadline (0 once
+// passed): the page's countdown starts from this server time, never the client's clock.
+func SecondsLeft(o *services.Order, now time.Time) int {
+	if d := o.ExpiresAt.Sub(now); d > 0 {
+		return int(d / time.Second)
+	}
+	return 0
+}
+
+// Clock formats seconds as "14:05" (minutes:seconds), "1:02:03" from an hour.
+func Clock(seconds int) string {
+	if seconds < 0 {
+		seconds = 0
+	}
+	h, m, s := seconds/3600, seconds/60%60, seconds%60
+	if h > 0 {
+		return itoa(h) + ":" + pad2(uint64(m)) + ":" + pad2(uint64(s))
+	}
+	return itoa(m) + ":" + pad2(uint64(s))
 }
 
 // SeatLabels lists an order's seat labels: "F7, F8".

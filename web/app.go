@@ -120,7 +120,7 @@ func New(cfg Config, clock services.Clock, log *slog.Logger) (*App, error) {
 		expiry = a.asyncExpiry
 	}
 	a.Orders = services.NewOrders(db, a.Catalog, a.Seats, a.Limiter, clock, services.OrdersConfig{
-		HoldFor: time.Duration(cfg.HoldMinutes) * time.Minute, Metrics: a.Metrics,
+		HoldFor: cfg.HoldFor(), Metrics: a.Metrics,
 		Expiry: expiry, Logger: log, Zone: cfg.Location(),
 	})
 	a.Reconciler = services.NewReconciler(db, a.Catalog, a.Seats, a.Orders, clock, services.ReconcileConfig{

@@ -35,6 +35,8 @@ type Config struct {
 	Currency       string        `env:"CURRENCY" envDefault:"CNY"`
 	HoldMinutes    int           `env:"HOLD_MINUTES" envDefault:"15"`
 	PurchaseLimit  int           `env:"PURCHASE_LIMIT" envDefault:"4"`
+	// HoldSeconds, when above 0, replaces HoldMinutes (short holds for tests and demos).
+	HoldSeconds int `env:"HOLD_SECONDS" envDefault:"0"`
 
 	RateUserPerMinute     int `env:"RATE_USER_PER_MINUTE" envDefault:"10"`
 	RateUserBurst         int `env:"RATE_USER_BURST" envDefault:"10"`
@@ -117,6 +119,9 @@ func (c Config) validate() error {
 	if c.ReconcileGrace < 15*time.Second {
 		return fmt.Errorf("SEATFLOW_RECONCILE_GRACE %s is shorter than 15s (an order's create transaction may still be in flight)", c.ReconcileGrace)
 	}
+	if c.HoldSeconds < 0 || c.HoldSeconds > 24*3600 {
+		return fmt.Errorf("SEATFLOW_HOLD_SECONDS %d is not within 0..86400", c.HoldSeconds)
+	}
 	if c.PurchaseLimit < 1 || c.PurchaseLimit > 100 {
 		return fmt.Errorf("SEATFLOW_PURCHASE_LIMIT %d is not within 1..100", c.PurchaseLimit)
 	}
@@ -127,6 +132,15 @@ func (c Config) validate() error {
 		return fmt.Errorf("SEATFLOW_MYSQL_MAX_OPEN must be at least 1 and SEATFLOW_LIVE_MAX_VIEWERS not negative")
 	}
 	return nil
+}
+
+// HoldFor is how long a pending order keeps its seats: HoldSeconds when set, else
+// HoldMinutes.
+func (c Config) HoldFor() time.Duration {
+	if c.HoldSeconds > 0 {
+		return time.Duration(c.HoldSeconds) * time.Second
+	}
+	return time.Duration(c.HoldMinutes) * time.Minute
 }
 
 // Location returns the cinema's time zone (validated by LoadConfig).

@@ -1,0 +1,104 @@
+package views
+
+import (
+	"sort"
+	"strings"
+	"time"
+
+	"seatflow/services"
+)
+
+// ShowDay is one local day of the programme.
+type ShowDay struct {
+	Heading string
+	Date    string // YYYY-MM-DD in the cinema's zone
+	Shows   []*services.Show
+}
+
+// GroupByDay puts shows into the local days starting at today's midnight in loc, for
+// days days (empty days included), by start time as given.
+func GroupByDay(shows []*services.Show, now time.Time, loc *time.Location, days int) []ShowDay {
+	if loc == nil {
+		loc = time.UTC
+	}
+	local := now.In(loc)
+	today := time.Date(local.Year(), local.Month(), local.Day(), 0, 0, 0, 0, loc)
+	out := make([]ShowDay, days)
+	index := map[string]int{}
+	for i := range out {
+		day := today.AddDate(0, 0, i)
+		out[i] = ShowDay{Heading: DayHeading(day, today), Date: day.Format(time.DateOnly)}
+		index[out[i].Date] = i
+	}
+	for _, s := range shows {
+		if i, ok := index[s.StartsAt.In(loc).Format(time.DateOnly)]; ok {
+			out[i].Shows = append(out[i].Shows, s)
+		}
+	}
+	return out
+}
+
+// HomeProps are the props of the programme page.
+type HomeProps struct {
+	Page
+	Days []ShowDay
+	Now  time.Time
+	Zone *time.Location
+	// AllDays are the programme's days for the date strip (Days holds only the chosen
+	// day when Date is set).
+	AllDays []ShowDay
+	Date    string // the chosen day (YYYY-MM-DD, cinema time), "" for all days
+	Movies  []services.Movie
+	MovieID int64 // the chosen movie, 0 for all
+}
+
+// BrowseURL is the programme filtered to a day ("" all) and a movie (0 all).
+func BrowseURL(date string, movieID int64) string {
+	var q []string
+	if date != "" {
+		q = append(q, "date="+date)
+	}
+	if movieID > 0 {
+		q = append(q, "movie="+i64(movieID))
+	}
+	if len(q) == 0 {
+		return "/"
+	}
+	return "/?" + strings.Join(q, "&")
+}
+
+// StripLabel is a day's short name in the date strip: "Today", "Tomorrow", "Wed 2".
+func StripLabel(d ShowDay, i int) string {
+	switch i {
+	case 0:
+		return "Today"
+	case 1:
+		return "Tomorrow"
+	}
+	if t, err := time.Parse(time.DateOnly, d.Date); err == nil {
+		return t.Format("Mon 2")
+	}
+	return d.Date
+}
+
+// StripDate is a day's date for the strip: "1 Dec".
+func StripDate(d ShowDay) string {
+	if t, err := time.Parse(time.DateOnly, d.Date); err == nil {
+		return t.Format("2 Jan")
+	}
+	return ""
+}
+
+// MoviesOf lists the distinct movies of the shows, by title.
+func MoviesOf(shows []*services.Show) []services.Movie {
+	seen := map[int64]bool{}
+	var out []services.Movie
+	for _, s := range shows {
+		if !seen[s.Movie.ID] {
+			seen[s.Movie.ID] = true
+			out = append(out, s.Movie)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Title < out[j].Title })
+	return out
+}

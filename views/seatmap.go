@@ -1,0 +1,193 @@
+package views
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/a-h/templ"
+
+	"seatflow/services"
+)
+
+// SeatCell is one cell of the seat map, ready to render.
+type SeatCell struct {
+	ID         string // seat id (the checkbox value)
+	Label      string // e.g. "F7"
+	Text       string // what the seat shows: its number, or ♿
+	Title      string // tooltip: label, zone, price, state
+	AriaLabel  string
+	Style      templ.SafeCSS // grid-row / grid-column from the seat's row and col
+	Class      string
+	Selectable bool // a checkbox is rendered (a sellable seat of this show)
+	Disabled   bool // held, sold or yours
+	Checked    bool
+	Zone       string // zone name
+	Price      string // formatted in the show's currency
+	PriceMinor int64
+	Kind       string // standard, wheelchair or companion
+	Row, Col   int
+}
+
+// SeatCells turns the seat map into cells in the hall's order (row, col).
+func SeatCells(p ShowPageProps) []SeatCell {
+	m := p.Map
+	show := m.Show
+	slots := ZoneSlots(show)
+	zoneName := map[string]string{}
+	for _, z := range show.Zones {
+		zoneName[z.Code] = z.Name
+	}
+	var userID int64
+	if p.User != nil {
+		userID = p.User.ID
+	}
+	cells := make([]SeatCell, 0, len(m.Hall.Seats))
+	for _, st := range m.Hall.Seats {
+		c := SeatCell{
+			ID:    i64(st.ID),
+			Label: st.Label,
+			Text:  seatNumber(st.Label),
+			Style: GridPos(st.Row, st.Col),
+		}
+		price, priced := show.ZonePrice(st.ZoneCode)
+		state := m.States[st.ID]
+		if !st.Sellable() || state == services.StateBlocked || !priced {
+			c.Class = "seat seat-blocked"
+			c.Text = "×"
+			c.Title = st.Label + " · not for sale"
+			cells = append(cells, c)
+			continue
+		}
+		classes := []string{"seat", ZoneClass(slots[st.ZoneCode])}
+		kind := ""
+		switch st.Kind {
+		case services.KindWheelchair:
+			classes = append(classes, "seat-wheelchair")
+			c.Text = "♿"
+			kind = "wheelchair space"
+		case services.KindCompanion:
+			classes = append(classes, "seat-companion")
+			kind = "companion seat"
+		}
+		c.Selectable = true
+		c.Zone, c.Price, c.PriceMinor, c.Kind, c.Row, c.Col = zoneName[st.ZoneCode], Money(price, show.Currency), price, st.Kind, st.Row, st.Col
+		desc := []string{"Row " + rowPart(st.Label), "seat " + seatNumber(st.Label)}
+		if kind != "" {
+			desc = append(desc, kind)
+		}
+		desc = append(desc, zoneName[st.ZoneCode], Money(price, show.Currency))
+		mine := userID != 0 && m.Owners[st.ID] == userID
+		switch {
+		case state == services.StateFree:
+			classes = append(classes, "seat-free")
+			c.Checked = p.Selected[st.ID]
+			desc = append(desc, "available")
+		case mine && state == services.StateSold:
+			classes = append(classes, "seat-yours")
+			c.Disabled = true
+			desc = append(desc, "yours (paid)")
+		case mine:
+			classes = append(classes, "seat-yours")
+			c.Disabled = true
+			desc = append(desc, "yours (awaiting payment)")
+		case state == services.StateSold:
+			classes = append(classes, "seat-sold")
+			c.Disabled = true
+			desc = append(desc, "sold")
+		default: // held, or a state that could not be read: never offered as free
+			classes = append(classes, "seat-held")
+			c.Disabled = true
+			desc = append(desc, "held by another buyer")
+		}
+		if p.JustTaken[st.ID] {
+			classes = append(classes, "seat-just-taken")
+			desc = append(desc, "just taken")
+		}
+		c.Class = strings.Join(classes, " ")
+		c.AriaLabel = strings.Join(desc, ", ")
+		c.Title = st.Label + " · " + strings.Join(desc[2:], " · ")
+		cells = append(cells, c)
+	}
+	return cells
+}
+
+// HallCols gives the hall its column count for the fit-to-screen seat size.
+func HallCols(cols int) templ.SafeCSS {
+	return templ.SafeCSS("--cols:" + strconv.Itoa(max(cols, 1)) + ";")
+}
+
+// FirstRow is the letter of the row nearest the screen.
+func FirstRow(rows []RowLetter) string {
+	if len(rows) == 0 {
+		return "A"
+	}
+	return rows[0].Letter
+}
+
+// HasWheelchairSpaces reports whether the hall has a free wheelchair space to offer.
+func (p ShowPageProps) HasWheelchairSpaces() bool {
+	for _, st := range p.Map.Hall.Seats {
+		if st.Kind == services.KindWheelchair && p.Map.States[st.ID] == services.StateFree {
+			return true
+		}
+	}
+	return false
+}
+
+// GridPos places a cell on the hall grid: grid-row from the seat's row, grid-column from
+// its col (aisles are the columns no seat uses).
+func GridPos(row, col int) templ.SafeCSS {
+	return templ.SafeCSS("grid-row:" + strconv.Itoa(row) + ";grid-column:" + strconv.Itoa(col) + ";")
+}
+
+// GridTemplate sizes the seat grid to the hall.
+func GridTemplate(rows, cols int) templ.SafeCSS {
+	return templ.SafeCSS("grid-template-columns:repeat(" + strconv.Itoa(cols) + ",var(--seat));grid-template-rows:repeat(" + strconv.Itoa(rows) + ",var(--seat));")
+}
+
+// RowsTemplate sizes a column of row letters to the hall.
+func RowsTemplate(rows int) templ.SafeCSS {
+	return templ.SafeCSS("grid-template-rows:repeat(" + strconv.Itoa(rows) + ",var(--seat));")
+}
+
+// RowLetter is a row's letter at grid row Row.
+type RowLetter struct {
+	Row    int
+	Letter string
+	Style  templ.SafeCSS
+}
+
+// RowLetters names each row of the hall from its seats' labels ("F7" -> "F"); a row
+// without seats falls back to its alphabetical letter.
+func RowLetters(h *services.Hall) []RowLetter {
+	byRow := map[int]string{}
+	for _, s := range h.Seats {
+		if _, ok := byRow[s.Row]; !ok {
+			if l := rowPart(s.Label); l != "" {
+				byRow[s.Row] = l
+			}
+		}
+	}
+	out := make([]RowLetter, 0, h.Rows)
+	for r := 1; r <= h.Rows; r++ {
+		l, ok := byRow[r]
+		if !ok && r <= 26 {
+			l = string(rune('A' + r - 1))
+		}
+		out = append(out, RowLetter{Row: r, Letter: l, Style: templ.SafeCSS("grid-row:" + strconv.Itoa(r) + ";")})
+	}
+	return out
+}
+
+// rowPart is the label without its trailing number: "F7" -> "F".
+func rowPart(label string) string {
+	return strings.TrimRight(label, "0123456789")
+}
+
+// seatNumber is the label's trailing number: "F7" -> "7" (the whole label if none).
+func seatNumber(label string) string {
+	if n := label[len(rowPart(label)):]; n != "" {
+		return n
+	}
+	return label
+}
