@@ -154,6 +154,10 @@ func (p ShowPageProps) SelectedTotal() string {
 // ShowURL is the show's page.
 func ShowURL(id int64) string { return "/shows/" + i64(id) }
 
+// LiveURL is a show's live seat-change stream (Server-Sent Events) that keeps its open
+// seat map current.
+func LiveURL(id int64) string { return "/shows/" + i64(id) + "/live" }
+
 // BookURL is where the seat form posts.
 func BookURL(id int64) string { return "/shows/" + i64(id) + "/book" }
 

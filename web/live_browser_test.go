@@ -1,0 +1,68 @@
+package web
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+)
+
+// TestLive_SecondBrowserSeesAHoldWithinASecond: a buyer looks at a show's seat map with
+// two seats ticked; another buyer books one of them. Within a second, without a reload,
+// the first buyer's map shows it held and unticked, says so in the live region, and the
+// zone's seats-left count drops; a release brings it back as free.
+func TestLive_SecondBrowserSeesAHoldWithinASecond(t *testing.T) {
+	a := newTestApp(t, nil)
+	show, seats := a.onSaleShow(2)
+	ctx := newBrowser(t)
+	css := func(s string) chromedp.CSS { return chromedp.CSS(s) }
+	seat := func(id string) string { return `input[name="seat"][value="` + id + `"]` }
+	if err := chromedp.Do(ctx,
+		chromedp.Navigate(a.base+"/shows/"+show),
+		chromedp.WaitVisible(css(seat(seats[0]))),
+		chromedp.Click(css(seat(seats[0]))),
+		chromedp.Click(css(seat(seats[1]))),
+	); err != nil {
+		t.Fatalf("open the show and tick two seats: %v", err)
+	}
+	leftBefore, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.querySelector('[data-zone-left]').textContent`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(300 * time.Millisecond) // the stream is open once the snapshot arrived
+	other := a.newUser()
+	start := time.Now()
+	r := a.do("POST", "/api/v1/shows/"+show+"/orders", other, map[string]any{"seat_ids": seats[:1]}, nil)
+	if r.status != 201 {
+		t.Fatalf("the other buyer's order: %d %s", r.status, r.body)
+	}
+	no := r.json(t)["order_no"].(string)
+	wctx, cancel := context.WithTimeout(ctx, time.Second)
+	defer cancel()
+	if err := chromedp.Do(wctx, chromedp.WaitVisible(css(`label.seat-held `+seat(seats[0])+`:disabled:not(:checked)`))); err != nil {
+		t.Fatalf("the hold did not reach the open map within a second (%v): %v", time.Since(start), err)
+	}
+	screenshot(t, ctx, "live-held")
+	said, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`document.querySelector('[data-seat-live]').textContent`))
+	if !strings.Contains(said, "just taken") {
+		t.Errorf("the live region says %q", said)
+	}
+	still, _ := chromedp.Run(ctx, chromedp.Evaluate[bool](`document.querySelector('`+seat(seats[1])+`').checked`))
+	if !still {
+		t.Error("the other ticked seat was unticked")
+	}
+	leftAfter, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`document.querySelector('[data-zone-left]').textContent`))
+	if leftAfter == leftBefore {
+		t.Errorf("seats left still %q after the hold", leftAfter)
+	}
+	if r := a.do("POST", "/api/v1/orders/"+no+"/cancel", other, nil, nil); r.status != 200 {
+		t.Fatalf("cancel: %d %s", r.status, r.body)
+	}
+	wctx2, cancel2 := context.WithTimeout(ctx, time.Second)
+	defer cancel2()
+	if err := chromedp.Do(wctx2, chromedp.WaitVisible(css(`label.seat-free `+seat(seats[0])+`:enabled`))); err != nil {
+		t.Fatalf("the release did not reach the open map within a second: %v", err)
+	}
+}
