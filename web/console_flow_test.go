@@ -4,9 +4,12 @@ import (
 	"context"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/cdp"
+	cdplog "github.com/chromedp/cdproto/log"
 	"github.com/chromedp/chromedp"
 
 	"seatflow/views"
@@ -162,6 +165,27 @@ func TestConsole_ManagerDay(t *testing.T) {
 	// 3. a customer in their own browser context registers, books two seats and pays
 	cctx, cancelC := chromedp.NewContext(ctx, chromedp.WithNewBrowserContext())
 	defer cancelC()
+	var cspMu sync.Mutex
+	var csp []string
+	if err := chromedp.Listen(cctx, func(ev any) {
+		if e, ok := ev.(*cdplog.EventEntryAdded); ok && strings.Contains(e.Entry.Text, "Content Security Policy") {
+			cspMu.Lock()
+			csp = append(csp, e.Entry.URL+": "+e.Entry.Text)
+			cspMu.Unlock()
+		}
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := chromedp.Call(cctx, cdplog.Enable, cdp.Empty{}); err != nil {
+		t.Fatalf("open the customer's browser context: %v", err)
+	}
+	defer func() {
+		cspMu.Lock()
+		defer cspMu.Unlock()
+		for _, v := range csp {
+			t.Errorf("content security policy violated on the customer's pages: %s", v)
+		}
+	}()
 	flowStep(t, cctx, "customer registers and opens the show",
 		chromedp.Navigate(a.base+"/register"),
 		chromedp.WaitVisible(css(`#name`)),
