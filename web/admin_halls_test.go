@@ -106,7 +106,7 @@ func TestAdminHalls_API(t *testing.T) {
 		{"bad layout", "POST", "/api/v1/admin/halls", map[string]string{"name": "X", "layout": "SS\nS?S"}, 400, "INVALID_REQUEST", "line 2, column 2: '?' is not a layout character"},
 		{"missing layout", "POST", "/api/v1/admin/halls", map[string]string{"name": "X"}, 400, "INVALID_REQUEST", "required"},
 		{"layout not a string", "POST", "/api/v1/admin/halls", map[string]any{"name": "X", "layout": 5}, 400, "INVALID_REQUEST", "layout must be a string"},
-		{"unknown field", "POST", "/api/v1/admin/halls", map[string]any{"name": "X", "layout": "S", "rows": 5}, 400, "INVALID_REQUEST", "unknown field"},
+		{"unknown field", "POST", "/api/v1/admin/halls", map[string]any{"name": "X", "layout": "S", "rows": 5}, 400, "INVALID_REQUEST", "does not know"},
 		{"duplicate name", "POST", "/api/v1/admin/halls", map[string]string{"name": "studio api", "layout": "S"}, 409, "CONFLICT", "already exists"},
 		{"unknown hall", "GET", "/api/v1/admin/halls/99999999", nil, 404, "NOT_FOUND", ""},
 		{"patch unknown hall", "PATCH", "/api/v1/admin/halls/99999999", map[string]string{"name": "Y"}, 404, "NOT_FOUND", ""},
