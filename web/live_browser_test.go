@@ -27,6 +27,8 @@ func TestLive_SecondBrowserSeesAHoldWithinASecond(t *testing.T) {
 	); err != nil {
 		t.Fatalf("open the show and tick two seats: %v", err)
 	}
+	lbl0, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`document.querySelector('`+seat(seats[0])+`').dataset.label`))
+	lbl1, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`document.querySelector('`+seat(seats[1])+`').dataset.label`))
 	leftBefore, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.querySelector('[data-zone-left]').textContent`))
 	if err != nil {
 		t.Fatal(err)
@@ -45,9 +47,16 @@ func TestLive_SecondBrowserSeesAHoldWithinASecond(t *testing.T) {
 		t.Fatalf("the hold did not reach the open map within a second (%v): %v", time.Since(start), err)
 	}
 	screenshot(t, ctx, "live-held")
-	said, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`document.querySelector('[data-seat-live]').textContent`))
+	said := ""
+	for end := time.Now().Add(time.Second); time.Now().Before(end) && !strings.Contains(said, "just taken"); time.Sleep(50 * time.Millisecond) {
+		said, _ = chromedp.Run(ctx, chromedp.Evaluate[string](`document.querySelector('[data-seat-live]').textContent`))
+	}
 	if !strings.Contains(said, "just taken") {
 		t.Errorf("the live region says %q", said)
+	}
+	summary, _ := chromedp.Run(ctx, chromedp.Text(css(`#selection-summary table`)))
+	if strings.Contains(summary, lbl0) || !strings.Contains(summary, lbl1) {
+		t.Errorf("the selection summary did not follow: %.200q", summary)
 	}
 	still, _ := chromedp.Run(ctx, chromedp.Evaluate[bool](`document.querySelector('`+seat(seats[1])+`').checked`))
 	if !still {

@@ -38,7 +38,10 @@
       if (input.checked) { lost = seat.getAttribute('data-label'); }
       input.checked = false;
       input.disabled = true;
-      if (lost) { seat.classList.add('seat-just-taken'); }
+      if (lost) {
+        seat.classList.add('seat-just-taken');
+        input.dispatchEvent(new Event('change', { bubbles: true })); // the selection summary follows
+      }
     }
     seat.setAttribute('data-state', state);
     return lost;
@@ -53,14 +56,18 @@
       document.querySelectorAll('[data-zone-left="' + code + '"]').forEach(function (el) {
         el.textContent = n + (n === 1 ? ' seat left' : ' seats left');
       });
+      document.querySelectorAll('option[data-zone-option="' + code + '"]').forEach(function (el) {
+        el.textContent = el.getAttribute('data-zone-text') + ' · ' + n + (n === 1 ? ' seat left' : ' seats left');
+      });
     });
   }
 
   function announce(lost) {
     if (lost.length === 0) { return; }
-    announcer.textContent = (lost.length === 1 ? 'Seat ' + lost[0] + ' was' : 'Seats ' + lost.join(', ') + ' were') +
+    var text = (lost.length === 1 ? 'Seat ' + lost[0] + ' was' : 'Seats ' + lost.join(', ') + ' were') +
       ' just taken by someone else and unticked.';
-    map.dispatchEvent(new Event('change', { bubbles: true })); // the selection summary follows
+    // after the selection summary's own announcement of the change (seatmap.js)
+    window.setTimeout(function () { announcer.textContent = text; }, 80);
   }
 
   var source = new EventSource(map.getAttribute('data-live-url'));
