@@ -43,7 +43,11 @@ func decodeJSON(c *fiber.Ctx, v any) error {
 }
 
 func (d *Deps) apiRegister(c *fiber.Ctx) error {
-	var in struct{ Email, Password, Name string }
+	var in struct {
+		Email    string `json:"email"`
+		Password string `json:"password"`
+		Name     string `json:"name"`
+	}
 	if err := decodeJSON(c, &in); err != nil {
 		return err
 	}
@@ -60,7 +64,10 @@ func (d *Deps) apiRegister(c *fiber.Ctx) error {
 }
 
 func (d *Deps) apiLogin(c *fiber.Ctx) error {
-	var in struct{ Email, Password string }
+	var in struct {
+		Email    string `json:"email"`
+		Password string `json:"password"`
+	}
 	if err := decodeJSON(c, &in); err != nil {
 		return err
 	}

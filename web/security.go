@@ -24,6 +24,18 @@ const contentSecurityPolicy = "default-src 'self'; script-src 'self'; style-src 
 // year, subdomains included.
 const hstsValue = "max-age=31536000; includeSubDomains"
 
+// setSecurityHeaders sets the same headers as securityHeaders on an answer the
+// middleware never saw (errors raised by the server before routing).
+func setSecurityHeaders(c *fiber.Ctx) {
+	if c.GetRespHeader("Content-Security-Policy") != "" {
+		return
+	}
+	c.Set("Content-Security-Policy", contentSecurityPolicy)
+	c.Set(fiber.HeaderXFrameOptions, "DENY")
+	c.Set(fiber.HeaderXContentTypeOptions, "nosniff")
+	c.Set(fiber.HeaderReferrerPolicy, "same-origin")
+}
+
 // securityHeaders sets the browser's defences on every answer (helmet): the content
 // security policy, frame denial, nosniff, a same-origin referrer policy and, when
 // secure is set (the site is behind HTTPS), Strict-Transport-Security.
@@ -60,11 +72,20 @@ func liveWriteTimeout(h *fasthttp.RequestHeader) fasthttp.RequestConfig {
 // raises before a route runs (body over the limit, a request it cannot read) told in
 // our words.
 func errorHandler(c *fiber.Ctx, err error) error {
+	// Errors Fiber raises before any middleware ran (a body or headers over the limit)
+	// still carry the browser's defences, and API callers still get JSON.
+	setSecurityHeaders(c)
 	var fe *fiber.Error
 	if errors.As(err, &fe) {
 		switch fe.Code {
 		case fiber.StatusRequestEntityTooLarge:
 			err = &services.Error{Code: services.CodePayloadTooLarge, Message: "the body is larger than 64 KiB"}
+			if c.Method() == fiber.MethodGet && c.Path() == "/" {
+				// a chunked body over the limit: the server dropped the request line, so
+				// the address is unknown; browsers never send chunked forms, API
+				// clients do: answer in the contract's shape
+				return c.Status(fe.Code).JSON(fiber.Map{"error": fiber.Map{"code": services.CodePayloadTooLarge, "message": "the body is larger than 64 KiB"}})
+			}
 		case fiber.StatusBadRequest:
 			err = &services.Error{Code: services.CodeInvalidRequest, Message: "the request could not be read"}
 		case fiber.StatusRequestHeaderFieldsTooLarge:

@@ -178,3 +178,55 @@ func TestBodyLimit_ClientsReadThe413(t *testing.T) {
 		}
 	}
 }
+
+// TestServerErrors_CarryTheDefences: answers the server gives before any route or
+// middleware runs (a chunked body over the limit, headers over the limit) carry the
+// security headers too, and under /api/ they are JSON in the contract's shape.
+func TestServerErrors_CarryTheDefences(t *testing.T) {
+	a := newTestApp(t, nil)
+	big := bytes.Repeat([]byte("x"), 80<<10)
+	cases := []struct {
+		name   string
+		req    func() *http.Request
+		status int
+		json   bool
+	}{
+		{"chunked body over the limit (API)", func() *http.Request {
+			r, _ := http.NewRequest("POST", a.base+"/api/v1/auth/login", io.NopCloser(bytes.NewReader(big)))
+			r.Header.Set("Content-Type", "application/json")
+			r.ContentLength = -1 // chunked
+			return r
+		}, http.StatusRequestEntityTooLarge, true},
+		{"body over the limit (page)", func() *http.Request {
+			r, _ := http.NewRequest("POST", a.base+"/login", bytes.NewReader(big))
+			r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+			return r
+		}, http.StatusRequestEntityTooLarge, false},
+		{"headers over the limit", func() *http.Request {
+			r, _ := http.NewRequest("GET", a.base+"/api/v1/shows", nil)
+			r.Header.Set("X-Big", strings.Repeat("k", 9000))
+			return r
+		}, http.StatusRequestHeaderFieldsTooLarge, false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			res, err := http.DefaultClient.Do(tc.req())
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, _ := io.ReadAll(res.Body)
+			res.Body.Close()
+			if res.StatusCode != tc.status {
+				t.Fatalf("%d %s, want %d", res.StatusCode, body, tc.status)
+			}
+			for _, h := range []string{"Content-Security-Policy", "X-Frame-Options", "X-Content-Type-Options", "Referrer-Policy"} {
+				if res.Header.Get(h) == "" {
+					t.Errorf("no %s on the answer", h)
+				}
+			}
+			if tc.json && !strings.Contains(string(body), `"code":"PAYLOAD_TOO_LARGE"`) {
+				t.Errorf("not the contract's JSON: %s", body)
+			}
+		})
+	}
+}
