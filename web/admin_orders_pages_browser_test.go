@@ -100,6 +100,8 @@ func TestAdminUsers_BrowserChangeRole(t *testing.T) {
 	if err := chromedp.Do(ctx,
 		chromedp.SendKeys(css(`#email`), "NEW.CLERK"),
 		chromedp.Submit(css(`#email`)),
+		// the filtered list, not the page the search was typed on: its field holds the filter
+		chromedp.WaitVisible(css(`#email[value="NEW.CLERK"]`)),
 		chromedp.WaitVisible(css(`#role-`+uid)),
 		chromedp.SetValue(css(`#role-`+uid), "staff"),
 		chromedp.Click(css(`#user-`+uid+` button[type="submit"]`)),
