@@ -102,7 +102,8 @@ func showOut(s *services.Show, detail bool, holdFor time.Duration) showJSON {
 			out.Zones[i] = zoneJSON{Code: z.Code, Name: z.Name, PriceMinor: z.PriceMinor, Currency: s.Currency, SeatsLeft: z.SeatsLeft}
 		}
 		out.PurchaseLimit = s.PurchaseLimit
-		out.HoldMinutes = int(holdFor / time.Minute)
+		// whole minutes, rounded up: a hold shorter than a minute (a test setting) still says 1
+		out.HoldMinutes = int((holdFor + time.Minute - 1) / time.Minute)
 	}
 	return out
 }
