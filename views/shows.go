@@ -164,15 +164,33 @@ func BookURL(id int64) string { return "/shows/" + i64(id) + "/book" }
 // BestURL is where the best-available form posts.
 func BestURL(id int64) string { return "/shows/" + i64(id) + "/best" }
 
-// ZoneSlots maps a show's zone codes to their colour slot (0..5) in the order of the
-// show's zones, so the legend and the seats agree.
+// ZoneSlots maps a show's zone codes to their colour slot (0..5): standard, premium and
+// vip always take slots 0, 1 and 2 (as in the hall editor), other zones the next free
+// slots in the show's order, so the legend, the seats and the console agree.
 func ZoneSlots(s *services.Show) map[string]int {
 	m := make(map[string]int, len(s.Zones))
-	for i, z := range s.Zones {
-		m[z.Code] = i % 6
+	used := map[int]bool{}
+	for _, z := range s.Zones { // the layout's zones keep their colour everywhere
+		if slot, ok := fixedZoneSlots[z.Code]; ok {
+			m[z.Code], used[slot] = slot, true
+		}
+	}
+	next := 0
+	for _, z := range s.Zones {
+		if _, ok := m[z.Code]; ok {
+			continue
+		}
+		for used[next%6] && len(used) < 6 {
+			next++
+		}
+		m[z.Code], used[next%6] = next%6, true
 	}
 	return m
 }
+
+// fixedZoneSlots are the colours of the zones the hall layout editor names (S, P, V),
+// the same in the console and on the seat map.
+var fixedZoneSlots = map[string]int{"standard": 0, "premium": 1, "vip": 2}
 
 // ZoneClass is the colour class of a zone slot.
 func ZoneClass(slot int) string { return "zone-" + strconv.Itoa(slot) }
