@@ -356,8 +356,10 @@ func TestShowStateMessages(t *testing.T) {
 			if got := doc.Find("#sale-state").Text(); !strings.Contains(got, tc.want) {
 				t.Errorf("reason = %q, want %q", got, tc.want)
 			}
-			if _, ok := doc.Find(".seat-fieldset").Attr("disabled"); !ok {
-				t.Error("the seat map is not disabled")
+			if fs := doc.Find(".seat-fieldset"); fs.Length() > 0 {
+				if _, ok := fs.Attr("disabled"); !ok {
+					t.Error("the seat map is not disabled")
+				}
 			}
 			if doc.Find(`form[action$="/best"]`).Length() != 0 {
 				t.Error("best available offered for a show not on sale")
@@ -453,5 +455,23 @@ func TestSignInRateLimitSaysWhenToRetry(t *testing.T) {
 		if res.StatusCode != fiber.StatusTooManyRequests || !strings.Contains(body, "Too many attempts — retry in 12 s.") || res.Header.Get("Retry-After") != "12" {
 			t.Errorf("%s rate limited: %d %q", path, res.StatusCode, res.Header.Get("Retry-After"))
 		}
+	}
+}
+
+// TestShowPage_CancelledShowOffersNoBooking: a cancelled show's page says so and has no
+// seat form or booking rules at all, not just a disabled one.
+func TestShowPage_CancelledShowOffersNoBooking(t *testing.T) {
+	now := time.Now().UTC()
+	p := showProps(now)
+	p.Map.Show.Status = services.ShowCancelled
+	doc := renderDoc(t, views.ShowPage(p))
+	if doc.Find(".seat-form").Length() != 0 || doc.Find(`form[action$="/best"]`).Length() != 0 {
+		t.Error("a cancelled show still has a booking form")
+	}
+	if strings.Contains(doc.Find(".rules").Text(), "to pay") {
+		t.Errorf("booking rules shown: %q", doc.Find(".rules").Text())
+	}
+	if !strings.Contains(doc.Find("#sale-state").Text(), "cancelled") {
+		t.Errorf("no cancellation notice: %q", doc.Find("#sale-state").Text())
 	}
 }
