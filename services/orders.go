@@ -38,6 +38,7 @@ type Orders struct {
 	log      *slog.Logger
 	failHook func(stage string) error // tests inject storage failures here
 	locks    *keyLocks
+	best     bestSnapshots // seat values best-available chooses from (best_snapshot.go)
 }
 
 // OrdersConfig holds what Orders needs besides its stores. HoldFor is how long a
@@ -364,13 +365,24 @@ func (o *Orders) holdError(show *Show, hall *Hall, out HoldOutcome) error {
 }
 
 func (o *Orders) holdBestAvailable(ctx context.Context, show *Show, hall *Hall, order *Order, req CreateOrderRequest) error {
+	snap := o.best.of(show.ID)
+	read := func(ctx context.Context) (map[int64]string, error) { return o.seats.States(ctx, show.ID) }
+	fresh := false
 	for attempt := 0; attempt < 4; attempt++ {
-		states, err := o.seats.States(ctx, show.ID)
+		free := 0
+		ids, err := snap.choose(ctx, fresh, read, func(states map[int64]string) []int64 {
+			var ids []int64
+			ids, free = BestAvailable(hall, states, req.Zone, req.Quantity, req.Accessible)
+			return ids
+		})
 		if err != nil {
 			return err
 		}
-		ids, free := BestAvailable(hall, states, req.Zone, req.Quantity, req.Accessible)
 		if ids == nil {
+			if !fresh {
+				fresh = true // the snapshot may be stale or over-marked: decide on the map as it is
+				continue
+			}
 			if req.Accessible && !zoneHasKind(hall, req.Zone, KindWheelchair) {
 				return errf(CodeNoAdjacentSeats, "zone %s has no wheelchair spaces", req.Zone)
 			}
@@ -389,7 +401,10 @@ func (o *Orders) holdBestAvailable(ctx context.Context, show *Show, hall *Hall, 
 		if len(out.Taken) == 0 {
 			return o.holdError(show, hall, out)
 		}
-		// another buyer took one of these seats between the read and the hold: look again
+		// another buyer took one of these seats between the read and the hold: note it
+		// and look again, on a fresh read the second time round
+		snap.mark(out.Taken)
+		fresh = attempt >= 1
 	}
 	o.metrics.HoldConflicts.Inc()
 	return errf(CodeNoAdjacentSeats, "seats are selling fast; no block could be held, try again")
