@@ -455,9 +455,32 @@ func (r *Reconciler) reconcileShow(ctx context.Context, rn *run, showID int64) e
 	return r.verifyTaken(ctx, showID, hall, repairs, res)
 }
 
-// rebuild loads a missing seat map from MySQL.
+// whyNoMap is the missing_map detail of a show whose seat map is simply absent.
+const whyNoMap = "no seat map in the seat cache"
+
+// rebuild loads a missing seat map from MySQL. A show that simply was never loaded
+// (no live order, no broken key) is loaded without a finding: that is not drift, only
+// "not loaded yet" (invariant 3), and it would drown real findings after every start.
 func (r *Reconciler) rebuild(ctx context.Context, rn *run, showID int64, why string) error {
 	f := Finding{Kind: FindingMissingMap, ShowID: showID, Action: ActionRebuild, Detail: why}
+	if why == whyNoMap {
+		var live bool
+		qctx, cancel := context.WithTimeout(ctx, dbTimeout)
+		err := r.db.GetContext(qctx, &live, "SELECT EXISTS (SELECT 1 FROM order_seats WHERE show_id = ? AND live = 1)", showID)
+		cancel()
+		if err != nil {
+			return unavailable("the database", err)
+		}
+		if !live {
+			if rn.DryRun {
+				return nil
+			}
+			if err := r.holding(ctx, rn); err != nil {
+				return err
+			}
+			return r.seats.Load(ctx, showID)
+		}
+	}
 	if !rn.DryRun {
 		if err := r.holding(ctx, rn); err != nil {
 			return err
@@ -615,7 +638,7 @@ func (r *Reconciler) compare(ctx context.Context, showID int64, grace time.Durat
 		return &comparison{hall: hall, missingMap: true, why: "a key of the seat map is not a hash"}, nil
 	}
 	if cache.Seats == nil {
-		return &comparison{hall: hall, missingMap: true, why: "no seat map in the seat cache"}, nil
+		return &comparison{hall: hall, missingMap: true, why: whyNoMap}, nil
 	}
 	truth, err := r.seats.SnapshotFromDB(ctx, show)
 	if err != nil {

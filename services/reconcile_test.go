@@ -452,3 +452,21 @@ func TestLeaseWithoutExpiryIsTakenOver(t *testing.T) {
 		t.Errorf("token after release %d, want more than %d (%v)", next, tok, err)
 	}
 }
+
+// TestReconcile_UnloadedShowIsNoFinding: a show on sale whose seat map was simply never
+// loaded (no live order) is loaded by the run without a finding: "not loaded yet" is not
+// drift, and a run after every start would otherwise report one per show.
+func TestReconcile_UnloadedShowIsNoFinding(t *testing.T) {
+	e := newTestEnv(t, unlimited)
+	rec := newReconciler(e, &fakeTasks{have: map[string]bool{}})
+	run, err := rec.Run(context.Background(), ReconcileOptions{Trigger: TriggerManual, ShowID: e.show.ID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(run.Findings) != 0 {
+		t.Errorf("findings for a never-loaded show: %+v", run.Findings)
+	}
+	if cache, err := e.seats.ReadCache(context.Background(), e.show.ID); err != nil || cache.Seats == nil {
+		t.Errorf("the run did not load the seat map: %v", err)
+	}
+}
