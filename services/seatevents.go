@@ -165,31 +165,16 @@ func (e *SeatEvents) Run(ctx context.Context) {
 }
 
 func (e *SeatEvents) listen(ctx context.Context, again bool) error {
-	sub := e.rdb.PSubscribe(ctx, e.pattern)
-	defer sub.Close()
-	rctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-	_, err := sub.Receive(rctx)
-	cancel()
-	if err != nil {
-		return err
-	}
-	if again {
-		e.reloadAll()
-	}
-	ch := sub.Channel(redis.WithChannelHealthCheckInterval(10*time.Second), redis.WithChannelSize(1024))
-	for {
-		select {
-		case <-ctx.Done():
-			return nil
-		case m, ok := <-ch:
-			if !ok {
-				return nil
-			}
-			if c, ok := ParseSeatChange(m.Channel, m.Payload); ok {
-				e.publish(c)
-			}
+	ready := func() {
+		if again {
+			e.reloadAll()
 		}
 	}
+	return subscribeOnce(ctx, e.rdb.PSubscribe(ctx, e.pattern), ready, func(m *redis.Message) {
+		if c, ok := ParseSeatChange(m.Channel, m.Payload); ok {
+			e.publish(c)
+		}
+	}, redis.WithChannelSize(1024))
 }
 
 // ParseSeatChange reads one message of lua/notify.lua: the show id from the channel

@@ -147,27 +147,8 @@ func (c *SessionCache) Run(ctx context.Context) {
 
 // listen is one subscription: confirmed, then read until it ends.
 func (c *SessionCache) listen(ctx context.Context) error {
-	sub := c.rdb.Subscribe(ctx, c.channel)
-	defer sub.Close()
-	rctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-	_, err := sub.Receive(rctx)
-	cancel()
-	if err != nil {
-		return err
-	}
-	c.active.Store(true)
-	ch := sub.Channel(redis.WithChannelHealthCheckInterval(10 * time.Second))
-	for {
-		select {
-		case <-ctx.Done():
-			return nil
-		case m, ok := <-ch:
-			if !ok {
-				return nil
-			}
-			c.drop(m.Payload)
-		}
-	}
+	return subscribeOnce(ctx, c.rdb.Subscribe(ctx, c.channel), func() { c.active.Store(true) },
+		func(m *redis.Message) { c.drop(m.Payload) })
 }
 
 // clear drops every entry.

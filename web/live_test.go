@@ -4,9 +4,6 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
-	"io"
-	"log/slog"
-	"net"
 	"net/http"
 	"strconv"
 	"strings"
@@ -74,23 +71,10 @@ func nextEvent(t *testing.T, events <-chan sseEvent, name string, d time.Duratio
 // events never say who holds the seat.
 func TestLive_ViewersOnTwoInstancesSeeAHoldWithinASecond(t *testing.T) {
 	a := newTestApp(t, nil)
-	b, err := New(a.Cfg, a.clock, slog.New(slog.NewTextHandler(io.Discard, nil)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	go func() { _ = b.HTTP.Listener(ln) }()
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		_ = b.Shutdown(ctx)
-	})
+	_, bBase := otherInstance(t, a.Cfg, a.clock)
 	show, seats := a.onSaleShow(2)
 	tok := a.newUser()
-	viewers := []<-chan sseEvent{watchLive(t, a.base, show), watchLive(t, "http://"+ln.Addr().String(), show)}
+	viewers := []<-chan sseEvent{watchLive(t, a.base, show), watchLive(t, bBase, show)}
 	for i, v := range viewers {
 		ev, ok := nextEvent(t, v, "snapshot", 5*time.Second)
 		if !ok {

@@ -1,14 +1,11 @@
 package web
 
 import (
-	"context"
 	"io"
-	"log/slog"
 	"net"
 	"net/http"
 	"strings"
 	"testing"
-	"time"
 )
 
 // get fetches url and returns its status and body.
@@ -65,21 +62,8 @@ func TestOps_SeparateAddress(t *testing.T) {
 func TestOps_ReadinessTellsNoInternals(t *testing.T) {
 	cfg := testConfig()
 	cfg.RedisAddr = "127.0.0.1:1"
-	down, err := New(cfg, nil, slog.New(slog.NewTextHandler(io.Discard, nil)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	go func() { _ = down.HTTP.Listener(ln) }()
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		_ = down.Shutdown(ctx)
-	})
-	st, body := get(t, "http://"+ln.Addr().String()+"/readyz")
+	_, downBase := otherInstance(t, cfg, nil)
+	st, body := get(t, downBase+"/readyz")
 	if st != http.StatusServiceUnavailable || body != "redis: not answering" {
 		t.Errorf("/readyz -> %d %q, want 503 \"redis: not answering\"", st, body)
 	}

@@ -1,12 +1,7 @@
 package web
 
 import (
-	"context"
-	"io"
-	"log/slog"
-	"net"
 	"testing"
-	"time"
 )
 
 // TestAPI_RedisDownIs503AndWritesNothing: with Redis unreachable an order is refused
@@ -19,21 +14,8 @@ func TestAPI_RedisDownIs503AndWritesNothing(t *testing.T) {
 
 	cfg := a.Cfg
 	cfg.RedisAddr = "127.0.0.1:1" // nothing listens there
-	down, err := New(cfg, a.clock, slog.New(slog.NewTextHandler(io.Discard, nil)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	go func() { _ = down.HTTP.Listener(ln) }()
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		_ = down.Shutdown(ctx)
-	})
-	base := "http://" + ln.Addr().String()
+	_, downBase := otherInstance(t, cfg, a.clock)
+	base := downBase
 	var before int
 	a.DB.Get(&before, "SELECT COUNT(*) FROM orders")
 	r := a.doAt(base, "POST", "/api/v1/shows/"+show+"/orders", tok, map[string]any{"seat_ids": seats})

@@ -2,13 +2,9 @@ package web
 
 import (
 	"context"
-	"io"
-	"log/slog"
-	"net"
 	"strconv"
 	"sync"
 	"testing"
-	"time"
 )
 
 // TestScaleOut_TwoInstancesNeverSellASeatTwice races 200 buyers through two app
@@ -20,21 +16,8 @@ func TestScaleOut_TwoInstancesNeverSellASeatTwice(t *testing.T) {
 		c.RateShowPerSecond, c.RateShowBurst = 100000, 100000
 		c.RateRegisterPerMinute, c.RateRegisterBurst = 100000, 100000
 	})
-	b, err := New(a.Cfg, a.clock, slog.New(slog.NewTextHandler(io.Discard, nil)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	go func() { _ = b.HTTP.Listener(ln) }()
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		_ = b.Shutdown(ctx)
-	})
-	bases := []string{a.base, "http://" + ln.Addr().String()}
+	_, bBase := otherInstance(t, a.Cfg, a.clock)
+	bases := []string{a.base, bBase}
 
 	show, seats := a.onSaleShow(8)
 	const buyers = 200

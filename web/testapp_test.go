@@ -284,3 +284,25 @@ func (a *testApp) seatState(show, id string) string {
 
 // redisOf returns a client of the app's Redis DB for direct checks.
 func (a *testApp) redisOf() *redis.Client { return a.Redis }
+
+// otherInstance starts another app process over cfg (the same stores as a test app,
+// or a tweaked copy) on a free loopback port, serving until the test ends, and returns
+// it with its base URL.
+func otherInstance(t *testing.T, cfg Config, clock services.Clock) (*App, string) {
+	t.Helper()
+	b, err := New(cfg, clock, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() { _ = b.HTTP.Listener(ln) }()
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = b.Shutdown(ctx)
+	})
+	return b, "http://" + ln.Addr().String()
+}
