@@ -2,6 +2,7 @@ package services
 
 import (
 	"crypto/hmac"
+	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
 	"sort"
@@ -105,9 +106,15 @@ func ticketMAC(secret []byte, o *Order) []byte {
 // Tickets signs and checks ticket references with one secret (SEATFLOW_TICKET_SECRET).
 type Tickets struct{ secret []byte }
 
-// NewTickets returns the ticket signer of secret (which must not be empty to mean
-// anything; the app makes a random one when none is configured).
-func NewTickets(secret []byte) *Tickets { return &Tickets{secret: secret} }
+// NewTickets returns the ticket signer of secret; an empty secret is replaced by 32
+// random bytes of this process (its tickets then stop verifying after a restart).
+func NewTickets(secret []byte) *Tickets {
+	if len(secret) == 0 {
+		secret = make([]byte, 32)
+		_, _ = rand.Read(secret)
+	}
+	return &Tickets{secret: secret}
+}
 
 // Ref is TicketRef under the signer's secret.
 func (t *Tickets) Ref(o *Order) string { return TicketRef(t.secret, o) }

@@ -141,3 +141,11 @@ func TestTickets_SignerUsesItsSecret(t *testing.T) {
 		t.Fatalf("signer one's reference %q: verified by one %v, by two %v", ref, a.Verify(ref, o), b.Verify(ref, o))
 	}
 }
+
+func TestNewTickets_EmptySecretIsRandom(t *testing.T) {
+	o := ticketOrder("N1", 3, "A1")
+	a, b := NewTickets(nil), NewTickets([]byte{})
+	if ref := a.Ref(o); ref == TicketRef(nil, o) || b.Verify(ref, o) || !a.Verify(ref, o) {
+		t.Fatalf("an empty secret is not replaced by a random one per signer: %q", ref)
+	}
+}
