@@ -8,8 +8,9 @@ import (
 	"seatflow/views"
 )
 
-// ticketQRPixels is the width and height of a ticket's QR code PNG.
-const ticketQRPixels = 330
+// ticketQRModulePixels is how many pixels wide one module (square) of a ticket's QR
+// code is: whole pixels keep the modules sharp, and the page scales the image down.
+const ticketQRModulePixels = 8
 
 // ticketPage is the printable ticket of one of the signed-in user's paid orders; 404
 // for an order of someone else, an unknown order, or one that is not paid (no ticket).
@@ -31,7 +32,7 @@ func (d *Deps) ticketImage(c *fiber.Ctx) error {
 	if err != nil {
 		return ticketError(c, err)
 	}
-	png, err := qrcode.Encode(t.Ref, qrcode.Medium, ticketQRPixels)
+	png, err := qrcode.Encode(t.Ref, qrcode.Medium, -ticketQRModulePixels)
 	if err != nil {
 		return renderErrorPage(c, fiber.StatusInternalServerError, "The ticket's QR code could not be drawn.")
 	}
