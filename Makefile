@@ -37,7 +37,7 @@ test: services test-deps
 
 ## fuzz: each fuzz target for FUZZTIME (default 4s; crashes land in testdata/fuzz and become regular tests)
 FUZZTIME ?= 4s
-FUZZ_TARGETS := services:FuzzCanonicalEmail services:FuzzParseLayout services:FuzzWebhookSignature services:FuzzWebhookEvent handlers:FuzzParseOrderBody
+FUZZ_TARGETS := services:FuzzCanonicalEmail services:FuzzParseLayout services:FuzzWebhookSignature services:FuzzWebhookEvent handlers:FuzzParseOrderBody services:FuzzVerifyTicketRef
 fuzz:
 	@for t in $(FUZZ_TARGETS); do pkg=$${t%%:*}; name=$${t##*:}; \
 		echo "fuzz $$pkg $$name ($(FUZZTIME))"; \

@@ -153,6 +153,9 @@ func serve(ctx context.Context, cfg web.Config, log *slog.Logger) error {
 	if cfg.PaymentWebhookSecret == "" {
 		log.Warn("SEATFLOW_PAYMENT_WEBHOOK_SECRET is not set: webhooks are signed with a random secret of this process (fine for the demo provider, not for a real one or several processes)")
 	}
+	if cfg.TicketSecret == "" {
+		log.Warn("SEATFLOW_TICKET_SECRET is not set: tickets are signed with a random secret of this process (their QR codes stop verifying after a restart and on other processes)")
+	}
 	errc := make(chan error, 1)
 	go func() { errc <- a.Serve() }()
 	addr := cfg.HTTPAddr

@@ -36,6 +36,7 @@ func (d *Deps) registerAdminAPI(v1 fiber.Router) {
 	d.registerAdminMovies(admin)
 	d.registerAdminOrders(admin)
 	admin.Get("/orders/:no", d.apiAdminOrder)
+	d.registerAdminTickets(admin)
 	d.registerAdminAudit(admin)
 	d.registerAdminUsers(admin.Group("/users", RequireRole(services.RoleAdmin)))
 	admin.Get("/dashboard", d.apiDashboard)

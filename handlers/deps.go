@@ -110,6 +110,13 @@ type ShowSeatService interface {
 	Release(ctx context.Context, actorID, showID, seatID int64, orderNo, reason string) (*services.SeatRelease, error)
 }
 
+// TicketService signs and checks the ticket references of paid orders
+// (services.Tickets).
+type TicketService interface {
+	Ref(o *services.Order) string
+	Verify(ref string, o *services.Order) bool
+}
+
 // Deps are the services the handlers call.
 type Deps struct {
 	Shows     ShowService
@@ -148,6 +155,8 @@ type Deps struct {
 	CatalogConsole CatalogConsoleService
 	// ShowSeats is a show's seat map for staff: house seats, release of a stuck hold.
 	ShowSeats ShowSeatService
+	// Tickets signs the tickets of paid orders and checks them for staff.
+	Tickets TicketService
 }
 
 // requestTimeout bounds the services' work for one request.

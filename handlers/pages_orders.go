@@ -129,6 +129,9 @@ func (d *Deps) renderOrder(c *fiber.Ctx, u *services.User, no string, status int
 		Error: msg,
 	}
 	d.orderExtras(c, &props)
+	if order.Status == services.OrderPaid && d.Tickets != nil {
+		props.TicketRef = d.Tickets.Ref(order)
+	}
 	return render(c, status, views.OrderPage(props))
 }
 

@@ -26,6 +26,8 @@ func (d *Deps) RegisterPages(app fiber.Router) {
 	orders := app.Group("/orders", requirePageUser)
 	orders.Get("/", d.ordersPage)
 	orders.Get("/:no", d.orderPage)
+	orders.Get("/:no/ticket.png", d.ticketImage)
+	orders.Get("/:no/ticket", d.ticketPage)
 	orders.Post("/:no/pay", d.payOrder)
 	orders.Post("/:no/cancel", d.cancelOrder)
 

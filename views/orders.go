@@ -23,6 +23,8 @@ type OrderPageProps struct {
 	// SeatKinds maps the order's seat ids to their kind (wheelchair, companion); nil
 	// when the hall could not be read.
 	SeatKinds map[int64]string
+	// TicketRef is the signed ticket reference of a paid order ("" otherwise: no ticket).
+	TicketRef string
 }
 
 // PaymentNote tells how the payment the buyer came back from ended, or "" when there

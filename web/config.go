@@ -78,10 +78,13 @@ type Config struct {
 	// DemoPayments turns on the built-in demo payment provider (development and tests
 	// only: anyone can approve its payments); off, paying needs a real provider.
 	DemoPayments bool `env:"DEMO_PAYMENTS" envDefault:"false"`
+	// TicketSecret signs the ticket references in the tickets' QR codes; empty: a
+	// random secret per process (tickets then stop verifying after a restart).
+	TicketSecret string `env:"TICKET_SECRET"`
 }
 
 // LogValue is the configuration as logs show it: the DSN's password, the Redis
-// password and the webhook secret hidden.
+// password, the webhook secret and the ticket secret hidden.
 func (c Config) LogValue() slog.Value {
 	c.MySQLDSN = services.RedactDSN(c.MySQLDSN)
 	if c.RedisPassword != "" {
@@ -89,6 +92,9 @@ func (c Config) LogValue() slog.Value {
 	}
 	if c.PaymentWebhookSecret != "" {
 		c.PaymentWebhookSecret = "xxxxx"
+	}
+	if c.TicketSecret != "" {
+		c.TicketSecret = "xxxxx"
 	}
 	type plain Config // without this method
 	return slog.AnyValue(plain(c))

@@ -1,0 +1,44 @@
+package views
+
+import (
+	"time"
+
+	"seatflow/services"
+)
+
+// TicketView is a paid order's ticket: its show (nil when the show can no longer be
+// read), seats with their kinds, and the signed ticket reference the QR code carries.
+type TicketView struct {
+	Order *services.Order
+	Show  *services.Show
+	Zone  *time.Location
+	// SeatKinds maps the order's seat ids to their kind; nil when unknown.
+	SeatKinds map[int64]string
+	// Ref is the signed ticket reference (services.TicketRef).
+	Ref string
+}
+
+// TicketPageProps are the props of the printable ticket page.
+type TicketPageProps struct {
+	Page
+	Ticket TicketView
+}
+
+// TicketURL is the printable page of an order's ticket.
+func TicketURL(no string) string { return OrderURL(no) + "/ticket" }
+
+// TicketImageURL is the QR code (PNG) of an order's ticket.
+func TicketImageURL(no string) string { return OrderURL(no) + "/ticket.png" }
+
+// TicketSeatText is one seat as the ticket reads: "F7", with the zone and the kind
+// when they say something ("F7 · Premium · wheelchair space").
+func TicketSeatText(t TicketView, s services.OrderSeat) string {
+	out := s.Label
+	if z := ZoneName(t.Show, s.ZoneCode); z != "" {
+		out += " · " + z
+	}
+	if k := SeatKindName(t.SeatKinds[s.SeatID]); k != "" {
+		out += " · " + k
+	}
+	return out
+}
