@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"context"
 	"encoding/json"
 	"strings"
 
@@ -131,11 +132,19 @@ func (d *Deps) apiSeats(c *fiber.Ctx) error {
 	}
 	ctx, cancel := ctxOf(c)
 	defer cancel()
-	m, err := d.Shows.SeatMap(ctx, showID)
+	body, err := d.seatMaps.get(ctx, showID, func() uint64 { return d.Shows.SeatMapVersion(showID) },
+		func(ctx context.Context) (any, error) {
+			m, err := d.Shows.SeatMap(ctx, showID)
+			if err != nil {
+				return nil, err
+			}
+			return seatMapOut(m), nil
+		})
 	if err != nil {
 		return err
 	}
-	return c.JSON(seatMapOut(m))
+	c.Type("json", "utf-8")
+	return c.Send(body)
 }
 
 func (d *Deps) apiCreateOrder(c *fiber.Ctx) error {

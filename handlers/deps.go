@@ -17,6 +17,7 @@ type ShowService interface {
 	Between(ctx context.Context, from, to time.Time) ([]*services.Show, error)
 	Get(ctx context.Context, id int64) (*services.Show, error)
 	SeatMap(ctx context.Context, id int64) (*services.SeatMap, error)
+	SeatMapVersion(id int64) uint64
 	Today() string
 	Zone() *time.Location
 }
@@ -128,6 +129,8 @@ type Deps struct {
 	Currency  string
 	// SecureCookies marks the session cookie Secure (set behind HTTPS).
 	SecureCookies bool
+	// seatMaps caches each show's encoded seat map for the API (api_seatmap_cache.go).
+	seatMaps seatMapCache
 	// Live streams seat changes to the viewers of a show (nil: no live map).
 	Live LiveService
 	// SessionMaxAge is the session cookie's lifetime (0: the default policy's).

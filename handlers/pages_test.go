@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -457,8 +458,9 @@ func (s *serviceCalls) take() []string {
 }
 
 type fakeShows struct {
-	m     *services.SeatMap
-	calls *serviceCalls
+	m       *services.SeatMap
+	calls   *serviceCalls
+	version atomic.Uint64 // SeatMapVersion
 }
 
 func (f *fakeShows) OnDate(context.Context, string) ([]*services.Show, error) {
@@ -482,8 +484,9 @@ func (f *fakeShows) SeatMap(ctx context.Context, id int64) (*services.SeatMap, e
 	}
 	return f.m, nil
 }
-func (f *fakeShows) Today() string        { return "" }
-func (f *fakeShows) Zone() *time.Location { return shanghai }
+func (f *fakeShows) SeatMapVersion(int64) uint64 { return f.version.Load() }
+func (f *fakeShows) Today() string               { return "" }
+func (f *fakeShows) Zone() *time.Location        { return shanghai }
 
 type fakeOrders struct {
 	order     *services.Order // what Get answers (NOT_FOUND when nil)

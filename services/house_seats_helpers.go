@@ -93,6 +93,7 @@ func (s *ShowSeats) lockEditableShow(ctx context.Context, tx *sqlx.Tx, showID in
 
 // runHouse runs lua/house.lua with op ("BLOCK" or "UNBLOCK") on refs.
 func (s *ShowSeats) runHouse(ctx context.Context, showID int64, op string, refs []SeatRef) ([]string, error) {
+	defer s.seats.Changed(showID)
 	ctx, cancel := context.WithTimeout(ctx, redisTimeout)
 	defer cancel()
 	res, err := s.house.Run(ctx, s.seats.rdb, s.seats.Keys(showID), append([]any{op}, refArgs(refs)...)...).StringSlice()

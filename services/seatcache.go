@@ -96,6 +96,7 @@ const fenceTTLSeconds = 7 * 24 * 3600
 // the reconciliation lease token. hall gives each sellable seat's zone.
 // Errors: UNAVAILABLE.
 func (s *SeatStore) Repair(ctx context.Context, showID, token int64, repairs []SeatRepair, hall *Hall) (*RepairResult, error) {
+	defer s.Changed(showID)
 	args := []any{strconv.FormatInt(token, 10), fenceTTLSeconds, len(repairs)}
 	for _, r := range repairs {
 		args = append(args, strconv.FormatInt(r.SeatID, 10), r.From, r.To)

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/jmoiron/sqlx"
@@ -27,6 +29,24 @@ type SeatStore struct {
 	loads   singleflight.Group
 
 	hold, release, sell, load, repair *redis.Script
+
+	versions sync.Map // show id -> *atomic.Uint64, see Changed
+}
+
+// Changed notes that a show's seat state may have changed: here after every script
+// this process runs on it, and for changes other processes publish (SeatEvents). Readers
+// that cache what they built from the seat map compare Version before serving it.
+func (s *SeatStore) Changed(showID int64) {
+	v, _ := s.versions.LoadOrStore(showID, new(atomic.Uint64))
+	v.(*atomic.Uint64).Add(1)
+}
+
+// Version is a number that grows whenever Changed is called for the show.
+func (s *SeatStore) Version(showID int64) uint64 {
+	if v, ok := s.versions.Load(showID); ok {
+		return v.(*atomic.Uint64).Load()
+	}
+	return 0
 }
 
 // NewSeatStore returns a store whose keys start with prefix (e.g. "sf").
@@ -141,6 +161,7 @@ func (s *SeatStore) Hold(ctx context.Context, showID int64, orderNo string, user
 // it freed. A show whose map is not loaded has nothing to release: the next load reads
 // MySQL, where the order is no longer live.
 func (s *SeatStore) Release(ctx context.Context, showID int64, orderNo string, refs []SeatRef, fromSold bool) (int, error) {
+	defer s.Changed(showID) // whatever the outcome: the script may have run
 	from := "H"
 	if fromSold {
 		from = "HS"
@@ -173,6 +194,7 @@ func (s *SeatStore) Sell(ctx context.Context, showID int64, orderNo string, user
 // runLoaded runs a script that answers NOT_LOADED when the map is missing; it then
 // loads the map from MySQL and runs the script once more.
 func (s *SeatStore) runLoaded(ctx context.Context, showID int64, sc *redis.Script, args []any) ([]string, error) {
+	defer s.Changed(showID) // whatever the outcome: the script may have run
 	keys := s.Keys(showID)
 	for attempt := 0; ; attempt++ {
 		rctx, cancel := context.WithTimeout(ctx, redisTimeout)
@@ -342,6 +364,7 @@ func (s *SeatStore) SnapshotFromDB(ctx context.Context, show *Show) (*Snapshot, 
 }
 
 func (s *SeatStore) loadNow(ctx context.Context, showID int64) error {
+	defer s.Changed(showID) // whatever the outcome: the script may have run
 	show, err := s.catalog.Show(ctx, showID)
 	if err != nil {
 		return err

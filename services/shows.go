@@ -84,6 +84,11 @@ func (s *Shows) Get(ctx context.Context, id int64) (*Show, error) {
 	return show, s.fillSeatsLeft(ctx, []*Show{show})
 }
 
+// SeatMapVersion grows whenever the show's seat state may have changed (in this process
+// or, through the seat events, in another): a cached rendering of the seat map made at
+// an equal version is current.
+func (s *Shows) SeatMapVersion(id int64) uint64 { return s.seats.Version(id) }
+
 // SeatMap is a show's hall layout with each seat's current state.
 type SeatMap struct {
 	Show   *Show

@@ -103,6 +103,7 @@ func New(cfg Config, clock services.Clock, log *slog.Logger) (*App, error) {
 	bg, a.stopBackground = context.WithCancel(context.Background())
 	go a.sessions.Run(bg)
 	a.SeatEvents = services.NewSeatEvents(rdb, cfg.KeyPrefix, cfg.LiveMaxViewers, log)
+	a.SeatEvents.OnChange(a.Seats.Changed) // cached seat maps follow other processes' changes
 	go a.SeatEvents.Run(bg)
 	a.Limiter = services.NewRateLimiter(rdb, services.Limits{
 		UserPerMinute: cfg.RateUserPerMinute, UserBurst: cfg.RateUserBurst,

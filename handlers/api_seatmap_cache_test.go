@@ -1,0 +1,43 @@
+package handlers
+
+import (
+	"context"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// TestSeatMapCache_ServesUntilTheVersionMoves: a show's encoded seat map is built once
+// and served again while its seat-state version stands still; a change (the version
+// moves) or the TTL makes the next read build it afresh.
+func TestSeatMapCache_ServesUntilTheVersionMoves(t *testing.T) {
+	var c seatMapCache
+	var version atomic.Uint64
+	builds := 0
+	get := func() string {
+		b, err := c.get(context.Background(), 7, version.Load, func(context.Context) (any, error) {
+			builds++
+			return map[string]int{"build": builds}, nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	first := get()
+	if again := get(); again != first || builds != 1 {
+		t.Fatalf("rebuilt with no change: %s then %s (%d builds)", first, again, builds)
+	}
+	version.Add(1) // a seat changed
+	if after := get(); after == first || builds != 2 {
+		t.Fatalf("served the old map after a change: %s (%d builds)", after, builds)
+	}
+	c.mu.Lock()
+	m := c.maps[7]
+	m.at = time.Now().Add(-2 * seatMapTTL)
+	c.maps[7] = m
+	c.mu.Unlock()
+	if get(); builds != 3 {
+		t.Fatalf("an old map was served past the TTL (%d builds)", builds)
+	}
+}
