@@ -2,6 +2,7 @@ package services
 
 import (
 	"context"
+	"errors"
 	"crypto/rand"
 	"encoding/hex"
 	"strconv"
@@ -51,6 +52,49 @@ func (l *keyLocks) acquire(ctx context.Context, userID int64, key string) (relea
 	}, true, nil
 }
 
+// errKeyTaken: the Idempotency-Key already names a live order in MySQL.
+var errKeyTaken = errors.New("the idempotency key names an order already")
+
+// seenTTL is how long Redis remembers that a key was used: longer than IdempotencyTTL.
+const seenTTL = IdempotencyTTL + time.Hour
+
+func (l *keyLocks) seenName(userID int64, key string) string {
+	return l.prefix + ":idem-seen:" + strconv.FormatInt(userID, 10) + ":" + key
+}
+
+// seen reports whether (userID, key) was used before, as far as Redis remembers; only
+// then can MySQL hold a first order to replay. Errors: UNAVAILABLE.
+func (l *keyLocks) seen(ctx context.Context, userID int64, key string) (bool, error) {
+	ctx, cancel := context.WithTimeout(ctx, redisTimeout)
+	defer cancel()
+	n, err := l.rdb.Exists(ctx, l.seenName(userID, key)).Result()
+	if err != nil {
+		return false, unavailable("the seat cache", err)
+	}
+	return n > 0, nil
+}
+
+// firstUse records that (userID, key) is in use and reports whether it was new. A key
+// Redis forgot (a flush) reads as new; the order insert then meets the first order's
+// key in MySQL and replays it (errKeyTaken). Errors: UNAVAILABLE.
+func (l *keyLocks) firstUse(ctx context.Context, userID int64, key string) (bool, error) {
+	ctx, cancel := context.WithTimeout(ctx, redisTimeout)
+	defer cancel()
+	ok, err := l.rdb.SetNX(ctx, l.seenName(userID, key), "1", seenTTL).Result()
+	if err != nil {
+		return false, unavailable("the seat cache", err)
+	}
+	return ok, nil
+}
+
+// forget drops the record that (userID, key) is in use; a lost delete only costs a
+// MySQL lookup when the key comes again.
+func (l *keyLocks) forget(userID int64, key string) {
+	ctx, cancel := context.WithTimeout(context.Background(), redisTimeout)
+	defer cancel()
+	_ = l.rdb.Del(ctx, l.seenName(userID, key)).Err()
+}
+
 // withKey runs create under the lock of the user's Idempotency-Key. A request that
 // finds the lock taken waits for the first one: it then returns the first order (a
 // replay), IDEMPOTENCY_MISMATCH, or, when the first failed (failures are not
@@ -64,10 +108,20 @@ func (o *Orders) withKey(ctx context.Context, userID int64, key string, hash [32
 		}
 		if ok {
 			defer release()
-			if prior, err := o.replay(ctx, userID, key, hash); prior != nil || err != nil {
-				return prior, err
+			first, err := o.locks.firstUse(ctx, userID, key)
+			if err != nil {
+				return nil, err
 			}
-			return create()
+			if !first {
+				if prior, err := o.replay(ctx, userID, key, hash); prior != nil || err != nil {
+					return prior, err
+				}
+			}
+			order, err := create()
+			if err != nil && first {
+				o.locks.forget(userID, key) // failures are not remembered: the key is new again
+			}
+			return order, err
 		}
 		if time.Now().After(deadline) {
 			return nil, unavailable("the idempotency lock", context.DeadlineExceeded)

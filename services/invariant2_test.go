@@ -801,3 +801,36 @@ func TestInvariant2_PurchaseLimitHoldsWhenTheCacheForgot(t *testing.T) {
 		t.Errorf("%d live seats in MySQL, want 3", live)
 	}
 }
+
+// TestIdempotencyKey_ReplayedWhenRedisForgotIt: a key is checked in MySQL only when
+// Redis remembers it was used; when Redis lost that (flushed), the retry's insert meets
+// the first order's key in MySQL and the retry returns the first order, holding nothing
+// and creating nothing.
+func TestIdempotencyKey_ReplayedWhenRedisForgotIt(t *testing.T) {
+	e := newTestEnv(t, unlimited)
+	ctx := context.Background()
+	u := e.user(0)
+	req := CreateOrderRequest{UserID: u, ShowID: e.show.ID, SeatIDs: e.seatIDs("D4", "D5"), IdempotencyKey: "retry-after-a-flush"}
+	first, err := e.orders.Create(ctx, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := e.rdb.Del(ctx, e.orders.locks.seenName(u, req.IdempotencyKey)).Err(); err != nil {
+		t.Fatal(err)
+	}
+	other := req
+	other.SeatIDs = e.seatIDs("D4", "D5")
+	again, err := e.orders.Create(ctx, other)
+	if err != nil {
+		t.Fatalf("retry: %v", err)
+	}
+	if again.OrderNo != first.OrderNo {
+		t.Errorf("retry created %s, want the first order %s", again.OrderNo, first.OrderNo)
+	}
+	var n int
+	e.db.Get(&n, "SELECT COUNT(*) FROM orders WHERE user_id = ?", u)
+	if n != 1 {
+		t.Errorf("%d orders for one key", n)
+	}
+	e.checkInvariants()
+}

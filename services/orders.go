@@ -182,11 +182,18 @@ func (o *Orders) Create(ctx context.Context, req CreateOrderRequest) (*Order, er
 		return nil, errf(CodeInvalidRequest, "zone %q is not a zone of this show", req.Zone)
 	}
 	if req.IdempotencyKey != "" {
-		// a replay creates nothing, so it costs no rate-limit token
-		if prior, err := o.replay(ctx, req.UserID, req.IdempotencyKey, req.hash()); prior != nil {
-			return prior, nil
-		} else if err != nil && ErrorCode(err) != CodeIdempotencyMismatch {
+		// a replay creates nothing, so it costs no rate-limit token; a key never seen
+		// before (Redis remembers keys in use) costs no MySQL lookup either
+		seen, err := o.locks.seen(ctx, req.UserID, req.IdempotencyKey)
+		if err != nil {
 			return nil, err
+		}
+		if seen {
+			if prior, err := o.replay(ctx, req.UserID, req.IdempotencyKey, req.hash()); prior != nil {
+				return prior, nil
+			} else if err != nil && ErrorCode(err) != CodeIdempotencyMismatch {
+				return nil, err
+			}
 		}
 	}
 	if err := o.limiter.AllowOrder(ctx, req.UserID, req.ShowID); err != nil {
@@ -197,7 +204,17 @@ func (o *Orders) Create(ctx context.Context, req CreateOrderRequest) (*Order, er
 	}
 	if req.IdempotencyKey != "" {
 		return o.withKey(ctx, req.UserID, req.IdempotencyKey, req.hash(), func() (*Order, error) {
-			return o.hold(ctx, show, hall, req, now)
+			order, err := o.hold(ctx, show, hall, req, now)
+			if ErrorCode(err) == CodeSeatTaken && o.seats.AnyHeldBy(ctx, show.ID, req.SeatIDs, req.UserID) {
+				// the seats are this buyer's own: a retry whose key Redis forgot (a flush)
+				// finds its first order in MySQL
+				if prior, rerr := o.replay(ctx, req.UserID, req.IdempotencyKey, req.hash()); prior != nil {
+					return prior, nil
+				} else if rerr != nil {
+					return nil, rerr
+				}
+			}
+			return order, err
 		})
 	}
 	return o.hold(ctx, show, hall, req, now)
@@ -234,6 +251,13 @@ func (o *Orders) hold(ctx context.Context, show *Show, hall *Hall, req CreateOrd
 	}
 	if err := o.persist(ctx, order, show.PurchaseLimit, req.IdempotencyKey, req.hash()); err != nil {
 		o.releaseAfterFailure(order)
+		if errors.Is(err, errKeyTaken) {
+			// the key's first order exists though Redis had forgotten the key: replay it
+			if prior, rerr := o.replay(ctx, req.UserID, req.IdempotencyKey, req.hash()); prior != nil || rerr != nil {
+				return prior, rerr
+			}
+			return nil, unavailable("the idempotency key", err)
+		}
 		if duplicateOn(err, liveSeatKey) {
 			o.metrics.HoldConflicts.Inc()
 			taken := o.liveElsewhere(ctx, order)
@@ -477,6 +501,9 @@ func (o *Orders) persist(ctx context.Context, order *Order, limit int, key strin
 					return err
 				}
 				err = remember()
+			}
+			if duplicateOn(err, "PRIMARY") {
+				return errKeyTaken
 			}
 			if err != nil {
 				return err

@@ -33,6 +33,32 @@ type SeatStore struct {
 	versions sync.Map // show id -> *atomic.Uint64, see Changed
 }
 
+// AnyHeldBy reports whether one of the seats is held or sold to userID in the seat
+// cache; false when it cannot tell (the caller only uses it to look further).
+func (s *SeatStore) AnyHeldBy(ctx context.Context, showID int64, seatIDs []int64, userID int64) bool {
+	if len(seatIDs) == 0 {
+		return false
+	}
+	fields := make([]string, len(seatIDs))
+	for i, id := range seatIDs {
+		fields[i] = strconv.FormatInt(id, 10)
+	}
+	ctx, cancel := context.WithTimeout(ctx, redisTimeout)
+	defer cancel()
+	vals, err := s.rdb.HMGet(ctx, s.Keys(showID)[0], fields...).Result()
+	if err != nil {
+		return false
+	}
+	for _, v := range vals {
+		if str, ok := v.(string); ok {
+			if _, _, owner := SeatValue(str); owner == userID {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // Changed notes that a show's seat state may have changed: here after every script
 // this process runs on it, and for changes other processes publish (SeatEvents). Readers
 // that cache what they built from the seat map compare Version before serving it.
