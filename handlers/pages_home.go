@@ -16,6 +16,37 @@ const programmeDays = 7
 // (one of those days, cinema time) keeps one day and ?movie= (a movie id) one movie.
 // Unknown values show everything.
 func (d *Deps) homePage(c *fiber.Ctx) error {
+	movieID, _ := strconv.ParseInt(c.Query("movie"), 10, 64)
+	p, err := d.programme(c, movieID)
+	if err != nil {
+		return errorPage(c, err)
+	}
+	return render(c, fiber.StatusOK, views.HomePage(p))
+}
+
+// movieShowtimesPage is one movie with its showtimes over the programme's days; 404 for a movie
+// with no show in them.
+func (d *Deps) movieShowtimesPage(c *fiber.Ctx) error {
+	movieID, ok := idParam(c, "id")
+	if !ok {
+		return renderErrorPage(c, fiber.StatusNotFound, "There is no such movie.")
+	}
+	p, err := d.programme(c, movieID)
+	if err != nil {
+		return errorPage(c, err)
+	}
+	for _, m := range p.Movies {
+		if m.ID == movieID {
+			p.Page.Title = m.Title
+			return render(c, fiber.StatusOK, views.MovieShowtimesPage(p, m))
+		}
+	}
+	return renderErrorPage(c, fiber.StatusNotFound, "This movie has no shows in the coming days.")
+}
+
+// programme reads the shows of today and the next days (cinema time), keeping one
+// movie when movieID is one of theirs, and one day when ?date= names one of the days.
+func (d *Deps) programme(c *fiber.Ctx, movieID int64) (views.HomeProps, error) {
 	ctx, cancel := ctxOf(c)
 	defer cancel()
 	loc := d.Shows.Zone()
@@ -25,16 +56,15 @@ func (d *Deps) homePage(c *fiber.Ctx) error {
 	to := from.AddDate(0, 0, programmeDays)
 	shows, err := d.Shows.Between(ctx, from.UTC(), to.UTC())
 	if err != nil {
-		return errorPage(c, err)
+		return views.HomeProps{}, err
 	}
 	movies := views.MoviesOf(shows)
-	var movieID int64
-	if id, err := strconv.ParseInt(c.Query("movie"), 10, 64); err == nil {
-		for _, m := range movies {
-			if m.ID == id {
-				movieID = id
-			}
-		}
+	known := false
+	for _, m := range movies {
+		known = known || m.ID == movieID
+	}
+	if !known {
+		movieID = 0
 	}
 	if movieID > 0 {
 		kept := shows[:0:0]
@@ -52,14 +82,6 @@ func (d *Deps) homePage(c *fiber.Ctx) error {
 			days, date = []views.ShowDay{day}, day.Date
 		}
 	}
-	return render(c, fiber.StatusOK, views.HomePage(views.HomeProps{
-		Page:    page(c, "Shows"),
-		Days:    days,
-		Now:     now,
-		Zone:    loc,
-		AllDays: all,
-		Date:    date,
-		Movies:  movies,
-		MovieID: movieID,
-	}))
+	return views.HomeProps{Page: page(c, "Shows"), Days: days, Now: now, Zone: loc, AllDays: all,
+		Date: date, Movies: movies, MovieID: movieID}, nil
 }

@@ -17,6 +17,7 @@ import (
 func (d *Deps) RegisterPages(app fiber.Router) {
 	app.Get("/", d.homePage)
 	app.Get("/shows/:id", d.showPage)
+	app.Get("/movies/:id", d.movieShowtimesPage)
 	app.Get("/shows/:id/live", d.showLive)
 	app.Post("/shows/:id/book", d.bookSeats) // signed out: to sign-in, keeping the picks
 	app.Post("/shows/:id/best", requirePageUser, d.bookBest)

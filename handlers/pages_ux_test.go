@@ -475,3 +475,27 @@ func TestShowPage_CancelledShowOffersNoBooking(t *testing.T) {
 		t.Errorf("no cancellation notice: %q", doc.Find("#sale-state").Text())
 	}
 }
+
+// TestMoviePage_Showtimes: a movie's page names it and lists its showtimes with the way
+// to choose seats; the programme links to it; a movie with no show in the coming days
+// (or no such movie) is 404.
+func TestMoviePage_Showtimes(t *testing.T) {
+	m := fixtureMap(time.Now().UTC())
+	m.Show.Movie.ID = 5
+	app := testApp(m, &fakeOrders{})
+	movie := m.Show.Movie.ID
+	res, body := do(t, app, "GET", "/", nil, "")
+	if res.StatusCode != 200 || !strings.Contains(body, `href="/movies/`+strconv.FormatInt(movie, 10)+`"`) {
+		t.Fatalf("the programme does not link the movie's page: %d", res.StatusCode)
+	}
+	res, body = do(t, app, "GET", "/movies/"+strconv.FormatInt(movie, 10), nil, "")
+	if res.StatusCode != 200 || !strings.Contains(body, m.Show.Movie.Title) || !strings.Contains(body, "Showtimes") ||
+		!strings.Contains(body, `href="/shows/`+strconv.FormatInt(m.Show.ID, 10)+`"`) {
+		t.Fatalf("movie page: %d", res.StatusCode)
+	}
+	for _, path := range []string{"/movies/999999", "/movies/x"} {
+		if res, _ := do(t, app, "GET", path, nil, ""); res.StatusCode != 404 {
+			t.Errorf("%s: %d, want 404", path, res.StatusCode)
+		}
+	}
+}

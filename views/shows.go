@@ -154,6 +154,9 @@ func (p ShowPageProps) SelectedTotal() string {
 // ShowURL is the show's page.
 func ShowURL(id int64) string { return "/shows/" + i64(id) }
 
+// MovieShowtimesURL is a movie's public page with its showtimes.
+func MovieShowtimesURL(id int64) string { return "/movies/" + i64(id) }
+
 // LiveURL is a show's live seat-change stream (Server-Sent Events) that keeps its open
 // seat map current.
 func LiveURL(id int64) string { return "/shows/" + i64(id) + "/live" }
