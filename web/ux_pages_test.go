@@ -154,7 +154,7 @@ func TestUXPages_BrowseByDayAndMovie(t *testing.T) {
 	}
 	id, title := m[0][1], html.UnescapeString(m[0][2])
 	body = a.pageBody("/?movie="+id, "")
-	titles := regexp.MustCompile(`<h3 class="show-title">([^<]+)</h3>`).FindAllStringSubmatch(body, -1)
+	titles := regexp.MustCompile(`<h3 class="show-title"><a [^>]*>([^<]+)</a></h3>`).FindAllStringSubmatch(body, -1)
 	if len(titles) == 0 {
 		t.Fatalf("no shows of movie %s", title)
 	}
