@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
-	"io"
 	"strconv"
 	"time"
 
@@ -134,21 +132,12 @@ func parseReconcileBody(body []byte) (reconcileRequest, error) {
 	if len(body) == 0 {
 		return req, nil
 	}
-	const shape = `the body must be a JSON object like {"dry_run":true,"show_id":"7"}`
-	if body[0] != '{' {
-		return req, invalid(shape)
-	}
 	var in struct {
 		DryRun json.RawMessage `json:"dry_run"`
 		ShowID json.RawMessage `json:"show_id"`
 	}
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&in); err != nil {
-		return req, invalid("%s: %s", shape, jsonProblem(err))
-	}
-	if err := dec.Decode(&struct{}{}); !errors.Is(err, io.EOF) {
-		return req, invalid("the body holds more than one JSON value")
+	if err := decodeObject(body, &in, `{"dry_run":true,"show_id":"7"}`); err != nil {
+		return req, err
 	}
 	if len(in.DryRun) > 0 { // null is refused too: a run must never be real by accident
 		if s := string(in.DryRun); s != "true" && s != "false" {

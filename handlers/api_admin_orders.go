@@ -3,9 +3,6 @@ package handlers
 import (
 	"bytes"
 	"context"
-	"encoding/json"
-	"errors"
-	"io"
 	"strings"
 
 	"github.com/gofiber/fiber/v2"
@@ -116,20 +113,11 @@ func parseReason(body []byte) (string, error) {
 	if len(body) == 0 {
 		return "", nil
 	}
-	const shape = `the body must be a JSON object like {"reason":"..."}`
-	if body[0] != '{' {
-		return "", invalid(shape)
-	}
 	var in struct {
 		Reason *string `json:"reason"`
 	}
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&in); err != nil {
-		return "", invalid("%s: %s", shape, jsonProblem(err))
-	}
-	if err := dec.Decode(&struct{}{}); !errors.Is(err, io.EOF) {
-		return "", invalid("the body holds more than one JSON value")
+	if err := decodeObject(body, &in, `{"reason":"..."}`); err != nil {
+		return "", err
 	}
 	if in.Reason == nil {
 		return "", nil

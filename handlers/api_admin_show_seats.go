@@ -1,10 +1,6 @@
 package handlers
 
 import (
-	"bytes"
-	"encoding/json"
-	"errors"
-	"io"
 	"strings"
 
 	"github.com/gofiber/fiber/v2"
@@ -123,7 +119,7 @@ func (d *Deps) apiReleaseSeat(c *fiber.Ctx) error {
 		OrderNo *string `json:"order_no"`
 		Reason  *string `json:"reason"`
 	}
-	if err := decodeShowSeatsJSON(c.Body(), &in, `{"order_no":"...","reason":"..."}`); err != nil {
+	if err := decodeObject(c.Body(), &in, `{"order_no":"...","reason":"..."}`); err != nil {
 		return err
 	}
 	if in.OrderNo == nil || in.Reason == nil {
@@ -152,7 +148,7 @@ func parseHouseBody(body []byte) (houseBody, error) {
 		SeatIDs []string `json:"seat_ids"`
 		Reason  *string  `json:"reason"`
 	}
-	if err := decodeShowSeatsJSON(body, &in, shape); err != nil {
+	if err := decodeObject(body, &in, shape); err != nil {
 		return houseBody{}, err
 	}
 	if len(in.SeatIDs) == 0 {
@@ -173,22 +169,4 @@ func parseHouseBody(body []byte) (houseBody, error) {
 		out.reason = strings.TrimSpace(*in.Reason)
 	}
 	return out, nil
-}
-
-// decodeShowSeatsJSON decodes exactly one JSON object with only known fields into v; anything
-// else is INVALID_REQUEST naming the expected shape.
-func decodeShowSeatsJSON(body []byte, v any, shape string) error {
-	body = bytes.TrimSpace(body)
-	if len(body) == 0 || body[0] != '{' {
-		return invalid("the body must be a JSON object like %s", shape)
-	}
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		return invalid("the body must be a JSON object like %s: %v", shape, err)
-	}
-	if err := dec.Decode(&struct{}{}); !errors.Is(err, io.EOF) {
-		return invalid("the body holds more than one JSON value")
-	}
-	return nil
 }
