@@ -28,7 +28,7 @@ services:
 	@bash .ci/services
 
 ## test: vet, check generated code, run every test against real MariaDB and Redis
-test: services test-deps
+test: services test-deps static
 	$(GO) vet ./...
 	@$(MAKE) --no-print-directory generate
 	@git diff --quiet -- '*_templ.go' 2>/dev/null || { echo "generated *_templ.go files differ from 'go tool templ generate': commit them"; git diff --stat -- '*_templ.go'; exit 1; }

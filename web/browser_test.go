@@ -2,6 +2,7 @@ package web
 
 import (
 	"context"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,6 +14,8 @@ import (
 	"github.com/chromedp/cdproto/cdp"
 	cdplog "github.com/chromedp/cdproto/log"
 	"github.com/chromedp/chromedp"
+
+	"seatflow/static"
 )
 
 // newBrowser starts Debian's chromium headless; the test fails when it is missing
@@ -22,6 +25,9 @@ func newBrowser(t *testing.T) context.Context {
 	path, err := exec.LookPath("chromium")
 	if err != nil {
 		t.Fatal("chromium is not installed (make test-deps installs it)")
+	}
+	if _, err := fs.Stat(static.FS, "vendor/htmx.min.js"); err != nil {
+		t.Fatal("static/vendor/htmx.min.js is not built into the binary (make static fetches it from npm): the pages would run without htmx")
 	}
 	opts := append(chromedp.DefaultExecAllocatorOptions[:],
 		chromedp.ExecPath(path), chromedp.NoSandbox, chromedp.DisableGPU,
