@@ -6,6 +6,8 @@
 // same atomic step (notify.lua): fan-out needs no Redis call per viewer.
 // Seat values in the seats hash: "F" free, "B" blocked, "H|<order_no>|<user_id>" held,
 // "S|<order_no>|<user_id>" sold. A missing hash or field means "not loaded", never free.
+// The other scripts (the reconciliation lease, the Idempotency-Key lock) write no seat
+// state; each touches the keys of one hash slot.
 package lua
 
 import _ "embed"
@@ -70,3 +72,14 @@ var LeaseAcquire string
 //
 //go:embed lease_renew.lua
 var LeaseRenew string
+
+// IdemClaim takes an Idempotency-Key's lock and marks the key as used. See idem_claim.lua.
+//
+//go:embed idem_claim.lua
+var IdemClaim string
+
+// IdemRelease gives back an Idempotency-Key's lock, dropping its marker after a failed
+// create. See idem_release.lua.
+//
+//go:embed idem_release.lua
+var IdemRelease string

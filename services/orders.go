@@ -67,7 +67,7 @@ func NewOrders(db *sqlx.DB, catalog *Catalog, seats *SeatStore, limiter *RateLim
 	}
 	return &Orders{db: db, catalog: catalog, seats: seats, limiter: limiter, clock: clock,
 		metrics: cfg.Metrics, expiry: cfg.Expiry, holdFor: cfg.HoldFor, zone: cfg.Zone, log: cfg.Logger,
-		locks: &keyLocks{rdb: seats.rdb, prefix: seats.prefix}}
+		locks: newKeyLocks(seats.rdb, seats.prefix)}
 }
 
 // HoldFor is how long a new order holds its seats waiting for payment.
@@ -147,8 +147,9 @@ func (r *CreateOrderRequest) validate() error {
 }
 
 // Create runs the create pipeline (DESIGN.md, Order pipeline): validation, show on sale,
-// hall membership, rate limits, Idempotency-Key, one Lua hold, one MySQL transaction
-// (holds released on any failure), then the expiry task. It returns the pending order;
+// hall membership, one pipelined read that refuses seats already taken (precheck.go),
+// rate limits and the Idempotency-Key's lock (in parallel), one Lua hold, one MySQL
+// transaction (holds released on any failure), then the expiry task. It returns the pending order;
 // a replay of an Idempotency-Key returns the first order as it was created.
 // Errors: INVALID_REQUEST, NOT_FOUND, NOT_ON_SALE, SEAT_NOT_IN_SHOW, RATE_LIMITED,
 // IDEMPOTENCY_MISMATCH, PRICE_CHANGED, SEAT_TAKEN, SOLD_OUT, NO_ADJACENT_SEATS,
@@ -181,43 +182,52 @@ func (o *Orders) Create(ctx context.Context, req CreateOrderRequest) (*Order, er
 	} else if _, ok := show.ZonePrice(req.Zone); !ok {
 		return nil, errf(CodeInvalidRequest, "zone %q is not a zone of this show", req.Zone)
 	}
-	if req.IdempotencyKey != "" {
-		// a replay creates nothing, so it costs no rate-limit token; a key never seen
-		// before (Redis remembers keys in use) costs no MySQL lookup either
-		seen, err := o.locks.seen(ctx, req.UserID, req.IdempotencyKey)
-		if err != nil {
-			return nil, err
-		}
-		if seen {
-			if prior, err := o.replay(ctx, req.UserID, req.IdempotencyKey, req.hash()); prior != nil {
-				return prior, nil
-			} else if err != nil && ErrorCode(err) != CodeIdempotencyMismatch {
-				return nil, err
-			}
-		}
+	pre, err := o.precheck(ctx, show, hall, &req)
+	if err != nil {
+		return nil, err
 	}
-	if err := o.limiter.AllowOrder(ctx, req.UserID, req.ShowID); err != nil {
+	if pre.refusal != nil {
+		return nil, pre.refusal
+	}
+	allow := func() error {
+		err := o.limiter.AllowOrder(ctx, req.UserID, req.ShowID)
 		if ErrorCode(err) == CodeRateLimited {
 			o.metrics.RateLimited.WithLabelValues("order").Inc()
 		}
-		return nil, err
+		return err
 	}
-	if req.IdempotencyKey != "" {
-		return o.withKey(ctx, req.UserID, req.IdempotencyKey, req.hash(), func() (*Order, error) {
-			order, err := o.hold(ctx, show, hall, req, now)
-			if ErrorCode(err) == CodeSeatTaken && o.seats.AnyHeldBy(ctx, show.ID, req.SeatIDs, req.UserID) {
-				// the seats are this buyer's own: a retry whose key Redis forgot (a flush)
-				// finds its first order in MySQL
-				if prior, rerr := o.replay(ctx, req.UserID, req.IdempotencyKey, req.hash()); prior != nil {
-					return prior, nil
-				} else if rerr != nil {
-					return nil, rerr
-				}
+	if req.IdempotencyKey == "" {
+		if err := allow(); err != nil {
+			return nil, err
+		}
+		return o.hold(ctx, show, hall, req, now)
+	}
+	if pre.seen {
+		// a replay creates nothing, so it costs no rate-limit token; a key never seen
+		// before (Redis remembers keys in use) costs no MySQL lookup either
+		if prior, err := o.replay(ctx, req.UserID, req.IdempotencyKey, req.hash()); prior != nil {
+			return prior, nil
+		} else if err != nil && ErrorCode(err) != CodeIdempotencyMismatch {
+			return nil, err
+		}
+		if err := allow(); err != nil {
+			return nil, err
+		}
+		allow = nil
+	}
+	return o.withKey(ctx, req.UserID, req.IdempotencyKey, req.hash(), allow, func() (*Order, error) {
+		order, err := o.hold(ctx, show, hall, req, now)
+		if ErrorCode(err) == CodeSeatTaken && o.seats.AnyHeldBy(ctx, show.ID, req.SeatIDs, req.UserID) {
+			// the seats are this buyer's own: a retry whose key Redis forgot (a flush)
+			// finds its first order in MySQL
+			if prior, rerr := o.replay(ctx, req.UserID, req.IdempotencyKey, req.hash()); prior != nil {
+				return prior, nil
+			} else if rerr != nil {
+				return nil, rerr
 			}
-			return order, err
-		})
-	}
-	return o.hold(ctx, show, hall, req, now)
+		}
+		return order, err
+	})
 }
 
 // hold runs the pipeline from the purchase limit on: the Lua hold, the MySQL
