@@ -22,7 +22,8 @@ type bestSnapshots struct {
 
 type bestSnapshot struct {
 	mu     sync.Mutex
-	states map[int64]string
+	hall   *Hall  // the hall free was laid out for
+	free   []bool // parallel to hall.Seats: true where the seat was free
 	readAt time.Time
 }
 
@@ -43,21 +44,21 @@ func (b *bestSnapshots) of(showID int64) *bestSnapshot {
 	return s
 }
 
-// choose runs pick on the show's seat values (read from Redis when older than
-// bestSnapshotTTL, or when fresh is set) and marks the seats it returns as held in the
-// snapshot. Errors: those of read.
-func (s *bestSnapshot) choose(ctx context.Context, fresh bool, read func(context.Context) (map[int64]string, error),
-	pick func(states map[int64]string) []int64) ([]int64, error) {
+// choose runs pick on which of hall's seats are free (read from Redis when older than
+// bestSnapshotTTL, when fresh is set, or when the hall changed) and marks the seats it
+// returns as held in the snapshot. Errors: those of read.
+func (s *bestSnapshot) choose(ctx context.Context, fresh bool, hall *Hall, read func(context.Context) (map[int64]string, error),
+	pick func(free []bool) []int64) ([]int64, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if fresh || s.states == nil || time.Since(s.readAt) > bestSnapshotTTL {
+	if fresh || s.free == nil || s.hall != hall || time.Since(s.readAt) > bestSnapshotTTL {
 		states, err := read(ctx)
 		if err != nil {
 			return nil, err
 		}
-		s.states, s.readAt = states, time.Now()
+		s.hall, s.free, s.readAt = hall, freeSeats(hall, states), time.Now()
 	}
-	ids := pick(s.states)
+	ids := pick(s.free)
 	s.markLocked(ids)
 	return ids, nil
 }
@@ -70,12 +71,12 @@ func (s *bestSnapshot) mark(ids []int64) {
 }
 
 func (s *bestSnapshot) markLocked(ids []int64) {
-	if s.states == nil {
+	if s.free == nil {
 		return
 	}
 	for _, id := range ids {
-		if _, ok := s.states[id]; ok {
-			s.states[id] = "H|-|0"
+		if i, ok := s.hall.pos[id]; ok {
+			s.free[i] = false
 		}
 	}
 }

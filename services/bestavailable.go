@@ -2,42 +2,86 @@ package services
 
 import (
 	"math"
-	"sort"
 )
 
 // BestAvailable picks quantity free seats side by side (consecutive columns, no aisle
 // between them) in one row of zone, the block nearest the hall's sweet spot: about 60 %
 // of the way back, centred. A plain request takes only standard seats; an accessible
 // request takes a block holding at least one wheelchair space (standard seats, and
-// companion seats next to a wheelchair space of the block, may fill it). states maps seat id to its stored value (see SeatValue).
-// It returns the seat ids of the block (nil when none fits) and how many matching seats
-// of the zone are free in all.
+// companion seats next to a wheelchair space of the block, may fill it). states maps
+// seat id to its stored value (see SeatValue). It returns the seat ids of the block (nil
+// when none fits) and how many matching seats of the zone are free in all.
 func BestAvailable(hall *Hall, states map[int64]string, zone string, quantity int, accessible bool) ([]int64, int) {
-	rows := map[int][]*Seat{}
-	free := 0
+	return bestAvailable(hall, freeSeats(hall, states), zone, quantity, accessible, true)
+}
+
+// freeSeats turns seat values into a slice parallel to hall.Seats: true where free.
+func freeSeats(hall *Hall, states map[int64]string) []bool {
+	free := make([]bool, len(hall.Seats))
 	for i := range hall.Seats {
-		s := &hall.Seats[i]
-		if s.ZoneCode != zone || states[s.ID] != seatFree {
-			continue
-		}
-		if !accessible && s.Kind != KindStandard {
-			continue
-		}
-		if accessible && s.Kind == KindBlocked {
-			continue
-		}
-		rows[s.Row] = append(rows[s.Row], s)
-		free++
+		free[i] = states[hall.Seats[i].ID] == seatFree
 	}
-	if quantity < 1 || free < quantity {
-		return nil, free
+	return free
+}
+
+// rowPenalty is the part of a block's score its row gives: how far the row is from the
+// sweet spot, about 60 % of the way back (weighted 1.5 against a column's distance).
+func (h *Hall) rowPenalty(row int) float64 {
+	return math.Abs(float64(row)-0.6*float64(h.Rows+1)) * 1.5
+}
+
+// bestAvailable is BestAvailable on free, a slice parallel to hall.Seats (true: free).
+// It visits the zone's rows nearest the sweet spot first (hall.index orders them) and
+// stops at the first row whose distance alone scores worse than the best block found,
+// so an early choice in a big hall looks at a few rows, not at every seat. The free
+// count is exact when count is set or no block is found; otherwise it is 0.
+func bestAvailable(hall *Hall, free []bool, zone string, quantity int, accessible, count bool) ([]int64, int) {
+	eligible := func(i int32) bool {
+		if !free[i] {
+			return false
+		}
+		if accessible {
+			return hall.Seats[i].Kind != KindBlocked
+		}
+		return hall.Seats[i].Kind == KindStandard
 	}
-	idealRow := 0.6 * float64(hall.Rows+1)
+	rows := hall.rows[zone]
+	freeCount := func() int {
+		n := 0
+		for _, row := range rows {
+			for _, i := range row {
+				if eligible(i) {
+					n++
+				}
+			}
+		}
+		return n
+	}
+	total := 0
+	if count {
+		total = freeCount()
+		if quantity < 1 || total < quantity {
+			return nil, total
+		}
+	}
+	if quantity < 1 {
+		return nil, freeCount()
+	}
 	centre := float64(hall.Cols+1) / 2
 	var best []*Seat
 	bestScore := math.Inf(1)
-	for row, seats := range rows {
-		sort.Slice(seats, func(i, j int) bool { return seats[i].Col < seats[j].Col })
+	var seats []*Seat
+	for _, row := range rows {
+		penalty := hall.rowPenalty(hall.Seats[row[0]].Row)
+		if penalty > bestScore {
+			break // every later row is as far or farther
+		}
+		seats = seats[:0]
+		for _, i := range row {
+			if eligible(i) {
+				seats = append(seats, &hall.Seats[i])
+			}
+		}
 		for start := 0; start+quantity <= len(seats); start++ {
 			block := seats[start : start+quantity]
 			if block[quantity-1].Col-block[0].Col != quantity-1 {
@@ -46,29 +90,34 @@ func BestAvailable(hall *Hall, states map[int64]string, zone string, quantity in
 			if accessible && !hasWheelchair(block) {
 				continue
 			}
-			if len(unaccompanied(block)) > 0 {
+			if hasKind(block, KindCompanion) && len(unaccompanied(block)) > 0 {
 				continue // a companion seat goes only with its wheelchair space
 			}
-			mid := float64(block[0].Col+block[quantity-1].Col) / 2
-			score := math.Abs(float64(row)-idealRow)*1.5 + math.Abs(mid-centre)
-			if score < bestScore || (score == bestScore && (row < best[0].Row || (row == best[0].Row && block[0].Col < best[0].Col))) {
-				bestScore, best = score, block
+			score := penalty + math.Abs(float64(block[0].Col+block[quantity-1].Col)/2-centre)
+			// on a tie the lower row, then the lower column, wins
+			if score < bestScore || (score == bestScore && (block[0].Row < best[0].Row || (block[0].Row == best[0].Row && block[0].Col < best[0].Col))) {
+				bestScore, best = score, append(best[:0:0], block...)
 			}
 		}
 	}
 	if best == nil {
-		return nil, free
+		if !count {
+			total = freeCount()
+		}
+		return nil, total
 	}
 	ids := make([]int64, len(best))
 	for i, s := range best {
 		ids[i] = s.ID
 	}
-	return ids, free
+	return ids, total
 }
 
-func hasWheelchair(block []*Seat) bool {
+func hasWheelchair(block []*Seat) bool { return hasKind(block, KindWheelchair) }
+
+func hasKind(block []*Seat, kind string) bool {
 	for _, s := range block {
-		if s.Kind == KindWheelchair {
+		if s.Kind == kind {
 			return true
 		}
 	}

@@ -404,9 +404,9 @@ func (o *Orders) holdBestAvailable(ctx context.Context, show *Show, hall *Hall, 
 	fresh := false
 	for attempt := 0; attempt < 4; attempt++ {
 		free := 0
-		ids, err := snap.choose(ctx, fresh, read, func(states map[int64]string) []int64 {
+		ids, err := snap.choose(ctx, fresh, hall, read, func(seats []bool) []int64 {
 			var ids []int64
-			ids, free = BestAvailable(hall, states, req.Zone, req.Quantity, req.Accessible)
+			ids, free = bestAvailable(hall, seats, req.Zone, req.Quantity, req.Accessible, false)
 			return ids
 		})
 		if err != nil {

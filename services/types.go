@@ -1,6 +1,9 @@
 package services
 
-import "time"
+import (
+	"sort"
+	"time"
+)
 
 // Roles of a user account.
 const (
@@ -95,6 +98,8 @@ type Hall struct {
 	Zones []Zone `db:"-"`
 	Seats []Seat `db:"-"`
 	byID  map[int64]*Seat
+	pos   map[int64]int        // seat id -> its index in Seats
+	rows  map[string][][]int32 // zone code -> its rows, nearest the sweet spot first (bestavailable.go), each its seats' indexes in column order
 }
 
 // Seat returns the hall's seat with that id, or false.
@@ -103,10 +108,42 @@ func (h *Hall) Seat(id int64) (*Seat, bool) {
 	return s, ok
 }
 
+// index builds the hall's lookups: seats by id, and per zone the rows of seats in
+// column order that best-available scans.
 func (h *Hall) index() {
 	h.byID = make(map[int64]*Seat, len(h.Seats))
+	h.pos = make(map[int64]int, len(h.Seats))
 	for i := range h.Seats {
 		h.byID[h.Seats[i].ID] = &h.Seats[i]
+		h.pos[h.Seats[i].ID] = i
+	}
+	order := make([]int32, len(h.Seats))
+	for i := range order {
+		order[i] = int32(i)
+	}
+	sort.SliceStable(order, func(a, b int) bool {
+		sa, sb := &h.Seats[order[a]], &h.Seats[order[b]]
+		if sa.Row != sb.Row {
+			return sa.Row < sb.Row
+		}
+		return sa.Col < sb.Col
+	})
+	h.rows = map[string][][]int32{}
+	last := map[string]int{}
+	for _, i := range order {
+		s := &h.Seats[i]
+		rows := h.rows[s.ZoneCode]
+		if n := len(rows); n == 0 || last[s.ZoneCode] != s.Row {
+			rows = append(rows, nil)
+			last[s.ZoneCode] = s.Row
+		}
+		rows[len(rows)-1] = append(rows[len(rows)-1], i)
+		h.rows[s.ZoneCode] = rows
+	}
+	for _, rows := range h.rows {
+		sort.SliceStable(rows, func(a, b int) bool {
+			return h.rowPenalty(h.Seats[rows[a][0]].Row) < h.rowPenalty(h.Seats[rows[b][0]].Row)
+		})
 	}
 }
 
