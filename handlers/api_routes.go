@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"strings"
+	"time"
 
 	"github.com/gofiber/fiber/v2"
 	"github.com/gofiber/fiber/v2/utils"
@@ -132,15 +133,29 @@ func (d *Deps) apiSeats(c *fiber.Ctx) error {
 	}
 	ctx, cancel := ctxOf(c)
 	defer cancel()
-	body, err := d.seatMaps.get(ctx, showID, func() uint64 { return d.Shows.SeatMapVersion(showID) },
-		func(ctx context.Context) (any, error) {
-			m, err := d.Shows.SeatMap(ctx, showID)
-			if err != nil {
-				return nil, err
-			}
-			return seatMapOut(m), nil
-		})
+	lag := time.Duration(0)
+	if currentUser(c) == nil {
+		lag = seatMapAnonymousLag
+	}
+	version := func() uint64 { return d.Shows.SeatMapVersion(showID) }
+	build := func(ctx context.Context) (any, error) {
+		m, err := d.Shows.SeatMap(ctx, showID)
+		if err != nil {
+			return nil, err
+		}
+		return seatMapOut(m), nil
+	}
+	// a big hall's map is about 100 bytes a seat: gzipped (once per build) it is a
+	// tenth of that, for every client that accepts it
+	get := d.seatMaps.get
+	c.Vary(fiber.HeaderAcceptEncoding)
+	if c.Get(fiber.HeaderAcceptEncoding) != "" && c.AcceptsEncodings("gzip") == "gzip" {
+		get = d.seatMaps.getGzip
+		c.Set(fiber.HeaderContentEncoding, "gzip")
+	}
+	body, err := get(ctx, showID, lag, version, build)
 	if err != nil {
+		c.Response().Header.Del(fiber.HeaderContentEncoding)
 		return err
 	}
 	c.Type("json", "utf-8")

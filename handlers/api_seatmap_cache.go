@@ -1,6 +1,8 @@
 package handlers
 
 import (
+	"bytes"
+	"compress/gzip"
 	"context"
 	"encoding/json"
 	"strconv"
@@ -13,6 +15,13 @@ import (
 // seatMapTTL bounds how long an encoded seat map is served even when no change was
 // heard of (a flushed or evicted seat cache publishes nothing).
 const seatMapTTL = time.Second
+
+// seatMapAnonymousLag is how old a map a reader who is not signed in may get after a
+// change: during a sale the version moves every few milliseconds, and rebuilding a big
+// map (one HGETALL, one encoding) for every read costs more than the read. Such a reader
+// has written nothing it could miss; the live stream and the hold are the truth. A
+// signed-in buyer always reads a map built after the last change this process knows of.
+const seatMapAnonymousLag = 100 * time.Millisecond
 
 // seatMapCache keeps each show's seat map as encoded JSON, with the seat-state version
 // it was built at (ShowService.SeatMapVersion). A map is served again only while the
@@ -29,17 +38,54 @@ type encodedSeatMap struct {
 	body    []byte
 	version uint64
 	at      time.Time
+	gz      *gzipped // body gzipped, made on the first read that accepts it
+}
+
+// gzipped is a body's gzip encoding, made once.
+type gzipped struct {
+	once sync.Once
+	body []byte
+}
+
+// of returns body gzipped (best speed: a 2 MB map shrinks about tenfold in a few ms).
+func (g *gzipped) of(body []byte) []byte {
+	g.once.Do(func() {
+		var buf bytes.Buffer
+		w, _ := gzip.NewWriterLevel(&buf, gzip.BestSpeed)
+		_, _ = w.Write(body)
+		_ = w.Close()
+		g.body = buf.Bytes()
+	})
+	return g.body
 }
 
 // get returns the show's encoded seat map, building it with build when the cached one
-// is older than its version or seatMapTTL.
-func (c *seatMapCache) get(ctx context.Context, showID int64, version func() uint64, build func(context.Context) (any, error)) ([]byte, error) {
+// is older than its version (unless it is younger than lag, 0 for read-your-writes) or
+// than seatMapTTL.
+func (c *seatMapCache) get(ctx context.Context, showID int64, lag time.Duration, version func() uint64, build func(context.Context) (any, error)) ([]byte, error) {
+	m, err := c.entry(ctx, showID, lag, version, build)
+	if err != nil {
+		return nil, err
+	}
+	return m.body, nil
+}
+
+// getGzip is get with the body gzipped (each build compressed once, on demand).
+func (c *seatMapCache) getGzip(ctx context.Context, showID int64, lag time.Duration, version func() uint64, build func(context.Context) (any, error)) ([]byte, error) {
+	m, err := c.entry(ctx, showID, lag, version, build)
+	if err != nil {
+		return nil, err
+	}
+	return m.gz.of(m.body), nil
+}
+
+func (c *seatMapCache) entry(ctx context.Context, showID int64, lag time.Duration, version func() uint64, build func(context.Context) (any, error)) (encodedSeatMap, error) {
 	v := version()
 	c.mu.Lock()
 	m, ok := c.maps[showID]
 	c.mu.Unlock()
-	if ok && m.version == v && time.Since(m.at) < seatMapTTL {
-		return m.body, nil
+	if age := time.Since(m.at); ok && (m.version == v || age < lag) && age < seatMapTTL {
+		return m, nil
 	}
 	out, err, _ := c.group.Do(strconv.FormatInt(showID, 10), func() (any, error) {
 		v := version() // read before the map: a change meanwhile moves it past this
@@ -56,12 +102,13 @@ func (c *seatMapCache) get(ctx context.Context, showID int64, version func() uin
 		if c.maps == nil || len(c.maps) > 10000 {
 			c.maps = map[int64]encodedSeatMap{}
 		}
-		c.maps[showID] = encodedSeatMap{body: body, version: v, at: at}
+		m := encodedSeatMap{body: body, version: v, at: at, gz: &gzipped{}}
+		c.maps[showID] = m
 		c.mu.Unlock()
-		return body, nil
+		return m, nil
 	})
 	if err != nil {
-		return nil, err
+		return encodedSeatMap{}, err
 	}
-	return out.([]byte), nil
+	return out.(encodedSeatMap), nil
 }

@@ -15,7 +15,7 @@ func TestSeatMapCache_ServesUntilTheVersionMoves(t *testing.T) {
 	var version atomic.Uint64
 	builds := 0
 	get := func() string {
-		b, err := c.get(context.Background(), 7, version.Load, func(context.Context) (any, error) {
+		b, err := c.get(context.Background(), 7, 0, version.Load, func(context.Context) (any, error) {
 			builds++
 			return map[string]int{"build": builds}, nil
 		})
@@ -39,5 +39,38 @@ func TestSeatMapCache_ServesUntilTheVersionMoves(t *testing.T) {
 	c.mu.Unlock()
 	if get(); builds != 3 {
 		t.Fatalf("an old map was served past the TTL (%d builds)", builds)
+	}
+}
+
+// TestSeatMapCache_AnonymousReadersMayLag: a reader who is not signed in may get a map
+// up to seatMapAnonymousLag older than the last change; a signed-in reader (lag 0) never.
+func TestSeatMapCache_AnonymousReadersMayLag(t *testing.T) {
+	var c seatMapCache
+	var version atomic.Uint64
+	builds := 0
+	get := func(lag time.Duration) {
+		if _, err := c.get(context.Background(), 7, lag, version.Load, func(context.Context) (any, error) {
+			builds++
+			return builds, nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	get(seatMapAnonymousLag)
+	version.Add(1)
+	if get(seatMapAnonymousLag); builds != 1 {
+		t.Fatalf("an anonymous read right after a change rebuilt the map (%d builds)", builds)
+	}
+	if get(0); builds != 2 {
+		t.Fatalf("a signed-in read after a change got the old map (%d builds)", builds)
+	}
+	version.Add(1)
+	c.mu.Lock()
+	m := c.maps[7]
+	m.at = time.Now().Add(-seatMapAnonymousLag)
+	c.maps[7] = m
+	c.mu.Unlock()
+	if get(seatMapAnonymousLag); builds != 3 {
+		t.Fatalf("an anonymous read got a map older than the lag after a change (%d builds)", builds)
 	}
 }
