@@ -48,7 +48,9 @@ func (d *Deps) RegisterPages(app fiber.Router) {
 
 // page is the layout's part of a page's props, with the CSRF token its forms carry.
 func page(c *fiber.Ctx, title string) views.Page {
-	return views.Page{Title: title, User: currentUser(c), Path: c.Path(), CSRF: csrfToken(c)}
+	uri, _ := localPath(string(c.Request().RequestURI()))
+	return views.Page{Title: title, User: currentUser(c), Path: c.Path(), CSRF: csrfToken(c), URI: strings.Clone(uri),
+		Lang: views.LangOf(c.UserContext())}
 }
 
 // render writes a templ component as the HTML answer with status.
