@@ -64,10 +64,11 @@ func render(c *fiber.Ctx, status int, comp templ.Component) error {
 // renderErrorPage answers with an HTML error page in the layout.
 func renderErrorPage(c *fiber.Ctx, status int, msg string) error {
 	c.Response().ResetBody() // a page that failed half way leaves nothing behind
+	l := langOf(c)
 	if msg == "" {
-		msg = views.StatusTitle(status)
+		msg = l.StatusTitle(status)
 	}
-	props := views.ErrorPageProps{Page: page(c, views.StatusTitle(status)), Status: status, Message: msg}
+	props := views.ErrorPageProps{Page: page(c, l.StatusTitle(status)), Status: status, Message: msg}
 	if status == fiber.StatusTooManyRequests {
 		props.RetryAfterS, _ = strconv.Atoi(string(c.Response().Header.Peek(fiber.HeaderRetryAfter)))
 	}
@@ -82,7 +83,7 @@ func renderErrorPage(c *fiber.Ctx, status int, msg string) error {
 // errorPage renders err as an error page with its contract status.
 func errorPage(c *fiber.Ctx, err error) error {
 	st, se := pageError(c, err)
-	return renderErrorPage(c, st, se.Message)
+	return renderErrorPage(c, st, serviceText(langOf(c), se, se.Message))
 }
 
 // pageError maps err to its status and message, and sets Retry-After for rate limits.

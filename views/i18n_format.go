@@ -127,6 +127,26 @@ func (l Lang) JoinLabels(labels []string) string {
 	return strings.Join(labels[:len(labels)-1], "、") + "和" + labels[len(labels)-1]
 }
 
+// Sentences joins sentences for l: English puts a space between them, Chinese
+// none (its full stops carry the break). Empty parts are left out.
+func (l Lang) Sentences(parts ...string) string {
+	out := make([]string, 0, len(parts))
+	for _, p := range parts {
+		if p != "" {
+			out = append(out, p)
+		}
+	}
+	return strings.Join(out, l.SentenceSep())
+}
+
+// SentenceSep is what goes between two sentences in l: " ", Chinese "".
+func (l Lang) SentenceSep() string {
+	if l.IsZh() {
+		return ""
+	}
+	return " "
+}
+
 // Money formats an amount in minor units for l. Both languages write a currency the
 // same way today ("¥45.00"), so this is Money; the method keeps the call sites ready
 // for a per-language form.

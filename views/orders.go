@@ -50,6 +50,23 @@ func (p OrderPageProps) PaymentNote() string {
 	return ""
 }
 
+// PaidText is the paid sentence of a paid order: "Paid at Mon 30 Nov, 19:40.", or
+// "Paid." when the time is unknown.
+func (p OrderPageProps) PaidText() string {
+	if p.Order.PaidAt != nil {
+		return p.Lang.T("order.paid_at", D{"When": p.Lang.DayTime(*p.Order.PaidAt, p.Zone)})
+	}
+	return p.Lang.T("order.paid", nil)
+}
+
+// RefundReasonText is the reason a refunded order gives ("Reason: ..."), "" when none.
+func (p OrderPageProps) RefundReasonText() string {
+	if r := p.Order.CancelReason; r != nil && *r != "" {
+		return p.Lang.T("order.refund_reason", D{"Reason": *r})
+	}
+	return ""
+}
+
 // SeatKindName is how a seat kind reads on the order ("wheelchair space",
 // "companion seat"), "" for a standard seat.
 func SeatKindName(kind string) string { return En.SeatKindName(kind) }

@@ -167,6 +167,17 @@ func (p ShowPageProps) LimitText() string {
 	return l.N("limit.text", limit, nil)
 }
 
+// RulesText is the show's booking rules under its prices: the purchase limit and, while
+// the show can still be booked, how long a buyer has to pay.
+func (p ShowPageProps) RulesText(st ShowState) string {
+	l := p.Lang
+	hold := ""
+	if p.HoldFor > 0 && st.Class != "cancelled" && st.Class != "closed" {
+		hold = l.T("show.hold_for", D{"Minutes": l.Minutes(p.HoldFor)})
+	}
+	return l.Sentences(l.N("show.limit", p.Map.Show.PurchaseLimit, nil), hold)
+}
+
 // SelectedCells are the ticked seats, in the hall's order, for the summary.
 func (p ShowPageProps) SelectedCells() []SeatCell {
 	var out []SeatCell
