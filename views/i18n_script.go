@@ -1,6 +1,10 @@
 package views
 
-import "encoding/json"
+import (
+	"encoding/json"
+
+	"seatflow/services"
+)
 
 // ScriptTextJSON is ScriptText(l) as JSON, for the layout's data-sf-text attribute on
 // <body>: the scripts read their sentences there, so no inline script is needed (the
@@ -49,8 +53,8 @@ func ScriptText(l Lang) map[string]string {
 	} {
 		m[key] = l.T(id, jsPlaceholders)
 	}
-	m["kind_wheelchair"] = l.KindSuffix("wheelchair")
-	m["kind_companion"] = l.KindSuffix("companion")
+	m["kind_wheelchair"] = l.KindSuffix(services.KindWheelchair)
+	m["kind_companion"] = l.KindSuffix(services.KindCompanion)
 	m["list_sep"] = l.T("js.list_sep", nil)
 	return m
 }

@@ -262,3 +262,34 @@ func TestLang_MissingMessagePanicsInTests(t *testing.T) {
 	}()
 	ZhHans.T("no.such.message", nil)
 }
+
+func TestLangOrderAndShowTexts(t *testing.T) {
+	shanghai, _ := time.LoadLocation("Asia/Shanghai")
+	now := time.Date(2026, 11, 30, 11, 30, 0, 0, time.UTC) // Mon 19:30 in Shanghai
+	reason, staff := "cancelled by the buyer", "projector broke"
+	later := now.Add(10 * time.Minute)
+	pending := &services.Order{Status: services.OrderPending, ExpiresAt: now.Add(14 * time.Minute)}
+	cancelled := &services.Order{Status: services.OrderCancelled, CancelledAt: &later, CancelReason: &reason}
+	byStaff := &services.Order{Status: services.OrderCancelled, CancelledAt: &later, CancelReason: &staff}
+	expired := &services.Order{Status: services.OrderExpired}
+	upcoming := &services.Show{Status: services.ShowScheduled, StartsAt: now.Add(48 * time.Hour),
+		SaleOpensAt: now.Add(24 * time.Hour), SaleClosesAt: now.Add(47 * time.Hour)}
+	for _, tc := range []struct{ name, got, want string }{
+		{"zh deadline", ZhHans.Deadline(pending, now, shanghai), "请在19:44前付款（14分钟后）"},
+		{"en deadline", En.Deadline(pending, now, shanghai), "Pay by 19:44 (in 14 minutes)"},
+		{"zh status", ZhHans.OrderStatus(pending, now).Label, "待付款"},
+		{"zh status past deadline", ZhHans.OrderStatus(pending, now.Add(time.Hour)).Label, "已过期"},
+		{"zh ended by the buyer", ZhHans.EndedText(cancelled, shanghai), "已于11月30日 周一 19:40取消（由您本人取消）。座位已释放。"},
+		{"en ended by the buyer", En.EndedText(cancelled, shanghai), "Cancelled at Mon 30 Nov, 19:40 (cancelled by the buyer). The seats were released."},
+		{"zh staff reason as written", ZhHans.EndedText(byStaff, shanghai), "已于11月30日 周一 19:40取消（projector broke）。座位已释放。"},
+		{"zh expired", ZhHans.EndedText(expired, shanghai), "已过期：付款期限已过。座位已释放。"},
+		{"zh sale opens", ZhHans.StateOf(upcoming, now, shanghai).Label, "12月1日 周二 19:30开售"},
+		{"en sale opens", En.StateOf(upcoming, now, shanghai).Reason, "Sale opens Tue 1 Dec, 19:30."},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.got != tc.want {
+				t.Errorf("got %q, want %q", tc.got, tc.want)
+			}
+		})
+	}
+}

@@ -50,6 +50,18 @@ func (p OrderPageProps) PaymentNote() string {
 	return ""
 }
 
+// ReasonText is a cancel or refund reason in l: the reason the system itself writes
+// ("cancelled by the buyer") is translated; a reason staff typed is shown as written.
+func (l Lang) ReasonText(reason string) string {
+	if id, ok := systemReasons[reason]; ok {
+		return l.T(id, nil)
+	}
+	return reason
+}
+
+// systemReasons are the cancel reasons the services write, by their message id.
+var systemReasons = map[string]string{"cancelled by the buyer": "order.reason.buyer"}
+
 // PaidText is the paid sentence of a paid order: "Paid at Mon 30 Nov, 19:40.", or
 // "Paid." when the time is unknown.
 func (p OrderPageProps) PaidText() string {
@@ -62,7 +74,7 @@ func (p OrderPageProps) PaidText() string {
 // RefundReasonText is the reason a refunded order gives ("Reason: ..."), "" when none.
 func (p OrderPageProps) RefundReasonText() string {
 	if r := p.Order.CancelReason; r != nil && *r != "" {
-		return p.Lang.T("order.refund_reason", D{"Reason": *r})
+		return p.Lang.T("order.refund_reason", D{"Reason": p.Lang.ReasonText(*r)})
 	}
 	return ""
 }
@@ -277,7 +289,7 @@ func (l Lang) EndedText(o *services.Order, loc *time.Location) string {
 		id += "_at"
 	}
 	if o.Status == services.OrderCancelled && o.CancelReason != nil && *o.CancelReason != "" {
-		reason = l.T("order.ended.reason", D{"Reason": *o.CancelReason})
+		reason = l.T("order.ended.reason", D{"Reason": l.ReasonText(*o.CancelReason)})
 	}
 	return l.T(id, D{"When": when, "Reason": reason})
 }
