@@ -80,6 +80,9 @@ func (d *Deps) bookSeats(c *fiber.Ctx) error {
 		return renderErrorPage(c, fiber.StatusNotFound, tr(c, "err.no_show", nil))
 	}
 	ids, problem := seatIDs(c.Request().PostArgs().PeekMulti("seat"))
+	if problem != "" && langOf(c).IsZh() { // seatIDs words its problems in English (the console shares it)
+		problem = tr(c, "book.bad_selection", nil)
+	}
 	u := currentUser(c)
 	if u == nil {
 		return redirectToLogin(c, picksURL(showID, ids))

@@ -12,8 +12,8 @@ import (
 
 // TestBrowserI18n_ChineseBuyerBooksSeats: a browser asking for Chinese registers,
 // picks seats and reads the selection summary and its announcement in Chinese, books,
-// and sees the order page's deadline and countdown in Chinese; the switcher then turns
-// the same page English.
+// sees the order page's deadline and countdown in Chinese, pays and reads the paid
+// order and its ticket; the switcher then turns the same page English.
 func TestBrowserI18n_ChineseBuyerBooksSeats(t *testing.T) {
 	a := newTestApp(t, nil)
 	show, _ := a.onSaleShow(3)
@@ -87,14 +87,36 @@ func TestBrowserI18n_ChineseBuyerBooksSeats(t *testing.T) {
 		t.Errorf("order page countdown | deadline | status = %q", order)
 	}
 	screenshot(t, ctx, "i18n-zh-order-pending")
+	// pay with the demo provider, in Chinese too, and read the paid order and its ticket
+	if err := chromedp.Do(ctx,
+		chromedp.Click(chromedp.CSS(`form[action$="/pay"] button`)),
+		chromedp.WaitVisible(chromedp.CSS(`form[action$="/approve"]`)),
+	); err != nil {
+		t.Fatalf("pay: %v", err)
+	}
+	if h := evalJS[string](t, ctx, `document.querySelector('#provider-title').textContent`); !strings.HasPrefix(h, "支付 ¥") {
+		t.Errorf("demo provider heading = %q", h)
+	}
+	viewportShot(t, ctx, "i18n-zh-demo-pay")
+	if err := chromedp.Do(ctx,
+		chromedp.Click(chromedp.CSS(`form[action$="/approve"] button`)),
+		chromedp.WaitVisible(chromedp.CSS(`.ticket`)),
+	); err != nil {
+		t.Fatalf("approve: %v", err)
+	}
+	paid := evalJS[string](t, ctx, `document.querySelector('.success').textContent.trim() + "|" + document.querySelector('#ticket-title').textContent`)
+	if !strings.HasPrefix(paid, "已于") || !strings.Contains(paid, "付款。祝您观影愉快！|电影票") {
+		t.Errorf("paid order | ticket = %q", paid)
+	}
+	screenshot(t, ctx, "i18n-zh-order-paid")
 	// the switcher: English for this page and the next ones
 	if err := chromedp.Do(ctx,
 		chromedp.Click(chromedp.CSS(`.lang-switch a[hreflang="en"]`)),
-		chromedp.WaitVisible(chromedp.CSS(`html[lang="en"] [data-countdown-clock]`)),
+		chromedp.WaitVisible(chromedp.CSS(`html[lang="en"] .ticket`)),
 	); err != nil {
 		t.Fatalf("switch to English: %v", err)
 	}
-	if s := evalJS[string](t, ctx, `document.querySelector('.countdown').textContent + "|" + location.search`); !strings.HasPrefix(s, "Time left to pay: ") || !strings.HasSuffix(s, "|") {
-		t.Errorf("after switching: %q (want the English countdown at an address without ?lang)", s)
+	if s := evalJS[string](t, ctx, `document.querySelector('.success').textContent.trim() + "|" + location.search`); !strings.HasPrefix(s, "Paid at ") || !strings.Contains(s, "Enjoy the show!|?payment=") || strings.Contains(s, "lang=") {
+		t.Errorf("after switching: %q (want the English order at its address, ?payment= kept, without lang)", s)
 	}
 }

@@ -2,6 +2,8 @@ package web
 
 import (
 	"net/http"
+	"net/url"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -140,5 +142,46 @@ func TestI18nPages_EnglishUnchanged(t *testing.T) {
 	r := a.do("GET", "/api/v1/shows/999999", "", nil, zh)
 	if r.status != 404 || strings.Contains(string(r.body), "页面不存在") || r.header.Get("Vary") != "" && strings.Contains(r.header.Get("Vary"), "Accept-Language") {
 		t.Errorf("API answer changed for a Chinese browser: %d %s (Vary %q)", r.status, r.body, r.header.Get("Vary"))
+	}
+}
+
+// TestI18nPages_ChineseRefusal: a booking refused because a seat was just taken comes
+// back to the show page told in Chinese, with the seat's label in it.
+func TestI18nPages_ChineseRefusal(t *testing.T) {
+	a := newTestApp(t, nil)
+	show, seats := a.onSaleShow(2)
+	other, me := a.newUser(), a.newUser()
+	a.orderSeats(other, show, seats[:1])
+	label := a.seatLabels(show, seats[:1])[0]
+	cookies := "sf_session=" + me + "; sf_lang=zh-Hans"
+	p := a.langGet("/shows/"+show, "", map[string]string{"Cookie": cookies})
+	token := ""
+	for _, in := range regexp.MustCompile(`(?is)<input\b[^>]*>`).FindAllString(string(p.body), -1) {
+		if htmlAttr(in, "name") == "_csrf" {
+			token = htmlAttr(in, "value")
+		}
+	}
+	if token == "" {
+		t.Fatal("no CSRF token on the show page")
+	}
+	vals := url.Values{"seat": seats, "_csrf": {token}}
+	req, _ := http.NewRequest("POST", a.base+"/shows/"+show+"/book", strings.NewReader(vals.Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	for _, c := range p.header.Values("Set-Cookie") {
+		cookies += "; " + strings.SplitN(c, ";", 2)[0]
+	}
+	req.Header.Set("Cookie", cookies)
+	r := a.sendReq(req)
+	if r.status != http.StatusSeeOther {
+		t.Fatalf("refused booking: %d", r.status)
+	}
+	req, _ = http.NewRequest("GET", a.base+r.header.Get("Location"), nil)
+	for _, c := range r.header.Values("Set-Cookie") {
+		cookies += "; " + strings.SplitN(c, ";", 2)[0]
+	}
+	req.Header.Set("Cookie", cookies)
+	body := string(a.sendReq(req).body)
+	if want := "抱歉，" + label + "刚刚被他人选走。您的其他座位仍保持选中：请核对后再次预订。"; !strings.Contains(body, want) {
+		t.Errorf("no %q on the show page", want)
 	}
 }
