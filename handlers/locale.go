@@ -52,12 +52,13 @@ func Lang(secure bool) fiber.Handler {
 	}
 }
 
-// withoutLang is the request's path and query without the lang parameter.
+// withoutLang is the request's path (as the browser sent it) and query without the lang
+// parameter; "/" when that would not be a path on this site.
 func withoutLang(c *fiber.Ctx) string {
 	args := &fiber.Args{}
 	c.Request().URI().QueryArgs().CopyTo(args)
 	args.Del(views.LangParam)
-	u := string(c.Request().URI().Path())
+	u, _, _ := strings.Cut(string(c.Request().RequestURI()), "?")
 	if q := args.String(); q != "" {
 		u += "?" + q
 	}
