@@ -44,9 +44,10 @@ fuzz:
 		$(GO) test -run '^$$' -fuzz "^$$name$$" -fuzztime $(FUZZTIME) ./$$pkg/ >/tmp/seatflow-fuzz.log 2>&1 || { cat /tmp/seatflow-fuzz.log; exit 1; }; \
 	done
 
-## test-deps: Debian's chromium for the browser tests
+## test-deps: Debian's chromium and CJK fonts (the Chinese pages) for the browser tests
 test-deps:
 	@command -v chromium >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
+	@fc-list :lang=zh 2>/dev/null | grep -q . || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq fonts-noto-cjk >/dev/null; }
 
 ## generate: templ components (the generator is pinned in go.mod)
 generate:

@@ -101,7 +101,7 @@ func ErrorHandler(c *fiber.Ctx, err error) error {
 		return jsonError(c, err)
 	}
 	st, se := asError(err)
-	return renderErrorPage(c, st, se.Message)
+	return renderErrorPage(c, st, serviceText(langOf(c), se, se.Message))
 }
 
 func isAPI(c *fiber.Ctx) bool {

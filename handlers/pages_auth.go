@@ -36,7 +36,7 @@ func (d *Deps) loginPage(c *fiber.Ctx) error {
 	if currentUser(c) != nil {
 		return c.Redirect(next, fiber.StatusSeeOther)
 	}
-	return render(c, fiber.StatusOK, views.LoginPage(views.AuthFormProps{Page: page(c, "Sign in"), Next: formNext(next)}))
+	return render(c, fiber.StatusOK, views.LoginPage(views.AuthFormProps{Page: page(c, tr(c, "layout.sign_in", nil)), Next: formNext(next)}))
 }
 
 // login checks the rate limit and the password, sets the session cookie and goes on.
@@ -45,27 +45,27 @@ func (d *Deps) login(c *fiber.Ctx) error {
 	email := strings.TrimSpace(c.FormValue("email"))
 	password := c.FormValue("password")
 	again := func(status int, msg string) error {
-		return render(c, status, views.LoginPage(views.AuthFormProps{Page: page(c, "Sign in"), Email: email, Next: formNext(next), Error: msg}))
+		return render(c, status, views.LoginPage(views.AuthFormProps{Page: page(c, tr(c, "layout.sign_in", nil)), Email: email, Next: formNext(next), Error: msg}))
 	}
 	if email == "" || password == "" {
-		return again(fiber.StatusBadRequest, "Enter your email and password.")
+		return again(fiber.StatusBadRequest, tr(c, "auth.enter_both", nil))
 	}
 	ctx, cancel := ctxOf(c)
 	defer cancel()
 	if err := d.Limiter.AllowLogin(ctx, email, c.IP()); err != nil {
 		st, se := pageError(c, err)
 		if se.Code == services.CodeRateLimited {
-			return again(st, views.RetryText(se.RetryAfterS))
+			return again(st, langOf(c).RetryText(se.RetryAfterS))
 		}
-		return again(st, sentence(se.Message))
+		return again(st, serviceText(langOf(c), se, sentence(se.Message)))
 	}
 	token, _, err := d.Users.Login(ctx, email, password)
 	if err != nil {
 		st, se := pageError(c, err)
 		if se.Code == services.CodeUnauthenticated {
-			return again(st, "Wrong email or password.")
+			return again(st, tr(c, "auth.wrong", nil))
 		}
-		return again(st, sentence(se.Message))
+		return again(st, serviceText(langOf(c), se, sentence(se.Message)))
 	}
 	d.setSession(c, token)
 	return c.Redirect(next, fiber.StatusSeeOther)
@@ -77,7 +77,7 @@ func (d *Deps) registerPage(c *fiber.Ctx) error {
 	if currentUser(c) != nil {
 		return c.Redirect(next, fiber.StatusSeeOther)
 	}
-	return render(c, fiber.StatusOK, views.RegisterPage(views.AuthFormProps{Page: page(c, "Create an account"), Next: formNext(next)}))
+	return render(c, fiber.StatusOK, views.RegisterPage(views.AuthFormProps{Page: page(c, tr(c, "auth.create_title", nil)), Next: formNext(next)}))
 }
 
 // register creates an account, signs it in and goes on.
@@ -87,25 +87,25 @@ func (d *Deps) register(c *fiber.Ctx) error {
 	email := strings.TrimSpace(c.FormValue("email"))
 	password := c.FormValue("password")
 	again := func(status int, msg string) error {
-		return render(c, status, views.RegisterPage(views.AuthFormProps{Page: page(c, "Create an account"), Name: name, Email: email, Next: formNext(next), Error: msg}))
+		return render(c, status, views.RegisterPage(views.AuthFormProps{Page: page(c, tr(c, "auth.create_title", nil)), Name: name, Email: email, Next: formNext(next), Error: msg}))
 	}
 	ctx, cancel := ctxOf(c)
 	defer cancel()
 	if err := d.Limiter.AllowRegister(ctx, c.IP()); err != nil {
 		st, se := pageError(c, err)
 		if se.Code == services.CodeRateLimited {
-			return again(st, views.RetryText(se.RetryAfterS))
+			return again(st, langOf(c).RetryText(se.RetryAfterS))
 		}
-		return again(st, sentence(se.Message))
+		return again(st, serviceText(langOf(c), se, sentence(se.Message)))
 	}
 	if _, err := d.Users.Register(ctx, email, password, name); err != nil {
 		st, se := pageError(c, err)
-		return again(st, sentence(se.Message))
+		return again(st, serviceText(langOf(c), se, sentence(se.Message)))
 	}
 	token, _, err := d.Users.Login(ctx, email, password)
 	if err != nil {
 		st, se := pageError(c, err)
-		return again(st, "Your account was created, but signing in failed: "+sentence(se.Message))
+		return again(st, tr(c, "auth.created_login_failed", views.D{"Why": serviceText(langOf(c), se, sentence(se.Message))}))
 	}
 	d.setSession(c, token)
 	return c.Redirect(next, fiber.StatusSeeOther)

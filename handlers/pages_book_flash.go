@@ -110,9 +110,9 @@ func picksURL(showID int64, ids []int64) string {
 
 // flashMessage words a refusal for the show page from the fresh seat map, with the
 // seats it lost.
-func flashMessage(f bookFlash, m *services.SeatMap, userID int64, now time.Time, loc *time.Location) (string, map[int64]bool) {
+func flashMessage(l views.Lang, f bookFlash, m *services.SeatMap, userID int64, now time.Time, loc *time.Location) (string, map[int64]bool) {
 	if f.Code == "input" {
 		return f.Message, nil
 	}
-	return bookingMessage(&services.Error{Code: f.Code, Message: f.Message, Seats: f.Seats, RetryAfterS: f.Retry}, m, userID, now, loc)
+	return bookingMessage(l, &services.Error{Code: f.Code, Message: f.Message, Seats: f.Seats, RetryAfterS: f.Retry}, m, userID, now, loc)
 }

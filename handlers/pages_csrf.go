@@ -25,9 +25,6 @@ const csrfExpiration = 12 * time.Hour
 // csrfTokenKey is where the CSRF middleware leaves the request's token in c.Locals.
 const csrfTokenKey = "csrf_token"
 
-// csrfRefusedMessage is what a forged or stale form is told.
-const csrfRefusedMessage = "This form has expired or came from another site; go back, reload and try again."
-
 // CSRF protects the browser's form POSTs with Fiber's CSRF middleware: a GET issues a
 // token in the HttpOnly, SameSite=Lax cookie CSRFCookie (Secure with SecureCookies) and
 // in c.Locals for page() to put in every form; a POST must send the same token in the
@@ -70,7 +67,7 @@ func skipCSRF(c *fiber.Ctx) bool {
 // in the layout; no handler ran, so nothing changed.
 func csrfRefused(c *fiber.Ctx, err error) error {
 	slog.Debug("csrf: form refused", "method", c.Method(), "path", c.Path(), "err", err)
-	return renderErrorPage(c, fiber.StatusForbidden, csrfRefusedMessage)
+	return renderErrorPage(c, fiber.StatusForbidden, tr(c, "err.csrf", nil))
 }
 
 // csrfHandlerKey is where the CSRF middleware leaves its handler (to delete a token).

@@ -29,7 +29,7 @@ func (d *Deps) homePage(c *fiber.Ctx) error {
 func (d *Deps) movieShowtimesPage(c *fiber.Ctx) error {
 	movieID, ok := idParam(c, "id")
 	if !ok {
-		return renderErrorPage(c, fiber.StatusNotFound, "There is no such movie.")
+		return renderErrorPage(c, fiber.StatusNotFound, tr(c, "err.no_movie", nil))
 	}
 	p, err := d.programme(c, movieID)
 	if err != nil {
@@ -41,7 +41,7 @@ func (d *Deps) movieShowtimesPage(c *fiber.Ctx) error {
 			return render(c, fiber.StatusOK, views.MovieShowtimesPage(p, m))
 		}
 	}
-	return renderErrorPage(c, fiber.StatusNotFound, "This movie has no shows in the coming days.")
+	return renderErrorPage(c, fiber.StatusNotFound, tr(c, "err.movie_no_shows", nil))
 }
 
 // programme reads the shows of today and the next days (cinema time), keeping one
@@ -82,6 +82,6 @@ func (d *Deps) programme(c *fiber.Ctx, movieID int64) (views.HomeProps, error) {
 			days, date = []views.ShowDay{day}, day.Date
 		}
 	}
-	return views.HomeProps{Page: page(c, "Shows"), Days: days, Now: now, Zone: loc, AllDays: all,
+	return views.HomeProps{Page: page(c, tr(c, "layout.shows", nil)), Days: days, Now: now, Zone: loc, AllDays: all,
 		Date: date, Movies: movies, MovieID: movieID}, nil
 }

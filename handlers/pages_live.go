@@ -53,7 +53,7 @@ type liveChange struct {
 func (d *Deps) showLive(c *fiber.Ctx) error {
 	showID, ok := idParam(c, "id")
 	if !ok || d.Live == nil {
-		return renderErrorPage(c, fiber.StatusNotFound, "There is no such show.")
+		return renderErrorPage(c, fiber.StatusNotFound, tr(c, "err.no_show", nil))
 	}
 	ctx, cancel := ctxOf(c)
 	defer cancel()
@@ -63,7 +63,7 @@ func (d *Deps) showLive(c *fiber.Ctx) error {
 	changes, stop, err := d.Live.Watch(showID)
 	if errors.Is(err, services.ErrTooManyViewers) {
 		c.Set(fiber.HeaderRetryAfter, "30")
-		return renderErrorPage(c, fiber.StatusServiceUnavailable, "Too many people are watching seat maps right now; the map still works, reload it to see changes.")
+		return renderErrorPage(c, fiber.StatusServiceUnavailable, tr(c, "err.live_busy", nil))
 	}
 	if err != nil {
 		stop()

@@ -53,7 +53,7 @@ func (d *Deps) ordersPage(c *fiber.Ctx) error {
 		items[i] = views.OrderListItem{Order: o, Show: s}
 	}
 	return render(c, fiber.StatusOK, views.OrdersPage(views.OrdersPageProps{
-		Page:   page(c, "My orders"),
+		Page:   page(c, tr(c, "layout.my_orders", nil)),
 		Orders: items,
 		Now:    nowUTC(),
 		Zone:   d.Shows.Zone(),
@@ -64,7 +64,7 @@ func (d *Deps) ordersPage(c *fiber.Ctx) error {
 func (d *Deps) orderPage(c *fiber.Ctx) error {
 	no, ok := orderNoParam(c)
 	if !ok {
-		return renderErrorPage(c, fiber.StatusNotFound, "There is no such order.")
+		return renderErrorPage(c, fiber.StatusNotFound, tr(c, "err.no_order", nil))
 	}
 	return d.renderOrder(c, currentUser(c), no, fiber.StatusOK, "")
 }
@@ -109,7 +109,7 @@ func (d *Deps) renderOrder(c *fiber.Ctx, u *services.User, no string, status int
 	order, err := d.Orders.Get(ctx, u.ID, no)
 	if err != nil {
 		if services.ErrorCode(err) == services.CodeNotFound {
-			return renderErrorPage(c, fiber.StatusNotFound, "There is no such order in your account.")
+			return renderErrorPage(c, fiber.StatusNotFound, tr(c, "err.no_order_yours", nil))
 		}
 		return errorPage(c, err)
 	}
@@ -121,7 +121,7 @@ func (d *Deps) renderOrder(c *fiber.Ctx, u *services.User, no string, status int
 		show = nil
 	}
 	props := views.OrderPageProps{
-		Page:  page(c, "Order "+order.OrderNo),
+		Page:  page(c, tr(c, "order.title", nil)+" "+order.OrderNo),
 		Order: order,
 		Show:  show,
 		Now:   nowUTC(),
@@ -149,10 +149,10 @@ func (d *Deps) cancelOrder(c *fiber.Ctx) error {
 	if c.FormValue("confirm") != "yes" {
 		no, ok := orderNoParam(c)
 		if !ok {
-			return renderErrorPage(c, fiber.StatusNotFound, "There is no such order.")
+			return renderErrorPage(c, fiber.StatusNotFound, tr(c, "err.no_order", nil))
 		}
 		return d.renderOrder(c, currentUser(c), no, fiber.StatusBadRequest,
-			"Nothing was cancelled: tick “Yes, cancel this order and release my seats” to confirm.")
+			tr(c, "err.cancel_unconfirmed", nil))
 	}
 	return d.orderAction(c, func(ctx context.Context, userID int64, no string) (string, error) {
 		_, err := d.Orders.Cancel(ctx, userID, no)
@@ -165,7 +165,7 @@ func (d *Deps) cancelOrder(c *fiber.Ctx) error {
 func (d *Deps) orderAction(c *fiber.Ctx, act func(ctx context.Context, userID int64, no string) (string, error)) error {
 	no, ok := orderNoParam(c)
 	if !ok {
-		return renderErrorPage(c, fiber.StatusNotFound, "There is no such order.")
+		return renderErrorPage(c, fiber.StatusNotFound, tr(c, "err.no_order", nil))
 	}
 	u := currentUser(c)
 	ctx, cancel := ctxOf(c)
@@ -181,10 +181,10 @@ func (d *Deps) orderAction(c *fiber.Ctx, act func(ctx context.Context, userID in
 func (d *Deps) orderActionFailed(c *fiber.Ctx, u *services.User, no string, err error) error {
 	st, se := pageError(c, err)
 	if st == fiber.StatusNotFound {
-		return renderErrorPage(c, st, "There is no such order in your account.")
+		return renderErrorPage(c, st, tr(c, "err.no_order_yours", nil))
 	}
 	if st >= fiber.StatusInternalServerError && st != fiber.StatusServiceUnavailable {
-		return renderErrorPage(c, st, se.Message)
+		return renderErrorPage(c, st, serviceText(langOf(c), se, se.Message))
 	}
-	return d.renderOrder(c, u, no, st, sentence(se.Message))
+	return d.renderOrder(c, u, no, st, serviceText(langOf(c), se, sentence(se.Message)))
 }

@@ -33,18 +33,18 @@ func demoOn(c *fiber.Ctx) bool { return views.DemoPaymentsOn(c.UserContext()) }
 func (d *Deps) demoPayPage(c *fiber.Ctx) error {
 	id, ok := paymentIDParam(c)
 	if !ok || !demoOn(c) {
-		return renderErrorPage(c, fiber.StatusNotFound, "There is no such payment.")
+		return renderErrorPage(c, fiber.StatusNotFound, tr(c, "err.no_payment", nil))
 	}
 	ctx, cancel := ctxOf(c)
 	defer cancel()
 	pay, err := d.Payments.Payment(ctx, id)
 	if err != nil {
 		if services.ErrorCode(err) == services.CodeNotFound {
-			return renderErrorPage(c, fiber.StatusNotFound, "There is no such payment.")
+			return renderErrorPage(c, fiber.StatusNotFound, tr(c, "err.no_payment", nil))
 		}
 		return errorPage(c, err)
 	}
-	return render(c, fiber.StatusOK, views.DemoPayPage(views.DemoPayProps{Page: page(c, "Demo payment"), Payment: pay}))
+	return render(c, fiber.StatusOK, views.DemoPayPage(views.DemoPayProps{Page: page(c, tr(c, "demo.brand", nil)), Payment: pay}))
 }
 
 // demoDecide approves or declines a demo payment (as the provider would, then its
@@ -53,14 +53,14 @@ func (d *Deps) demoDecide(approve bool) fiber.Handler {
 	return func(c *fiber.Ctx) error {
 		id, ok := paymentIDParam(c)
 		if !ok || !demoOn(c) {
-			return renderErrorPage(c, fiber.StatusNotFound, "There is no such payment.")
+			return renderErrorPage(c, fiber.StatusNotFound, tr(c, "err.no_payment", nil))
 		}
 		ctx, cancel := ctxOf(c)
 		defer cancel()
 		pay, err := d.Payments.DemoDecide(ctx, id, approve)
 		if err != nil {
 			if services.ErrorCode(err) == services.CodeNotFound {
-				return renderErrorPage(c, fiber.StatusNotFound, "There is no such payment.")
+				return renderErrorPage(c, fiber.StatusNotFound, tr(c, "err.no_payment", nil))
 			}
 			return errorPage(c, err)
 		}

@@ -48,7 +48,9 @@ func (d *Deps) RegisterPages(app fiber.Router) {
 
 // page is the layout's part of a page's props, with the CSRF token its forms carry.
 func page(c *fiber.Ctx, title string) views.Page {
-	return views.Page{Title: title, User: currentUser(c), Path: c.Path(), CSRF: csrfToken(c)}
+	uri, _ := localPath(string(c.Request().RequestURI()))
+	return views.Page{Title: title, User: currentUser(c), Path: c.Path(), CSRF: csrfToken(c), URI: strings.Clone(uri),
+		Lang: views.LangOf(c.UserContext())}
 }
 
 // render writes a templ component as the HTML answer with status.
@@ -62,10 +64,11 @@ func render(c *fiber.Ctx, status int, comp templ.Component) error {
 // renderErrorPage answers with an HTML error page in the layout.
 func renderErrorPage(c *fiber.Ctx, status int, msg string) error {
 	c.Response().ResetBody() // a page that failed half way leaves nothing behind
+	l := langOf(c)
 	if msg == "" {
-		msg = views.StatusTitle(status)
+		msg = l.StatusTitle(status)
 	}
-	props := views.ErrorPageProps{Page: page(c, views.StatusTitle(status)), Status: status, Message: msg}
+	props := views.ErrorPageProps{Page: page(c, l.StatusTitle(status)), Status: status, Message: msg}
 	if status == fiber.StatusTooManyRequests {
 		props.RetryAfterS, _ = strconv.Atoi(string(c.Response().Header.Peek(fiber.HeaderRetryAfter)))
 	}
@@ -80,7 +83,7 @@ func renderErrorPage(c *fiber.Ctx, status int, msg string) error {
 // errorPage renders err as an error page with its contract status.
 func errorPage(c *fiber.Ctx, err error) error {
 	st, se := pageError(c, err)
-	return renderErrorPage(c, st, se.Message)
+	return renderErrorPage(c, st, serviceText(langOf(c), se, se.Message))
 }
 
 // pageError maps err to its status and message, and sets Retry-After for rate limits.

@@ -18,7 +18,7 @@ import (
 func (d *Deps) showPage(c *fiber.Ctx) error {
 	id, ok := idParam(c, "id")
 	if !ok {
-		return renderErrorPage(c, fiber.StatusNotFound, "There is no such show.")
+		return renderErrorPage(c, fiber.StatusNotFound, tr(c, "err.no_show", nil))
 	}
 	ctx, cancel := ctxOf(c)
 	defer cancel()
@@ -34,7 +34,7 @@ func (d *Deps) showPage(c *fiber.Ctx) error {
 		if u := currentUser(c); u != nil {
 			userID = u.ID
 		}
-		msg, lost = flashMessage(f, m, userID, nowUTC(), d.Shows.Zone())
+		msg, lost = flashMessage(langOf(c), f, m, userID, nowUTC(), d.Shows.Zone())
 		picks = f.Picks
 	}
 	return d.renderShow(c, m, fiber.StatusOK, msg, picks, lost)
@@ -65,7 +65,7 @@ func (d *Deps) renderShow(c *fiber.Ctx, m *services.SeatMap, status int, msg str
 func toShow(c *fiber.Ctx) error {
 	id, ok := idParam(c, "id")
 	if !ok {
-		return renderErrorPage(c, fiber.StatusNotFound, "There is no such show.")
+		return renderErrorPage(c, fiber.StatusNotFound, tr(c, "err.no_show", nil))
 	}
 	return c.Redirect(views.ShowURL(id), fiber.StatusSeeOther)
 }
@@ -77,9 +77,12 @@ func toShow(c *fiber.Ctx) error {
 func (d *Deps) bookSeats(c *fiber.Ctx) error {
 	showID, ok := idParam(c, "id")
 	if !ok {
-		return renderErrorPage(c, fiber.StatusNotFound, "There is no such show.")
+		return renderErrorPage(c, fiber.StatusNotFound, tr(c, "err.no_show", nil))
 	}
 	ids, problem := seatIDs(c.Request().PostArgs().PeekMulti("seat"))
+	if problem != "" && langOf(c).IsZh() { // seatIDs words its problems in English (the console shares it)
+		problem = tr(c, "book.bad_selection", nil)
+	}
 	u := currentUser(c)
 	if u == nil {
 		return redirectToLogin(c, picksURL(showID, ids))
@@ -87,10 +90,10 @@ func (d *Deps) bookSeats(c *fiber.Ctx) error {
 	ctx, cancel := ctxOf(c)
 	defer cancel()
 	if problem == "" && len(ids) == 0 {
-		problem = "Pick at least one seat."
+		problem = tr(c, "book.pick_one", nil)
 	}
 	if problem == "" && c.FormValue("wheelchair_ok") != "1" {
-		if problem, err := d.wheelchairUnconfirmed(ctx, showID, ids); err != nil {
+		if problem, err := d.wheelchairUnconfirmed(ctx, langOf(c), showID, ids); err != nil {
 			return errorPage(c, err)
 		} else if problem != "" {
 			return setBookFlash(c, showID, bookFlash{Code: "input", Message: problem, Picks: ids})
@@ -113,7 +116,7 @@ func (d *Deps) bookSeats(c *fiber.Ctx) error {
 
 // wheelchairUnconfirmed says why a pick of wheelchair spaces needs the form's
 // confirmation box ("" when ids has none): a wheelchair space has no fixed seat.
-func (d *Deps) wheelchairUnconfirmed(ctx context.Context, showID int64, ids []int64) (string, error) {
+func (d *Deps) wheelchairUnconfirmed(ctx context.Context, l views.Lang, showID int64, ids []int64) (string, error) {
 	m, err := d.Shows.SeatMap(ctx, showID)
 	if err != nil {
 		return "", err
@@ -131,8 +134,7 @@ func (d *Deps) wheelchairUnconfirmed(ctx context.Context, showID int64, ids []in
 	if len(labels) == 0 {
 		return "", nil
 	}
-	return views.JoinLabels(labels) + " " + map[bool]string{true: "is a wheelchair space", false: "are wheelchair spaces"}[len(labels) == 1] +
-		", without a fixed seat and kept for wheelchair users. Tick “I need a wheelchair space” to book, or pick other seats.", nil
+	return l.N("book.wheelchair_unconfirmed", len(labels), views.D{"Seats": l.JoinLabels(labels)}), nil
 }
 
 // bookBest books the best available seats together in one zone (the form's zone,
@@ -141,15 +143,15 @@ func (d *Deps) wheelchairUnconfirmed(ctx context.Context, showID int64, ids []in
 func (d *Deps) bookBest(c *fiber.Ctx) error {
 	showID, ok := idParam(c, "id")
 	if !ok {
-		return renderErrorPage(c, fiber.StatusNotFound, "There is no such show.")
+		return renderErrorPage(c, fiber.StatusNotFound, tr(c, "err.no_show", nil))
 	}
 	zone := strings.TrimSpace(c.FormValue("zone"))
 	qty, err := strconv.Atoi(c.FormValue("quantity"))
 	switch {
 	case zone == "" || len(zone) > 64:
-		return setBookFlash(c, showID, bookFlash{Code: "input", Message: "Choose a zone for the best available seats."})
+		return setBookFlash(c, showID, bookFlash{Code: "input", Message: tr(c, "book.choose_zone", nil)})
 	case err != nil || qty < 1 || qty > services.MaxSeatsPerRequest:
-		return setBookFlash(c, showID, bookFlash{Code: "input", Message: "Choose how many seats you want (a whole number from 1)."})
+		return setBookFlash(c, showID, bookFlash{Code: "input", Message: tr(c, "book.choose_quantity", nil)})
 	}
 	ctx, cancel := ctxOf(c)
 	defer cancel()
@@ -167,7 +169,7 @@ func (d *Deps) bookBest(c *fiber.Ctx) error {
 
 // bookingMessage words a refused booking for the show page, given the fresh seat map,
 // and returns the seats it lost (to highlight them).
-func bookingMessage(se *services.Error, m *services.SeatMap, userID int64, now time.Time, loc *time.Location) (string, map[int64]bool) {
+func bookingMessage(l views.Lang, se *services.Error, m *services.SeatMap, userID int64, now time.Time, loc *time.Location) (string, map[int64]bool) {
 	switch se.Code {
 	case services.CodeSeatTaken:
 		byLabel := make(map[string]int64, len(m.Hall.Seats))
@@ -193,18 +195,18 @@ func bookingMessage(se *services.Error, m *services.SeatMap, userID int64, now t
 		var msg string
 		switch {
 		case len(others) > 0:
-			msg = views.SeatTakenMessage(others)
+			msg = l.SeatTakenMessage(others)
 		case len(mine) > 0:
-			msg = "You already hold " + views.JoinLabels(mine) + " in another order (see My orders)."
+			msg = l.T("book.already_yours", views.D{"Seats": l.JoinLabels(mine)})
 		default:
-			msg = "Some seats were taken a moment ago; the map below is up to date."
+			msg = l.T("book.taken_moment", nil)
 		}
-		return msg + " Your other seats are still selected: check them and book again.", lost
+		return msg + l.T("book.others_kept", nil), lost
 	case services.CodeNotOnSale:
-		if st := views.StateOf(m.Show, now, loc); st.Reason != "" {
+		if st := l.StateOf(m.Show, now, loc); st.Reason != "" {
 			return st.Reason, nil
 		}
-		return "This show is not on sale right now.", nil
+		return l.T("book.not_on_sale", nil), nil
 	case services.CodeLimitExceeded:
 		owned := 0
 		for id, owner := range m.Owners {
@@ -212,19 +214,18 @@ func bookingMessage(se *services.Error, m *services.SeatMap, userID int64, now t
 				owned++
 			}
 		}
-		msg := "That is more than the limit of " + views.Plural(m.Show.PurchaseLimit, "seat", "seats") + " per person for this show"
 		if owned > 0 {
-			msg += ": you already have " + strconv.Itoa(owned) + " (held or paid), so you can pick " + strconv.Itoa(max(m.Show.PurchaseLimit-owned, 0)) + " more"
+			return l.N("book.over_limit_owned", m.Show.PurchaseLimit, views.D{"Owned": owned, "Left": max(m.Show.PurchaseLimit-owned, 0)}), nil
 		}
-		return msg + ".", nil
+		return l.N("book.over_limit", m.Show.PurchaseLimit, nil), nil
 	case services.CodeSeatNotInShow:
-		return "Some of these seats cannot be booked for this show: " + views.JoinLabels(se.Seats) + ". Please pick again.", nil
+		return l.T("book.not_in_show", views.D{"Seats": l.JoinLabels(se.Seats)}), nil
 	case services.CodeRateLimited:
-		return views.RetryText(se.RetryAfterS), nil
+		return l.RetryText(se.RetryAfterS), nil
 	case services.CodeUnavailable:
-		return "Booking is briefly unavailable; nothing was booked. Please try again.", nil
+		return l.T("book.unavailable", nil), nil
 	}
-	return sentence(se.Message), nil
+	return serviceText(l, se, sentence(se.Message)), nil
 }
 
 // sentence capitalises a service message and ends it with a full stop.

@@ -266,7 +266,7 @@ func TestSeatTakenMessageNamesTheSeats(t *testing.T) {
 	now := time.Now().UTC()
 	p := showProps(now)
 	se := &services.Error{Code: services.CodeSeatTaken, Message: "already taken: A4, B2", Seats: []string{"A4", "B2"}}
-	msg, lost := bookingMessage(se, p.Map, buyer.ID, now, shanghai)
+	msg, lost := bookingMessage(views.En, se, p.Map, buyer.ID, now, shanghai)
 	if !strings.HasPrefix(msg, "Sorry, A4 and B2 were just taken by someone else.") {
 		t.Errorf("message = %q", msg)
 	}

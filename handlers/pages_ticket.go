@@ -20,7 +20,7 @@ func (d *Deps) ticketPage(c *fiber.Ctx) error {
 		return ticketError(c, err)
 	}
 	return render(c, fiber.StatusOK, views.TicketPage(views.TicketPageProps{
-		Page:   page(c, "Ticket "+t.Order.OrderNo),
+		Page:   page(c, tr(c, "ticket.title", nil)+" "+t.Order.OrderNo),
 		Ticket: *t,
 	}))
 }
@@ -34,7 +34,7 @@ func (d *Deps) ticketImage(c *fiber.Ctx) error {
 	}
 	png, err := qrcode.Encode(t.Ref, qrcode.Medium, -ticketQRModulePixels)
 	if err != nil {
-		return renderErrorPage(c, fiber.StatusInternalServerError, "The ticket's QR code could not be drawn.")
+		return renderErrorPage(c, fiber.StatusInternalServerError, tr(c, "err.qr", nil))
 	}
 	c.Set(fiber.HeaderCacheControl, "private, no-cache")
 	c.Type("png")

@@ -10,9 +10,11 @@ import (
 
 // ShowDay is one local day of the programme.
 type ShowDay struct {
-	Heading string
+	Heading string // in English (DayHeading); pages use Lang.DayHeading(Day, Today)
 	Date    string // YYYY-MM-DD in the cinema's zone
 	Shows   []*services.Show
+	// Day is the day's midnight and Today today's, both in the cinema's zone.
+	Day, Today time.Time
 }
 
 // GroupByDay puts shows into the local days starting at today's midnight in loc, for
@@ -27,7 +29,7 @@ func GroupByDay(shows []*services.Show, now time.Time, loc *time.Location, days 
 	index := map[string]int{}
 	for i := range out {
 		day := today.AddDate(0, 0, i)
-		out[i] = ShowDay{Heading: DayHeading(day, today), Date: day.Format(time.DateOnly)}
+		out[i] = ShowDay{Heading: DayHeading(day, today), Date: day.Format(time.DateOnly), Day: day, Today: today}
 		index[out[i].Date] = i
 	}
 	for _, s := range shows {

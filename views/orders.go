@@ -30,43 +30,78 @@ type OrderPageProps struct {
 // PaymentNote tells how the payment the buyer came back from ended, or "" when there
 // is nothing to say (no payment, or one that paid the order).
 func (p OrderPageProps) PaymentNote() string {
-	pay, o := p.Payment, p.Order
+	pay, o, l := p.Payment, p.Order, p.Lang
 	if pay == nil || o == nil || pay.OrderNo != o.OrderNo {
 		return ""
 	}
 	switch pay.Status {
 	case "declined":
 		if o.Status == services.OrderPending && p.Now.Before(o.ExpiresAt) {
-			return "Your payment was declined; nothing was charged. You can try again before " + ClockTime(o.ExpiresAt, p.Zone) + "."
+			return l.T("pay.declined_retry", D{"Time": ClockTime(o.ExpiresAt, p.Zone)})
 		}
-		return "Your payment was declined; nothing was charged."
+		return l.T("pay.declined", nil)
 	case "refunded":
-		after := "the deadline"
+		id := "pay.refunded_late"
 		if o.Status == services.OrderCancelled {
-			after = "the order was cancelled"
+			id = "pay.refunded_cancelled"
 		}
-		return "Your payment of " + Money(pay.AmountMinor, pay.Currency) + " arrived after " + after + " and was refunded."
+		return l.T(id, D{"Amount": l.Money(pay.AmountMinor, pay.Currency)})
+	}
+	return ""
+}
+
+// ReasonText is a cancel or refund reason in l: the reason the system itself writes
+// ("cancelled by the buyer") is translated; a reason staff typed is shown as written.
+func (l Lang) ReasonText(reason string) string {
+	if id, ok := systemReasons[reason]; ok {
+		return l.T(id, nil)
+	}
+	return reason
+}
+
+// systemReasons are the cancel reasons the services write, by their message id.
+var systemReasons = map[string]string{"cancelled by the buyer": "order.reason.buyer"}
+
+// PaidText is the paid sentence of a paid order: "Paid at Mon 30 Nov, 19:40.", or
+// "Paid." when the time is unknown.
+func (p OrderPageProps) PaidText() string {
+	if p.Order.PaidAt != nil {
+		return p.Lang.T("order.paid_at", D{"When": p.Lang.DayTime(*p.Order.PaidAt, p.Zone)})
+	}
+	return p.Lang.T("order.paid", nil)
+}
+
+// RefundReasonText is the reason a refunded order gives ("Reason: ..."), "" when none.
+func (p OrderPageProps) RefundReasonText() string {
+	if r := p.Order.CancelReason; r != nil && *r != "" {
+		return p.Lang.T("order.refund_reason", D{"Reason": p.Lang.ReasonText(*r)})
 	}
 	return ""
 }
 
 // SeatKindName is how a seat kind reads on the order ("wheelchair space",
 // "companion seat"), "" for a standard seat.
-func SeatKindName(kind string) string {
+func SeatKindName(kind string) string { return En.SeatKindName(kind) }
+
+// SeatKindName is SeatKindName in l ("轮椅位", "陪同座").
+func (l Lang) SeatKindName(kind string) string {
 	switch kind {
 	case services.KindWheelchair:
-		return "wheelchair space"
+		return l.T("kind.wheelchair", nil)
 	case services.KindCompanion:
-		return "companion seat"
+		return l.T("kind.companion", nil)
 	}
 	return ""
 }
 
 // KindSuffix is a seat kind after a label in lists: " (wheelchair space)", "" for a
 // standard seat.
-func KindSuffix(kind string) string {
-	if k := SeatKindName(kind); k != "" {
-		return " (" + k + ")"
+func KindSuffix(kind string) string { return En.KindSuffix(kind) }
+
+// KindSuffix is KindSuffix in l (Chinese "（轮椅位）").
+func (l Lang) KindSuffix(kind string) string {
+	if k := l.SeatKindName(kind); k != "" {
+		return l.T("kind.suffix", D{"Kind": k})
 	}
 	return ""
 }
@@ -114,9 +149,7 @@ type ErrorPageProps struct {
 }
 
 // RetryText is the rate limit's sentence: "Too many attempts — retry in 12 s."
-func RetryText(seconds int) string {
-	return "Too many attempts — retry in " + itoa(max(seconds, 1)) + " s."
-}
+func RetryText(seconds int) string { return En.RetryText(seconds) }
 
 // OrderURL is an order's page.
 func OrderURL(no string) string { return "/orders/" + no }
@@ -129,21 +162,24 @@ type StatusView struct {
 
 // OrderStatus describes an order's status at now; a pending order past its deadline
 // reads as expired even before the expiry task has run.
-func OrderStatus(o *services.Order, now time.Time) StatusView {
+func OrderStatus(o *services.Order, now time.Time) StatusView { return En.OrderStatus(o, now) }
+
+// OrderStatus is OrderStatus with the label in l.
+func (l Lang) OrderStatus(o *services.Order, now time.Time) StatusView {
 	switch o.Status {
 	case services.OrderPending:
 		if !now.Before(o.ExpiresAt) {
-			return StatusView{"expired", "status-expired"}
+			return StatusView{l.T("order.status.expired", nil), "status-expired"}
 		}
-		return StatusView{"awaiting payment", "status-pending"}
+		return StatusView{l.T("order.status.pending", nil), "status-pending"}
 	case services.OrderPaid:
-		return StatusView{"paid", "status-paid"}
+		return StatusView{l.T("order.status.paid", nil), "status-paid"}
 	case services.OrderCancelled:
-		return StatusView{"cancelled", "status-cancelled"}
+		return StatusView{l.T("order.status.cancelled", nil), "status-cancelled"}
 	case services.OrderExpired:
-		return StatusView{"expired", "status-expired"}
+		return StatusView{l.T("order.status.expired", nil), "status-expired"}
 	case services.OrderRefunded:
-		return StatusView{"refunded", "status-refunded"}
+		return StatusView{l.T("order.status.refunded", nil), "status-refunded"}
 	}
 	return StatusView{o.Status, "status-other"}
 }
@@ -151,11 +187,16 @@ func OrderStatus(o *services.Order, now time.Time) StatusView {
 // Deadline is the pay-by sentence of a pending order: "Pay by 19:45 (in 14 minutes)",
 // with the day when the deadline is not today.
 func Deadline(o *services.Order, now time.Time, loc *time.Location) string {
+	return En.Deadline(o, now, loc)
+}
+
+// Deadline is Deadline in l ("请在19:45前付款（14分钟后）").
+func (l Lang) Deadline(o *services.Order, now time.Time, loc *time.Location) string {
 	at := ClockTime(o.ExpiresAt, loc)
 	if inZone(o.ExpiresAt, loc).Format(time.DateOnly) != inZone(now, loc).Format(time.DateOnly) {
-		at = DayTime(o.ExpiresAt, loc)
+		at = l.DayTime(o.ExpiresAt, loc)
 	}
-	return "Pay by " + at + " (" + Until(o.ExpiresAt.Sub(now)) + ")"
+	return l.T("order.deadline", D{"At": at, "Until": l.Until(o.ExpiresAt.Sub(now))})
 }
 
 // SecondsLeft is the whole seconds from now to a pending order's deadline (0 once
@@ -203,7 +244,8 @@ func ZoneName(s *services.Show, code string) string {
 	return code
 }
 
-// StatusTitle is the heading of an error page.
+// StatusTitle is the heading of an error page, in English (Lang.StatusTitle for the
+// page's language).
 func StatusTitle(status int) string {
 	switch status {
 	case 400:
@@ -233,16 +275,21 @@ func StatusTitle(status int) string {
 
 // EndedText explains how a cancelled or expired order ended:
 // "Cancelled at Mon 30 Nov, 19:40 (cancelled by the buyer). The seats were released."
-func EndedText(o *services.Order, loc *time.Location) string {
-	s := "Cancelled"
+func EndedText(o *services.Order, loc *time.Location) string { return En.EndedText(o, loc) }
+
+// EndedText is EndedText in l. A cancel reason is written by people and shown as it is.
+func (l Lang) EndedText(o *services.Order, loc *time.Location) string {
+	id := "order.ended.cancelled"
 	if o.Status == services.OrderExpired {
-		s = "Expired: the payment deadline passed"
+		id = "order.ended.expired"
 	}
+	when, reason := "", ""
 	if o.CancelledAt != nil {
-		s += " at " + DayTime(*o.CancelledAt, loc)
+		when = l.DayTime(*o.CancelledAt, loc)
+		id += "_at"
 	}
 	if o.Status == services.OrderCancelled && o.CancelReason != nil && *o.CancelReason != "" {
-		s += " (" + *o.CancelReason + ")"
+		reason = l.T("order.ended.reason", D{"Reason": l.ReasonText(*o.CancelReason)})
 	}
-	return s + ". The seats were released."
+	return l.T(id, D{"When": when, "Reason": reason})
 }

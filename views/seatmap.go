@@ -30,7 +30,7 @@ type SeatCell struct {
 
 // SeatCells turns the seat map into cells in the hall's order (row, col).
 func SeatCells(p ShowPageProps) []SeatCell {
-	m := p.Map
+	m, l := p.Map, p.Lang
 	show := m.Show
 	slots := ZoneSlots(show)
 	zoneName := map[string]string{}
@@ -54,7 +54,7 @@ func SeatCells(p ShowPageProps) []SeatCell {
 		if !st.Sellable() || state == services.StateBlocked || !priced {
 			c.Class = "seat seat-blocked"
 			c.Text = "×"
-			c.Title = st.Label + " · not for sale"
+			c.Title = st.Label + " · " + l.T("seat.not_for_sale", nil)
 			cells = append(cells, c)
 			continue
 		}
@@ -64,51 +64,56 @@ func SeatCells(p ShowPageProps) []SeatCell {
 		case services.KindWheelchair:
 			classes = append(classes, "seat-wheelchair")
 			c.Text = "♿"
-			kind = "wheelchair space"
+			kind = l.SeatKindName(st.Kind)
 		case services.KindCompanion:
 			classes = append(classes, "seat-companion")
-			kind = "companion seat"
+			kind = l.SeatKindName(st.Kind)
 		}
 		c.Selectable = true
 		c.Zone, c.Price, c.PriceMinor, c.Kind, c.Row, c.Col = zoneName[st.ZoneCode], Money(price, show.Currency), price, st.Kind, st.Row, st.Col
-		desc := []string{"Row " + rowPart(st.Label), "seat " + seatNumber(st.Label)}
+		var desc []string // the place, kind, zone, price and state, for the accessible name
 		if kind != "" {
 			desc = append(desc, kind)
 		}
-		desc = append(desc, zoneName[st.ZoneCode], Money(price, show.Currency))
+		desc = append(desc, zoneName[st.ZoneCode], l.Money(price, show.Currency))
 		mine := userID != 0 && m.Owners[st.ID] == userID
 		switch {
 		case state == services.StateFree:
 			classes = append(classes, "seat-free")
 			c.Checked = p.Selected[st.ID]
-			desc = append(desc, "available")
+			desc = append(desc, l.T("seat.available", nil))
 		case mine && state == services.StateSold:
 			classes = append(classes, "seat-yours")
 			c.Disabled = true
-			desc = append(desc, "yours (paid)")
+			desc = append(desc, l.T("seat.yours_paid", nil))
 		case mine:
 			classes = append(classes, "seat-yours")
 			c.Disabled = true
-			desc = append(desc, "yours (awaiting payment)")
+			desc = append(desc, l.T("seat.yours_pending", nil))
 		case state == services.StateSold:
 			classes = append(classes, "seat-sold")
 			c.Disabled = true
-			desc = append(desc, "sold")
+			desc = append(desc, l.T("seat.sold", nil))
 		default: // held, or a state that could not be read: never offered as free
 			classes = append(classes, "seat-held")
 			c.Disabled = true
-			desc = append(desc, "held by another buyer")
+			desc = append(desc, l.T("seat.held", nil))
 		}
 		if p.JustTaken[st.ID] {
 			classes = append(classes, "seat-just-taken")
-			desc = append(desc, "just taken")
+			desc = append(desc, l.T("seat.just_taken", nil))
 		}
 		c.Class = strings.Join(classes, " ")
-		c.AriaLabel = strings.Join(desc, ", ")
-		c.Title = st.Label + " · " + strings.Join(desc[2:], " · ")
+		c.AriaLabel = l.SeatName(st.Label) + l.T("list.sep", nil) + strings.Join(desc, l.T("list.sep", nil))
+		c.Title = st.Label + " · " + strings.Join(desc, " · ")
 		cells = append(cells, c)
 	}
 	return cells
+}
+
+// SeatName is a seat's place for people in l: "Row F, seat 7", Chinese "F排7座".
+func (l Lang) SeatName(label string) string {
+	return l.T("seat.name", D{"Row": rowPart(label), "Number": seatNumber(label)})
 }
 
 // HallCols gives the hall its column count for the fit-to-screen seat size.

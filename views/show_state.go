@@ -16,32 +16,42 @@ type ShowState struct {
 
 // StateOf tells a show's sale state at now (API.md: on sale when status is on_sale and
 // now is inside the sale window, and the show has not started), with times in the
-// cinema's zone. A show not on sale yet always says when its sale opens, with
-// SaleOpensText. Without the seat map it cannot tell held from sold: no free seat reads
-// "no seats free" (ShowPageProps.State tells which).
+// cinema's zone, in English. A show not on sale yet always says when its sale opens,
+// with SaleOpensText. Without the seat map it cannot tell held from sold: no free seat
+// reads "no seats free" (ShowPageProps.State tells which).
 func StateOf(s *services.Show, now time.Time, loc *time.Location) ShowState {
+	return En.StateOf(s, now, loc)
+}
+
+// StateOf is StateOf with the label and reason in l.
+func (l Lang) StateOf(s *services.Show, now time.Time, loc *time.Location) ShowState {
 	switch {
 	case s.Status == services.ShowCancelled:
-		return ShowState{Label: "cancelled", Class: "cancelled", Reason: "This show was cancelled."}
+		return ShowState{Label: l.T("state.cancelled", nil), Class: "cancelled", Reason: l.T("state.cancelled_reason", nil)}
 	case !now.Before(s.StartsAt):
-		return ShowState{Label: "started", Class: "closed", Reason: "This show started at " + DayTime(s.StartsAt, loc) + "; it can no longer be booked."}
+		return ShowState{Label: l.T("state.started", nil), Class: "closed", Reason: l.T("state.started_reason", D{"When": l.DayTime(s.StartsAt, loc)})}
 	case s.Status == services.ShowClosed || !now.Before(s.SaleClosesAt):
-		return ShowState{Label: "closed", Class: "closed", Reason: "Sales for this show have closed."}
+		return ShowState{Label: l.T("state.closed", nil), Class: "closed", Reason: l.T("state.closed_reason", nil)}
 	case (s.Status == services.ShowScheduled || s.Status == services.ShowOnSale) && now.Before(s.SaleOpensAt):
-		opens := SaleOpensText(s, loc)
-		return ShowState{Label: opens, Class: "upcoming", Reason: sentence(opens) + "."}
+		opens := l.SaleOpensText(s, loc)
+		return ShowState{Label: opens, Class: "upcoming", Reason: l.T("state.opens_reason", D{"Opens": sentence(opens)})}
 	case s.Status != services.ShowOnSale:
-		return ShowState{Label: "not on sale yet", Class: "upcoming", Reason: "Not on sale yet (" + SaleOpensText(s, loc) + ")."}
+		return ShowState{Label: l.T("state.not_on_sale", nil), Class: "upcoming", Reason: l.T("state.not_on_sale_reason", D{"Opens": l.SaleOpensText(s, loc)})}
 	case s.SeatsLeft <= 0:
-		return ShowState{Label: "no seats free", Class: "sold-out", Reason: "No seats are free right now."}
+		return ShowState{Label: l.T("state.no_seats", nil), Class: "sold-out", Reason: l.T("state.no_seats_reason", nil)}
 	}
-	return ShowState{Label: "on sale", Class: "on-sale", OnSale: true}
+	return ShowState{Label: l.T("state.on_sale", nil), Class: "on-sale", OnSale: true}
 }
 
 // SaleOpensText is the one phrase for when a show's sale opens: "sale opens Mon 30 Nov,
 // 19:40" (cinema time).
 func SaleOpensText(s *services.Show, loc *time.Location) string {
-	return "sale opens " + DayTime(s.SaleOpensAt, loc)
+	return En.SaleOpensText(s, loc)
+}
+
+// SaleOpensText is SaleOpensText in l ("11月30日 周一 19:40 开售").
+func (l Lang) SaleOpensText(s *services.Show, loc *time.Location) string {
+	return l.T("state.sale_opens", D{"When": l.DayTime(s.SaleOpensAt, loc)})
 }
 
 // sentence capitalises the first letter.
@@ -55,19 +65,19 @@ func sentence(s string) string {
 // mapState refines a show with no free seat from its seat map: "all seats held" while
 // any seat is only held (they may come back when holds end, within hold), "sold out"
 // when every seat is paid.
-func mapState(st ShowState, m *services.SeatMap, hold time.Duration) ShowState {
+func mapState(l Lang, st ShowState, m *services.SeatMap, hold time.Duration) ShowState {
 	if st.Class != "sold-out" {
 		return st
 	}
 	for _, state := range m.States {
 		if state == services.StateHeld {
-			when := "soon"
+			when := l.T("state.soon", nil)
 			if hold > 0 {
-				when = "in up to " + Minutes(hold)
+				when = l.T("state.within", D{"Minutes": l.Minutes(hold)})
 			}
-			return ShowState{Label: "all seats held", Class: "held-out",
-				Reason: "All seats are held by buyers who have not paid yet — seats may come back " + when + "."}
+			return ShowState{Label: l.T("state.held_out", nil), Class: "held-out",
+				Reason: l.T("state.held_out_reason", D{"When": when})}
 		}
 	}
-	return ShowState{Label: "sold out", Class: "sold-out", Reason: "This show is sold out: every seat is paid for."}
+	return ShowState{Label: l.T("state.sold_out", nil), Class: "sold-out", Reason: l.T("state.sold_out_reason", nil)}
 }

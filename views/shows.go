@@ -19,6 +19,43 @@ type Page struct {
 	// CSRF is the request's CSRF token (the value of the CSRFField hidden input); empty
 	// when none was issued, e.g. on the page refusing a forged form.
 	CSRF string
+	// URI is the request's path and query, for the language switcher's links ("" reads
+	// as Path).
+	URI string
+	// Lang is the page's language (the zero value reads as English), the same one the
+	// render context carries.
+	Lang Lang
+}
+
+// IsConsole reports whether the page belongs to the staff console (/admin...), which
+// is English only and has no language switcher.
+func (p Page) IsConsole() bool { return p.Path == "/admin" || strings.HasPrefix(p.Path, "/admin/") }
+
+// here is the page's own address: URI, or Path without it.
+func (p Page) here() string {
+	if p.URI != "" {
+		return p.URI
+	}
+	return p.Path
+}
+
+// LangURL is uri (a local path with an optional query) with its lang parameter set to
+// l: the language switcher's link for the page at uri.
+func LangURL(uri string, l Lang) string {
+	path, query, _ := strings.Cut(uri, "?")
+	if path == "" || path[0] != '/' {
+		path = "/"
+	}
+	q, err := url.ParseQuery(query)
+	if err != nil {
+		q = url.Values{}
+	}
+	q.Del(LangParam)
+	out := path + "?" + LangParam + "=" + url.QueryEscape(string(l))
+	if rest := q.Encode(); rest != "" {
+		out += "&" + rest
+	}
+	return out
 }
 
 // CSRFField is the hidden form field that carries the CSRF token of every POST form.
@@ -94,7 +131,7 @@ func (p ShowPageProps) Show() *services.Show { return p.Map.Show }
 
 // State returns the show's sale state.
 func (p ShowPageProps) State() ShowState {
-	return mapState(StateOf(p.Map.Show, p.Now, p.Zone), p.Map, p.HoldFor)
+	return mapState(p.Lang, p.Lang.StateOf(p.Map.Show, p.Now, p.Zone), p.Map, p.HoldFor)
 }
 
 // CanBook reports whether the form may be submitted: signed in and on sale.
@@ -123,12 +160,22 @@ func (p ShowPageProps) LimitLeft() int { return max(p.Map.Show.PurchaseLimit-p.O
 // held or owned: "Up to 4 seats per person for this show; you already have 2, so 2
 // left."
 func (p ShowPageProps) LimitText() string {
-	limit := p.Map.Show.PurchaseLimit
-	s := "Up to " + Plural(limit, "seat", "seats") + " per person for this show"
+	l, limit := p.Lang, p.Map.Show.PurchaseLimit
 	if owned := p.Owned(); owned > 0 {
-		s += "; you already have " + itoa(owned) + " (held or paid), so " + itoa(p.LimitLeft()) + " left"
+		return l.N("limit.text_owned", limit, D{"Owned": owned, "Left": p.LimitLeft()})
 	}
-	return s + "."
+	return l.N("limit.text", limit, nil)
+}
+
+// RulesText is the show's booking rules under its prices: the purchase limit and, while
+// the show can still be booked, how long a buyer has to pay.
+func (p ShowPageProps) RulesText(st ShowState) string {
+	l := p.Lang
+	hold := ""
+	if p.HoldFor > 0 && st.Class != "cancelled" && st.Class != "closed" {
+		hold = l.T("show.hold_for", D{"Minutes": l.Minutes(p.HoldFor)})
+	}
+	return l.Sentences(l.N("show.limit", p.Map.Show.PurchaseLimit, nil), hold)
 }
 
 // SelectedCells are the ticked seats, in the hall's order, for the summary.

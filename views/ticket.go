@@ -32,12 +32,15 @@ func TicketImageURL(no string) string { return OrderURL(no) + "/ticket.png" }
 
 // TicketSeatText is one seat as the ticket reads: "F7", with the zone and the kind
 // when they say something ("F7 · Premium · wheelchair space").
-func TicketSeatText(t TicketView, s services.OrderSeat) string {
+func TicketSeatText(t TicketView, s services.OrderSeat) string { return En.TicketSeatText(t, s) }
+
+// TicketSeatText is TicketSeatText in l.
+func (l Lang) TicketSeatText(t TicketView, s services.OrderSeat) string {
 	out := s.Label
 	if z := ZoneName(t.Show, s.ZoneCode); z != "" {
 		out += " · " + z
 	}
-	if k := SeatKindName(t.SeatKinds[s.SeatID]); k != "" {
+	if k := l.SeatKindName(t.SeatKinds[s.SeatID]); k != "" {
 		out += " · " + k
 	}
 	return out

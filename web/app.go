@@ -179,6 +179,7 @@ func (a *App) newHTTP() *fiber.App {
 	d.Dashboard, d.ExpiryQueue = a.dashboard, jobs.NewExpiryQueue(a.asynqClient, a.inspector)
 	d.ShowSeats = services.NewShowSeats(a.DB, a.Orders, a.Audit, a.Cfg.ReconcileGrace)
 	d.Tickets = services.NewTickets([]byte(a.Cfg.TicketSecret)) // empty: a random secret of this process
+	app.Use(handlers.Lang(a.Cfg.SecureCookies))                 // the moviegoer pages' language; console and API stay English
 	app.Use(handlers.DemoPayments(a.Cfg.DemoPayments))
 	app.Use(d.Authenticate)
 	// CSRF for the browser's forms, after Authenticate so the 403 page shows who is

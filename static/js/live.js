@@ -5,6 +5,15 @@
 // the page still works: the server checks every booking.
 (function () {
   'use strict';
+  // the page's sentences in its language, as JSON in <body data-sf-text>
+  var TEXT = {};
+  try { TEXT = JSON.parse(document.body.getAttribute('data-sf-text') || '{}'); } catch (e) { TEXT = {}; }
+  function text(key, vals) {
+    var s = TEXT[key] || '';
+    Object.keys(vals || {}).forEach(function (k) { s = s.split('{' + k + '}').join(String(vals[k])); });
+    return s;
+  }
+  function count(key, n) { return text(key + (n === 1 ? '_one' : '_other'), { n: n }); }
   var map = document.querySelector('[data-live-url]');
   if (!map || !window.EventSource) { return; }
   var STATES = ['seat-free', 'seat-held', 'seat-sold'];
@@ -54,20 +63,19 @@
     Object.keys(data.zones || {}).forEach(function (code) {
       var n = data.zones[code];
       document.querySelectorAll('[data-zone-left="' + code + '"]').forEach(function (el) {
-        el.textContent = n + (n === 1 ? ' seat left' : ' seats left');
+        el.textContent = count('seats_left', n);
       });
       document.querySelectorAll('option[data-zone-option="' + code + '"]').forEach(function (el) {
-        el.textContent = el.getAttribute('data-zone-text') + ' · ' + n + (n === 1 ? ' seat left' : ' seats left');
+        el.textContent = el.getAttribute('data-zone-text') + ' · ' + count('seats_left', n);
       });
     });
   }
 
   function announce(lost) {
     if (lost.length === 0) { return; }
-    var text = (lost.length === 1 ? 'Seat ' + lost[0] + ' was' : 'Seats ' + lost.join(', ') + ' were') +
-      ' just taken by someone else and unticked.';
+    var msg = text(lost.length === 1 ? 'taken_one' : 'taken_other', { seats: lost.join(text('list_sep')) });
     // after the selection summary's own announcement of the change (seatmap.js)
-    window.setTimeout(function () { announcer.textContent = text; }, 80);
+    window.setTimeout(function () { announcer.textContent = msg; }, 80);
   }
 
   var source = new EventSource(map.getAttribute('data-live-url'));

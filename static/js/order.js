@@ -5,6 +5,15 @@
 // deadline time.
 (function () {
   "use strict";
+  // the page's sentences in its language, as JSON in <body data-sf-text>
+  var TEXT = {};
+  try { TEXT = JSON.parse(document.body.getAttribute("data-sf-text") || "{}"); } catch (e) { TEXT = {}; }
+  function text(key, vals) {
+    var s = TEXT[key] || "";
+    Object.keys(vals || {}).forEach(function (k) { s = s.split("{" + k + "}").join(String(vals[k])); });
+    return s;
+  }
+  function count(key, n) { return text(key + (n === 1 ? "_one" : "_other"), { n: n }); }
   var box = document.querySelector("[data-countdown]");
   if (!box) return;
   var total = parseInt(box.getAttribute("data-seconds-left"), 10);
@@ -25,7 +34,7 @@
   function expire() {
     var status = document.querySelector("[data-order-status]");
     if (status) {
-      status.textContent = "expired";
+      status.textContent = text("expired");
       status.className = "badge status-expired";
     }
     var actions = document.querySelector(".order-actions");
@@ -42,7 +51,7 @@
     if (clock) clock.textContent = format(left);
     if (live && (left === 300 || left === 60) && !announced[left]) {
       announced[left] = true;
-      live.textContent = (left / 60) + (left === 60 ? " minute" : " minutes") + " left to pay.";
+      live.textContent = count("minutes_left", left / 60);
     }
     if (left <= 0) {
       expire();

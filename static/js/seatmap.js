@@ -7,6 +7,15 @@
 //  - the full-size / fit-to-screen toggle.
 (function () {
   "use strict";
+  // the page's sentences in its language, as JSON in <body data-sf-text>
+  var TEXT = {};
+  try { TEXT = JSON.parse(document.body.getAttribute("data-sf-text") || "{}"); } catch (e) { TEXT = {}; }
+  function text(key, vals) {
+    var s = TEXT[key] || "";
+    Object.keys(vals || {}).forEach(function (k) { s = s.split("{" + k + "}").join(String(vals[k])); });
+    return s;
+  }
+  function count(key, n) { return text(key + (n === 1 ? "_one" : "_other"), { n: n }); }
   var form = document.querySelector(".seat-form");
   var summary = document.getElementById("selection-summary");
   if (!form || !summary) return;
@@ -46,19 +55,13 @@
     window.setTimeout(function () { live.textContent = text; }, 30);
   }
 
-  function plural(n, one, many) { return n === 1 ? "1 " + one : n + " " + many; }
-
   function limitText(n) {
     var left = Math.max(limit - owned - n, 0);
-    var s = plural(n, "seat", "seats") + " selected · " + left + " of your limit of " + limit + " left";
-    if (owned > 0) s += " (you already have " + owned + ")";
-    return s + ".";
+    return text(owned > 0 ? "limit_owned" : "limit", { seats: count("seats", n), left: left, limit: limit, owned: owned });
   }
 
   function reachedText() {
-    var s = "You have reached the limit of " + limit + " seats per person for this show";
-    if (owned > 0) s += ": you already have " + owned + " (held or paid) and " + (limit - owned) + " selected";
-    return s + ". Unselect a seat to pick another.";
+    return text(owned > 0 ? "reached_owned" : "reached", { limit: limit, owned: owned, selected: limit - owned });
   }
 
   function update() {
@@ -68,7 +71,7 @@
     list.forEach(function (s) {
       total += parseInt(s.getAttribute("data-price-minor"), 10) || 0;
       var tr = document.createElement("tr");
-      var kind = { wheelchair: " (wheelchair space)", companion: " (companion seat)" }[s.getAttribute("data-kind")] || "";
+      var kind = { wheelchair: text("kind_wheelchair"), companion: text("kind_companion") }[s.getAttribute("data-kind")] || "";
       [s.getAttribute("data-label") + kind, s.getAttribute("data-zone"), s.getAttribute("data-price")].forEach(function (v, i) {
         var td = document.createElement("td");
         td.textContent = v;
@@ -99,17 +102,17 @@
     if (s.checked && owned + picked().length > limit) {
       s.checked = false;
       update();
-      say("Cannot select " + label + ". " + reachedText());
+      say(text("cannot", { label: label, reached: reachedText() }));
       return;
     }
     var now = update();
-    var text = label + (s.checked ? " selected. " : " unselected. ");
+    var msg = text(s.checked ? "picked" : "unpicked", { label: label });
     if (s.checked && s.getAttribute("data-kind") === "wheelchair") {
-      text += "This is a wheelchair space: there is no fixed seat. Please confirm below that you need it. ";
+      msg += text("wheelchair");
     }
-    text += plural(now.list.length, "seat", "seats") + ", total " + money(now.total) + ". ";
-    text += Math.max(limit - owned - now.list.length, 0) + " of your limit of " + limit + " left.";
-    say(text);
+    msg += text("total", { seats: count("seats", now.list.length), total: money(now.total) });
+    msg += text("left", { left: Math.max(limit - owned - now.list.length, 0), limit: limit });
+    say(msg);
   });
 
   // roving tabindex: the map is one tab stop; arrows move between free seats
@@ -171,7 +174,7 @@
     toggle.addEventListener("click", function () {
       var full = scroller.classList.toggle("map-full");
       toggle.setAttribute("aria-pressed", full ? "true" : "false");
-      toggle.textContent = full ? "Fit the map to the screen" : "Show the full-size map";
+      toggle.textContent = text(full ? "map_fit" : "map_full");
       // the full-size map opens at its middle, under the screen's label
       scroller.scrollLeft = full ? (scroller.scrollWidth - scroller.clientWidth) / 2 : 0;
     });

@@ -1,0 +1,66 @@
+package views
+
+import (
+	"encoding/json"
+
+	"seatflow/services"
+)
+
+// ScriptTextJSON is ScriptText(l) as JSON, for the layout's data-sf-text attribute on
+// <body>: the scripts read their sentences there, so no inline script is needed (the
+// content security policy allows none).
+func ScriptTextJSON(l Lang) string {
+	b, err := json.Marshal(ScriptText(l))
+	if err != nil {
+		return "{}"
+	}
+	return string(b)
+}
+
+// ScriptText are the sentences static/js writes, in l, keyed by name. Placeholders in
+// braces ({n}, {label}, {limit}, ...) are filled by the scripts; a key ending in _one
+// is the form for a count of 1, _other for any other count (Chinese has one form, so
+// both are the same).
+func ScriptText(l Lang) map[string]string {
+	m := map[string]string{}
+	plural := func(key, id string, data D) {
+		d := D{"Count": "{n}"}
+		for k, v := range data {
+			d[k] = v
+		}
+		m[key+"_one"] = l.N(id, 1, d)
+		m[key+"_other"] = l.N(id, 2, d)
+	}
+	plural("seats", "seats", nil)
+	plural("seats_left", "seats_left", nil)
+	plural("minutes_left", "js.minutes_left", nil)
+	for key, id := range map[string]string{
+		"limit":         "js.limit",
+		"limit_owned":   "js.limit_owned",
+		"reached":       "js.reached",
+		"reached_owned": "js.reached_owned",
+		"cannot":        "js.cannot",
+		"picked":        "js.picked",
+		"unpicked":      "js.unpicked",
+		"wheelchair":    "js.wheelchair",
+		"total":         "js.total",
+		"left":          "js.left",
+		"map_full":      "map.full",
+		"map_fit":       "map.fit",
+		"taken_one":     "js.taken_one",
+		"taken_other":   "js.taken_other",
+		"expired":       "order.status.expired",
+	} {
+		m[key] = l.T(id, jsPlaceholders)
+	}
+	m["kind_wheelchair"] = l.KindSuffix(services.KindWheelchair)
+	m["kind_companion"] = l.KindSuffix(services.KindCompanion)
+	m["list_sep"] = l.T("js.list_sep", nil)
+	return m
+}
+
+// jsPlaceholders fill a script sentence's fields with the scripts' own placeholders.
+var jsPlaceholders = D{
+	"Label": "{label}", "Limit": "{limit}", "Left": "{left}", "Owned": "{owned}",
+	"Selected": "{selected}", "Seats": "{seats}", "Total": "{total}", "Reached": "{reached}",
+}
