@@ -17,11 +17,19 @@ import (
 const seatMapTTL = time.Second
 
 // seatMapAnonymousLag is how old a map a reader who is not signed in may get after a
-// change: during a sale the version moves every few milliseconds, and rebuilding a big
-// map (one HGETALL, one encoding) for every read costs more than the read. Such a reader
-// has written nothing it could miss; the live stream and the hold are the truth. A
-// signed-in buyer always reads a map built after the last change this process knows of.
+// change while the show is busy: during an on-sale the version moves every few
+// milliseconds, and rebuilding a big map (one HGETALL, one encoding) for every read
+// costs more than the read. Such a reader has written nothing it could miss; the live
+// stream and the hold are the truth. A signed-in buyer always reads a map built after
+// the last change this process knows of, and so does everyone on a quiet show.
 const seatMapAnonymousLag = 100 * time.Millisecond
+
+// A show is busy when its version moved at least busyMoves times, at busyRate or more
+// a second, between two builds of its map.
+const (
+	busyMoves = 8
+	busyRate  = 200.0
+)
 
 // seatMapCache keeps each show's seat map as encoded JSON, with the seat-state version
 // it was built at (ShowService.SeatMapVersion). A map is served again only while the
@@ -38,6 +46,7 @@ type encodedSeatMap struct {
 	body    []byte
 	version uint64
 	at      time.Time
+	busy    bool     // the show changed fast before this build: anonymous readers may lag
 	gz      *gzipped // body gzipped, made on the first read that accepts it
 }
 
@@ -60,8 +69,8 @@ func (g *gzipped) of(body []byte) []byte {
 }
 
 // get returns the show's encoded seat map, building it with build when the cached one
-// is older than its version (unless it is younger than lag, 0 for read-your-writes) or
-// than seatMapTTL.
+// is older than its version (unless the show is busy and the map younger than lag; lag
+// 0 reads your writes) or than seatMapTTL.
 func (c *seatMapCache) get(ctx context.Context, showID int64, lag time.Duration, version func() uint64, build func(context.Context) (any, error)) ([]byte, error) {
 	m, err := c.entry(ctx, showID, lag, version, build)
 	if err != nil {
@@ -84,7 +93,7 @@ func (c *seatMapCache) entry(ctx context.Context, showID int64, lag time.Duratio
 	c.mu.Lock()
 	m, ok := c.maps[showID]
 	c.mu.Unlock()
-	if age := time.Since(m.at); ok && (m.version == v || age < lag) && age < seatMapTTL {
+	if age := time.Since(m.at); ok && (m.version == v || (m.busy && age < lag)) && age < seatMapTTL {
 		return m, nil
 	}
 	out, err, _ := c.group.Do(strconv.FormatInt(showID, 10), func() (any, error) {
@@ -103,6 +112,10 @@ func (c *seatMapCache) entry(ctx context.Context, showID int64, lag time.Duratio
 			c.maps = map[int64]encodedSeatMap{}
 		}
 		m := encodedSeatMap{body: body, version: v, at: at, gz: &gzipped{}}
+		if prev, ok := c.maps[showID]; ok {
+			moves, secs := float64(v-prev.version), at.Sub(prev.at).Seconds()
+			m.busy = v > prev.version && moves >= busyMoves && (secs <= 0 || moves/secs >= busyRate)
+		}
 		c.maps[showID] = m
 		c.mu.Unlock()
 		return m, nil
