@@ -80,3 +80,30 @@ func (s *bestSnapshot) markLocked(ids []int64) {
 		}
 	}
 }
+
+// apply writes a published change into the show's snapshot, if it has one: seats in it
+// become free or taken as they are now, and a reload drops the snapshot (the next
+// choice reads the map). Changes come from every process, a few milliseconds late, so
+// best-available rarely offers a seat another buyer took meanwhile.
+func (b *bestSnapshots) apply(c SeatChange) {
+	b.mu.Lock()
+	s := b.shows[c.ShowID]
+	b.mu.Unlock()
+	if s == nil {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.free == nil {
+		return
+	}
+	if c.Reload {
+		s.free = nil
+		return
+	}
+	for id, state := range c.Seats {
+		if i, ok := s.hall.pos[id]; ok {
+			s.free[i] = state == StateFree
+		}
+	}
+}

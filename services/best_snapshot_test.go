@@ -64,3 +64,46 @@ func (c countHGetAll) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 func (c countHGetAll) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
 	return next
 }
+
+// TestBestSnapshot_FollowsPublishedChanges: a change another process published makes
+// the snapshot offer other seats without reading the map again, and a reload drops it.
+func TestBestSnapshot_FollowsPublishedChanges(t *testing.T) {
+	h := &Hall{Rows: 1, Cols: 5}
+	for c := 1; c <= 5; c++ {
+		h.Seats = append(h.Seats, Seat{ID: int64(c), ZoneCode: "standard", Row: 1, Col: c, Kind: KindStandard})
+	}
+	h.index()
+	var b bestSnapshots
+	reads := 0
+	read := func(context.Context) (map[int64]string, error) {
+		reads++
+		return map[int64]string{1: seatFree, 2: seatFree, 3: seatFree, 4: seatFree, 5: seatFree}, nil
+	}
+	pick := func() []int64 {
+		ids, err := b.of(9).choose(context.Background(), false, h, read, func(free []bool) []int64 {
+			ids, _ := bestAvailable(h, free, "standard", 1, false, false)
+			return ids
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ids
+	}
+	if got := pick(); len(got) != 1 || got[0] != 3 {
+		t.Fatalf("first pick %v, want the centre seat 3", got)
+	}
+	// another process sold seats 2 and 4, then seat 3 was released
+	b.apply(SeatChange{ShowID: 9, Seats: map[int64]string{2: StateSold, 4: StateHeld, 3: StateFree}})
+	if got := pick(); len(got) != 1 || got[0] != 3 || reads != 1 {
+		t.Fatalf("after the change: %v (%d reads), want seat 3 from the snapshot", got, reads)
+	}
+	if got := pick(); len(got) != 1 || (got[0] != 1 && got[0] != 5) || reads != 1 {
+		t.Fatalf("next pick %v (%d reads), want an outer seat: 2 and 4 are taken", got, reads)
+	}
+	b.apply(SeatChange{ShowID: 9, Reload: true})
+	pick()
+	if reads != 2 {
+		t.Fatalf("a reload did not drop the snapshot (%d reads)", reads)
+	}
+	b.apply(SeatChange{ShowID: 10, Seats: map[int64]string{1: StateSold}}) // a show without a snapshot: nothing to do
+}

@@ -70,6 +70,9 @@ func NewOrders(db *sqlx.DB, catalog *Catalog, seats *SeatStore, limiter *RateLim
 		locks: newKeyLocks(seats.rdb, seats.prefix)}
 }
 
+// SeatsChanged tells best-available of a published seat change (SeatEvents.OnChange).
+func (o *Orders) SeatsChanged(c SeatChange) { o.best.apply(c) }
+
 // HoldFor is how long a new order holds its seats waiting for payment.
 func (o *Orders) HoldFor() time.Duration { return o.holdFor }
 

@@ -36,7 +36,7 @@ const viewerBuffer = 64
 type SeatEvents struct {
 	rdb        *redis.Client
 	pattern    string
-	changed    func(showID int64) // told of every change, before the viewers
+	changed    func(SeatChange) // told of every change, before the viewers
 	maxViewers int
 	log        *slog.Logger
 
@@ -49,13 +49,13 @@ type SeatEvents struct {
 // NewSeatEvents returns the fan-out for keys under prefix, streaming to at most
 // maxViewers viewers at once.
 func NewSeatEvents(rdb *redis.Client, prefix string, maxViewers int, log *slog.Logger) *SeatEvents {
-	return &SeatEvents{rdb: rdb, pattern: prefix + ":{show:*}:changes", maxViewers: maxViewers, log: log, changed: func(int64) {},
+	return &SeatEvents{rdb: rdb, pattern: prefix + ":{show:*}:changes", maxViewers: maxViewers, log: log, changed: func(SeatChange) {},
 		viewers: map[int64]map[chan SeatChange]struct{}{}}
 }
 
-// OnChange sets f to be told of every show whose seat state changed (in any process),
-// before the viewers are; set it before Run.
-func (e *SeatEvents) OnChange(f func(showID int64)) { e.changed = f }
+// OnChange sets f to be told of every change of seat state (in any process), before
+// the viewers are; set it before Run.
+func (e *SeatEvents) OnChange(f func(SeatChange)) { e.changed = f }
 
 // Watch registers a viewer of showID: the channel receives its changes until stop is
 // called or the fan-out closes (then the channel is closed). Errors: ErrTooManyViewers.
@@ -177,7 +177,7 @@ func (e *SeatEvents) listen(ctx context.Context, again bool) error {
 	}
 	return subscribeOnce(ctx, e.rdb.PSubscribe(ctx, e.pattern), ready, func(m *redis.Message) {
 		if c, ok := ParseSeatChange(m.Channel, m.Payload); ok {
-			e.changed(c.ShowID)
+			e.changed(c)
 			e.publish(c)
 		}
 	}, redis.WithChannelSize(1024))

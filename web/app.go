@@ -103,8 +103,6 @@ func New(cfg Config, clock services.Clock, log *slog.Logger) (*App, error) {
 	bg, a.stopBackground = context.WithCancel(context.Background())
 	go a.sessions.Run(bg)
 	a.SeatEvents = services.NewSeatEvents(rdb, cfg.KeyPrefix, cfg.LiveMaxViewers, log)
-	a.SeatEvents.OnChange(a.Seats.Changed) // cached seat maps follow other processes' changes
-	go a.SeatEvents.Run(bg)
 	a.Limiter = services.NewRateLimiter(rdb, services.Limits{
 		UserPerMinute: cfg.RateUserPerMinute, UserBurst: cfg.RateUserBurst,
 		ShowPerSecond: cfg.RateShowPerSecond, ShowBurst: cfg.RateShowBurst,
@@ -124,6 +122,12 @@ func New(cfg Config, clock services.Clock, log *slog.Logger) (*App, error) {
 		HoldFor: cfg.HoldFor(), Metrics: a.Metrics,
 		Expiry: expiry, Logger: log, Zone: cfg.Location(),
 	})
+	// cached seat maps and best-available's snapshot follow every process's changes
+	a.SeatEvents.OnChange(func(c services.SeatChange) {
+		a.Seats.Changed(c.ShowID)
+		a.Orders.SeatsChanged(c)
+	})
+	go a.SeatEvents.Run(bg)
 	a.Reconciler = services.NewReconciler(db, a.Catalog, a.Seats, a.Orders, clock, services.ReconcileConfig{
 		Grace: cfg.ReconcileGrace, Tasks: queue, Metrics: a.Metrics, Logger: log,
 		Lease: services.NewLease(rdb, cfg.KeyPrefix, "reconcile", 30*time.Second),
