@@ -35,6 +35,7 @@ func loadtestFlags(cfg web.Config, args []string) (loadtest.Options, error) {
 	fs.IntVar(&opts.Clients, "clients", 32, "concurrent clients of every phase")
 	fs.DurationVar(&opts.Duration, "duration", 10*time.Second, "wall time of every ceiling and scenario (a flash sale ends when sold out)")
 	fs.DurationVar(&opts.FlashMax, "flash-max", time.Minute, "longest the flash sale runs when it does not sell out first")
+	fs.DurationVar(&opts.PreloadLead, "preload-lead", 16*time.Second, "how long before the flash sale (and the seat-map reads) the show's seat map is loaded, as the publish job loads maps ahead")
 	fs.StringVar(&scenarios, "scenarios", strings.Join(loadtest.AllScenarios, ","), "comma-separated scenarios to run")
 	fs.StringVar(&opts.Out, "out", "", "results `folder` (default loadtest-results/<UTC timestamp>)")
 	fs.StringVar(&dsn, "mysql-dsn", "", "MySQL DSN of the server's database, for fixtures, ceilings and audits (default: SEATFLOW_MYSQL_DSN with -base, else its database renamed seatflow_loadtest, which is dropped and created afresh)")

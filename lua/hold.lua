@@ -2,7 +2,7 @@
 -- KEYS[1] seats hash, KEYS[2] zone free counts hash, KEYS[3] per-user seat counts hash
 -- ARGV[1] order_no, ARGV[2] user_id, ARGV[3] purchase limit,
 -- ARGV[4..] pairs: seat_id, zone_code
--- Replies: {"OK"} | {"NOT_LOADED"} | {"TAKEN", seat_id, ...} | {"LIMIT", held_now}
+-- Replies: {"OK", users marker (the per-user counts' rebuild time, see load.lua)} | {"NOT_LOADED"} | {"TAKEN", seat_id, ...} | {"LIMIT", held_now}
 --        | {"SOLD_OUT", zone_code} | {"DUP", seat_id}
 -- Every check runs before the first write: Redis never rolls back a script's writes.
 local seats, zones, users = KEYS[1], KEYS[2], KEYS[3]
@@ -40,4 +40,4 @@ redis.call('HINCRBY', users, user, n)
 local changed = {}
 for i = 0, n - 1 do changed[#changed + 1] = ARGV[4 + 2 * i] .. '=H' end
 notify(seats, zones, changed)
-return {'OK'}
+return {'OK', redis.call('HGET', users, '_') or '0'}

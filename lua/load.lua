@@ -4,7 +4,9 @@
 -- ARGV[3 .. 2+2n] pairs seat_id, value; then ARGV[3+2n] zone count m and m pairs
 -- zone_code, free; then pairs user_id, count to the end.
 -- Each hash always holds a "_" marker field, so an existing key is never empty and a
--- missing key always means "not loaded".
+-- missing key always means "not loaded". The per-user counts' marker holds the time
+-- (Redis's clock, ms) they were last written from MySQL: the order transaction counts
+-- a buyer's seats in MySQL only around such a rebuild (services/limit_check.go).
 -- When the seat map exists, only what is missing is filled (a concurrent loader or live
 -- holds must not be overwritten): missing seat fields, missing zone fields, and the
 -- per-user counts when that whole hash is missing. Reply {"FILLED", seat fields filled}.
@@ -25,7 +27,8 @@ local function expire()
   end
 end
 local function write_users()
-  redis.call('HSET', users, '_', '0')
+  local t = redis.call('TIME')
+  redis.call('HSET', users, '_', string.format('%d', tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)))
   for i = z + 1 + 2 * m, #ARGV, 2 do redis.call('HSET', users, ARGV[i], ARGV[i + 1]) end
 end
 if redis.call('EXISTS', seats) == 1 then

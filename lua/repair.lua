@@ -79,5 +79,13 @@ for user, want in pairs(owned) do
     out[#out + 1] = 'USER'; out[#out + 1] = user; out[#out + 1] = cur; out[#out + 1] = tostring(want)
   end
 end
+-- per-user counts rewritten: mark the rebuild time (see load.lua), so orders held
+-- around it count the buyer's seats in MySQL before they commit
+local users_changed = false
+for i = 2, #out do if out[i] == 'USER' then users_changed = true break end end
+if users_changed or repaired then
+  local t = redis.call('TIME')
+  redis.call('HSET', users, '_', string.format('%d', tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)))
+end
 if repaired then notify(seats, zones, nil) end
 return out

@@ -130,6 +130,9 @@ func TestInvariant1_StormOfOverlappingBatches(t *testing.T) {
 	}
 	keys := e.seats.Keys(e.show.ID)
 	for u, v := range e.rdb.HGetAll(ctx, keys[2]).Val() {
+		if u == "_" {
+			continue // the marker (the counts' rebuild time), no user
+		}
 		if n, _ := strconv.Atoi(v); n < 0 || n > 4 {
 			t.Errorf("user %s: Redis counter %s", u, v)
 		}

@@ -375,6 +375,7 @@ func (o *Orders) holdChosen(ctx context.Context, show *Show, hall *Hall, order *
 	if err != nil {
 		return err
 	}
+	order.holdMark = out.Mark
 	return o.holdError(show, hall, out)
 }
 
@@ -436,6 +437,7 @@ func (o *Orders) holdBestAvailable(ctx context.Context, show *Show, hall *Hall, 
 			return err
 		}
 		if len(out.Taken) == 0 {
+			order.holdMark = out.Mark
 			return o.holdError(show, hall, out)
 		}
 		// another buyer took one of these seats between the read and the hold: note it
@@ -462,9 +464,10 @@ func (o *Orders) releaseAfterFailure(order *Order) {
 const liveSeatKey = "uq_order_seats_live"
 
 // persist inserts the order and its seats (and its Idempotency-Key) in one transaction.
-// It also counts the user's live seats for the show in MySQL, own ones included: the
-// seat cache enforces the purchase limit, but a hold made just before Redis was wiped
-// commits after the map was rebuilt without it, and the limit must hold then too.
+// Around a rebuild of the show's per-user counts it also counts the user's live seats
+// for the show in MySQL, own ones included: the seat cache enforces the purchase limit,
+// but a hold made just before Redis was wiped commits after the map was rebuilt without
+// it, and the limit must hold then too (limit_check.go says when the count runs).
 // Errors: LIMIT_EXCEEDED, or the database's (the caller maps them).
 func (o *Orders) persist(ctx context.Context, order *Order, limit int, key string, hash [32]byte) error {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), dbTimeout)
@@ -490,13 +493,15 @@ func (o *Orders) persist(ctx context.Context, order *Order, limit int, key strin
 		if _, err := tx.ExecContext(ctx, q, args...); err != nil {
 			return err
 		}
-		var live int
-		if err := tx.GetContext(ctx, &live, `SELECT COUNT(*) FROM orders o JOIN order_seats os ON os.order_id = o.id AND os.live = 1
+		if o.limitCountNeeded(ctx, order) {
+			var live int
+			if err := tx.GetContext(ctx, &live, `SELECT COUNT(*) FROM orders o JOIN order_seats os ON os.order_id = o.id AND os.live = 1
 			WHERE o.user_id = ? AND o.show_id = ?`, order.UserID, order.ShowID); err != nil {
-			return err
-		}
-		if live > limit {
-			return errf(CodeLimitExceeded, "at most %d seats per person for this show; you have %d already", limit, live-len(order.Seats))
+				return err
+			}
+			if live > limit {
+				return errf(CodeLimitExceeded, "at most %d seats per person for this show; you have %d already", limit, live-len(order.Seats))
+			}
 		}
 		if key != "" {
 			remember := func() error {

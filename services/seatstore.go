@@ -144,6 +144,7 @@ type HoldOutcome struct {
 	LimitNow int     // >= 0 with Limit: seats the user holds or owns already
 	Limit    bool
 	SoldOut  string // zone code without enough free seats
+	Mark     string // after a hold: the per-user counts' marker (their rebuild time, ms)
 }
 
 // OK reports whether the whole batch was held.
@@ -163,7 +164,11 @@ func (s *SeatStore) Hold(ctx context.Context, showID int64, orderNo string, user
 	}
 	switch res[0] {
 	case "OK":
-		return HoldOutcome{}, nil
+		out := HoldOutcome{}
+		if len(res) > 1 {
+			out.Mark = res[1]
+		}
+		return out, nil
 	case "TAKEN":
 		out := HoldOutcome{}
 		for _, v := range res[1:] {
@@ -420,4 +425,23 @@ func (s *SeatStore) loadNow(ctx context.Context, showID int64) error {
 		return unavailable("the seat cache", err)
 	}
 	return nil
+}
+
+// UsersMark reads, in one round trip, the show's per-user counts marker (the time, in
+// Redis's clock as ms, they were last rebuilt; "" when the map is missing) and Redis's
+// clock. Errors: Redis's.
+func (s *SeatStore) UsersMark(ctx context.Context, showID int64) (string, time.Time, error) {
+	ctx, cancel := context.WithTimeout(ctx, redisTimeout)
+	defer cancel()
+	var mark *redis.StringCmd
+	var now *redis.TimeCmd
+	_, err := s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
+		mark = p.HGet(ctx, s.Keys(showID)[2], "_")
+		now = p.Time(ctx)
+		return nil
+	})
+	if err != nil && !errors.Is(err, redis.Nil) {
+		return "", time.Time{}, err
+	}
+	return mark.Val(), now.Val(), nil
 }

@@ -247,6 +247,7 @@ type Order struct {
 	CancelledAt  *time.Time `db:"cancelled_at"`
 	CancelReason *string    `db:"cancel_reason"`
 	Seats        []OrderSeat
+	holdMark     string // the per-user counts' marker its hold saw (limit_check.go)
 }
 
 // Live reports whether the order still occupies its seats (pending or paid).

@@ -56,6 +56,11 @@ type Options struct {
 	// FlashMax is the longest the flash sale runs when it does not sell out first
 	// (0: Duration).
 	FlashMax time.Duration
+	// PreloadLead is how long before a sale of the big hall (the flash sale, the seat-map
+	// reads) its seat map is loaded, as the publish job loads maps ahead (10 minutes in
+	// production); the order transaction counts buyers' seats in MySQL for 15 s after a
+	// map is (re)built. 0: the sale starts right after the load.
+	PreloadLead time.Duration
 	// Progress receives the progress lines (nil: none): rewritten every second when
 	// ProgressLive (a terminal), else one line per phase. Log gets the run's messages.
 	Progress     io.Writer

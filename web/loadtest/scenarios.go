@@ -144,6 +144,22 @@ func (r *run) warm(ctx context.Context, show int64) error {
 	return r.client.JSON(ctx, "GET", "/api/v1/shows/"+strconv.FormatInt(show, 10)+"/seats", "", nil, nil)
 }
 
+// preload loads a big show's seat map PreloadLead before its sale starts (see Options).
+func (r *run) preload(ctx context.Context, show int64) error {
+	if err := r.warm(ctx, show); err != nil {
+		return err
+	}
+	if r.opts.PreloadLead > 0 {
+		fmt.Fprintf(r.opts.Log, "seat map of show %d loaded; the sale starts in %s\n", show, r.opts.PreloadLead)
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(r.opts.PreloadLead):
+		}
+	}
+	return nil
+}
+
 // bigShowLimit is the purchase limit of the big shows: the buyers could buy every seat
 // twice over, so LIMIT_EXCEEDED stays rare while buyers take turns.
 func (r *run) bigShowLimit() int {
@@ -157,7 +173,7 @@ func (r *run) flashSale(ctx context.Context) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := r.warm(ctx, show); err != nil {
+	if err := r.preload(ctx, show); err != nil {
 		return nil, err
 	}
 	s := newSale(show, r.big, r.opts.Clients)
@@ -246,7 +262,7 @@ func (r *run) seatMapDuringSale(ctx context.Context) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := r.warm(ctx, show); err != nil {
+	if err := r.preload(ctx, show); err != nil {
 		return nil, err
 	}
 	s := newSale(show, r.big, r.opts.Clients)
