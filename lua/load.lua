@@ -1,8 +1,12 @@
 -- Write a show's seat map and counters as read from MySQL.
 -- KEYS[1] seats hash, KEYS[2] zone free counts hash, KEYS[3] per-user seat counts hash
--- ARGV[1] unix seconds at which the keys expire (0: never), ARGV[2] seat count n,
--- ARGV[3 .. 2+2n] pairs seat_id, value; then ARGV[3+2n] zone count m and m pairs
--- zone_code, free; then pairs user_id, count to the end.
+-- ARGV[1] unix seconds (UTC) until which the map is needed (the show's start plus a day;
+-- 0: keep it without expiry), ARGV[2] the least time to live, seconds, ARGV[3] seat
+-- count n, ARGV[4 .. 3+2n] pairs seat_id, value; then ARGV[4+2n] zone count m and m
+-- pairs zone_code, free; then pairs user_id, count to the end.
+-- The time to live is counted on Redis's own clock (TIME), never the caller's: an
+-- instance whose clock is days off must not make a map that expires at once or lives
+-- for weeks. Keys get max(ARGV[1] - now, ARGV[2]) seconds, set with a relative EXPIRE.
 -- Each hash always holds a "_" marker field, so an existing key is never empty and a
 -- missing key always means "not loaded". The per-user counts' marker holds the time
 -- (Redis's clock, ms) they were last written from MySQL: the order transaction counts
@@ -17,23 +21,24 @@ for _, k in ipairs({seats, zones, users}) do
   local t = redis.call('TYPE', k).ok
   if t ~= 'hash' and t ~= 'none' then redis.call('DEL', k) end
 end
-local exp = tonumber(ARGV[1])
-local n = tonumber(ARGV[2])
-local z = 3 + 2 * n
+local until_s, min_ttl = tonumber(ARGV[1]), tonumber(ARGV[2])
+local n = tonumber(ARGV[3])
+local z = 4 + 2 * n
 local m = tonumber(ARGV[z])
+local t = redis.call('TIME')
 local function expire()
-  if exp > 0 then
-    for _, k in ipairs({seats, zones, users}) do redis.call('EXPIREAT', k, exp) end
+  if until_s > 0 then
+    local ttl = math.max(until_s - tonumber(t[1]), min_ttl)
+    for _, k in ipairs({seats, zones, users}) do redis.call('EXPIRE', k, ttl) end
   end
 end
 local function write_users()
-  local t = redis.call('TIME')
   redis.call('HSET', users, '_', string.format('%d', tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)))
   for i = z + 1 + 2 * m, #ARGV, 2 do redis.call('HSET', users, ARGV[i], ARGV[i + 1]) end
 end
 if redis.call('EXISTS', seats) == 1 then
   local filled = 0
-  for i = 3, 2 + 2 * n, 2 do
+  for i = 4, 3 + 2 * n, 2 do
     filled = filled + redis.call('HSETNX', seats, ARGV[i], ARGV[i + 1])
   end
   redis.call('HSETNX', zones, '_', '0')
@@ -45,7 +50,7 @@ if redis.call('EXISTS', seats) == 1 then
 end
 redis.call('DEL', seats, zones, users)
 redis.call('HSET', seats, '_', 'B')
-for i = 3, 2 + 2 * n, 2 do redis.call('HSET', seats, ARGV[i], ARGV[i + 1]) end
+for i = 4, 3 + 2 * n, 2 do redis.call('HSET', seats, ARGV[i], ARGV[i + 1]) end
 redis.call('HSET', zones, '_', '0')
 for i = z + 1, z + 2 * m, 2 do redis.call('HSET', zones, ARGV[i], ARGV[i + 1]) end
 write_users()

@@ -752,7 +752,7 @@ func TestInvariant2_LostHoldReplyWritesNothing(t *testing.T) {
 	rdb := redis.NewClient(&redis.Options{Addr: e.rdb.Options().Addr, DB: testRedisDB})
 	defer rdb.Close()
 	rdb.AddHook(hook)
-	seats := NewSeatStore(rdb, e.db, e.catalog, "sf", e.clock)
+	seats := NewSeatStore(rdb, e.db, e.catalog, "sf")
 	orders := NewOrders(e.db, e.catalog, seats, e.limiter, e.clock, OrdersConfig{HoldFor: 15 * time.Minute, Expiry: e.expiry})
 	u := e.user(1)
 	ids := e.seatIDs("F5", "F6", "F7")

@@ -25,7 +25,6 @@ type SeatStore struct {
 	db      *sqlx.DB
 	catalog *Catalog
 	prefix  string
-	now     func() time.Time
 	loads   singleflight.Group
 
 	hold, release, sell, load, repair *redis.Script
@@ -75,10 +74,11 @@ func (s *SeatStore) Version(showID int64) uint64 {
 	return 0
 }
 
-// NewSeatStore returns a store whose keys start with prefix (e.g. "sf").
-func NewSeatStore(rdb redis.UniversalClient, db *sqlx.DB, catalog *Catalog, prefix string, clock Clock) *SeatStore {
+// NewSeatStore returns a store whose keys start with prefix (e.g. "sf"). It reads no
+// application clock: every time it writes to Redis is counted on Redis's own clock.
+func NewSeatStore(rdb redis.UniversalClient, db *sqlx.DB, catalog *Catalog, prefix string) *SeatStore {
 	return &SeatStore{
-		rdb: rdb, db: db, catalog: catalog, prefix: prefix, now: clock.Now,
+		rdb: rdb, db: db, catalog: catalog, prefix: prefix,
 		hold:    redis.NewScript(lua.Hold),
 		release: redis.NewScript(lua.Release),
 		sell:    redis.NewScript(lua.Sell),
@@ -86,6 +86,14 @@ func NewSeatStore(rdb redis.UniversalClient, db *sqlx.DB, catalog *Catalog, pref
 		repair:  redis.NewScript(lua.Repair),
 	}
 }
+
+// A show's seat map is kept in Redis until seatMapKeepAfterStart after the show starts,
+// and for at least seatMapMinTTL from each load, both counted on Redis's own clock so
+// that no instance's clock decides when a map vanishes.
+const (
+	seatMapKeepAfterStart = 24 * time.Hour
+	seatMapMinTTL         = time.Hour
+)
 
 // redisTimeout bounds every Redis call made on behalf of a request.
 const redisTimeout = 3 * time.Second
@@ -404,11 +412,10 @@ func (s *SeatStore) loadNow(ctx context.Context, showID int64) error {
 	if err != nil {
 		return err
 	}
-	exp := show.StartsAt.Add(24 * time.Hour)
-	if min := s.now().Add(time.Hour); exp.Before(min) {
-		exp = min
-	}
-	args := []any{strconv.FormatInt(exp.Unix(), 10), strconv.Itoa(len(snap.Values))}
+	// the map lives until a day after the show starts, counted on Redis's clock (load.lua)
+	until := show.StartsAt.Add(seatMapKeepAfterStart)
+	args := []any{strconv.FormatInt(until.Unix(), 10), strconv.Itoa(int(seatMapMinTTL / time.Second)),
+		strconv.Itoa(len(snap.Values))}
 	for id, v := range snap.Values {
 		args = append(args, strconv.FormatInt(id, 10), v)
 	}

@@ -73,7 +73,7 @@ func TestSoak_FaultsUnderLoad(t *testing.T) {
 	now := clock.Now()
 	e.show = e.makeShow(e.hall.ID, ShowOnSale, now.Add(-time.Hour), now.Add(72*time.Hour))
 	q := newRedisExpiryQueue(e.rdb)
-	e.seats = NewSeatStore(e.rdb, e.db, e.catalog, "sf", clock)
+	e.seats = NewSeatStore(e.rdb, e.db, e.catalog, "sf")
 	e.orders = NewOrders(e.db, e.catalog, e.seats, e.limiter, clock, OrdersConfig{HoldFor: soakHold, Expiry: q, Logger: quiet})
 	e.payments = NewPayments(e.db, e.orders, clock, []byte("soak-secret"), DemoProvider{})
 	rec := NewReconciler(e.db, e.catalog, e.seats, e.orders, clock, ReconcileConfig{Grace: soakGrace, ExpirySlack: soakSlack,

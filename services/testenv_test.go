@@ -103,7 +103,7 @@ func newTestEnvOn(t testing.TB, limits Limits, db *sqlx.DB, rdb *redis.Client) *
 		clock:  &testClock{t: time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)},
 		expiry: &recordingExpiry{scheduled: map[string]time.Time{}, cancelled: map[string]bool{}}}
 	e.catalog = NewCatalog(e.db)
-	e.seats = NewSeatStore(e.rdb, e.db, e.catalog, "sf", e.clock)
+	e.seats = NewSeatStore(e.rdb, e.db, e.catalog, "sf")
 	e.users = NewUsers(e.db, e.clock, bcrypt.MinCost)
 	e.limiter = NewRateLimiter(e.rdb, limits, "sf")
 	e.orders = NewOrders(e.db, e.catalog, e.seats, e.limiter, e.clock, OrdersConfig{HoldFor: 15 * time.Minute, Expiry: e.expiry})

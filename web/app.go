@@ -94,7 +94,7 @@ func New(cfg Config, clock services.Clock, log *slog.Logger) (*App, error) {
 	}
 	a.Catalog = services.NewCatalog(db).WithClock(clock)
 	a.Audit = services.NewAudit(db, clock)
-	a.Seats = services.NewSeatStore(rdb, db, a.Catalog, cfg.KeyPrefix, clock)
+	a.Seats = services.NewSeatStore(rdb, db, a.Catalog, cfg.KeyPrefix)
 	a.Shows = services.NewShows(db, a.Catalog, a.Seats, clock, cfg.Location())
 	a.sessions = services.NewSessionCache(rdb, cfg.KeyPrefix, cfg.SessionCacheTTL, log)
 	a.Users = services.NewUsers(db, clock, cfg.BcryptCost).WithSessions(

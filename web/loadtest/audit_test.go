@@ -62,7 +62,7 @@ func newAuditRun(t *testing.T) *run {
 		t.Fatal(err)
 	}
 	r := &run{opts: Options{Currency: "CNY", KeyPrefix: "lt"}, db: db, rdb: rdb, catalog: services.NewCatalog(db)}
-	r.store = services.NewSeatStore(rdb, db, r.catalog, "lt", services.SystemClock{})
+	r.store = services.NewSeatStore(rdb, db, r.catalog, "lt")
 	return r
 }
 

@@ -154,7 +154,7 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	r.rdb = redis.NewClient(&redis.Options{Addr: opts.RedisAddr, DB: opts.RedisDB, PoolSize: opts.Clients + 4})
 	defer r.rdb.Close()
 	r.catalog = services.NewCatalog(r.db)
-	r.store = services.NewSeatStore(r.rdb, r.db, r.catalog, opts.KeyPrefix, services.SystemClock{})
+	r.store = services.NewSeatStore(r.rdb, r.db, r.catalog, opts.KeyPrefix)
 	r.client = NewClient(r.opts.Base, opts.Clients)
 	if r.opts.PID > 0 {
 		r.rss = startRSS(ctx, r.opts.PID)
