@@ -98,7 +98,7 @@ func (s *StaffOrders) Search(ctx context.Context, f OrderSearch) ([]*StaffOrder,
 	if err := s.db.SelectContext(qctx, &rows, q, args...); err != nil {
 		return nil, unavailable("the database", err)
 	}
-	now := s.orders.clock.Now()
+	now := s.orders.Clock().Now()
 	out := make([]*StaffOrder, 0, len(rows))
 	orders := make([]*Order, 0, len(rows))
 	for _, r := range rows {

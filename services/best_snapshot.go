@@ -75,7 +75,7 @@ func (s *bestSnapshot) markLocked(ids []int64) {
 		return
 	}
 	for _, id := range ids {
-		if i, ok := s.hall.pos[id]; ok {
+		if i, ok := s.hall.SeatIndex(id); ok {
 			s.free[i] = false
 		}
 	}
@@ -102,7 +102,7 @@ func (b *bestSnapshots) apply(c SeatChange) {
 		return
 	}
 	for id, state := range c.Seats {
-		if i, ok := s.hall.pos[id]; ok {
+		if i, ok := s.hall.SeatIndex(id); ok {
 			s.free[i] = state == StateFree
 		}
 	}

@@ -81,7 +81,7 @@ func TestBestSnapshot_FollowsPublishedChanges(t *testing.T) {
 	}
 	pick := func() []int64 {
 		ids, err := b.of(9).choose(context.Background(), false, h, read, func(free []bool) []int64 {
-			ids, _ := bestAvailable(h, free, "standard", 1, false, false)
+			ids, _ := bestBlock(h, free, "standard", 1, false, false)
 			return ids
 		})
 		if err != nil {

@@ -12,7 +12,7 @@ import (
 // seat id to its stored value (see SeatValue). It returns the seat ids of the block (nil
 // when none fits) and how many matching seats of the zone are free in all.
 func BestAvailable(hall *Hall, states map[int64]string, zone string, quantity int, accessible bool) ([]int64, int) {
-	return bestAvailable(hall, freeSeats(hall, states), zone, quantity, accessible, true)
+	return bestBlock(hall, freeSeats(hall, states), zone, quantity, accessible, true)
 }
 
 // freeSeats turns seat values into a slice parallel to hall.Seats: true where free.
@@ -24,18 +24,12 @@ func freeSeats(hall *Hall, states map[int64]string) []bool {
 	return free
 }
 
-// rowPenalty is the part of a block's score its row gives: how far the row is from the
-// sweet spot, about 60 % of the way back (weighted 1.5 against a column's distance).
-func (h *Hall) rowPenalty(row int) float64 {
-	return math.Abs(float64(row)-0.6*float64(h.Rows+1)) * 1.5
-}
-
-// bestAvailable is BestAvailable on free, a slice parallel to hall.Seats (true: free).
+// bestBlock is BestAvailable on free, a slice parallel to hall.Seats (true: free).
 // It visits the zone's rows nearest the sweet spot first (hall.index orders them) and
 // stops at the first row whose distance alone scores worse than the best block found,
 // so an early choice in a big hall looks at a few rows, not at every seat. The free
 // count is exact when count is set or no block is found; otherwise it is 0.
-func bestAvailable(hall *Hall, free []bool, zone string, quantity int, accessible, count bool) ([]int64, int) {
+func bestBlock(hall *Hall, free []bool, zone string, quantity int, accessible, count bool) ([]int64, int) {
 	eligible := func(i int32) bool {
 		if !free[i] {
 			return false
@@ -45,7 +39,7 @@ func bestAvailable(hall *Hall, free []bool, zone string, quantity int, accessibl
 		}
 		return hall.Seats[i].Kind == KindStandard
 	}
-	rows := hall.rows[zone]
+	rows := hall.ZoneRows(zone)
 	freeCount := func() int {
 		n := 0
 		for _, row := range rows {

@@ -99,7 +99,7 @@ func TestBestAvailable_MatchesTheRule(t *testing.T) {
 							n, h.Rows, h.Cols, zone, q, acc, got, gotFree, want, wantFree)
 					}
 					// the order path's call, without the full count, picks the same block
-					if quick, quickFree := bestAvailable(h, freeSeats(h, states), zone, q, acc, false); !slices.Equal(quick, want) || (quick == nil && quickFree != wantFree) {
+					if quick, quickFree := bestBlock(h, freeSeats(h, states), zone, q, acc, false); !slices.Equal(quick, want) || (quick == nil && quickFree != wantFree) {
 						t.Fatalf("hall %d zone %s x%d accessible %v, no count: got %v (%d free), want %v (%d free)", n, zone, q, acc, quick, quickFree, want, wantFree)
 					}
 				}
@@ -128,7 +128,7 @@ func BenchmarkBestAvailable_20kSeats(b *testing.B) {
 	free := freeSeats(h, states)
 	b.Run("indexed", func(b *testing.B) {
 		for b.Loop() {
-			bestAvailable(h, free, "standard", 4, false, false)
+			bestBlock(h, free, "standard", 4, false, false)
 		}
 	})
 	b.Run("rule", func(b *testing.B) {

@@ -14,7 +14,7 @@ const hallRefreshWait = 5 * time.Second
 // never touched (the refresh only writes free and blocked seats anyway).
 const hallRefreshGrace = 60 * time.Second
 
-// refreshSeatMaps brings the seat maps in Redis of the hall's shows that have not
+// RefreshHall brings the seat maps in Redis of the hall's shows that have not
 // started in line with its layout in MySQL, through the reconciliation repair script
 // under the reconciliation lease: a seat no longer in the hall loses its field, a new
 // seat gets one (free or blocked), a seat now blocked or sellable changes, and the zone
@@ -22,17 +22,17 @@ const hallRefreshGrace = 60 * time.Second
 // seats are left to reconciliation. Shows without a map load the new layout when first
 // asked. When the lease stays busy or Redis fails, it logs and leaves the work to the
 // next reconciliation run, which compares every loaded map with MySQL the same way.
-func (w *CatalogWriter) refreshSeatMaps(ctx context.Context, hallID int64) {
+func (s *Shows) RefreshHall(ctx context.Context, hallID int64) {
 	ctx = context.WithoutCancel(ctx)
-	if err := w.refreshSeatMapsNow(ctx, hallID); err != nil {
+	if err := s.refreshHallNow(ctx, hallID); err != nil {
 		slog.Warn("hall changed; its seat maps are left to reconciliation", "hall_id", hallID, "err", err)
 	}
 }
 
-func (w *CatalogWriter) refreshSeatMapsNow(ctx context.Context, hallID int64) error {
+func (s *Shows) refreshHallNow(ctx context.Context, hallID int64) error {
 	var ids []int64
 	qctx, cancel := context.WithTimeout(ctx, dbTimeout)
-	err := w.db.SelectContext(qctx, &ids, "SELECT id FROM shows WHERE hall_id = ? AND starts_at > ? ORDER BY id", hallID, w.clock.Now())
+	err := s.db.SelectContext(qctx, &ids, "SELECT id FROM shows WHERE hall_id = ? AND starts_at > ? ORDER BY id", hallID, s.clock.Now())
 	cancel()
 	if err != nil {
 		return err
@@ -40,7 +40,7 @@ func (w *CatalogWriter) refreshSeatMapsNow(ctx context.Context, hallID int64) er
 	var loaded []int64
 	for _, id := range ids {
 		rctx, cancel := context.WithTimeout(ctx, redisTimeout)
-		n, err := w.seats.rdb.Exists(rctx, w.seats.Keys(id)[0]).Result()
+		n, err := s.seats.Redis().Exists(rctx, s.seats.Keys(id)[0]).Result()
 		cancel()
 		if err != nil {
 			return err
@@ -52,7 +52,7 @@ func (w *CatalogWriter) refreshSeatMapsNow(ctx context.Context, hallID int64) er
 	if len(loaded) == 0 {
 		return nil
 	}
-	lease := NewLease(w.seats.rdb, w.seats.prefix, "reconcile", 30*time.Second)
+	lease := NewLease(s.seats.Redis(), s.seats.Prefix(), "reconcile", 30*time.Second)
 	var token int64
 	for deadline := time.Now().Add(hallRefreshWait); token == 0; {
 		if token, err = lease.TryAcquire(ctx); err != nil {
@@ -66,12 +66,12 @@ func (w *CatalogWriter) refreshSeatMapsNow(ctx context.Context, hallID int64) er
 		}
 	}
 	defer lease.Release(ctx, token)
-	hall, err := w.catalog.Hall(ctx, hallID)
+	hall, err := s.catalog.Hall(ctx, hallID)
 	if err != nil {
 		return err
 	}
 	for _, id := range loaded {
-		if err := w.refreshSeatMap(ctx, hall, id, token); err != nil {
+		if err := s.refreshSeatMap(ctx, hall, id, token); err != nil {
 			return err
 		}
 	}
@@ -79,28 +79,28 @@ func (w *CatalogWriter) refreshSeatMapsNow(ctx context.Context, hallID int64) er
 }
 
 // refreshSeatMap repairs one show's map: the layout's part of CompareSeatCache's repairs.
-func (w *CatalogWriter) refreshSeatMap(ctx context.Context, hall *Hall, showID, token int64) error {
-	show, err := w.catalog.Show(ctx, showID)
+func (s *Shows) refreshSeatMap(ctx context.Context, hall *Hall, showID, token int64) error {
+	show, err := s.catalog.Show(ctx, showID)
 	if err != nil {
 		return err
 	}
-	snap, err := w.seats.SnapshotFromDB(ctx, show)
+	snap, err := s.seats.SnapshotFromDB(ctx, show)
 	if err != nil {
 		return err
 	}
-	cache, err := w.seats.ReadCache(ctx, showID)
+	cache, err := s.seats.ReadCache(ctx, showID)
 	if err != nil || cache.WrongType || cache.Seats == nil {
 		return err // no map (or not one): the next load or run rebuilds it
 	}
 	_, repairs := CompareSeatCache(SeatComparison{ShowID: showID, Truth: snap, Cache: cache, ZoneOf: zoneOf(hall),
-		Now: w.clock.Now(), Grace: hallRefreshGrace})
+		Now: s.clock.Now(), Grace: hallRefreshGrace})
 	layoutOnly := repairs[:0]
 	for _, r := range repairs {
 		if layoutValue(r.From) && layoutValue(r.To) {
 			layoutOnly = append(layoutOnly, r)
 		}
 	}
-	_, err = w.seats.Repair(ctx, showID, token, layoutOnly, hall)
+	_, err = s.seats.Repair(ctx, showID, token, layoutOnly, hall)
 	return err
 }
 

@@ -304,7 +304,7 @@ func sameSet(a, b string) bool {
 func TestCatalogWriter_UpdateHall_SeatMapFollows(t *testing.T) {
 	e := newTestEnv(t, unlimited)
 	e.catalog.WithClock(e.clock)
-	w := NewCatalogWriter(e.shows, NewAudit(e.db, e.clock), "CNY", 4)
+	w := e.catalogWriter(e.shows)
 	ctx := context.Background()
 	held, err := e.create(e.user(1), e.seatIDs("A1")...)
 	if err != nil {

@@ -28,7 +28,7 @@ type takenSeat struct {
 // a seat whose label leaves the layout is deleted, or, when orders of past shows name it,
 // leaves the hall and keeps its label for them. Zones the layout uses are created; zones
 // no seat and no show price names any more are deleted. The seat maps in Redis of the
-// hall's shows that have not started follow the new layout (refreshSeatMaps).
+// hall's shows that have not started follow the new layout (Shows.RefreshHall through SeatMaps).
 //
 // Errors: INVALID_REQUEST (name, layout), NOT_FOUND, CONFLICT wrapping
 // ErrDuplicateHallName, CONFLICT naming the seats and the shows (movie title and local
@@ -58,7 +58,7 @@ func (w *CatalogWriter) UpdateHall(ctx context.Context, actorID, id int64, in Ha
 			return err
 		}
 		d := diffHall(before.Seats, l)
-		if err := refuseTaken(tctx, tx, d.lost, now, w.shows.Zone()); err != nil {
+		if err := refuseTaken(tctx, tx, d.lost, now, w.zone); err != nil {
 			return err
 		}
 		if err := applyHallDiff(tctx, tx, id, l, d); err != nil {
@@ -82,7 +82,7 @@ func (w *CatalogWriter) UpdateHall(ctx context.Context, actorID, id int64, in Ha
 		return nil, hallWriteError(err, name)
 	}
 	w.catalog.ForgetHall(id)
-	w.refreshSeatMaps(ctx, id)
+	w.maps.RefreshHall(ctx, id)
 	return w.Hall(ctx, id)
 }
 

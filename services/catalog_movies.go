@@ -5,9 +5,9 @@ import (
 	"errors"
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 
-	"github.com/go-sql-driver/mysql"
 	"github.com/jmoiron/sqlx"
 )
 
@@ -28,19 +28,47 @@ const (
 type CatalogWriter struct {
 	db           *sqlx.DB
 	catalog      *Catalog
-	shows        *Shows
-	seats        *SeatStore
+	maps         SeatMaps
 	audit        *Audit
 	clock        Clock
+	zone         *time.Location
 	currency     string
 	defaultLimit int
 }
 
-// NewCatalogWriter returns the catalog's write side over the stores of shows; currency
-// is the 3-letter code of new shows, defaultLimit their purchase limit when none is given.
-func NewCatalogWriter(shows *Shows, audit *Audit, currency string, defaultLimit int) *CatalogWriter {
-	return &CatalogWriter{db: shows.db, catalog: shows.catalog, shows: shows, seats: shows.seats, audit: audit,
-		clock: shows.clock, currency: currency, defaultLimit: defaultLimit}
+// SeatMaps is what the catalog's writes need of the seat maps in Redis; the seat
+// package's Shows provides it. A writer built with nil SeatMaps (the demo seed) must not
+// update halls or read seat counts.
+type SeatMaps interface {
+	// Load builds a show's seat map from MySQL unless it is loaded. Errors: UNAVAILABLE.
+	Load(ctx context.Context, showID int64) error
+	// ZoneFree returns, per loaded show id, its free seats per zone code.
+	ZoneFree(ctx context.Context, showIDs []int64) (map[int64]map[string]int, error)
+	// FillSeatsLeft sets the seats-left figures of shows from their seat maps.
+	FillSeatsLeft(ctx context.Context, shows []*Show) error
+	// RefreshHall brings the loaded seat maps of the hall's future shows in line with
+	// its layout in MySQL, or leaves that to the next reconciliation run (logged).
+	RefreshHall(ctx context.Context, hallID int64)
+}
+
+// WriterConfig holds the settings of the catalog's write side: Currency is the 3-letter
+// code of new shows, DefaultLimit their purchase limit when none is given, Zone the
+// cinema's time zone (the wall clock staff type show times in).
+type WriterConfig struct {
+	Currency     string
+	DefaultLimit int
+	Zone         *time.Location
+}
+
+// NewCatalogWriter returns the catalog's write side over db: it drops changed shows and
+// halls from catalog's cache, keeps maps in line, audits into audit and reads time from
+// clock.
+func NewCatalogWriter(db *sqlx.DB, catalog *Catalog, maps SeatMaps, audit *Audit, clock Clock, cfg WriterConfig) *CatalogWriter {
+	if cfg.Zone == nil {
+		cfg.Zone = time.UTC
+	}
+	return &CatalogWriter{db: db, catalog: catalog, maps: maps, audit: audit, clock: clock, zone: cfg.Zone,
+		currency: cfg.Currency, defaultLimit: cfg.DefaultLimit}
 }
 
 // Movies lists every movie ordered by title. Errors: UNAVAILABLE.
@@ -84,14 +112,6 @@ func (w *CatalogWriter) CreateMovie(ctx context.Context, actorID int64, title st
 		return nil, asServiceError(err)
 	}
 	return m, nil
-}
-
-// duplicateOn reports whether err is MySQL's duplicate-key error 1062 on the unique key
-// named key (MariaDB says "for key 'key'", MySQL 8 "for key 'table.key'").
-func duplicateOn(err error, key string) bool {
-	var me *mysql.MySQLError
-	return errors.As(err, &me) && me.Number == 1062 &&
-		(strings.HasSuffix(me.Message, "'"+key+"'") || strings.HasSuffix(me.Message, "."+key+"'"))
 }
 
 // asServiceError returns err as it is when it is an *Error, else as UNAVAILABLE.

@@ -183,7 +183,7 @@ func (w *CatalogWriter) noUpcomingShows(ctx context.Context, tx *sqlx.Tx, m *Mov
 			names = append(names, "and "+strconv.Itoa(len(rows)-i)+" more")
 			break
 		}
-		names = append(names, "show "+strconv.FormatInt(r.ID, 10)+" ("+r.HallName+", "+r.StartsAt.In(w.shows.zone).Format("2006-01-02 15:04")+")")
+		names = append(names, "show "+strconv.FormatInt(r.ID, 10)+" ("+r.HallName+", "+r.StartsAt.In(w.zone).Format("2006-01-02 15:04")+")")
 	}
 	return errf(CodeConflict, "the runtime of %q cannot change while it has upcoming shows: %s; cancel them first or create a new movie",
 		m.Title, strings.Join(names, ", "))

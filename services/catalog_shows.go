@@ -478,11 +478,11 @@ func (w *CatalogWriter) read(ctx context.Context, id int64) (*Show, error) {
 	if err != nil {
 		return nil, err
 	}
-	return s, w.shows.fillSeatsLeft(ctx, []*Show{s})
+	return s, w.maps.FillSeatsLeft(ctx, []*Show{s})
 }
 
 // preload loads a show's seat map into the seat cache ahead of its buyers; a failure is
 // no error (the map loads lazily on first use).
 func (w *CatalogWriter) preload(ctx context.Context, id int64) {
-	_ = w.seats.Load(ctx, id)
+	_ = w.maps.Load(ctx, id)
 }

@@ -15,7 +15,7 @@ import (
 func newCatalogWriterEnv(t *testing.T) (*testEnv, *CatalogWriter, int64, *Movie) {
 	e := newTestEnv(t, unlimited)
 	e.catalog.WithClock(e.clock)
-	w := NewCatalogWriter(e.shows, NewAudit(e.db, e.clock), "CNY", 4)
+	w := e.catalogWriter(e.shows)
 	staff, err := e.users.Create(context.Background(), "staff-"+strconv.FormatInt(time.Now().UnixNano(), 10)+"@test.example", "password-123", "Staff", RoleStaff)
 	if err != nil {
 		t.Fatal(err)
@@ -46,15 +46,6 @@ func (e *testEnv) auditRows(entity string, id int64) []AuditEntry {
 		e.t.Fatal(err)
 	}
 	return out
-}
-
-func (e *testEnv) countRows(table string) int {
-	e.t.Helper()
-	var n int
-	if err := e.db.Get(&n, "SELECT COUNT(*) FROM "+table); err != nil {
-		e.t.Fatal(err)
-	}
-	return n
 }
 
 func TestCatalogWriter_CreateMovie(t *testing.T) {

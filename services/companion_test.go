@@ -1,6 +1,7 @@
 package services
 
 import (
+	"strconv"
 	"testing"
 )
 
@@ -12,7 +13,7 @@ func companionHall() *Hall {
 		if k == "" {
 			continue
 		}
-		h.Seats = append(h.Seats, Seat{ID: int64(i + 1), ZoneCode: "standard", Row: 1, Col: i + 1, Label: "A" + itoa(int64(i+1)), Kind: k})
+		h.Seats = append(h.Seats, Seat{ID: int64(i + 1), ZoneCode: "standard", Row: 1, Col: i + 1, Label: "A" + strconv.Itoa(i+1), Kind: k})
 	}
 	h.index()
 	return h

@@ -123,3 +123,6 @@ func isRetryable(err error) bool {
 
 // dbTimeout bounds every SQL call made on behalf of a request.
 const dbTimeout = 5 * time.Second
+
+// redisTimeout bounds every Redis call made on behalf of a request.
+const redisTimeout = 3 * time.Second

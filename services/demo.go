@@ -182,9 +182,10 @@ func SeedDemo(ctx context.Context, db *sqlx.DB, users *Users, opt DemoOptions) (
 	rep := &DemoReport{}
 
 	hallIDs := make(map[string]int64, len(demoHalls))
-	halls := &CatalogWriter{db: db, catalog: NewCatalog(db), audit: NewAudit(db, fixedNow(opt.Now))}
+	clock := fixedNow(opt.Now)
+	halls := NewCatalogWriter(db, NewCatalog(db), nil, NewAudit(db, clock), clock, WriterConfig{Zone: opt.Zone})
 	for _, h := range demoHalls {
-		id, created, err := seedDemoHall(ctx, halls, h)
+		id, created, err := seedDemoHall(ctx, db, halls, h)
 		if err != nil {
 			return nil, fmt.Errorf("demo seed: %s: %w", h.name, err)
 		}
@@ -261,7 +262,7 @@ func seedDemoAccount(ctx context.Context, users *Users, email, password, name, r
 // seedDemoHall creates a hall from its layout through the catalog writer (audited as
 // the system's "hall.create") unless a hall of that name exists, which is kept as it is.
 // created reports whether this run made it.
-func seedDemoHall(ctx context.Context, w *CatalogWriter, h demoHall) (id int64, created bool, err error) {
+func seedDemoHall(ctx context.Context, db *sqlx.DB, w *CatalogWriter, h demoHall) (id int64, created bool, err error) {
 	hall, err := w.CreateHall(ctx, 0, HallInput{Name: h.name, Layout: h.layout, Numbering: NumberLeftToRight})
 	switch {
 	case err == nil:
@@ -269,7 +270,7 @@ func seedDemoHall(ctx context.Context, w *CatalogWriter, h demoHall) (id int64, 
 	case !errors.Is(err, ErrDuplicateHallName): // a hall of that name exists: keep it
 		return 0, false, err
 	}
-	err = w.db.GetContext(ctx, &id, "SELECT id FROM halls WHERE name = ?", h.name)
+	err = db.GetContext(ctx, &id, "SELECT id FROM halls WHERE name = ?", h.name)
 	return id, false, err
 }
 

@@ -134,16 +134,3 @@ func isASCII(s string) bool {
 	}
 	return true
 }
-
-// fullWidth spells printable ASCII with full-width forms (U+FF01..U+FF5E); other
-// characters are kept.
-func fullWidth(s string) string {
-	var b strings.Builder
-	for _, r := range s {
-		if r > ' ' && r < 0x7f {
-			r += 0xFF01 - '!'
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
-}

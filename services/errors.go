@@ -55,19 +55,6 @@ func errf(code, format string, a ...any) *Error {
 	return &Error{Code: code, Message: fmt.Sprintf(format, a...)}
 }
 
-// unavailable wraps a storage failure. A store that could not be reached or answered too
-// late (a lost or refused connection, an i/o timeout, a deadline, a deadlock victim) is
-// 503 UNAVAILABLE: trying again may work. A fault in the statement itself (a MySQL server
-// error such as 1292 incorrect datetime value, a column that does not scan into its
-// field; see isStatementFault) is 500 INTERNAL: trying again fails the same way, and the
-// handler logs it.
-func unavailable(what string, err error) *Error {
-	if isStatementFault(err) {
-		return &Error{Code: CodeInternal, Message: "something went wrong on our side; nothing was written", Err: err}
-	}
-	return &Error{Code: CodeUnavailable, Message: what + " is unavailable, nothing was written; try again", Err: err}
-}
-
 // ErrorCode returns the contract code of err, or "" when err is not an *Error.
 func ErrorCode(err error) string {
 	var e *Error

@@ -37,7 +37,7 @@ func TestExpiryTaskDeleteFailureIsHarmlessButCounted(t *testing.T) {
 		t.Fatalf("cancel with an undeletable task: %v", err)
 	}
 	e.pay(b)
-	if got := counterValue(t, e.orders.metrics.ExpiryCancelErrors); got != 2 {
+	if got := counterValue(t, e.orders.Metrics().ExpiryCancelErrors); got != 2 {
 		t.Errorf("expiry_cancel_errors_total = %v, want 2", got)
 	}
 	if e.orderStatus(a.OrderNo) != OrderCancelled || e.orderStatus(b.OrderNo) != OrderPaid {

@@ -180,7 +180,7 @@ func (s *ShowSeats) undoBlock(showID int64, refs []SeatRef) {
 	ctx, cancel := context.WithTimeout(context.Background(), redisTimeout)
 	defer cancel()
 	if _, err := s.runHouse(ctx, showID, "UNBLOCK", refs); err != nil {
-		s.orders.log.Error("house seats of a failed block left blocked in the seat cache; reconciliation frees them",
+		s.orders.Log().Error("house seats of a failed block left blocked in the seat cache; reconciliation frees them",
 			"show_id", showID, "err", err)
 	}
 }
@@ -242,7 +242,7 @@ func (s *ShowSeats) Unblock(ctx context.Context, actorID, showID int64, seatIDs 
 	res, err := s.runHouse(ctx, showID, "UNBLOCK", refs)
 	switch {
 	case err != nil:
-		s.orders.log.Warn("house seats unblocked in MySQL but not yet in the seat cache; reconciliation frees them",
+		s.orders.Log().Warn("house seats unblocked in MySQL but not yet in the seat cache; reconciliation frees them",
 			"show_id", showID, "err", err)
 	case res[0] == "OK" && len(res) > 1:
 		out.Freed, _ = strconv.Atoi(res[1])

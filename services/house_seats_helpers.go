@@ -96,7 +96,7 @@ func (s *ShowSeats) runHouse(ctx context.Context, showID int64, op string, refs 
 	defer s.seats.Changed(showID)
 	ctx, cancel := context.WithTimeout(ctx, redisTimeout)
 	defer cancel()
-	res, err := s.house.Run(ctx, s.seats.rdb, s.seats.Keys(showID), append([]any{op}, refArgs(refs)...)...).StringSlice()
+	res, err := s.house.Run(ctx, s.seats.Redis(), s.seats.Keys(showID), append([]any{op}, refArgs(refs)...)...).StringSlice()
 	if err == nil && len(res) == 0 {
 		err = fmt.Errorf("house script returned nothing")
 	}
@@ -137,28 +137,6 @@ func takenError(hall *Hall, taken map[int64]string) error {
 		}
 	}
 	return &Error{Code: CodeSeatTaken, Message: "only free seats can become house seats; not free: " + strings.Join(why, ", "), Seats: names}
-}
-
-// houseSeatsForSnapshot returns the house seats of a show for SnapshotFromDB with a
-// locking read: a block or unblock whose transaction is open is waited for, so a
-// snapshot never misses a block whose seats the seat cache already shows blocked. A
-// deadlock with such a transaction is retried.
-func houseSeatsForSnapshot(ctx context.Context, db *sqlx.DB, showID int64) (map[int64]bool, error) {
-	var err error
-	for attempt := 0; attempt < txAttempts; attempt++ {
-		var ids []int64
-		if err = db.SelectContext(ctx, &ids, "SELECT seat_id FROM show_house_seats WHERE show_id = ? LOCK IN SHARE MODE", showID); err == nil {
-			out := make(map[int64]bool, len(ids))
-			for _, id := range ids {
-				out[id] = true
-			}
-			return out, nil
-		}
-		if !isRetryable(err) {
-			break
-		}
-	}
-	return nil, unavailable("the database", err)
 }
 
 // houseSeatIDsTx reads the show's house seats inside tx.

@@ -815,7 +815,7 @@ func TestIdempotencyKey_ReplayedWhenRedisForgotIt(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := e.rdb.Del(ctx, e.orders.locks.seenName(u, req.IdempotencyKey)).Err(); err != nil {
+	if err := e.rdb.Del(ctx, e.orders.IdempotencyKeyNames(u, req.IdempotencyKey)[1]).Err(); err != nil {
 		t.Fatal(err)
 	}
 	other := req

@@ -2,6 +2,7 @@ package services
 
 import (
 	"context"
+	"strconv"
 	"testing"
 	"time"
 )
@@ -27,7 +28,7 @@ func TestInvariant8_ReconciliationEndsEveryHoldWithoutTasks(t *testing.T) {
 			paid = append(paid, o)
 			// the sell step after the commit was lost: the seats are still only held
 			for _, s := range o.Seats {
-				e.rdb.HSet(ctx, e.seats.Keys(e.show.ID)[0], itoa(s.SeatID), heldBy(o))
+				e.rdb.HSet(ctx, e.seats.Keys(e.show.ID)[0], strconv.FormatInt(s.SeatID, 10), heldBy(o))
 			}
 			continue
 		}

@@ -40,7 +40,7 @@ func TestInvariant9_KeysShareOneHashSlot(t *testing.T) {
 	lo, hi := int64(1<<60), int64(1<<60+1) // the same double
 	user := int64(1<<60 + 3)
 	los, his, users := strconv.FormatInt(lo, 10), strconv.FormatInt(hi, 10), strconv.FormatInt(user, 10)
-	if err := e.seats.load.Run(ctx, e.rdb, keys, "0", "0", "2", los, "F", his, "F", "1", "standard", "2").Err(); err != nil {
+	if err := e.seats.LoadScript().Run(ctx, e.rdb, keys, "0", "0", "2", los, "F", his, "F", "1", "standard", "2").Err(); err != nil {
 		t.Fatal(err)
 	}
 	out, err := e.seats.Hold(ctx, show, "BIGORDER", user, 4, []SeatRef{{ID: hi, Zone: "standard"}})

@@ -300,6 +300,67 @@ func clusterSlot(key string) int {
 // payments log a warning per round).
 func (e *testEnv) quietLogs() {
 	l := slog.New(slog.NewTextHandler(io.Discard, nil))
-	e.orders.log = l
-	e.payments.log = l
+	e.orders.SetLogger(l)
+	e.payments.SetLogger(l)
+}
+
+// fullWidth spells printable ASCII with full-width forms (U+FF01..U+FF5E); other
+// characters are kept.
+func fullWidth(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if r > ' ' && r < 0x7f {
+			r += 0xFF01 - '!'
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+func (e *testEnv) countRows(table string) int {
+	e.t.Helper()
+	var n int
+	if err := e.db.Get(&n, "SELECT COUNT(*) FROM "+table); err != nil {
+		e.t.Fatal(err)
+	}
+	return n
+}
+
+// pay pays an order through the demo provider.
+func (e *testEnv) pay(o *Order) {
+	e.t.Helper()
+	ctx := context.Background()
+	p, _, err := e.payments.Start(ctx, o.UserID, o.OrderNo, "demo")
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	if _, err := e.payments.DemoDecide(ctx, p.PaymentID, true); err != nil {
+		e.t.Fatal(err)
+	}
+}
+
+// findingsOf returns the run's findings of kind.
+func findingsOf(run *ReconcileRun, kind string) []Finding {
+	var out []Finding
+	for _, f := range run.Findings {
+		if f.Kind == kind {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// newReconciler builds a reconciler over the env with the default 60 s grace.
+func newReconciler(e *testEnv, tasks ExpiryTasks) *Reconciler {
+	return NewReconciler(e.db, e.catalog, e.seats, e.orders, e.clock, ReconcileConfig{Tasks: tasks})
+}
+
+// auditOf returns the audit entries of an entity, newest first.
+func (e *testEnv) auditOf(entity, id string) []*AuditEntry {
+	e.t.Helper()
+	got, err := NewAudit(e.db, e.clock).List(context.Background(), AuditFilter{Entity: entity, EntityID: id})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return got
 }

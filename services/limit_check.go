@@ -39,5 +39,5 @@ func (o *Orders) limitCountNeeded(ctx context.Context, order *Order) bool {
 	if err != nil {
 		return true
 	}
-	return needsLimitCount(order.holdMark, mark, now)
+	return needsLimitCount(order.HoldMark, mark, now)
 }

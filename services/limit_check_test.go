@@ -47,8 +47,8 @@ func TestUsersMark_RebuildsMoveIt(t *testing.T) {
 		t.Fatal(err)
 	}
 	mark, now, err := e.seats.UsersMark(ctx, e.show.ID)
-	if err != nil || o.holdMark == "" || o.holdMark != mark {
-		t.Fatalf("hold saw %q, marker now %q (%v)", o.holdMark, mark, err)
+	if err != nil || o.HoldMark == "" || o.HoldMark != mark {
+		t.Fatalf("hold saw %q, marker now %q (%v)", o.HoldMark, mark, err)
 	}
 	if ms, _ := strconv.ParseInt(mark, 10, 64); now.Sub(time.UnixMilli(ms)) > time.Minute || ms <= 0 {
 		t.Fatalf("marker %q is not Redis's recent clock (%v)", mark, now)

@@ -2,13 +2,9 @@ package services
 
 import (
 	"context"
-	"database/sql"
-	"errors"
 
 	"github.com/jmoiron/sqlx"
 )
-
-func isNoRows(err error) bool { return errors.Is(err, sql.ErrNoRows) }
 
 const orderColumns = `id, order_no, user_id, show_id, status, total_minor, currency, created_at, expires_at,
 	paid_at, cancelled_at, cancel_reason`

@@ -37,5 +37,3 @@ func OrderNoTime(orderNo string) (time.Time, bool) {
 	}
 	return time.UnixMilli(ms).UTC(), true
 }
-
-func itoa(n int64) string { return strconv.FormatInt(n, 10) }

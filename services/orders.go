@@ -67,7 +67,7 @@ func NewOrders(db *sqlx.DB, catalog *Catalog, seats *SeatStore, limiter *RateLim
 	}
 	return &Orders{db: db, catalog: catalog, seats: seats, limiter: limiter, clock: clock,
 		metrics: cfg.Metrics, expiry: cfg.Expiry, holdFor: cfg.HoldFor, zone: cfg.Zone, log: cfg.Logger,
-		locks: newKeyLocks(seats.rdb, seats.prefix)}
+		locks: newKeyLocks(seats.Redis(), seats.Prefix())}
 }
 
 // SeatsChanged tells best-available of a published seat change (SeatEvents.OnChange).
@@ -375,7 +375,7 @@ func (o *Orders) holdChosen(ctx context.Context, show *Show, hall *Hall, order *
 	if err != nil {
 		return err
 	}
-	order.holdMark = out.Mark
+	order.HoldMark = out.Mark
 	return o.holdError(show, hall, out)
 }
 
@@ -410,7 +410,7 @@ func (o *Orders) holdBestAvailable(ctx context.Context, show *Show, hall *Hall, 
 		free := 0
 		ids, err := snap.choose(ctx, fresh, hall, read, func(seats []bool) []int64 {
 			var ids []int64
-			ids, free = bestAvailable(hall, seats, req.Zone, req.Quantity, req.Accessible, false)
+			ids, free = bestBlock(hall, seats, req.Zone, req.Quantity, req.Accessible, false)
 			return ids
 		})
 		if err != nil {
@@ -437,7 +437,7 @@ func (o *Orders) holdBestAvailable(ctx context.Context, show *Show, hall *Hall, 
 			return err
 		}
 		if len(out.Taken) == 0 {
-			order.holdMark = out.Mark
+			order.HoldMark = out.Mark
 			return o.holdError(show, hall, out)
 		}
 		// another buyer took one of these seats between the read and the hold: note it
@@ -598,4 +598,28 @@ func (o *Orders) replay(ctx context.Context, userID int64, key string, hash [32]
 	// the first answer described the order as created
 	order.Status, order.PaidAt, order.CancelledAt, order.CancelReason = OrderPending, nil, nil, nil
 	return order, nil
+}
+
+// Catalog returns the catalog the orders service reads shows and halls from.
+func (o *Orders) Catalog() *Catalog { return o.catalog }
+
+// Seats returns the seat store the orders service holds and releases seats in.
+func (o *Orders) Seats() *SeatStore { return o.seats }
+
+// Clock returns the clock the orders service decides deadlines by.
+func (o *Orders) Clock() Clock { return o.clock }
+
+// Log returns the logger of the orders service.
+func (o *Orders) Log() *slog.Logger { return o.log }
+
+// Metrics returns the Prometheus collectors the orders service counts into.
+func (o *Orders) Metrics() *Metrics { return o.metrics }
+
+// SetLogger replaces the logger of the orders service (tests quieten or capture it).
+func (o *Orders) SetLogger(l *slog.Logger) { o.log = l }
+
+// IdempotencyKeyNames returns the Redis keys of a buyer's Idempotency-Key: the lock held
+// while its request runs and the record that it was seen (DESIGN.md "Redis keys").
+func (o *Orders) IdempotencyKeyNames(userID int64, key string) [2]string {
+	return [2]string{o.locks.name(userID, key), o.locks.seenName(userID, key)}
 }

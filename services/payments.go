@@ -340,3 +340,12 @@ func (p *Payments) DemoDecide(ctx context.Context, paymentID string, approve boo
 	body, _ := json.Marshal(ev)
 	return p.HandleWebhook(ctx, "demo", body, p.Sign(body))
 }
+
+// ProviderNamed returns the registered payment provider of that name, or false.
+func (p *Payments) ProviderNamed(name string) (PaymentProvider, bool) {
+	pr, ok := p.providers[name]
+	return pr, ok
+}
+
+// SetLogger replaces the logger of the payments service (tests quieten or capture it).
+func (p *Payments) SetLogger(l *slog.Logger) { p.log = l }

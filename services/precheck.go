@@ -31,7 +31,7 @@ func (o *Orders) precheck(ctx context.Context, show *Show, hall *Hall, req *Crea
 	var seen *redis.IntCmd
 	var seats *redis.SliceCmd
 	var zone *redis.StringCmd
-	_, err := o.seats.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
+	_, err := o.seats.Redis().Pipelined(ctx, func(p redis.Pipeliner) error {
 		if req.IdempotencyKey != "" {
 			seen = p.Exists(ctx, o.locks.seenName(req.UserID, req.IdempotencyKey))
 		}

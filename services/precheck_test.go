@@ -28,7 +28,7 @@ func TestPrecheck_TakenSeatsCostNoRateLimitToken(t *testing.T) {
 				t.Fatalf("got %v, want SEAT_TAKEN naming A2", err)
 			}
 			if key != "" {
-				for _, k := range []string{e.orders.locks.name(u, key), e.orders.locks.seenName(u, key)} {
+				for _, k := range e.orders.IdempotencyKeyNames(u, key) {
 					if n := e.rdb.Exists(ctx, k).Val(); n != 0 {
 						t.Errorf("%s left behind by a refused request", k)
 					}
@@ -66,7 +66,7 @@ func TestPrecheck_SoldOutZoneCostsNoRateLimitToken(t *testing.T) {
 			t.Fatalf("selling out premium, order %d: %v", i, err)
 		}
 	}
-	e.orders.limiter = NewRateLimiter(e.rdb, lim, "sf")
+	e.orders.SetRateLimiter(NewRateLimiter(e.rdb, lim, "sf"))
 	u := e.user(1)
 	left, _ := e.rdb.HGet(ctx, e.seats.Keys(e.show.ID)[1], "premium").Int()
 	for i := 0; i < 3; i++ {

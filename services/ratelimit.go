@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math"
+	"strconv"
 	"time"
 
 	"github.com/go-redis/redis_rate/v10"
@@ -63,9 +64,9 @@ func (r *RateLimiter) allow(ctx context.Context, key string, lim redis_rate.Limi
 func (r *RateLimiter) AllowOrder(ctx context.Context, userID, showID int64) error {
 	showErr := make(chan error, 1)
 	go func() {
-		showErr <- r.allow(ctx, "show:"+itoa(showID), redis_rate.Limit{Rate: r.limits.ShowPerSecond, Burst: r.limits.ShowBurst, Period: time.Second}, "orders for this show")
+		showErr <- r.allow(ctx, "show:"+strconv.FormatInt(showID, 10), redis_rate.Limit{Rate: r.limits.ShowPerSecond, Burst: r.limits.ShowBurst, Period: time.Second}, "orders for this show")
 	}()
-	userErr := r.allow(ctx, "user:"+itoa(userID), redis_rate.Limit{Rate: r.limits.UserPerMinute, Burst: r.limits.UserBurst, Period: time.Minute}, "orders from this account")
+	userErr := r.allow(ctx, "user:"+strconv.FormatInt(userID, 10), redis_rate.Limit{Rate: r.limits.UserPerMinute, Burst: r.limits.UserBurst, Period: time.Minute}, "orders from this account")
 	if err := <-showErr; userErr == nil || ErrorCode(err) == CodeUnavailable {
 		if err != nil {
 			return err

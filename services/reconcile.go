@@ -68,13 +68,13 @@ func NewReconciler(db *sqlx.DB, catalog *Catalog, seats *SeatStore, orders *Orde
 		cfg.ExpirySlack = 5 * time.Second
 	}
 	if cfg.Metrics == nil {
-		cfg.Metrics = orders.metrics
+		cfg.Metrics = orders.Metrics()
 	}
 	if cfg.Logger == nil {
-		cfg.Logger = orders.log
+		cfg.Logger = orders.Log()
 	}
 	if cfg.Lease == nil {
-		cfg.Lease = NewLease(seats.rdb, seats.prefix, "reconcile", 30*time.Second)
+		cfg.Lease = NewLease(seats.Redis(), seats.Prefix(), "reconcile", 30*time.Second)
 	}
 	return &Reconciler{db: db, catalog: catalog, seats: seats, orders: orders, clock: clock, cfg: cfg}
 }
@@ -596,17 +596,6 @@ func (r *Reconciler) selectDB(ctx context.Context, dest any, q string, args ...a
 		return unavailable("the database", err)
 	}
 	return nil
-}
-
-// zoneOf maps every sellable seat of hall to its zone code.
-func zoneOf(hall *Hall) map[int64]string {
-	out := make(map[int64]string, len(hall.Seats))
-	for _, s := range hall.Seats {
-		if s.Sellable() {
-			out[s.ID] = s.ZoneCode
-		}
-	}
-	return out
 }
 
 // comparison is one show's seat cache compared with MySQL.

@@ -229,3 +229,14 @@ func orMissing(v string) string {
 	}
 	return v
 }
+
+// zoneOf maps every sellable seat of hall to its zone code.
+func zoneOf(hall *Hall) map[int64]string {
+	out := make(map[int64]string, len(hall.Seats))
+	for _, s := range hall.Seats {
+		if s.Sellable() {
+			out[s.ID] = s.ZoneCode
+		}
+	}
+	return out
+}

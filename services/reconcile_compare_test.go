@@ -1,6 +1,7 @@
 package services
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -83,7 +84,7 @@ func TestCompareSeatCache(t *testing.T) {
 			findings, repairs := CompareSeatCache(in)
 			var got []string
 			for _, f := range findings {
-				got = append(got, f.Kind+" "+itoa(f.SeatID)+" "+f.OrderNo)
+				got = append(got, f.Kind+" "+strconv.FormatInt(f.SeatID, 10)+" "+f.OrderNo)
 			}
 			if strings.Join(got, "\n") != strings.Join(c.want, "\n") {
 				t.Errorf("findings:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(c.want, "\n"))

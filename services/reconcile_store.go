@@ -144,8 +144,6 @@ func validText(s string, n int) string {
 	return s
 }
 
-func nullID(id int64) sql.NullInt64 { return sql.NullInt64{Int64: id, Valid: id != 0} }
-
 const runColumns = `r.id, r.run_trigger, r.dry_run, r.actor_user_id, COALESCE(u.email, '') AS actor_email, r.scope_show_id,
 	r.status, COALESCE(r.error, '') AS error, r.shows_checked, r.findings_count, r.fixed, r.started_at, r.finished_at
 	FROM reconcile_runs r LEFT JOIN users u ON u.id = r.actor_user_id`

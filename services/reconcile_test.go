@@ -36,35 +36,6 @@ func (f *fakeTasks) ExpiryScheduled(_ context.Context, no string) (bool, error) 
 	return f.have[no], nil
 }
 
-// newReconciler builds a reconciler over the env with the default 60 s grace.
-func newReconciler(e *testEnv, tasks ExpiryTasks) *Reconciler {
-	return NewReconciler(e.db, e.catalog, e.seats, e.orders, e.clock, ReconcileConfig{Tasks: tasks})
-}
-
-// pay pays an order through the demo provider.
-func (e *testEnv) pay(o *Order) {
-	e.t.Helper()
-	ctx := context.Background()
-	p, _, err := e.payments.Start(ctx, o.UserID, o.OrderNo, "demo")
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	if _, err := e.payments.DemoDecide(ctx, p.PaymentID, true); err != nil {
-		e.t.Fatal(err)
-	}
-}
-
-// findingsOf returns the run's findings of kind.
-func findingsOf(run *ReconcileRun, kind string) []Finding {
-	var out []Finding
-	for _, f := range run.Findings {
-		if f.Kind == kind {
-			out = append(out, f)
-		}
-	}
-	return out
-}
-
 func TestReconcileRepairsEachKindOfDrift(t *testing.T) {
 	ctx := context.Background()
 	seatKey := func(e *testEnv) string { return e.seats.Keys(e.show.ID)[0] }
@@ -382,13 +353,13 @@ func TestReconcileSurvivesACorruptCache(t *testing.T) {
 			e.rdb.RPush(ctx, e.seats.Keys(e.show.ID)[1], "x")
 		}},
 		{"an order number too long to store", FindingHoldWithoutOrder, func(e *testEnv) {
-			e.rdb.HSet(ctx, e.seats.Keys(e.show.ID)[0], itoa(e.seatIDs("C1")[0]), "S|ZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZ|41")
+			e.rdb.HSet(ctx, e.seats.Keys(e.show.ID)[0], strconv.FormatInt(e.seatIDs("C1")[0], 10), "S|ZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZ|41")
 		}},
 		{"an order number that is not UTF-8", FindingHoldWithoutOrder, func(e *testEnv) {
-			e.rdb.HSet(ctx, e.seats.Keys(e.show.ID)[0], itoa(e.seatIDs("C2")[0]), "H|\xff\xfe|41")
+			e.rdb.HSet(ctx, e.seats.Keys(e.show.ID)[0], strconv.FormatInt(e.seatIDs("C2")[0], 10), "H|\xff\xfe|41")
 		}},
 		{"an order number from the future", FindingHoldWithoutOrder, func(e *testEnv) {
-			e.rdb.HSet(ctx, e.seats.Keys(e.show.ID)[0], itoa(e.seatIDs("C3")[0]), EncodeSeat(false, NewOrderNo(e.clock.Now().Add(time.Hour)), 40))
+			e.rdb.HSet(ctx, e.seats.Keys(e.show.ID)[0], strconv.FormatInt(e.seatIDs("C3")[0], 10), EncodeSeat(false, NewOrderNo(e.clock.Now().Add(time.Hour)), 40))
 		}},
 		{"a zone the hall does not have", FindingZoneCount, func(e *testEnv) {
 			e.rdb.HSet(ctx, e.seats.Keys(e.show.ID)[1], "vip", "12")

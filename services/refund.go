@@ -71,7 +71,7 @@ func (s *StaffOrders) refund(ctx context.Context, actorID int64, order *Order, r
 		return false, nil
 	}
 	o := s.orders
-	now := o.clock.Now()
+	now := o.Clock().Now()
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), dbTimeout)
 	defer cancel()
 	var won bool
@@ -115,18 +115,18 @@ func (s *StaffOrders) refund(ctx context.Context, actorID int64, order *Order, r
 	if !won {
 		return false, nil
 	}
-	o.metrics.OrdersRefunded.Inc()
+	o.Metrics().OrdersRefunded.Inc()
 	for _, p := range pays {
 		p.OrderNo = order.OrderNo
-		pr, ok := s.payments.providers[p.Provider]
+		pr, ok := s.payments.ProviderNamed(p.Provider)
 		if !ok {
-			o.metrics.RefundErrors.Inc()
-			o.log.Error("refund: payment provider not configured; refund it by hand", "payment_id", p.PaymentID, "provider", p.Provider)
+			o.Metrics().RefundErrors.Inc()
+			o.Log().Error("refund: payment provider not configured; refund it by hand", "payment_id", p.PaymentID, "provider", p.Provider)
 			continue
 		}
 		if err := pr.Refund(ctx, p); err != nil {
-			o.metrics.RefundErrors.Inc()
-			o.log.Error("refund failed at the provider; refund it by hand", "payment_id", p.PaymentID, "order_no", order.OrderNo, "err", err)
+			o.Metrics().RefundErrors.Inc()
+			o.Log().Error("refund failed at the provider; refund it by hand", "payment_id", p.PaymentID, "order_no", order.OrderNo, "err", err)
 		}
 	}
 	order.Status = OrderRefunded

@@ -22,16 +22,6 @@ func (e *testEnv) paymentStatuses(orderNo string) []string {
 	return out
 }
 
-// auditOf returns the audit entries of an entity, newest first.
-func (e *testEnv) auditOf(entity, id string) []*AuditEntry {
-	e.t.Helper()
-	got, err := NewAudit(e.db, e.clock).List(context.Background(), AuditFilter{Entity: entity, EntityID: id})
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	return got
-}
-
 // TestRefund_FreesSeatsAndPurchaseLimit: refunding a paid order marks it and its payment
 // refunded, frees its seats in MySQL and Redis so anyone can buy them, gives the buyer's
 // purchase limit back, and is audited with before and after; a second refund is 409.

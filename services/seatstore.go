@@ -95,9 +95,6 @@ const (
 	seatMapMinTTL         = time.Hour
 )
 
-// redisTimeout bounds every Redis call made on behalf of a request.
-const redisTimeout = 3 * time.Second
-
 // Keys returns the three keys of a show, all in one Redis Cluster hash slot:
 // seats (seat_id -> value), zones (zone code -> free count), users (user_id -> seats held
 // or owned).
@@ -452,3 +449,36 @@ func (s *SeatStore) UsersMark(ctx context.Context, showID int64) (string, time.T
 	}
 	return mark.Val(), now.Val(), nil
 }
+
+// Redis returns the Redis client that holds the seat maps.
+func (s *SeatStore) Redis() redis.UniversalClient { return s.rdb }
+
+// Prefix returns the prefix of every Redis key the seat store and its neighbours write
+// ("sf" by default; DESIGN.md "Redis keys").
+func (s *SeatStore) Prefix() string { return s.prefix }
+
+// houseSeatsForSnapshot returns the house seats of a show for SnapshotFromDB with a
+// locking read: a block or unblock whose transaction is open is waited for, so a
+// snapshot never misses a block whose seats the seat cache already shows blocked. A
+// deadlock with such a transaction is retried.
+func houseSeatsForSnapshot(ctx context.Context, db *sqlx.DB, showID int64) (map[int64]bool, error) {
+	var err error
+	for attempt := 0; attempt < txAttempts; attempt++ {
+		var ids []int64
+		if err = db.SelectContext(ctx, &ids, "SELECT seat_id FROM show_house_seats WHERE show_id = ? LOCK IN SHARE MODE", showID); err == nil {
+			out := make(map[int64]bool, len(ids))
+			for _, id := range ids {
+				out[id] = true
+			}
+			return out, nil
+		}
+		if !isRetryable(err) {
+			break
+		}
+	}
+	return nil, unavailable("the database", err)
+}
+
+// LoadScript returns lua/load.lua as the seat store runs it; the tests of the key layout
+// (invariant 9) run it with keys of their own.
+func (s *SeatStore) LoadScript() *redis.Script { return s.load }

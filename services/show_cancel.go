@@ -37,14 +37,14 @@ func (s *StaffOrders) CancelShow(ctx context.Context, actorID, showID int64, rea
 	if reason == "" {
 		reason = "the show was cancelled"
 	}
-	show, err := s.orders.catalog.Show(ctx, showID)
+	show, err := s.orders.Catalog().Show(ctx, showID)
 	if err != nil {
 		return nil, err
 	}
 	if _, err := s.markCancelled(ctx, actorID, show, reason); err != nil {
 		return nil, err
 	}
-	s.orders.catalog.ForgetShow(showID)
+	s.orders.Catalog().ForgetShow(showID)
 	// when it was cancelled before, its orders were ended then: this finds none, unless
 	// that call was cut short or an order was created from a show read just before
 	out := &ShowCancellation{}
@@ -140,11 +140,11 @@ func (s *StaffOrders) endOne(ctx context.Context, actorID int64, orderNo, reason
 				continue // ended or paid meanwhile: look again
 			}
 			before, after := auditOrder(order), auditOrder(order)
-			now := s.orders.clock.Now()
+			now := s.orders.Clock().Now()
 			before.Status = OrderPending
 			after.CancelledAt, after.CancelReason = &now, &reason
 			if err := s.audit.Record(ctx, s.db, actorID, "order.cancel", "order", order.OrderNo, before, after); err != nil {
-				s.orders.log.Error("order cancelled with its show but not audited", "order_no", order.OrderNo, "err", err)
+				s.orders.Log().Error("order cancelled with its show but not audited", "order_no", order.OrderNo, "err", err)
 			}
 			return true, false, nil
 		case OrderPaid:

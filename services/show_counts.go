@@ -96,7 +96,7 @@ func (w *CatalogWriter) PreloadOpeningSales(ctx context.Context, ahead time.Dura
 	if len(ids) == 0 {
 		return 0, nil
 	}
-	loaded, err := w.seats.ZoneFree(ctx, ids)
+	loaded, err := w.maps.ZoneFree(ctx, ids)
 	if err != nil {
 		return 0, err
 	}
@@ -106,7 +106,7 @@ func (w *CatalogWriter) PreloadOpeningSales(ctx context.Context, ahead time.Dura
 		if _, ok := loaded[id]; ok {
 			continue
 		}
-		if err := w.seats.Load(ctx, id); err != nil {
+		if err := w.maps.Load(ctx, id); err != nil {
 			if firstErr == nil {
 				firstErr = err
 			}

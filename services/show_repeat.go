@@ -83,7 +83,7 @@ func (w *CatalogWriter) CreateDaily(ctx context.Context, actorID int64, in Local
 	if movie.Retired() {
 		return nil, errf(CodeConflict, "the movie %q is retired; un-retire it to schedule new shows", movie.Title)
 	}
-	loc := w.shows.zone
+	loc := w.zone
 	out := make([]DayResult, 0, in.Days)
 	for i := 0; i < in.Days; i++ {
 		day := first[0].AddDate(0, 0, i).Format(time.DateOnly)

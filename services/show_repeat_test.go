@@ -29,7 +29,7 @@ func TestCatalogWriter_CreateDaily(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w := NewCatalogWriter(NewShows(e.db, e.catalog, e.seats, e.clock, berlin), NewAudit(e.db, e.clock), "CNY", 4)
+	w := e.catalogWriter(NewShows(e.db, e.catalog, e.seats, e.clock, berlin))
 	// a show on 2027-03-29 at 03:00 local: the repeat's 02:30 that day overlaps it
 	blocker, err := w.CreateShow(ctx, staff, NewShow{MovieID: m.ID, HallID: e.hall.ID,
 		StartsAt: time.Date(2027, 3, 29, 1, 0, 0, 0, time.UTC), SaleOpensAt: e.clock.Now(),

@@ -39,8 +39,8 @@ func NewShowSeats(db *sqlx.DB, orders *Orders, audit *Audit, grace time.Duration
 	if grace <= 0 {
 		grace = 60 * time.Second
 	}
-	return &ShowSeats{db: db, catalog: orders.catalog, seats: orders.seats, orders: orders, audit: audit,
-		clock: orders.clock, grace: grace, house: redis.NewScript(lua.House)}
+	return &ShowSeats{db: db, catalog: orders.Catalog(), seats: orders.Seats(), orders: orders, audit: audit,
+		clock: orders.Clock(), grace: grace, house: redis.NewScript(lua.House)}
 }
 
 // SetPauseHook makes the service call hook at named points; tests use it to act while

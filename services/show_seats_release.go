@@ -107,13 +107,13 @@ func (s *ShowSeats) cancelHolding(ctx context.Context, actorID int64, order *Ord
 		}
 		return nil, errf(CodeOrderState, "order %s is %s now; nothing was cancelled", order.OrderNo, fresh.Status)
 	}
-	s.orders.metrics.OrdersCancelled.Inc()
+	s.orders.Metrics().OrdersCancelled.Inc()
 	before, after := auditOrder(order), auditOrder(order)
 	now := s.clock.Now()
 	before.Status = OrderPending
 	after.Status, after.CancelledAt, after.CancelReason = OrderCancelled, &now, &reason
 	if err := s.audit.Record(ctx, s.db, actorID, "order.cancel", "order", order.OrderNo, before, after); err != nil {
-		s.orders.log.Error("order cancelled by staff but not audited", "order_no", order.OrderNo, "err", err)
+		s.orders.Log().Error("order cancelled by staff but not audited", "order_no", order.OrderNo, "err", err)
 		return nil, err
 	}
 	return &SeatRelease{Action: ReleaseOrderCancelled, OrderNo: order.OrderNo, Seats: labels(order.Seats)}, nil
@@ -143,7 +143,7 @@ func (s *ShowSeats) releaseStuck(ctx context.Context, actorID int64, show *Show,
 		return nil, errf(CodeConflict, "seat %s is no longer held by order %s; nothing was released", seat.Label, orderNo)
 	}
 	if err := tx.Commit(); err != nil {
-		s.orders.log.Error("stuck hold released but its audit entry was not written", "show_id", show.ID,
+		s.orders.Log().Error("stuck hold released but its audit entry was not written", "show_id", show.ID,
 			"seat_id", seat.ID, "order_no", orderNo, "err", err)
 		return nil, unavailable("the database", err)
 	}

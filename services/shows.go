@@ -67,7 +67,7 @@ func (s *Shows) Between(ctx context.Context, from, to time.Time) ([]*Show, error
 	if err != nil {
 		return nil, err
 	}
-	return shows, s.fillSeatsLeft(ctx, shows)
+	return shows, s.FillSeatsLeft(ctx, shows)
 }
 
 // Get returns one public show with zones, prices and seats left.
@@ -81,7 +81,7 @@ func (s *Shows) Get(ctx context.Context, id int64) (*Show, error) {
 	if show.Status == ShowDraft {
 		return nil, errf(CodeNotFound, "show %d not found", id)
 	}
-	return show, s.fillSeatsLeft(ctx, []*Show{show})
+	return show, s.FillSeatsLeft(ctx, []*Show{show})
 }
 
 // SeatMapVersion grows whenever the show's seat state may have changed (in this process
@@ -141,9 +141,9 @@ func (s *Shows) SeatMap(ctx context.Context, id int64) (*SeatMap, error) {
 	return m, nil
 }
 
-// fillSeatsLeft sets SeatsLeft of each show and zone: from Redis where the seat map is
+// FillSeatsLeft sets SeatsLeft of each show and zone: from Redis where the seat map is
 // loaded, else counted in MySQL (sellable seats minus live order seats).
-func (s *Shows) fillSeatsLeft(ctx context.Context, shows []*Show) error {
+func (s *Shows) FillSeatsLeft(ctx context.Context, shows []*Show) error {
 	if len(shows) == 0 {
 		return nil
 	}
@@ -232,4 +232,12 @@ func (s *Shows) countFromDB(ctx context.Context, shows []*Show, ids []int64) (ma
 		out[sh.ID] = z
 	}
 	return out, nil
+}
+
+// Load builds a show's seat map from MySQL unless it is loaded (SeatStore.Load).
+func (s *Shows) Load(ctx context.Context, showID int64) error { return s.seats.Load(ctx, showID) }
+
+// ZoneFree returns, per loaded show id, its free seats per zone code (SeatStore.ZoneFree).
+func (s *Shows) ZoneFree(ctx context.Context, showIDs []int64) (map[int64]map[string]int, error) {
+	return s.seats.ZoneFree(ctx, showIDs)
 }

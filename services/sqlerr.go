@@ -67,3 +67,28 @@ func isConnFault(err error) bool {
 		errors.Is(err, context.Canceled) || errors.Is(err, syscall.ECONNREFUSED) ||
 		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE) || errors.As(err, &ne)
 }
+
+// duplicateOn reports whether err is MySQL's duplicate-key error 1062 on the unique key
+// named key (MariaDB says "for key 'key'", MySQL 8 "for key 'table.key'").
+func duplicateOn(err error, key string) bool {
+	var me *mysql.MySQLError
+	return errors.As(err, &me) && me.Number == 1062 &&
+		(strings.HasSuffix(me.Message, "'"+key+"'") || strings.HasSuffix(me.Message, "."+key+"'"))
+}
+
+func isNoRows(err error) bool { return errors.Is(err, sql.ErrNoRows) }
+
+func nullID(id int64) sql.NullInt64 { return sql.NullInt64{Int64: id, Valid: id != 0} }
+
+// unavailable wraps a storage failure. A store that could not be reached or answered too
+// late (a lost or refused connection, an i/o timeout, a deadline, a deadlock victim) is
+// 503 UNAVAILABLE: trying again may work. A fault in the statement itself (a MySQL server
+// error such as 1292 incorrect datetime value, a column that does not scan into its
+// field; see isStatementFault) is 500 INTERNAL: trying again fails the same way, and the
+// handler logs it.
+func unavailable(what string, err error) *Error {
+	if isStatementFault(err) {
+		return &Error{Code: CodeInternal, Message: "something went wrong on our side; nothing was written", Err: err}
+	}
+	return &Error{Code: CodeUnavailable, Message: what + " is unavailable, nothing was written; try again", Err: err}
+}

@@ -137,7 +137,7 @@ var hallSeq atomic.Int64
 
 // makeHall creates the test hall through the catalog write service, as the console does.
 func (e *testEnv) makeHall() int64 {
-	w := NewCatalogWriter(e.shows, NewAudit(e.db, e.clock), "CNY", 4)
+	w := e.catalogWriter(e.shows)
 	h, err := w.CreateHall(context.Background(), 0, HallInput{Name: fmt.Sprintf("Test Hall %d", hallSeq.Add(1)),
 		Layout: testHallLayout, Numbering: NumberLeftToRight})
 	if err != nil {
@@ -245,4 +245,11 @@ func (e *testEnv) checkInvariants() {
 			e.t.Errorf("user %d holds or owns %d seats, over the limit %d", u, n, e.show.PurchaseLimit)
 		}
 	}
+}
+
+// catalogWriter returns the catalog's write side over the env's stores, its seat maps
+// through shows (whose time zone it takes), currency CNY and purchase limit 4.
+func (e *testEnv) catalogWriter(shows *Shows) *CatalogWriter {
+	return NewCatalogWriter(e.db, e.catalog, shows, NewAudit(e.db, e.clock), e.clock,
+		WriterConfig{Currency: "CNY", DefaultLimit: 4, Zone: shows.Zone()})
 }

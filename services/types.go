@@ -1,6 +1,7 @@
 package services
 
 import (
+	"math"
 	"sort"
 	"time"
 )
@@ -108,6 +109,16 @@ func (h *Hall) Seat(id int64) (*Seat, bool) {
 	return s, ok
 }
 
+// SeatIndex returns the index in Seats of the seat with that id, or false.
+func (h *Hall) SeatIndex(id int64) (int, bool) {
+	i, ok := h.pos[id]
+	return i, ok
+}
+
+// ZoneRows returns the rows of a zone that best-available scans, nearest the sweet spot
+// first, each the indexes in Seats of its seats in column order.
+func (h *Hall) ZoneRows(zone string) [][]int32 { return h.rows[zone] }
+
 // index builds the hall's lookups: seats by id, and per zone the rows of seats in
 // column order that best-available scans.
 func (h *Hall) index() {
@@ -145,6 +156,12 @@ func (h *Hall) index() {
 			return h.rowPenalty(h.Seats[rows[a][0]].Row) < h.rowPenalty(h.Seats[rows[b][0]].Row)
 		})
 	}
+}
+
+// rowPenalty is the part of a block's score its row gives: how far the row is from the
+// sweet spot, about 60 % of the way back (weighted 1.5 against a column's distance).
+func (h *Hall) rowPenalty(row int) float64 {
+	return math.Abs(float64(row)-0.6*float64(h.Rows+1)) * 1.5
 }
 
 // Show is one screening of a movie in a hall. Times are UTC. PurchaseLimit is the
@@ -247,7 +264,7 @@ type Order struct {
 	CancelledAt  *time.Time `db:"cancelled_at"`
 	CancelReason *string    `db:"cancel_reason"`
 	Seats        []OrderSeat
-	holdMark     string // the per-user counts' marker its hold saw (limit_check.go)
+	HoldMark     string `db:"-" json:"-"` // the per-user counts' marker its hold saw (orders/limit_check.go)
 }
 
 // Live reports whether the order still occupies its seats (pending or paid).

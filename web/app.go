@@ -34,13 +34,16 @@ type App struct {
 	HTTP  *fiber.App
 	// Ops serves /healthz, /readyz, /metrics and pprof on SEATFLOW_OPS_ADDR; nil when
 	// the main address serves them (without pprof).
-	Ops      *fiber.App
-	Catalog  *services.Catalog
-	Seats    *services.SeatStore
-	Shows    *services.Shows
-	Users    *services.Users
-	Orders   *services.Orders
-	Payments *services.Payments
+	Ops     *fiber.App
+	Catalog *services.Catalog
+	// CatalogWriter is the catalog's write side: the console, the admin API and the
+	// publish job share it.
+	CatalogWriter *services.CatalogWriter
+	Seats         *services.SeatStore
+	Shows         *services.Shows
+	Users         *services.Users
+	Orders        *services.Orders
+	Payments      *services.Payments
 	// Reconciler compares the seat cache with MySQL and repairs drift.
 	Reconciler *services.Reconciler
 	// Audit records every staff and admin write.
@@ -133,7 +136,9 @@ func New(cfg Config, clock services.Clock, log *slog.Logger) (*App, error) {
 		Lease: services.NewLease(rdb, cfg.KeyPrefix, "reconcile", 30*time.Second),
 	})
 	a.scheduler = jobs.NewScheduler(a.Reconciler, a.Orders, cfg.ReconcileInterval, log)
-	a.scheduler.AddPublish(services.NewCatalogWriter(a.Shows, a.Audit, cfg.Currency, cfg.PurchaseLimit), time.Minute, services.PublishAhead, log)
+	a.CatalogWriter = services.NewCatalogWriter(db, a.Catalog, a.Shows, a.Audit, clock,
+		services.WriterConfig{Currency: cfg.Currency, DefaultLimit: cfg.PurchaseLimit, Zone: cfg.Location()})
+	a.scheduler.AddPublish(a.CatalogWriter, time.Minute, services.PublishAhead, log)
 	a.eviction = evictionCheck{rdb: rdb, allow: cfg.AllowEviction, log: log}
 	var providers []services.PaymentProvider // a real provider is added here when configured
 	if cfg.DemoPayments {
@@ -176,7 +181,7 @@ func (a *App) newHTTP() *fiber.App {
 	d := &handlers.Deps{Shows: a.Shows, Orders: a.Orders, Payments: a.Payments, Users: a.Users, Limiter: a.Limiter,
 		Reconcile: a.Reconciler, Currency: a.Cfg.Currency, SecureCookies: a.Cfg.SecureCookies,
 		SessionMaxAge: a.Users.SessionMaxAge(), Live: a.SeatEvents}
-	catalog := services.NewCatalogWriter(a.Shows, a.Audit, a.Cfg.Currency, a.Cfg.PurchaseLimit)
+	catalog := a.CatalogWriter
 	d.CatalogAdmin, d.CatalogConsole, d.HallAdmin = catalog, catalog, catalog
 	d.AdminOrders = services.NewStaffOrders(a.DB, a.Orders, a.Payments, a.Shows, a.Audit)
 	d.OrderDetail, d.UserAdmin, d.Audit = d.AdminOrders.(*services.StaffOrders), services.NewUserAdmin(a.DB, a.Audit, a.Users.UserChanged), a.Audit
