@@ -2,6 +2,7 @@ package services
 
 import (
 	"context"
+	"strconv"
 	"testing"
 	"time"
 
@@ -292,5 +293,45 @@ func TestSeedDemoLateEvening(t *testing.T) {
 	}
 	if rep.OrdersCreated == 0 {
 		t.Errorf("no nearly sold out show")
+	}
+}
+
+// TestSeedDemo_HallsFromLayoutText: the demo halls are created from their layout text
+// through CreateHall (audited as the system), open in the editor as that same text, and
+// a second seed keeps them.
+func TestSeedDemo_HallsFromLayoutText(t *testing.T) {
+	db := newTestDB(t)
+	ctx := context.Background()
+	now := time.Date(2030, 3, 10, 10, 0, 0, 0, time.UTC)
+	users := NewUsers(db, fixedClock{now}, bcrypt.MinCost)
+	for run := 1; run <= 2; run++ {
+		if _, err := SeedDemo(ctx, db, users, DemoOptions{Now: now}); err != nil {
+			t.Fatalf("seed %d: %v", run, err)
+		}
+	}
+	w := NewCatalogWriter(db, NewCatalog(db), nil, nil, fixedClock{now}, WriterConfig{})
+	for _, dh := range demoHalls {
+		t.Run(dh.name, func(t *testing.T) {
+			var id int64
+			if err := db.Get(&id, "SELECT id FROM halls WHERE name = ?", dh.name); err != nil {
+				t.Fatal(err)
+			}
+			h, err := w.Hall(ctx, id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if h.Layout != dh.layout || h.Numbering != NumberLeftToRight {
+				t.Errorf("layout %q (%s), want %q", h.Layout, h.Numbering, dh.layout)
+			}
+			var audits []struct {
+				Actor *int64 `db:"actor_user_id"`
+			}
+			if err := db.Select(&audits, "SELECT actor_user_id FROM audit_log WHERE action = 'hall.create' AND entity_id = ?", strconv.FormatInt(id, 10)); err != nil {
+				t.Fatal(err)
+			}
+			if len(audits) != 1 || audits[0].Actor != nil {
+				t.Errorf("hall.create audited %d times (want once, by the system)", len(audits))
+			}
+		})
 	}
 }
