@@ -37,7 +37,7 @@ test: services test-deps static
 
 ## fuzz: each fuzz target for FUZZTIME (default 4s; crashes land in testdata/fuzz and become regular tests)
 FUZZTIME ?= 4s
-FUZZ_TARGETS := services:FuzzCanonicalEmail services:FuzzParseLayout services:FuzzWebhookSignature services:FuzzWebhookEvent handlers:FuzzParseOrderBody services:FuzzVerifyTicketRef
+FUZZ_TARGETS := services:FuzzCanonicalEmail services/catalog:FuzzParseLayout services/orders:FuzzWebhookSignature services/orders:FuzzWebhookEvent handlers:FuzzParseOrderBody services/orders:FuzzVerifyTicketRef
 fuzz:
 	@for t in $(FUZZ_TARGETS); do pkg=$${t%%:*}; name=$${t##*:}; \
 		echo "fuzz $$pkg $$name ($(FUZZTIME))"; \
@@ -63,10 +63,10 @@ LOADTEST_FLAGS ?= -duration 10s -clients 32
 bench: build services
 	./seatflow loadtest $(LOADTEST_FLAGS)
 
-## bench-services: order creation in-process (services.Orders) against the raw Redis and MariaDB ceilings (SEATFLOW_BENCH_SECONDS per phase, default 3)
+## bench-services: order creation in-process (orders.Orders) against the raw Redis and MariaDB ceilings (SEATFLOW_BENCH_SECONDS per phase, default 3)
 bench-services: services
-	$(GO) test -run '^$$' -bench CreateOrderAgainstCeilings -benchtime=1x -count=1 ./services/
+	$(GO) test -run '^$$' -bench CreateOrderAgainstCeilings -benchtime=1x -count=1 ./services/orders/
 
 ## soak: buyers against one show for SEATFLOW_SOAK_SECONDS (default 90) while FLUSHALL, Redis restarts, DEBUG SLEEP, lost expiry tasks and killed steps are injected on a private redis-server; prints convergence times
 soak: services
-	SEATFLOW_SOAK=1 $(GO) test -race -count=1 -timeout 30m -run '^TestSoak_FaultsUnderLoad$$' -v ./services/
+	SEATFLOW_SOAK=1 $(GO) test -race -count=1 -timeout 30m -run '^TestSoak_FaultsUnderLoad$$' -v ./services/invariants/

@@ -10,7 +10,7 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"seatflow/services"
+	"seatflow/services/reconcile"
 	"seatflow/web"
 )
 
@@ -22,8 +22,8 @@ const cliFindingLines = 20
 
 // reconcileFlags parses `reconcile [--dry-run] [--show ID]` into run options; -h prints
 // the flags and returns flag.ErrHelp.
-func reconcileFlags(args []string) (services.ReconcileOptions, error) {
-	opts := services.ReconcileOptions{Trigger: services.TriggerCLI, Wait: cliReconcileWait}
+func reconcileFlags(args []string) (reconcile.ReconcileOptions, error) {
+	opts := reconcile.ReconcileOptions{Trigger: reconcile.TriggerCLI, Wait: cliReconcileWait}
 	fs := flag.NewFlagSet("seatflow reconcile", flag.ContinueOnError)
 	fs.SetOutput(os.Stderr)
 	fs.Usage = func() {
@@ -47,7 +47,7 @@ func reconcileFlags(args []string) (services.ReconcileOptions, error) {
 // reconcile migrates, runs one reconciliation with a progress line on stderr and prints
 // the summary on stdout. It returns an error when another run held the lease for
 // cliReconcileWait, or when the run failed or could not be stored.
-func reconcile(ctx context.Context, a *web.App, opts services.ReconcileOptions) error {
+func runReconcile(ctx context.Context, a *web.App, opts reconcile.ReconcileOptions) error {
 	if _, err := a.Migrate(ctx); err != nil {
 		return err
 	}
@@ -81,7 +81,7 @@ func reconcile(ctx context.Context, a *web.App, opts services.ReconcileOptions) 
 
 // printRun writes a run's summary: its facts, a kind | found | fixed table and the first
 // cliFindingLines findings.
-func printRun(w io.Writer, run *services.ReconcileRun) {
+func printRun(w io.Writer, run *reconcile.ReconcileRun) {
 	dry := "no"
 	if run.DryRun {
 		dry = "yes"

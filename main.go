@@ -25,7 +25,7 @@ import (
 	"syscall"
 	"time"
 
-	"seatflow/services"
+	"seatflow/services/demo"
 	"seatflow/web"
 )
 
@@ -82,7 +82,7 @@ func run(args []string) error {
 		if err != nil {
 			return err
 		}
-		return withApp(cfg, log, func(a *web.App) error { return reconcile(ctx, a, opts) })
+		return withApp(cfg, log, func(a *web.App) error { return runReconcile(ctx, a, opts) })
 	case "serve":
 		return serve(ctx, cfg, log)
 	case "loadtest":
@@ -124,7 +124,7 @@ func seed(ctx context.Context, a *web.App) error {
 	if _, err := a.Migrate(ctx); err != nil {
 		return err
 	}
-	rep, err := services.SeedDemo(ctx, a.DB, a.Users, services.DemoOptions{
+	rep, err := demo.SeedDemo(ctx, a.DB, a.Users, demo.DemoOptions{
 		Now: time.Now().UTC(), Zone: a.Cfg.Location(), Currency: a.Cfg.Currency, PurchaseLimit: a.Cfg.PurchaseLimit,
 	})
 	if err != nil {

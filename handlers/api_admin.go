@@ -10,6 +10,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"seatflow/services"
+	"seatflow/services/reconcile"
 )
 
 // reconcileWait is how long a manual run waits for a run in progress to finish before
@@ -100,10 +101,10 @@ func (d *Deps) apiReconcileRun(c *fiber.Ctx) error {
 // in progress. It returns the stored run, also one that stopped half way (its Status
 // and Error say why); the error only when there is no stored report to show (busy,
 // unknown show, a store down before or after the run).
-func (d *Deps) runManual(c *fiber.Ctx, u *services.User, req reconcileRequest) (*services.ReconcileRun, error) {
+func (d *Deps) runManual(c *fiber.Ctx, u *services.User, req reconcileRequest) (*reconcile.ReconcileRun, error) {
 	ctx, cancel := context.WithTimeout(c.UserContext(), reconcileTimeout)
 	defer cancel()
-	run, err := d.Reconcile.Run(ctx, services.ReconcileOptions{Trigger: services.TriggerManual, DryRun: req.DryRun,
+	run, err := d.Reconcile.Run(ctx, reconcile.ReconcileOptions{Trigger: reconcile.TriggerManual, DryRun: req.DryRun,
 		ShowID: req.ShowID, ActorID: u.ID, Wait: reconcileWait})
 	if err != nil && (run == nil || run.Error == "") {
 		return nil, err

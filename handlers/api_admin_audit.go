@@ -5,7 +5,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
-	"seatflow/services"
+	"seatflow/services/audit"
 )
 
 // registerAdminAudit registers the audit log endpoint of the admin API (staff and
@@ -33,7 +33,7 @@ type auditEntryJSON struct {
 	CreatedAt string          `json:"created_at"`
 }
 
-func auditOut(e *services.AuditEntry) auditEntryJSON {
+func auditOut(e *audit.AuditEntry) auditEntryJSON {
 	out := auditEntryJSON{ID: id(e.ID), Action: e.Action, Entity: e.Entity, EntityID: e.EntityID,
 		Before: rawOrNull(e.Before), After: rawOrNull(e.After), CreatedAt: rfc(e.CreatedAt)}
 	if e.ActorID != nil {

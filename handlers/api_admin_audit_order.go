@@ -4,7 +4,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 	"github.com/gofiber/fiber/v2/utils"
 
-	"seatflow/services"
+	"seatflow/services/staff"
 )
 
 // adminPaymentJSON is a payment of an order as staff read it.
@@ -49,7 +49,7 @@ func (d *Deps) apiAdminOrder(c *fiber.Ctx) error {
 	return c.JSON(out)
 }
 
-func paymentOut(p *services.OrderPayment) adminPaymentJSON {
+func paymentOut(p *staff.OrderPayment) adminPaymentJSON {
 	return adminPaymentJSON{PaymentID: p.PaymentID, Provider: p.Provider, Status: p.Status, AmountMinor: p.AmountMinor,
 		Currency: p.Currency, CreatedAt: rfc(p.CreatedAt), UpdatedAt: rfc(p.UpdatedAt)}
 }

@@ -6,15 +6,16 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"seatflow/services"
+	"seatflow/services/catalog"
 )
 
 // CatalogAdminService is what the admin catalog endpoints need of services.CatalogWriter.
 type CatalogAdminService interface {
-	Halls(ctx context.Context) ([]*services.HallSummary, error)
+	Halls(ctx context.Context) ([]*catalog.HallSummary, error)
 	Movies(ctx context.Context) ([]*services.Movie, error)
 	CreateMovie(ctx context.Context, actorID int64, title string, runtimeMin int) (*services.Movie, error)
-	CreateShow(ctx context.Context, actorID int64, in services.NewShow) (*services.Show, error)
-	UpdateShow(ctx context.Context, actorID, id int64, ch services.ShowChange) (*services.Show, error)
+	CreateShow(ctx context.Context, actorID int64, in catalog.NewShow) (*services.Show, error)
+	UpdateShow(ctx context.Context, actorID, id int64, ch catalog.ShowChange) (*services.Show, error)
 	OpenSale(ctx context.Context, actorID, id int64) (*services.Show, error)
 	CloseSale(ctx context.Context, actorID, id int64) (*services.Show, error)
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"seatflow/services"
+	"seatflow/services/catalog"
 )
 
 // JSON shapes and body parsers of the admin catalog endpoints (API.md, Admin, Catalog).
@@ -27,7 +28,7 @@ type hallZoneJSON struct {
 	Name string `json:"name"`
 }
 
-func adminHallOut(h *services.HallSummary) adminHallJSON {
+func adminHallOut(h *catalog.HallSummary) adminHallJSON {
 	out := adminHallJSON{ID: id(h.ID), Name: h.Name, Rows: h.Rows, Cols: h.Cols, Seats: h.Seats, Zones: make([]hallZoneJSON, len(h.Zones))}
 	for i, z := range h.Zones {
 		out.Zones[i] = hallZoneJSON{Code: z.Code, Name: z.Name}
@@ -71,8 +72,8 @@ func parseMovieBody(body []byte) (string, int, error) {
 		return "", 0, invalid("title must be a string")
 	}
 	n, err := jsonInt(in.RuntimeMin)
-	if !isSet(in.RuntimeMin) || err != nil || n < 1 || n > services.MaxRuntimeMin {
-		return "", 0, invalid("runtime_min must be a whole number of minutes from 1 to %d", services.MaxRuntimeMin)
+	if !isSet(in.RuntimeMin) || err != nil || n < 1 || n > catalog.MaxRuntimeMin {
+		return "", 0, invalid("runtime_min must be a whole number of minutes from 1 to %d", catalog.MaxRuntimeMin)
 	}
 	return title, int(n), nil
 }
@@ -94,9 +95,9 @@ const showShape = `{"movie_id":"1","hall_id":"2","starts_at":"2030-01-01T19:30:0
 // parseNewShow reads a create-show body: ids as strings of digits (numbers accepted),
 // times RFC 3339 with any offset, prices a list of {"zone","price_minor"}, an optional
 // purchase_limit. Errors: INVALID_REQUEST.
-func parseNewShow(body []byte) (services.NewShow, error) {
+func parseNewShow(body []byte) (catalog.NewShow, error) {
 	var in showBody
-	var out services.NewShow
+	var out catalog.NewShow
 	if err := decodeObject(body, &in, showShape); err != nil {
 		return out, err
 	}
@@ -135,9 +136,9 @@ func parseNewShow(body []byte) (services.NewShow, error) {
 
 // parseShowChange reads a PATCH body: any of sale_opens_at, sale_closes_at,
 // purchase_limit, prices (null or absent leaves a field as it is). Errors: INVALID_REQUEST.
-func parseShowChange(body []byte) (services.ShowChange, error) {
+func parseShowChange(body []byte) (catalog.ShowChange, error) {
 	var in showBody
-	var out services.ShowChange
+	var out catalog.ShowChange
 	if err := decodeObject(body, &in, `{"sale_closes_at":"2030-01-01T18:30:00Z","prices":[{"zone":"standard","price_minor":5000}]}`); err != nil {
 		return out, err
 	}
@@ -210,14 +211,14 @@ func jsonTime(r json.RawMessage, name string) (time.Time, error) {
 // jsonLimit reads a purchase limit, a whole number from 1 to MaxPurchaseLimit.
 func jsonLimit(r json.RawMessage) (int, error) {
 	n, err := jsonInt(r)
-	if err != nil || n < 1 || n > services.MaxPurchaseLimit {
-		return 0, invalid("purchase_limit must be a whole number from 1 to %d", services.MaxPurchaseLimit)
+	if err != nil || n < 1 || n > catalog.MaxPurchaseLimit {
+		return 0, invalid("purchase_limit must be a whole number from 1 to %d", catalog.MaxPurchaseLimit)
 	}
 	return int(n), nil
 }
 
 // jsonPrices reads [{"zone": string, "price_minor": integer}, ...].
-func jsonPrices(r json.RawMessage) ([]services.ZonePrice, error) {
+func jsonPrices(r json.RawMessage) ([]catalog.ZonePrice, error) {
 	var raw []struct {
 		Zone       json.RawMessage `json:"zone"`
 		PriceMinor json.RawMessage `json:"price_minor"`
@@ -225,7 +226,7 @@ func jsonPrices(r json.RawMessage) ([]services.ZonePrice, error) {
 	if err := json.Unmarshal(r, &raw); err != nil {
 		return nil, invalid(`prices must be a list like [{"zone":"standard","price_minor":4500}]`)
 	}
-	out := make([]services.ZonePrice, len(raw))
+	out := make([]catalog.ZonePrice, len(raw))
 	for i, p := range raw {
 		if !isSet(p.Zone) || json.Unmarshal(p.Zone, &out[i].Zone) != nil || out[i].Zone == "" {
 			return nil, invalid("prices[%d].zone must be a zone code string", i)

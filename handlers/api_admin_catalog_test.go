@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"seatflow/services"
+	"seatflow/services/catalog"
 )
 
 const goodShow = `{"movie_id":"3","hall_id":"2","starts_at":"2030-01-01T19:30:00+08:00","sale_opens_at":"2029-12-01T10:00:00Z",
@@ -42,7 +43,7 @@ func TestParseNewShow(t *testing.T) {
 	}
 	want := time.Date(2030, 1, 1, 11, 30, 0, 0, time.UTC)
 	if in.MovieID != 3 || in.HallID != 2 || !in.StartsAt.Equal(want) || in.StartsAt.Location() != time.UTC ||
-		len(in.Prices) != 2 || in.Prices[1] != (services.ZonePrice{Zone: "premium", PriceMinor: 0}) || in.PurchaseLimit != 0 {
+		len(in.Prices) != 2 || in.Prices[1] != (catalog.ZonePrice{Zone: "premium", PriceMinor: 0}) || in.PurchaseLimit != 0 {
 		t.Errorf("parsed %+v", in)
 	}
 }

@@ -6,7 +6,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"seatflow/jobs"
-	"seatflow/services"
+	"seatflow/services/staff"
 )
 
 // GET /api/v1/admin/dashboard answers the console dashboard's figures (staff and
@@ -152,8 +152,8 @@ type expiryTaskJSON struct {
 	LastFailedAt *string `json:"last_failed_at"`
 }
 
-func revenueOut(r *services.Revenue) revenueJSON {
-	lines := func(ls []*services.RevenueLine, named bool) []revenueLineJSON {
+func revenueOut(r *staff.Revenue) revenueJSON {
+	lines := func(ls []*staff.RevenueLine, named bool) []revenueLineJSON {
 		out := make([]revenueLineJSON, 0, len(ls))
 		for _, l := range ls {
 			j := revenueLineJSON{Currency: l.Currency, Orders: l.Orders, Seats: l.Seats, AmountMinor: l.AmountMinor}

@@ -7,14 +7,15 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"seatflow/services"
+	"seatflow/services/catalog"
 )
 
 // HallAdminService is what the hall pages and endpoints need of services.CatalogWriter.
 type HallAdminService interface {
 	HallLayouts(ctx context.Context) ([]*services.Hall, error)
-	Hall(ctx context.Context, id int64) (*services.HallLayout, error)
-	CreateHall(ctx context.Context, actorID int64, in services.HallInput) (*services.HallLayout, error)
-	UpdateHall(ctx context.Context, actorID, id int64, in services.HallInput) (*services.HallLayout, error)
+	Hall(ctx context.Context, id int64) (*catalog.HallLayout, error)
+	CreateHall(ctx context.Context, actorID int64, in catalog.HallInput) (*catalog.HallLayout, error)
+	UpdateHall(ctx context.Context, actorID, id int64, in catalog.HallInput) (*catalog.HallLayout, error)
 }
 
 // registerAdminHalls registers one hall with its layout text, and hall writes, on the
@@ -44,7 +45,7 @@ type hallZoneSeatsJSON struct {
 	Seats int    `json:"seats"`
 }
 
-func hallLayoutOut(h *services.HallLayout) hallLayoutJSON {
+func hallLayoutOut(h *catalog.HallLayout) hallLayoutJSON {
 	out := hallLayoutJSON{ID: id(h.ID), Name: h.Name, Rows: h.Rows, Cols: h.Cols, Numbering: string(h.Numbering), Zones: []hallZoneSeatsJSON{}}
 	if h.LayoutErr == "" {
 		out.Layout = &h.Layout
@@ -126,9 +127,9 @@ func (d *Deps) apiAdminCreateHall(c *fiber.Ctx) error {
 	if b.Name == nil || b.Layout == nil {
 		return invalid("name and layout are required, like %s", hallShape)
 	}
-	in := services.HallInput{Name: *b.Name, Layout: *b.Layout}
+	in := catalog.HallInput{Name: *b.Name, Layout: *b.Layout}
 	if b.Numbering != nil {
-		in.Numbering = services.Numbering(*b.Numbering)
+		in.Numbering = catalog.Numbering(*b.Numbering)
 	}
 	ctx, cancel := ctxOf(c)
 	defer cancel()
@@ -158,12 +159,12 @@ func (d *Deps) apiAdminUpdateHall(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	in := services.HallInput{Name: cur.Name, Layout: cur.Layout, Numbering: cur.Numbering}
+	in := catalog.HallInput{Name: cur.Name, Layout: cur.Layout, Numbering: cur.Numbering}
 	if b.Name != nil {
 		in.Name = *b.Name
 	}
 	if b.Numbering != nil {
-		in.Numbering = services.Numbering(*b.Numbering)
+		in.Numbering = catalog.Numbering(*b.Numbering)
 	}
 	if b.Layout != nil {
 		in.Layout = *b.Layout

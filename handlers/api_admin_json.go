@@ -1,7 +1,7 @@
 package handlers
 
 import (
-	"seatflow/services"
+	"seatflow/services/reconcile"
 )
 
 // JSON shapes of the reconciliation run report (API.md, Reconciliation). Ids are
@@ -53,7 +53,7 @@ type findingJSON struct {
 }
 
 // runOut renders a run without its findings.
-func runOut(r *services.ReconcileRun) runJSON {
+func runOut(r *reconcile.ReconcileRun) runJSON {
 	out := runJSON{RunID: id(r.ID), Trigger: r.Trigger, DryRun: r.DryRun, StartedAt: rfc(r.StartedAt),
 		Fixed: r.Fixed, FindingsCount: r.FindingsCount, Status: r.Status, Error: optString(r.Error),
 		ShowsChecked: r.ShowsChecked}
@@ -71,7 +71,7 @@ func runOut(r *services.ReconcileRun) runJSON {
 }
 
 // reportOut renders a run with its findings ([] when it found nothing).
-func reportOut(r *services.ReconcileRun) reportJSON {
+func reportOut(r *reconcile.ReconcileRun) reportJSON {
 	out := reportJSON{runJSON: runOut(r), Findings: make([]findingJSON, len(r.Findings)), CountsByKind: r.CountsByKind()}
 	for i, f := range r.Findings {
 		out.Findings[i] = findingJSON{Kind: f.Kind, ShowID: optID(f.ShowID), SeatID: optID(f.SeatID),

@@ -7,6 +7,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"seatflow/services"
+	"seatflow/services/catalog"
 )
 
 // adminMovieJSON is a movie as the admin movie endpoints return it: the catalog's
@@ -18,7 +19,7 @@ type adminMovieJSON struct {
 	UpcomingShows int     `json:"upcoming_shows"`
 }
 
-func adminMovieOut(m *services.MovieSummary) adminMovieJSON {
+func adminMovieOut(m *catalog.MovieSummary) adminMovieJSON {
 	out := adminMovieJSON{movieJSON: movieOut(&m.Movie), Retired: m.Retired(), UpcomingShows: m.UpcomingShows}
 	if m.RetiredAt != nil {
 		s := m.RetiredAt.UTC().Format(time.RFC3339)
@@ -62,8 +63,8 @@ func (d *Deps) apiAdminUpdateMovie(c *fiber.Ctx) error {
 	}
 	if isSet(in.RuntimeMin) {
 		n, err := jsonInt(in.RuntimeMin)
-		if err != nil || n < 1 || n > services.MaxRuntimeMin {
-			return invalid("runtime_min must be a whole number of minutes from 1 to %d", services.MaxRuntimeMin)
+		if err != nil || n < 1 || n > catalog.MaxRuntimeMin {
+			return invalid("runtime_min must be a whole number of minutes from 1 to %d", catalog.MaxRuntimeMin)
 		}
 		runtime = int(n)
 	}

@@ -9,13 +9,14 @@ import (
 	"github.com/gofiber/fiber/v2/utils"
 
 	"seatflow/services"
+	"seatflow/services/staff"
 )
 
 // AdminOrderService is what the handlers need of services.StaffOrders.
 type AdminOrderService interface {
-	Search(ctx context.Context, f services.OrderSearch) ([]*services.StaffOrder, error)
+	Search(ctx context.Context, f staff.OrderSearch) ([]*staff.StaffOrder, error)
 	Refund(ctx context.Context, actorID int64, orderNo, reason string) (*services.Order, error)
-	CancelShow(ctx context.Context, actorID, showID int64, reason string) (*services.ShowCancellation, error)
+	CancelShow(ctx context.Context, actorID, showID int64, reason string) (*staff.ShowCancellation, error)
 }
 
 // registerAdminOrders registers the order endpoints of the admin API (search, refund,
@@ -40,7 +41,7 @@ type staffOrderJSON struct {
 // -> {"orders":[...]} newest first. Errors: 400 for an unknown status or a bad show id
 // or limit, 503.
 func (d *Deps) apiAdminOrders(c *fiber.Ctx) error {
-	f := services.OrderSearch{
+	f := staff.OrderSearch{
 		OrderNo: utils.CopyString(c.Query("order_no")),
 		Status:  utils.CopyString(c.Query("status")),
 		Email:   utils.CopyString(c.Query("email")),
@@ -53,7 +54,7 @@ func (d *Deps) apiAdminOrders(c *fiber.Ctx) error {
 		f.ShowID = n
 	}
 	var err error
-	if f.Limit, err = queryLimit(c, services.DefaultOrderSearchLimit, services.MaxOrderSearchLimit); err != nil {
+	if f.Limit, err = queryLimit(c, staff.DefaultOrderSearchLimit, staff.MaxOrderSearchLimit); err != nil {
 		return err
 	}
 	ctx, cancel := ctxOf(c)

@@ -6,6 +6,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"seatflow/services"
+	"seatflow/services/staff"
 )
 
 // registerAdminShowSeats registers a show's seats for staff on the staff-and-admin group:
@@ -154,8 +155,8 @@ func parseHouseBody(body []byte) (houseBody, error) {
 	if len(in.SeatIDs) == 0 {
 		return houseBody{}, invalid("seat_ids must list at least one seat id: %s", shape)
 	}
-	if len(in.SeatIDs) > services.MaxHouseSeatsPerRequest {
-		return houseBody{}, invalid("at most %d seats at a time", services.MaxHouseSeatsPerRequest)
+	if len(in.SeatIDs) > staff.MaxHouseSeatsPerRequest {
+		return houseBody{}, invalid("at most %d seats at a time", staff.MaxHouseSeatsPerRequest)
 	}
 	out := houseBody{ids: make([]int64, 0, len(in.SeatIDs))}
 	for _, s := range in.SeatIDs {

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"seatflow/services"
+	"seatflow/services/reconcile"
+	"seatflow/services/seats"
 )
 
 // TestParseReconcileBody: the optional run body reads as a dry run and a show id given
@@ -51,11 +53,11 @@ func TestReportOut_NullsAndStrings(t *testing.T) {
 	start := time.Date(2026, 11, 30, 8, 0, 0, 0, time.UTC)
 	end := start.Add(1500 * time.Millisecond)
 	admin, show := int64(3), int64(7)
-	run := &services.ReconcileRun{ID: 12, Trigger: services.TriggerManual, ActorID: &admin, ActorEmail: "a@x.test",
-		ShowID: &show, Status: services.RunDone, Fixed: 1, FindingsCount: 2, StartedAt: start, FinishedAt: &end,
-		Findings: []services.Finding{
-			{Kind: services.FindingLiveNotHeld, ShowID: 7, SeatID: 101, OrderNo: "SF-1", Action: services.ActionHold, Fixed: true},
-			{Kind: services.FindingZoneCount, ShowID: 7, Action: services.ActionRecompute},
+	run := &reconcile.ReconcileRun{ID: 12, Trigger: reconcile.TriggerManual, ActorID: &admin, ActorEmail: "a@x.test",
+		ShowID: &show, Status: reconcile.RunDone, Fixed: 1, FindingsCount: 2, StartedAt: start, FinishedAt: &end,
+		Findings: []seats.Finding{
+			{Kind: seats.FindingLiveNotHeld, ShowID: 7, SeatID: 101, OrderNo: "SF-1", Action: seats.ActionHold, Fixed: true},
+			{Kind: seats.FindingZoneCount, ShowID: 7, Action: seats.ActionRecompute},
 		}}
 	var got map[string]any
 	b, _ := json.Marshal(reportOut(run))
@@ -86,7 +88,7 @@ func TestReportOut_NullsAndStrings(t *testing.T) {
 			t.Errorf("zone finding %s = %#v (present %v), want null", k, v, ok)
 		}
 	}
-	empty := &services.ReconcileRun{ID: 1, Trigger: services.TriggerCron, Status: services.RunRunning, StartedAt: start}
+	empty := &reconcile.ReconcileRun{ID: 1, Trigger: reconcile.TriggerCron, Status: reconcile.RunRunning, StartedAt: start}
 	b, _ = json.Marshal(reportOut(empty))
 	got = nil
 	_ = json.Unmarshal(b, &got)

@@ -4,6 +4,8 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"seatflow/services"
+	"seatflow/services/orders"
+	"seatflow/services/staff"
 )
 
 // registerAdminTickets registers the ticket check of the admin API on the
@@ -30,13 +32,13 @@ type ticketCheckJSON struct {
 func (d *Deps) apiAdminTicket(c *fiber.Ctx) error {
 	notFound := &services.Error{Code: services.CodeNotFound, Message: "ticket not found"}
 	ref := copyParam(c, "ref")
-	no, ok := services.TicketOrderNo(ref)
+	no, ok := orders.TicketOrderNo(ref)
 	if !ok || d.Tickets == nil {
 		return notFound
 	}
 	ctx, cancel := ctxOf(c)
 	defer cancel()
-	found, err := d.AdminOrders.Search(ctx, services.OrderSearch{OrderNo: no, Limit: 1})
+	found, err := d.AdminOrders.Search(ctx, staff.OrderSearch{OrderNo: no, Limit: 1})
 	if err != nil {
 		return err
 	}

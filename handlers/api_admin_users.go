@@ -6,6 +6,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"seatflow/services"
+	"seatflow/services/accounts"
 )
 
 // registerAdminUsers registers users and roles on the admin API; users is a group whose
@@ -24,7 +25,7 @@ type adminUserJSON struct {
 	CreatedAt string `json:"created_at"`
 }
 
-func adminUserOut(u *services.UserAccount) adminUserJSON {
+func adminUserOut(u *accounts.UserAccount) adminUserJSON {
 	return adminUserJSON{ID: id(u.ID), Email: u.Email, Name: u.Name, Role: u.Role, CreatedAt: rfc(u.CreatedAt)}
 }
 
@@ -32,13 +33,13 @@ func adminUserOut(u *services.UserAccount) adminUserJSON {
 // case) &role=&limit= (1..500, default 100) -> {"users":[{"id","email","name","role",
 // "created_at"}]}. Errors: 400 unknown role or bad limit, 503.
 func (d *Deps) apiAdminUsers(c *fiber.Ctx) error {
-	limit, err := queryLimit(c, services.DefaultUserListLimit, services.MaxUserListLimit)
+	limit, err := queryLimit(c, accounts.DefaultUserListLimit, accounts.MaxUserListLimit)
 	if err != nil {
 		return err
 	}
 	ctx, cancel := ctxOf(c)
 	defer cancel()
-	users, err := d.UserAdmin.ListUsers(ctx, services.UserFilter{Email: c.Query("email"), Role: c.Query("role"), Limit: limit})
+	users, err := d.UserAdmin.ListUsers(ctx, accounts.UserFilter{Email: c.Query("email"), Role: c.Query("role"), Limit: limit})
 	if err != nil {
 		return err
 	}

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"seatflow/services"
+	"seatflow/services/seats"
 )
 
 // JSON shapes of API.md. Every id is a string; times are RFC 3339 UTC; money is minor
@@ -108,7 +109,7 @@ func showOut(s *services.Show, detail bool, holdFor time.Duration) showJSON {
 	return out
 }
 
-func seatMapOut(m *services.SeatMap) seatMapJSON {
+func seatMapOut(m *seats.SeatMap) seatMapJSON {
 	out := seatMapJSON{ShowID: id(m.Show.ID), Rows: m.Hall.Rows, Cols: m.Hall.Cols, Seats: make([]seatJSON, len(m.Hall.Seats))}
 	for i, s := range m.Hall.Seats {
 		kind := s.Kind

@@ -6,7 +6,7 @@ import (
 	"regexp"
 	"strconv"
 
-	"seatflow/services"
+	"seatflow/services/orders"
 )
 
 // MaxBodyBytes is the largest request body accepted (API.md: 413 over 64 KiB).
@@ -26,7 +26,7 @@ type orderBody struct {
 // parseOrderBody reads a create-order body into req: seat_ids as a list of decimal
 // strings, or zone (string) + quantity (positive integer) with optional accessible
 // (bool); expected_total_minor an integer. Errors: INVALID_REQUEST.
-func parseOrderBody(body []byte, req *services.CreateOrderRequest) error {
+func parseOrderBody(body []byte, req *orders.CreateOrderRequest) error {
 	var b orderBody
 	d := json.NewDecoder(bytes.NewReader(body))
 	if err := d.Decode(&b); err != nil {
@@ -43,8 +43,8 @@ func parseOrderBody(body []byte, req *services.CreateOrderRequest) error {
 		if len(ids) == 0 {
 			return invalid("seat_ids is empty: pick at least one seat")
 		}
-		if len(ids) > services.MaxSeatsPerRequest {
-			return invalid("at most %d seats per order", services.MaxSeatsPerRequest)
+		if len(ids) > orders.MaxSeatsPerRequest {
+			return invalid("at most %d seats per order", orders.MaxSeatsPerRequest)
 		}
 		seen := make(map[int64]bool, len(ids))
 		for _, s := range ids {
@@ -72,8 +72,8 @@ func parseOrderBody(body []byte, req *services.CreateOrderRequest) error {
 		if err != nil {
 			return invalid("quantity must be a positive whole number")
 		}
-		if n > services.MaxSeatsPerRequest {
-			return invalid("quantity must be at most %d", services.MaxSeatsPerRequest)
+		if n > orders.MaxSeatsPerRequest {
+			return invalid("quantity must be at most %d", orders.MaxSeatsPerRequest)
 		}
 		req.Quantity = int(n)
 	}

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"seatflow/services"
+	"seatflow/services/orders"
 )
 
 // FuzzParseOrderBody: any body is either refused with INVALID_REQUEST or gives a
@@ -25,7 +26,7 @@ func FuzzParseOrderBody(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, body []byte) {
-		var req services.CreateOrderRequest
+		var req orders.CreateOrderRequest
 		err := parseOrderBody(body, &req)
 		if err != nil {
 			var se *services.Error
@@ -34,7 +35,7 @@ func FuzzParseOrderBody(f *testing.F) {
 			}
 			return
 		}
-		if len(req.SeatIDs) > services.MaxSeatsPerRequest {
+		if len(req.SeatIDs) > orders.MaxSeatsPerRequest {
 			t.Fatalf("%d seats accepted", len(req.SeatIDs))
 		}
 		seen := map[int64]bool{}
@@ -44,7 +45,7 @@ func FuzzParseOrderBody(f *testing.F) {
 			}
 			seen[id] = true
 		}
-		if req.Quantity < 0 || req.Quantity > services.MaxSeatsPerRequest {
+		if req.Quantity < 0 || req.Quantity > orders.MaxSeatsPerRequest {
 			t.Fatalf("quantity %d accepted", req.Quantity)
 		}
 	})

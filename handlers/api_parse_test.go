@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"seatflow/services"
+	"seatflow/services/orders"
 )
 
 // TestParseOrderBody_RejectsWrongTypes: every malformed body is INVALID_REQUEST, and
@@ -19,19 +20,19 @@ func TestParseOrderBody_RejectsWrongTypes(t *testing.T) {
 		`{"zone":"standard","quantity":2,"accessible":"yes"}`, `{"seat_ids":["1"]} {}`,
 	}
 	for _, b := range bad {
-		var req services.CreateOrderRequest
+		var req orders.CreateOrderRequest
 		if err := parseOrderBody([]byte(b), &req); services.ErrorCode(err) != services.CodeInvalidRequest {
 			t.Errorf("%s: %v, want INVALID_REQUEST", b, err)
 		}
 	}
-	var req services.CreateOrderRequest
+	var req orders.CreateOrderRequest
 	if err := parseOrderBody([]byte(`{"seat_ids":["101","7"],"expected_total_minor":9000}`), &req); err != nil {
 		t.Fatal(err)
 	}
 	if len(req.SeatIDs) != 2 || req.SeatIDs[0] != 101 || req.ExpectedTotalMinor == nil || *req.ExpectedTotalMinor != 9000 {
 		t.Errorf("parsed %+v", req)
 	}
-	req = services.CreateOrderRequest{}
+	req = orders.CreateOrderRequest{}
 	if err := parseOrderBody([]byte(`{"zone":"premium","quantity":3,"accessible":true}`), &req); err != nil || req.Zone != "premium" || req.Quantity != 3 || !req.Accessible {
 		t.Errorf("best available parsed %+v, %v", req, err)
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/gofiber/fiber/v2/utils"
 
 	"seatflow/services"
+	"seatflow/services/orders"
 )
 
 // RegisterAPI registers the JSON API under /api/v1, the admin endpoints included; any
@@ -163,7 +164,7 @@ func (d *Deps) apiSeats(c *fiber.Ctx) error {
 }
 
 func (d *Deps) apiCreateOrder(c *fiber.Ctx) error {
-	req := services.CreateOrderRequest{UserID: currentUser(c).ID}
+	req := orders.CreateOrderRequest{UserID: currentUser(c).ID}
 	if err := parseOrderBody(c.Body(), &req); err != nil {
 		return err
 	}

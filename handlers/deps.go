@@ -9,6 +9,13 @@ import (
 
 	"seatflow/jobs"
 	"seatflow/services"
+	"seatflow/services/accounts"
+	"seatflow/services/audit"
+	"seatflow/services/catalog"
+	"seatflow/services/orders"
+	"seatflow/services/reconcile"
+	"seatflow/services/seats"
+	"seatflow/services/staff"
 )
 
 // ShowService is what the handlers need of services.Shows.
@@ -16,7 +23,7 @@ type ShowService interface {
 	OnDate(ctx context.Context, date string) ([]*services.Show, error)
 	Between(ctx context.Context, from, to time.Time) ([]*services.Show, error)
 	Get(ctx context.Context, id int64) (*services.Show, error)
-	SeatMap(ctx context.Context, id int64) (*services.SeatMap, error)
+	SeatMap(ctx context.Context, id int64) (*seats.SeatMap, error)
 	SeatMapVersion(id int64) uint64
 	Today() string
 	Zone() *time.Location
@@ -24,7 +31,7 @@ type ShowService interface {
 
 // OrderService is what the handlers need of services.Orders.
 type OrderService interface {
-	Create(ctx context.Context, req services.CreateOrderRequest) (*services.Order, error)
+	Create(ctx context.Context, req orders.CreateOrderRequest) (*services.Order, error)
 	Get(ctx context.Context, userID int64, orderNo string) (*services.Order, error)
 	List(ctx context.Context, userID int64, limit int) ([]*services.Order, error)
 	Cancel(ctx context.Context, userID int64, orderNo string) (*services.Order, error)
@@ -33,10 +40,10 @@ type OrderService interface {
 
 // PaymentService is what the handlers need of services.Payments.
 type PaymentService interface {
-	Start(ctx context.Context, userID int64, orderNo, provider string) (*services.Payment, string, error)
-	Payment(ctx context.Context, paymentID string) (*services.Payment, error)
-	HandleWebhook(ctx context.Context, provider string, raw []byte, signature string) (*services.Payment, error)
-	DemoDecide(ctx context.Context, paymentID string, approve bool) (*services.Payment, error)
+	Start(ctx context.Context, userID int64, orderNo, provider string) (*orders.Payment, string, error)
+	Payment(ctx context.Context, paymentID string) (*orders.Payment, error)
+	HandleWebhook(ctx context.Context, provider string, raw []byte, signature string) (*orders.Payment, error)
+	DemoDecide(ctx context.Context, paymentID string, approve bool) (*orders.Payment, error)
 }
 
 // UserService is what the handlers need of services.Users.
@@ -56,32 +63,32 @@ type LoginLimiter interface {
 
 // ReconcileService is what the handlers need of services.Reconciler.
 type ReconcileService interface {
-	Run(ctx context.Context, opts services.ReconcileOptions) (*services.ReconcileRun, error)
-	Runs(ctx context.Context, limit int) ([]*services.ReconcileRun, error)
-	RunReport(ctx context.Context, id int64) (*services.ReconcileRun, error)
+	Run(ctx context.Context, opts reconcile.ReconcileOptions) (*reconcile.ReconcileRun, error)
+	Runs(ctx context.Context, limit int) ([]*reconcile.ReconcileRun, error)
+	RunReport(ctx context.Context, id int64) (*reconcile.ReconcileRun, error)
 }
 
 // OrderDetailService reads one order with its payments and history for staff.
 type OrderDetailService interface {
-	Detail(ctx context.Context, orderNo string) (*services.OrderDetail, error)
+	Detail(ctx context.Context, orderNo string) (*staff.OrderDetail, error)
 }
 
 // UserAdminService is what the handlers need of services.UserAdmin.
 type UserAdminService interface {
-	ListUsers(ctx context.Context, f services.UserFilter) ([]*services.UserAccount, error)
-	User(ctx context.Context, id int64) (*services.UserAccount, error)
-	SetRole(ctx context.Context, actorID, userID int64, role string) (*services.UserAccount, error)
+	ListUsers(ctx context.Context, f accounts.UserFilter) ([]*accounts.UserAccount, error)
+	User(ctx context.Context, id int64) (*accounts.UserAccount, error)
+	SetRole(ctx context.Context, actorID, userID int64, role string) (*accounts.UserAccount, error)
 }
 
 // AuditService is what the handlers need of services.Audit.
 type AuditService interface {
-	List(ctx context.Context, f services.AuditFilter) ([]*services.AuditEntry, error)
+	List(ctx context.Context, f audit.AuditFilter) ([]*audit.AuditEntry, error)
 	Kinds(ctx context.Context) (actions, entities []string, err error)
 }
 
 // DashboardService is what the handlers need of services.Dashboard.
 type DashboardService interface {
-	Snapshot(ctx context.Context) (*services.DashboardSnapshot, error)
+	Snapshot(ctx context.Context) (*staff.DashboardSnapshot, error)
 }
 
 // ExpiryInspector reads the order expiry queue (jobs.ExpiryQueue).
@@ -92,23 +99,23 @@ type ExpiryInspector interface {
 // CatalogConsoleService is what the console's movie and show pages and the movie
 // endpoints need of services.CatalogWriter beyond CatalogAdminService.
 type CatalogConsoleService interface {
-	MovieSummaries(ctx context.Context) ([]*services.MovieSummary, error)
-	MovieSummary(ctx context.Context, id int64) (*services.MovieSummary, error)
-	UpdateMovie(ctx context.Context, actorID, id int64, title string, runtimeMin int) (*services.MovieSummary, error)
-	RetireMovie(ctx context.Context, actorID, id int64) (*services.MovieSummary, error)
-	UnretireMovie(ctx context.Context, actorID, id int64) (*services.MovieSummary, error)
-	CreateDaily(ctx context.Context, actorID int64, in services.LocalShow) ([]services.DayResult, error)
+	MovieSummaries(ctx context.Context) ([]*catalog.MovieSummary, error)
+	MovieSummary(ctx context.Context, id int64) (*catalog.MovieSummary, error)
+	UpdateMovie(ctx context.Context, actorID, id int64, title string, runtimeMin int) (*catalog.MovieSummary, error)
+	RetireMovie(ctx context.Context, actorID, id int64) (*catalog.MovieSummary, error)
+	UnretireMovie(ctx context.Context, actorID, id int64) (*catalog.MovieSummary, error)
+	CreateDaily(ctx context.Context, actorID int64, in catalog.LocalShow) ([]catalog.DayResult, error)
 	Show(ctx context.Context, id int64) (*services.Show, error)
-	SeatCounts(ctx context.Context, shows []*services.Show) (map[int64]services.SeatCounts, error)
+	SeatCounts(ctx context.Context, shows []*services.Show) (map[int64]catalog.SeatCounts, error)
 }
 
 // ShowSeatService is what the handlers need of services.ShowSeats: a show's seat map
 // for staff, house seats and the release of a stuck hold.
 type ShowSeatService interface {
-	Map(ctx context.Context, showID int64) (*services.StaffSeatMap, error)
-	Block(ctx context.Context, actorID, showID int64, seatIDs []int64, reason string) (*services.HouseChange, error)
-	Unblock(ctx context.Context, actorID, showID int64, seatIDs []int64, reason string) (*services.HouseChange, error)
-	Release(ctx context.Context, actorID, showID, seatID int64, orderNo, reason string) (*services.SeatRelease, error)
+	Map(ctx context.Context, showID int64) (*staff.StaffSeatMap, error)
+	Block(ctx context.Context, actorID, showID int64, seatIDs []int64, reason string) (*staff.HouseChange, error)
+	Unblock(ctx context.Context, actorID, showID int64, seatIDs []int64, reason string) (*staff.HouseChange, error)
+	Release(ctx context.Context, actorID, showID, seatID int64, orderNo, reason string) (*staff.SeatRelease, error)
 }
 
 // TicketService signs and checks the ticket references of paid orders

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"seatflow/services"
+	"seatflow/services/orders"
 )
 
 // TestJSONErrors_InOurWords: a malformed or mistyped body is refused with a message that
@@ -34,7 +34,7 @@ func TestJSONErrors_InOurWords(t *testing.T) {
 			if err := decodeStrict([]byte(tc.body), &v); err != nil {
 				msgs = append(msgs, jsonProblem(err))
 			}
-			var req services.CreateOrderRequest
+			var req orders.CreateOrderRequest
 			if tc.name != "wrong field type" && tc.name != "unknown field" {
 				if err := parseOrderBody([]byte(tc.body), &req); err != nil {
 					msgs = append(msgs, errMessage(err))

@@ -9,7 +9,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 	"github.com/gofiber/fiber/v2/utils"
 
-	"seatflow/services"
+	"seatflow/services/audit"
 	"seatflow/views"
 )
 
@@ -26,7 +26,7 @@ func (d *Deps) registerAuditPages(r fiber.Router) {
 
 // auditQuery is a parsed audit filter with the paging cursor and page size.
 type auditQuery struct {
-	Filter services.AuditFilter
+	Filter audit.AuditFilter
 	Form   views.AuditFilterForm
 }
 
@@ -44,7 +44,7 @@ func parseAuditQuery(c *fiber.Ctx, loc *time.Location) (auditQuery, error) {
 		To:       strings.TrimSpace(utils.CopyString(c.Query("to"))),
 		Limit:    strings.TrimSpace(utils.CopyString(c.Query("limit"))),
 	}}
-	f := services.AuditFilter{ActorEmail: q.Form.Actor, Action: q.Form.Action, Entity: q.Form.Entity, EntityID: q.Form.EntityID}
+	f := audit.AuditFilter{ActorEmail: q.Form.Actor, Action: q.Form.Action, Entity: q.Form.Entity, EntityID: q.Form.EntityID}
 	limit, err := queryLimit(c, defaultAuditLimit, maxAuditLimit)
 	if err != nil {
 		return q, err
@@ -80,7 +80,7 @@ func parseAuditQuery(c *fiber.Ctx, loc *time.Location) (auditQuery, error) {
 
 // page cuts the extra entry the filter asked for and returns the cursor of the next
 // (older) page, 0 when there is none.
-func (q auditQuery) page(entries []*services.AuditEntry) ([]*services.AuditEntry, int64) {
+func (q auditQuery) page(entries []*audit.AuditEntry) ([]*audit.AuditEntry, int64) {
 	if n := q.Filter.Limit - 1; len(entries) > n {
 		return entries[:n], entries[n-1].ID
 	}

@@ -7,7 +7,8 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"seatflow/jobs"
-	"seatflow/services"
+	"seatflow/services/reconcile"
+	"seatflow/services/staff"
 	"seatflow/views"
 )
 
@@ -23,10 +24,10 @@ func (d *Deps) registerDashboardPages(r fiber.Router) {
 // not be read (ExpiryError says so): the rest of the dashboard still shows. LastRun is
 // nil before the first reconciliation run.
 type dashboardData struct {
-	Snap        *services.DashboardSnapshot
+	Snap        *staff.DashboardSnapshot
 	Expiry      *jobs.ExpiryQueueState
 	ExpiryError string
-	LastRun     *services.ReconcileRun
+	LastRun     *reconcile.ReconcileRun
 }
 
 // loadDashboard reads the dashboard's figures, the expiry queue and the last

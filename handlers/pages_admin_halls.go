@@ -8,6 +8,7 @@ import (
 	"github.com/gofiber/fiber/v2/utils"
 
 	"seatflow/services"
+	"seatflow/services/catalog"
 	"seatflow/views"
 )
 
@@ -47,7 +48,7 @@ func (d *Deps) hallListPage(c *fiber.Ctx) error {
 
 // newHallPage shows the empty form with a sample layout.
 func (d *Deps) newHallPage(c *fiber.Ctx) error {
-	return d.renderHallForm(c, fiber.StatusOK, 0, hallForm{Layout: newHallLayout, Numbering: string(services.NumberLeftToRight)}, "")
+	return d.renderHallForm(c, fiber.StatusOK, 0, hallForm{Layout: newHallLayout, Numbering: string(catalog.NumberLeftToRight)}, "")
 }
 
 // editHallPage shows a hall's form with its layout as text.
@@ -103,8 +104,8 @@ func (d *Deps) saveHall(c *fiber.Ctx) error {
 	}
 	ctx, cancel := ctxOf(c)
 	defer cancel()
-	in := services.HallInput{Name: f.Name, Layout: f.Layout, Numbering: services.Numbering(f.Numbering)}
-	var h *services.HallLayout
+	in := catalog.HallInput{Name: f.Name, Layout: f.Layout, Numbering: catalog.Numbering(f.Numbering)}
+	var h *catalog.HallLayout
 	var err error
 	if hallID == 0 {
 		h, err = d.HallAdmin.CreateHall(ctx, currentUser(c).ID, in)
@@ -113,7 +114,7 @@ func (d *Deps) saveHall(c *fiber.Ctx) error {
 	}
 	if err != nil {
 		st, se := pageError(c, err)
-		var le *services.LayoutError
+		var le *catalog.LayoutError
 		switch {
 		case se.Code == services.CodeNotFound:
 			return renderErrorPage(c, st, "There is no such hall.")
@@ -139,8 +140,8 @@ func previewOf(f hallForm) views.HallPreviewProps {
 	if strings.TrimSpace(f.Layout) == "" {
 		return views.HallPreviewProps{}
 	}
-	l, err := services.ParseLayout(f.Layout, services.Numbering(f.Numbering))
-	var le *services.LayoutError
+	l, err := catalog.ParseLayout(f.Layout, catalog.Numbering(f.Numbering))
+	var le *catalog.LayoutError
 	if errors.As(err, &le) {
 		return views.HallPreviewProps{Problems: le.Problems}
 	}

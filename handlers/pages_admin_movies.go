@@ -8,6 +8,7 @@ import (
 	"github.com/gofiber/fiber/v2/utils"
 
 	"seatflow/services"
+	"seatflow/services/catalog"
 	"seatflow/views"
 )
 
@@ -27,8 +28,8 @@ func (d *Deps) registerMoviePages(r fiber.Router) {
 func movieForm(c *fiber.Ctx) (views.MovieForm, int, string) {
 	f := views.MovieForm{Title: utils.CopyString(c.FormValue("title")), Runtime: utils.CopyString(strings.TrimSpace(c.FormValue("runtime_min")))}
 	n, err := strconv.Atoi(f.Runtime)
-	if err != nil || n < 1 || n > services.MaxRuntimeMin {
-		return f, 0, "The runtime must be a whole number of minutes from 1 to " + strconv.Itoa(services.MaxRuntimeMin) + "."
+	if err != nil || n < 1 || n > catalog.MaxRuntimeMin {
+		return f, 0, "The runtime must be a whole number of minutes from 1 to " + strconv.Itoa(catalog.MaxRuntimeMin) + "."
 	}
 	return f, n, ""
 }

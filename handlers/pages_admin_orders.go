@@ -8,6 +8,7 @@ import (
 	"github.com/gofiber/fiber/v2/utils"
 
 	"seatflow/services"
+	"seatflow/services/staff"
 	"seatflow/views"
 )
 
@@ -35,7 +36,7 @@ func (d *Deps) adminOrdersPage(c *fiber.Ctx) error {
 		Status:  utils.CopyString(c.Query("status")),
 	}
 	props := views.AdminOrdersProps{Page: page(c, "Orders"), Form: form, Limit: orderPageLimit, Zone: d.Shows.Zone(), Now: nowUTC()}
-	f := services.OrderSearch{OrderNo: form.OrderNo, Email: form.Email, Status: form.Status, Limit: orderPageLimit}
+	f := staff.OrderSearch{OrderNo: form.OrderNo, Email: form.Email, Status: form.Status, Limit: orderPageLimit}
 	if form.ShowID != "" {
 		id, ok := parseShowID(form.ShowID)
 		if !ok {
@@ -72,7 +73,7 @@ func searchMessage(form views.OrderSearchForm, se *services.Error) string {
 }
 
 // showsOf reads the shows of orders once each; a show that cannot be read is left out.
-func (d *Deps) showsOf(ctx context.Context, orders []*services.StaffOrder) map[int64]*services.Show {
+func (d *Deps) showsOf(ctx context.Context, orders []*staff.StaffOrder) map[int64]*services.Show {
 	out := map[int64]*services.Show{}
 	for _, o := range orders {
 		if _, done := out[o.ShowID]; done {
@@ -110,8 +111,8 @@ func (d *Deps) adminRefundOrder(c *fiber.Ctx) error {
 	switch {
 	case reason == "":
 		return d.renderAdminOrder(c, fiber.StatusBadRequest, no, keep("Give a reason for the refund."))
-	case len([]rune(reason)) > services.MaxReasonLen:
-		return d.renderAdminOrder(c, fiber.StatusBadRequest, no, keep(sprintf("The reason is longer than %d characters.", services.MaxReasonLen)))
+	case len([]rune(reason)) > staff.MaxReasonLen:
+		return d.renderAdminOrder(c, fiber.StatusBadRequest, no, keep(sprintf("The reason is longer than %d characters.", staff.MaxReasonLen)))
 	case !confirmed:
 		return d.renderAdminOrder(c, fiber.StatusBadRequest, no, keep("Tick the box to confirm the refund."))
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/gofiber/fiber/v2/utils"
 
 	"seatflow/services"
+	"seatflow/services/staff"
 	"seatflow/views"
 )
 
@@ -83,7 +84,7 @@ func (d *Deps) houseSeatsForm(c *fiber.Ctx) error {
 	}
 	ctx, cancel := ctxOf(c)
 	defer cancel()
-	var res *services.HouseChange
+	var res *staff.HouseChange
 	var err error
 	if action == "block" {
 		res, err = d.ShowSeats.Block(ctx, currentUser(c).ID, showID, ids, reason)
@@ -129,7 +130,7 @@ func (d *Deps) releaseSeatForm(c *fiber.Ctx) error {
 		return d.seatActionRefused(c, showID, err, props)
 	}
 	msg := "Released " + strings.Join(res.Seats, ", ") + ": the stuck hold of order " + res.OrderNo + " was freed."
-	if res.Action == services.ReleaseOrderCancelled {
+	if res.Action == staff.ReleaseOrderCancelled {
 		msg = "Order " + res.OrderNo + " was cancelled; seats " + strings.Join(res.Seats, ", ") + " are free again."
 	}
 	return d.seatsDone(c, showID, msg)

@@ -10,6 +10,7 @@ import (
 	"github.com/gofiber/fiber/v2/utils"
 
 	"seatflow/services"
+	"seatflow/services/catalog"
 	"seatflow/views"
 )
 
@@ -93,7 +94,7 @@ func (d *Deps) createShowPage(c *fiber.Ctx) error {
 	if err != nil {
 		return errorPage(c, err)
 	}
-	var prices []services.ZonePrice
+	var prices []catalog.ZonePrice
 	problem := ""
 	if hall != nil {
 		prices, f.Prices, problem = formPrices(c, hall.Zones, d.Currency)
@@ -122,7 +123,7 @@ func (d *Deps) createShowPage(c *fiber.Ctx) error {
 			results[i].Err = &services.Error{Code: se.Code, Message: consoleMessage(se.Message, d.Shows.Zone())}
 		}
 	}
-	created := services.Created(results)
+	created := catalog.Created(results)
 	switch {
 	case created == len(results) && created == 1:
 		return c.Redirect(views.AdminShowURL(results[0].Show.ID), fiber.StatusSeeOther)
@@ -140,7 +141,7 @@ func (d *Deps) createShowPage(c *fiber.Ctx) error {
 }
 
 // hallOf returns the hall summary of a typed hall id; nil for none or an unknown id.
-func (d *Deps) hallOf(ctx context.Context, typed string) (*services.HallSummary, error) {
+func (d *Deps) hallOf(ctx context.Context, typed string) (*catalog.HallSummary, error) {
 	id, ok := parseShowID(strings.TrimSpace(typed))
 	if !ok {
 		return nil, nil
@@ -158,7 +159,7 @@ func (d *Deps) hallOf(ctx context.Context, typed string) (*services.HallSummary,
 }
 
 // renderNewShow renders the new-show form with the movies on offer and the halls.
-func (d *Deps) renderNewShow(c *fiber.Ctx, status int, f views.ShowForm, msg string, results []services.DayResult) error {
+func (d *Deps) renderNewShow(c *fiber.Ctx, status int, f views.ShowForm, msg string, results []catalog.DayResult) error {
 	ctx, cancel := ctxOf(c)
 	defer cancel()
 	movies, err := d.CatalogConsole.MovieSummaries(ctx)
@@ -175,7 +176,7 @@ func (d *Deps) renderNewShow(c *fiber.Ctx, status int, f views.ShowForm, msg str
 	if err != nil {
 		return errorPage(c, err)
 	}
-	var hall *services.HallSummary
+	var hall *catalog.HallSummary
 	for _, h := range halls {
 		if strconv.FormatInt(h.ID, 10) == f.HallID {
 			hall = h

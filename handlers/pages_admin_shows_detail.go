@@ -8,6 +8,7 @@ import (
 	"github.com/gofiber/fiber/v2/utils"
 
 	"seatflow/services"
+	"seatflow/services/catalog"
 	"seatflow/views"
 )
 
@@ -18,23 +19,23 @@ func noSuchShow(c *fiber.Ctx) error {
 
 // loadShow reads the show of the :id parameter with its seat counts; ok is false when
 // the answer (404 or an error page) has been rendered.
-func (d *Deps) loadShow(c *fiber.Ctx) (*services.Show, services.SeatCounts, bool, error) {
+func (d *Deps) loadShow(c *fiber.Ctx) (*services.Show, catalog.SeatCounts, bool, error) {
 	showID, ok := idParam(c, "id")
 	if !ok {
-		return nil, services.SeatCounts{}, false, noSuchShow(c)
+		return nil, catalog.SeatCounts{}, false, noSuchShow(c)
 	}
 	ctx, cancel := ctxOf(c)
 	defer cancel()
 	s, err := d.CatalogConsole.Show(ctx, showID)
 	if err != nil {
 		if services.ErrorCode(err) == services.CodeNotFound {
-			return nil, services.SeatCounts{}, false, noSuchShow(c)
+			return nil, catalog.SeatCounts{}, false, noSuchShow(c)
 		}
-		return nil, services.SeatCounts{}, false, errorPage(c, err)
+		return nil, catalog.SeatCounts{}, false, errorPage(c, err)
 	}
 	counts, err := d.CatalogConsole.SeatCounts(ctx, []*services.Show{s})
 	if err != nil {
-		return nil, services.SeatCounts{}, false, errorPage(c, err)
+		return nil, catalog.SeatCounts{}, false, errorPage(c, err)
 	}
 	return s, counts[s.ID], true, nil
 }
@@ -87,7 +88,7 @@ func (d *Deps) updateShowPage(c *fiber.Ctx) error {
 	}
 	f := editForm(c)
 	loc := d.Shows.Zone()
-	var ch services.ShowChange
+	var ch catalog.ShowChange
 	var problem string
 	ch.Prices, f.Prices, problem = formPrices(c, s.Zones, s.Currency)
 	opens, err := services.LocalTime(f.OpensDate, f.OpensTime, loc)
@@ -99,8 +100,8 @@ func (d *Deps) updateShowPage(c *fiber.Ctx) error {
 		problem = "Sale closes: " + consoleMessage(errMessage(err), loc)
 	}
 	limit, err := strconv.Atoi(f.Limit)
-	if (err != nil || limit < 1 || limit > services.MaxPurchaseLimit) && problem == "" {
-		problem = "The purchase limit must be a whole number from 1 to " + strconv.Itoa(services.MaxPurchaseLimit) + "."
+	if (err != nil || limit < 1 || limit > catalog.MaxPurchaseLimit) && problem == "" {
+		problem = "The purchase limit must be a whole number from 1 to " + strconv.Itoa(catalog.MaxPurchaseLimit) + "."
 	}
 	if problem != "" {
 		return d.renderShowDetail(c, fiber.StatusBadRequest, &f, problem)

@@ -10,6 +10,7 @@ import (
 	"github.com/gofiber/fiber/v2/utils"
 
 	"seatflow/services"
+	"seatflow/services/catalog"
 	"seatflow/views"
 )
 
@@ -57,7 +58,7 @@ func parsePrice(s, currency string) (int64, bool) {
 
 // formPrices reads the price_<zone> fields of zones into prices, keeping what was
 // typed in typed; problem names the first price that is not an amount.
-func formPrices(c *fiber.Ctx, zones []services.Zone, currency string) (prices []services.ZonePrice, typed map[string]string, problem string) {
+func formPrices(c *fiber.Ctx, zones []services.Zone, currency string) (prices []catalog.ZonePrice, typed map[string]string, problem string) {
 	typed = map[string]string{}
 	for _, z := range zones {
 		v := utils.CopyString(strings.TrimSpace(c.FormValue("price_" + z.Code)))
@@ -75,7 +76,7 @@ func formPrices(c *fiber.Ctx, zones []services.Zone, currency string) (prices []
 			}
 			continue
 		}
-		prices = append(prices, services.ZonePrice{Zone: z.Code, PriceMinor: n})
+		prices = append(prices, catalog.ZonePrice{Zone: z.Code, PriceMinor: n})
 	}
 	return prices, typed, problem
 }
@@ -90,8 +91,8 @@ func showForm(c *fiber.Ctx) views.ShowForm {
 
 // localShow turns the typed form into the service's input; problem says what is
 // wrong in words (empty closing: the sale closes at the start).
-func localShow(f views.ShowForm, hall *services.HallSummary, prices []services.ZonePrice) (services.LocalShow, string) {
-	in := services.LocalShow{Date: f.Date, Start: f.Start, OpensDate: f.OpensDate, OpensTime: f.OpensTime,
+func localShow(f views.ShowForm, hall *catalog.HallSummary, prices []catalog.ZonePrice) (catalog.LocalShow, string) {
+	in := catalog.LocalShow{Date: f.Date, Start: f.Start, OpensDate: f.OpensDate, OpensTime: f.OpensTime,
 		ClosesDate: f.ClosesDate, ClosesTime: f.ClosesTime, Prices: prices}
 	if in.ClosesDate == "" {
 		in.ClosesDate = f.Date
@@ -109,14 +110,14 @@ func localShow(f views.ShowForm, hall *services.HallSummary, prices []services.Z
 	in.HallID = hall.ID
 	if f.Limit != "" { // empty: the cinema's default purchase limit
 		n, err := strconv.Atoi(f.Limit)
-		if err != nil || n < 1 || n > services.MaxPurchaseLimit {
-			return in, "The purchase limit must be a whole number from 1 to " + strconv.Itoa(services.MaxPurchaseLimit) + "."
+		if err != nil || n < 1 || n > catalog.MaxPurchaseLimit {
+			return in, "The purchase limit must be a whole number from 1 to " + strconv.Itoa(catalog.MaxPurchaseLimit) + "."
 		}
 		in.PurchaseLimit = n
 	}
 	var err error
-	if in.Days, err = strconv.Atoi(f.Days); err != nil || in.Days < 1 || in.Days > services.MaxRepeatDays {
-		return in, "Every day for must be a whole number of days from 1 to " + strconv.Itoa(services.MaxRepeatDays) + "."
+	if in.Days, err = strconv.Atoi(f.Days); err != nil || in.Days < 1 || in.Days > catalog.MaxRepeatDays {
+		return in, "Every day for must be a whole number of days from 1 to " + strconv.Itoa(catalog.MaxRepeatDays) + "."
 	}
 	return in, ""
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"seatflow/services"
+	"seatflow/services/reconcile"
 	"seatflow/views"
 )
 
@@ -38,26 +39,28 @@ func (f roleUsers) Authenticate(ctx context.Context, token string) (*services.Us
 // fakeReconcile records the options of Run and answers with run 5, or with err.
 type fakeReconcile struct {
 	err   error
-	got   *services.ReconcileOptions
+	got   *reconcile.ReconcileOptions
 	stamp time.Time
 }
 
 // Run records opts and returns run 5 (done, no findings) or f.err.
-func (f *fakeReconcile) Run(_ context.Context, opts services.ReconcileOptions) (*services.ReconcileRun, error) {
+func (f *fakeReconcile) Run(_ context.Context, opts reconcile.ReconcileOptions) (*reconcile.ReconcileRun, error) {
 	f.got = &opts
 	if f.err != nil {
 		return nil, f.err
 	}
 	end := f.stamp.Add(time.Second)
-	return &services.ReconcileRun{ID: 5, Trigger: opts.Trigger, DryRun: opts.DryRun, ActorID: &opts.ActorID,
-		Status: services.RunDone, StartedAt: f.stamp, FinishedAt: &end}, nil
+	return &reconcile.ReconcileRun{ID: 5, Trigger: opts.Trigger, DryRun: opts.DryRun, ActorID: &opts.ActorID,
+		Status: reconcile.RunDone, StartedAt: f.stamp, FinishedAt: &end}, nil
 }
 
 // Runs returns no runs.
-func (f *fakeReconcile) Runs(context.Context, int) ([]*services.ReconcileRun, error) { return nil, nil }
+func (f *fakeReconcile) Runs(context.Context, int) ([]*reconcile.ReconcileRun, error) {
+	return nil, nil
+}
 
 // RunReport knows no run.
-func (f *fakeReconcile) RunReport(_ context.Context, id int64) (*services.ReconcileRun, error) {
+func (f *fakeReconcile) RunReport(_ context.Context, id int64) (*reconcile.ReconcileRun, error) {
 	return nil, &services.Error{Code: services.CodeNotFound, Message: "reconciliation run not found"}
 }
 
@@ -115,7 +118,7 @@ func TestAdminPages_StartRun(t *testing.T) {
 		return res.StatusCode, res.Header.Get("Location"), body
 	}
 	st, loc, _ := post(url.Values{"mode": {"dry"}, "show_id": {" 42 "}})
-	if st != fiber.StatusSeeOther || loc != "/admin/reconcile/runs/5" || rec.got == nil || rec.got.Trigger != services.TriggerManual ||
+	if st != fiber.StatusSeeOther || loc != "/admin/reconcile/runs/5" || rec.got == nil || rec.got.Trigger != reconcile.TriggerManual ||
 		!rec.got.DryRun || rec.got.ShowID != 42 || rec.got.ActorID != adminUser.ID || rec.got.Wait != reconcileWait {
 		t.Fatalf("dry run: %d %q, options %+v", st, loc, rec.got)
 	}
@@ -125,7 +128,7 @@ func TestAdminPages_StartRun(t *testing.T) {
 			t.Errorf("%v: %d (ran: %v), want 400 and no run", form, st, rec.got != nil)
 		}
 	}
-	rec.err = services.ErrReconcileBusy
+	rec.err = reconcile.ErrReconcileBusy
 	st, _, body := post(url.Values{"mode": {"run"}})
 	if st != fiber.StatusConflict || !strings.Contains(body, "Another reconciliation run is in progress") {
 		t.Errorf("busy: %d\n%s", st, body)
@@ -135,7 +138,7 @@ func TestAdminPages_StartRun(t *testing.T) {
 // TestAdminAPI_BusyIs409: a run that cannot get the lease is 409 CONFLICT in the
 // contract's error shape.
 func TestAdminAPI_BusyIs409(t *testing.T) {
-	app := adminApp(&fakeReconcile{err: services.ErrReconcileBusy})
+	app := adminApp(&fakeReconcile{err: reconcile.ErrReconcileBusy})
 	req := httptest.NewRequest("POST", "/api/v1/admin/reconcile", strings.NewReader(`{"dry_run":false}`))
 	req.Header.Set("Authorization", "Bearer tok-admin")
 	req.Header.Set("Content-Type", "application/json")

@@ -7,7 +7,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 	"github.com/gofiber/fiber/v2/utils"
 
-	"seatflow/services"
+	"seatflow/services/accounts"
 	"seatflow/views"
 )
 
@@ -68,7 +68,7 @@ func (d *Deps) renderUsers(c *fiber.Ctx, status int, notice, msg string) error {
 	}
 	ctx, cancel := ctxOf(c)
 	defer cancel()
-	users, err := d.UserAdmin.ListUsers(ctx, services.UserFilter{Email: props.Email, Role: props.Role, Limit: userPageLimit})
+	users, err := d.UserAdmin.ListUsers(ctx, accounts.UserFilter{Email: props.Email, Role: props.Role, Limit: userPageLimit})
 	if err != nil {
 		st, se := pageError(c, err)
 		if st >= fiber.StatusInternalServerError {
@@ -79,7 +79,7 @@ func (d *Deps) renderUsers(c *fiber.Ctx, status int, notice, msg string) error {
 			status = st
 		}
 		props.Role = ""
-		users, err = d.UserAdmin.ListUsers(ctx, services.UserFilter{Email: props.Email, Limit: userPageLimit})
+		users, err = d.UserAdmin.ListUsers(ctx, accounts.UserFilter{Email: props.Email, Limit: userPageLimit})
 		if err != nil {
 			return errorPage(c, err)
 		}

@@ -7,6 +7,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"seatflow/services"
+	"seatflow/services/accounts"
 	"seatflow/views"
 )
 
@@ -138,7 +139,7 @@ func (d *Deps) setSession(c *fiber.Ctx, token string) {
 	rotateCSRF(c)
 	maxAge := d.SessionMaxAge
 	if maxAge <= 0 {
-		maxAge = services.DefaultSessionPolicy.MaxAge
+		maxAge = accounts.DefaultSessionPolicy.MaxAge
 	}
 	c.Cookie(&fiber.Cookie{Name: SessionCookie, Value: token, Path: "/", Expires: time.Now().Add(maxAge),
 		HTTPOnly: true, SameSite: fiber.CookieSameSiteLaxMode, Secure: d.SecureCookies})

@@ -10,6 +10,8 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"seatflow/services"
+	"seatflow/services/orders"
+	"seatflow/services/seats"
 	"seatflow/views"
 )
 
@@ -71,8 +73,8 @@ func takeBookFlash(c *fiber.Ctx, showID int64) (bookFlash, bool) {
 
 // pickIDs parses seat ids from a query or cookie, dropping what is not one.
 func pickIDs(values []string) []int64 {
-	if len(values) > services.MaxSeatsPerRequest {
-		values = values[:services.MaxSeatsPerRequest]
+	if len(values) > orders.MaxSeatsPerRequest {
+		values = values[:orders.MaxSeatsPerRequest]
 	}
 	out := make([]int64, 0, len(values))
 	for _, s := range values {
@@ -110,7 +112,7 @@ func picksURL(showID int64, ids []int64) string {
 
 // flashMessage words a refusal for the show page from the fresh seat map, with the
 // seats it lost.
-func flashMessage(l views.Lang, f bookFlash, m *services.SeatMap, userID int64, now time.Time, loc *time.Location) (string, map[int64]bool) {
+func flashMessage(l views.Lang, f bookFlash, m *seats.SeatMap, userID int64, now time.Time, loc *time.Location) (string, map[int64]bool) {
 	if f.Code == "input" {
 		return f.Message, nil
 	}

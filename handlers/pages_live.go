@@ -13,11 +13,12 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"seatflow/services"
+	"seatflow/services/seats"
 )
 
 // LiveService is what the live seat map needs of services.SeatEvents.
 type LiveService interface {
-	Watch(showID int64) (<-chan services.SeatChange, func(), error)
+	Watch(showID int64) (<-chan seats.SeatChange, func(), error)
 }
 
 // Live stream timing: a comment every liveKeepAlive keeps proxies from closing an idle
@@ -61,7 +62,7 @@ func (d *Deps) showLive(c *fiber.Ctx) error {
 		return errorPage(c, err)
 	}
 	changes, stop, err := d.Live.Watch(showID)
-	if errors.Is(err, services.ErrTooManyViewers) {
+	if errors.Is(err, seats.ErrTooManyViewers) {
 		c.Set(fiber.HeaderRetryAfter, "30")
 		return renderErrorPage(c, fiber.StatusServiceUnavailable, tr(c, "err.live_busy", nil))
 	}
@@ -131,7 +132,7 @@ func (d *Deps) showLive(c *fiber.Ctx) error {
 	return nil
 }
 
-func snapshotOf(m *services.SeatMap) liveSnapshot {
+func snapshotOf(m *seats.SeatMap) liveSnapshot {
 	s := liveSnapshot{Held: []string{}, Sold: []string{}, Blocked: []string{}, ZoneFree: map[string]int{}}
 	for _, z := range m.Show.Zones {
 		s.ZoneFree[z.Code] = z.SeatsLeft
@@ -154,7 +155,7 @@ func snapshotOf(m *services.SeatMap) liveSnapshot {
 	return s
 }
 
-func changeOf(ch services.SeatChange) liveChange {
+func changeOf(ch seats.SeatChange) liveChange {
 	out := liveChange{Seats: make(map[string]string, len(ch.Seats)), ZoneFree: ch.ZoneFree}
 	for id, st := range ch.Seats {
 		out.Seats[strconv.FormatInt(id, 10)] = st

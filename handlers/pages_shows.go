@@ -9,6 +9,8 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"seatflow/services"
+	"seatflow/services/orders"
+	"seatflow/services/seats"
 	"seatflow/views"
 )
 
@@ -42,7 +44,7 @@ func (d *Deps) showPage(c *fiber.Ctx) error {
 
 // renderShow renders the show page; selected seats stay checked where still free, lost
 // seats are highlighted.
-func (d *Deps) renderShow(c *fiber.Ctx, m *services.SeatMap, status int, msg string, selected []int64, lost map[int64]bool) error {
+func (d *Deps) renderShow(c *fiber.Ctx, m *seats.SeatMap, status int, msg string, selected []int64, lost map[int64]bool) error {
 	keep := make(map[int64]bool, len(selected))
 	for _, id := range selected {
 		if !lost[id] && m.States[id] == services.StateFree {
@@ -102,7 +104,7 @@ func (d *Deps) bookSeats(c *fiber.Ctx) error {
 	if problem != "" {
 		return setBookFlash(c, showID, bookFlash{Code: "input", Message: problem, Picks: ids})
 	}
-	order, err := d.Orders.Create(ctx, services.CreateOrderRequest{UserID: u.ID, ShowID: showID, SeatIDs: ids})
+	order, err := d.Orders.Create(ctx, orders.CreateOrderRequest{UserID: u.ID, ShowID: showID, SeatIDs: ids})
 	if err == nil {
 		return c.Redirect(views.OrderURL(order.OrderNo), fiber.StatusSeeOther)
 	}
@@ -150,12 +152,12 @@ func (d *Deps) bookBest(c *fiber.Ctx) error {
 	switch {
 	case zone == "" || len(zone) > 64:
 		return setBookFlash(c, showID, bookFlash{Code: "input", Message: tr(c, "book.choose_zone", nil)})
-	case err != nil || qty < 1 || qty > services.MaxSeatsPerRequest:
+	case err != nil || qty < 1 || qty > orders.MaxSeatsPerRequest:
 		return setBookFlash(c, showID, bookFlash{Code: "input", Message: tr(c, "book.choose_quantity", nil)})
 	}
 	ctx, cancel := ctxOf(c)
 	defer cancel()
-	order, err := d.Orders.Create(ctx, services.CreateOrderRequest{UserID: currentUser(c).ID, ShowID: showID,
+	order, err := d.Orders.Create(ctx, orders.CreateOrderRequest{UserID: currentUser(c).ID, ShowID: showID,
 		Zone: strings.Clone(zone), Quantity: qty, Accessible: c.FormValue("accessible") == "1"})
 	if err == nil {
 		return c.Redirect(views.OrderURL(order.OrderNo)+"?chosen=1", fiber.StatusSeeOther)
@@ -169,7 +171,7 @@ func (d *Deps) bookBest(c *fiber.Ctx) error {
 
 // bookingMessage words a refused booking for the show page, given the fresh seat map,
 // and returns the seats it lost (to highlight them).
-func bookingMessage(l views.Lang, se *services.Error, m *services.SeatMap, userID int64, now time.Time, loc *time.Location) (string, map[int64]bool) {
+func bookingMessage(l views.Lang, se *services.Error, m *seats.SeatMap, userID int64, now time.Time, loc *time.Location) (string, map[int64]bool) {
 	switch se.Code {
 	case services.CodeSeatTaken:
 		byLabel := make(map[string]int64, len(m.Hall.Seats))
@@ -245,7 +247,7 @@ func sentence(s string) string {
 // seatIDs parses the form's seat values into ids (duplicates dropped); problem says
 // what is wrong with them.
 func seatIDs(values [][]byte) (ids []int64, problem string) {
-	if len(values) > services.MaxSeatsPerRequest {
+	if len(values) > orders.MaxSeatsPerRequest {
 		return nil, "Too many seats in one booking."
 	}
 	seen := make(map[int64]bool, len(values))

@@ -20,6 +20,8 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"seatflow/services"
+	"seatflow/services/orders"
+	"seatflow/services/seats"
 	"seatflow/views"
 )
 
@@ -40,7 +42,7 @@ func seatID(row, col int) int64 { return int64(100 + row*10 + col) }
 // fixtureMap is a hall of 3 rows (A..C) and 5 grid columns with an aisle at column 3:
 // A1 wheelchair, A2 companion, C5 blocked; A4 held and A5 sold by others, B2 held by
 // another buyer, B1 held by user 7.
-func fixtureMap(now time.Time) *services.SeatMap {
+func fixtureMap(now time.Time) *seats.SeatMap {
 	hall := &services.Hall{ID: 1, Name: "Hall 1", Rows: 3, Cols: 5}
 	for r := 1; r <= 3; r++ {
 		for _, col := range []int{1, 2, 4, 5} {
@@ -68,7 +70,7 @@ func fixtureMap(now time.Time) *services.SeatMap {
 		Movie: services.Movie{Title: "Copper Sparrow", RuntimeMin: 131}, HallName: "Hall 1",
 		Zones:     []services.Zone{{Code: "premium", Name: "Premium", PriceMinor: 6500, SeatsLeft: 3}, {Code: "standard", Name: "Standard", PriceMinor: 4500, SeatsLeft: 4}},
 		SeatsLeft: 7}
-	m := &services.SeatMap{Show: show, Hall: hall, States: map[int64]string{}, Owners: map[int64]int64{}}
+	m := &seats.SeatMap{Show: show, Hall: hall, States: map[int64]string{}, Owners: map[int64]int64{}}
 	for _, s := range hall.Seats {
 		m.States[s.ID] = services.StateFree
 	}
@@ -458,7 +460,7 @@ func (s *serviceCalls) take() []string {
 }
 
 type fakeShows struct {
-	m       *services.SeatMap
+	m       *seats.SeatMap
 	calls   *serviceCalls
 	version atomic.Uint64 // SeatMapVersion
 }
@@ -478,7 +480,7 @@ func (f *fakeShows) Get(_ context.Context, id int64) (*services.Show, error) {
 	}
 	return f.m.Show, nil
 }
-func (f *fakeShows) SeatMap(ctx context.Context, id int64) (*services.SeatMap, error) {
+func (f *fakeShows) SeatMap(ctx context.Context, id int64) (*seats.SeatMap, error) {
 	if _, err := f.Get(ctx, id); err != nil {
 		return nil, err
 	}
@@ -491,11 +493,11 @@ func (f *fakeShows) Zone() *time.Location        { return shanghai }
 type fakeOrders struct {
 	order     *services.Order // what Get answers (NOT_FOUND when nil)
 	createErr error
-	got       services.CreateOrderRequest
+	got       orders.CreateOrderRequest
 	calls     *serviceCalls
 }
 
-func (f *fakeOrders) Create(_ context.Context, req services.CreateOrderRequest) (*services.Order, error) {
+func (f *fakeOrders) Create(_ context.Context, req orders.CreateOrderRequest) (*services.Order, error) {
 	f.calls.add("Orders.Create")
 	f.got = req
 	if f.createErr != nil {
@@ -521,15 +523,15 @@ func (f *fakeOrders) Cancel(context.Context, int64, string) (*services.Order, er
 func (f *fakeOrders) HoldFor() time.Duration { return 15 * time.Minute }
 
 // demoPayment is the one payment the fake provider knows.
-var demoPayment = services.Payment{PaymentID: "pay_abc123", AmountMinor: 9000, Currency: "CNY", Status: "started", OrderNo: "0MI8K2J3LQ2ZKX7"}
+var demoPayment = orders.Payment{PaymentID: "pay_abc123", AmountMinor: 9000, Currency: "CNY", Status: "started", OrderNo: "0MI8K2J3LQ2ZKX7"}
 
 type fakePayments struct{ calls *serviceCalls }
 
-func (f fakePayments) Start(context.Context, int64, string, string) (*services.Payment, string, error) {
+func (f fakePayments) Start(context.Context, int64, string, string) (*orders.Payment, string, error) {
 	f.calls.add("Payments.Start")
 	return &demoPayment, "/pay/demo/" + demoPayment.PaymentID, nil
 }
-func (f fakePayments) Payment(_ context.Context, id string) (*services.Payment, error) {
+func (f fakePayments) Payment(_ context.Context, id string) (*orders.Payment, error) {
 	f.calls.add("Payments.Payment")
 	if id != demoPayment.PaymentID {
 		return nil, &services.Error{Code: services.CodeNotFound, Message: "payment not found"}
@@ -537,11 +539,11 @@ func (f fakePayments) Payment(_ context.Context, id string) (*services.Payment, 
 	p := demoPayment
 	return &p, nil
 }
-func (f fakePayments) HandleWebhook(context.Context, string, []byte, string) (*services.Payment, error) {
+func (f fakePayments) HandleWebhook(context.Context, string, []byte, string) (*orders.Payment, error) {
 	f.calls.add("Payments.HandleWebhook")
 	return nil, &services.Error{Code: services.CodeUnauthenticated, Message: "bad signature"}
 }
-func (f fakePayments) DemoDecide(_ context.Context, id string, approve bool) (*services.Payment, error) {
+func (f fakePayments) DemoDecide(_ context.Context, id string, approve bool) (*orders.Payment, error) {
 	f.calls.add("Payments.DemoDecide:" + strconv.FormatBool(approve))
 	p := demoPayment
 	return &p, nil
@@ -586,7 +588,7 @@ func (f fakeLimiter) AllowLogin(context.Context, string, string) error {
 
 // testApp is the pages with fake services behind the session and CSRF middleware, as
 // web wires them (the CSRF tokens in this process's memory).
-func testApp(m *services.SeatMap, orders *fakeOrders) *fiber.App {
+func testApp(m *seats.SeatMap, orders *fakeOrders) *fiber.App {
 	calls := orders.calls
 	d := &Deps{Shows: &fakeShows{m: m, calls: calls}, Orders: orders, Payments: fakePayments{calls}, Users: fakeUsers{calls},
 		Limiter: fakeLimiter{calls}, Currency: "CNY"}

@@ -9,12 +9,12 @@ import (
 
 	"github.com/robfig/cron/v3"
 
-	"seatflow/services"
+	"seatflow/services/reconcile"
 )
 
 // Reconciler runs one reconciliation; services.Reconciler implements it.
 type Reconciler interface {
-	Run(ctx context.Context, opts services.ReconcileOptions) (*services.ReconcileRun, error)
+	Run(ctx context.Context, opts reconcile.ReconcileOptions) (*reconcile.ReconcileRun, error)
 }
 
 // SeatSyncer retries the seat-sync outbox; services.Orders implements it.
@@ -48,9 +48,9 @@ func NewScheduler(rec Reconciler, syncer SeatSyncer, interval time.Duration, log
 	s.reconcile = guard(func() {
 		ctx, cancel := context.WithTimeout(s.ctx, runTimeout)
 		defer cancel()
-		_, err := rec.Run(ctx, services.ReconcileOptions{Trigger: services.TriggerCron})
+		_, err := rec.Run(ctx, reconcile.ReconcileOptions{Trigger: reconcile.TriggerCron})
 		switch {
-		case errors.Is(err, services.ErrReconcileBusy):
+		case errors.Is(err, reconcile.ErrReconcileBusy):
 			log.Debug("reconciliation skipped: another instance is running it")
 		case err != nil && s.ctx.Err() == nil:
 			log.Error("reconciliation run failed", "err", err)

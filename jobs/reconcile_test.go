@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"seatflow/services"
+	"seatflow/services/reconcile"
 )
 
 // fakeReconciler counts runs, the most at once, and can block or panic on demand.
@@ -21,7 +21,7 @@ type fakeReconciler struct {
 	once                sync.Once
 }
 
-func (f *fakeReconciler) Run(ctx context.Context, opts services.ReconcileOptions) (*services.ReconcileRun, error) {
+func (f *fakeReconciler) Run(ctx context.Context, opts reconcile.ReconcileOptions) (*reconcile.ReconcileRun, error) {
 	n := f.runs.Add(1)
 	cur := f.running.Add(1)
 	defer f.running.Add(-1)
@@ -31,7 +31,7 @@ func (f *fakeReconciler) Run(ctx context.Context, opts services.ReconcileOptions
 			break
 		}
 	}
-	if opts.Trigger != services.TriggerCron {
+	if opts.Trigger != reconcile.TriggerCron {
 		panic("scheduled runs must say trigger cron")
 	}
 	if n == 1 && f.panicFirst {
@@ -46,7 +46,7 @@ func (f *fakeReconciler) Run(ctx context.Context, opts services.ReconcileOptions
 			}
 		})
 	}
-	return &services.ReconcileRun{}, nil
+	return &reconcile.ReconcileRun{}, nil
 }
 
 type fakeSyncer struct{ calls atomic.Int32 }

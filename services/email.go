@@ -55,14 +55,14 @@ func CanonicalEmail(s string) (string, error) {
 		return "", unusableEmail()
 	}
 	s = strings.TrimSpace(s)
-	if !usableEmailRunes(s) {
+	if !UsableEmailRunes(s) {
 		return "", unusableEmail()
 	}
-	c := canonicalForm(s)
+	c := CanonicalForm(s)
 	// the checks hold for the result too: normalisation can bring in a space (e.g.
 	// U+00A8 DIAERESIS is a space and a combining mark), and the form must be a fixed
 	// point, so that the stored form of an address canonicalises to itself
-	if len(c) > MaxEmailBytes || !usableEmailRunes(c) || canonicalForm(c) != c {
+	if len(c) > MaxEmailBytes || !UsableEmailRunes(c) || CanonicalForm(c) != c {
 		return "", unusableEmail()
 	}
 	at := strings.IndexByte(c, '@')
@@ -73,19 +73,19 @@ func CanonicalEmail(s string) (string, error) {
 }
 
 func unusableEmail() *Error {
-	return errf(CodeInvalidRequest, "not a usable email address")
+	return Errorf(CodeInvalidRequest, "not a usable email address")
 }
 
-// canonicalForm is NFKC(Fold(NFKC(Fold(NFD(s))))).
-func canonicalForm(s string) string {
+// CanonicalForm is NFKC(Fold(NFKC(Fold(NFD(s))))).
+func CanonicalForm(s string) string {
 	s = norm.NFD.String(s)
 	s = norm.NFKC.String(emailFold.String(s))
 	return norm.NFKC.String(emailFold.String(s))
 }
 
-// usableEmailRunes reports whether every rune of s is one an address may contain: a
+// UsableEmailRunes reports whether every rune of s is one an address may contain: a
 // letter, mark, number, punctuation or symbol that is visible (not default-ignorable).
-func usableEmailRunes(s string) bool {
+func UsableEmailRunes(s string) bool {
 	for _, r := range s {
 		if !usableEmailRune(r) {
 			return false

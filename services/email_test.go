@@ -1,4 +1,4 @@
-package services
+package services_test
 
 import (
 	"strings"
@@ -6,6 +6,9 @@ import (
 	"unicode/utf8"
 
 	"golang.org/x/text/unicode/norm"
+
+	"seatflow/services"
+	"seatflow/services/internal/testenv"
 )
 
 func TestCanonicalEmail(t *testing.T) {
@@ -64,12 +67,12 @@ func TestCanonicalEmail(t *testing.T) {
 		{"255 bytes that normalise to 254 accepted", "Ａ" + strings.Repeat("a", 62) + "@" + strings.Repeat("b", 189), strings.Repeat("a", 63) + "@" + strings.Repeat("b", 189)},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := CanonicalEmail(tc.in)
+			got, err := services.CanonicalEmail(tc.in)
 			if tc.want == "" {
 				if err == nil {
 					t.Fatalf("CanonicalEmail(%+q) = %+q, want refused", tc.in, got)
 				}
-				if ErrorCode(err) != CodeInvalidRequest || !strings.Contains(err.Error(), "not a usable email address") {
+				if services.ErrorCode(err) != services.CodeInvalidRequest || !strings.Contains(err.Error(), "not a usable email address") {
 					t.Fatalf("CanonicalEmail(%+q): %v, want INVALID_REQUEST not a usable email address", tc.in, err)
 				}
 				return
@@ -88,39 +91,39 @@ func FuzzCanonicalEmail(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, in string) {
-		got, err := CanonicalEmail(in)
+		got, err := services.CanonicalEmail(in)
 		if err != nil {
-			if ErrorCode(err) != CodeInvalidRequest {
+			if services.ErrorCode(err) != services.CodeInvalidRequest {
 				t.Fatalf("CanonicalEmail(%+q): %v, want INVALID_REQUEST", in, err)
 			}
 			return
 		}
-		if !utf8.ValidString(got) || len(got) > MaxEmailBytes || got == "" {
+		if !utf8.ValidString(got) || len(got) > services.MaxEmailBytes || got == "" {
 			t.Fatalf("CanonicalEmail(%+q) = %+q: invalid UTF-8, empty or too long", in, got)
 		}
 		if strings.Count(got, "@") != 1 || strings.HasPrefix(got, "@") || strings.HasSuffix(got, "@") {
 			t.Fatalf("CanonicalEmail(%+q) = %+q: not one @ between two non-empty parts", in, got)
 		}
-		if !usableEmailRunes(got) {
+		if !services.UsableEmailRunes(got) {
 			t.Fatalf("CanonicalEmail(%+q) = %+q: contains an invisible, control or space character", in, got)
 		}
 		if !norm.NFC.IsNormalString(got) || !norm.NFKC.IsNormalString(got) {
 			t.Fatalf("CanonicalEmail(%+q) = %+q: not NFC/NFKC", in, got)
 		}
-		if again, err := CanonicalEmail(got); err != nil || again != got {
+		if again, err := services.CanonicalEmail(got); err != nil || again != got {
 			t.Fatalf("CanonicalEmail is not idempotent: %+q -> %+q -> %+q, %v", in, got, again, err)
 		}
-		if up, err := CanonicalEmail(strings.ToUpper(got)); err == nil && isASCII(got) && up != got {
+		if up, err := services.CanonicalEmail(strings.ToUpper(got)); err == nil && isASCII(got) && up != got {
 			t.Fatalf("upper case of ASCII %+q canonicalises to %+q", got, up)
 		}
-		if wide, err := CanonicalEmail(fullWidth(got)); err != nil || wide != got {
+		if wide, err := services.CanonicalEmail(testenv.FullWidth(got)); err != nil || wide != got {
 			t.Fatalf("full-width spelling of %+q canonicalises to %+q, %v", got, wide, err)
 		}
 		mid := len(got) / 2
 		for mid > 0 && !utf8.RuneStart(got[mid]) {
 			mid--
 		}
-		if z, err := CanonicalEmail(got[:mid] + "\u200b" + got[mid:]); err == nil {
+		if z, err := services.CanonicalEmail(got[:mid] + "\u200b" + got[mid:]); err == nil {
 			t.Fatalf("a zero-width space inside %+q is accepted as %+q", got, z)
 		}
 	})

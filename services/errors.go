@@ -50,8 +50,8 @@ func (e *Error) Error() string {
 
 func (e *Error) Unwrap() error { return e.Err }
 
-// errf builds an *Error with a formatted message.
-func errf(code, format string, a ...any) *Error {
+// Errorf builds an *Error with a formatted message.
+func Errorf(code, format string, a ...any) *Error {
 	return &Error{Code: code, Message: fmt.Sprintf(format, a...)}
 }
 

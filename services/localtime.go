@@ -6,7 +6,7 @@ import (
 )
 
 var (
-	localDateRe  = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}$`)
+	LocalDateRe  = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}$`)
 	localClockRe = regexp.MustCompile(`^\d{2}:\d{2}$`)
 )
 
@@ -21,19 +21,19 @@ func LocalTime(date, clock string, loc *time.Location) (time.Time, error) {
 	if loc == nil {
 		loc = time.UTC
 	}
-	if !localDateRe.MatchString(date) {
-		return time.Time{}, errf(CodeInvalidRequest, "the date %q must be YYYY-MM-DD", date)
+	if !LocalDateRe.MatchString(date) {
+		return time.Time{}, Errorf(CodeInvalidRequest, "the date %q must be YYYY-MM-DD", date)
 	}
 	day, err := time.Parse(time.DateOnly, date)
 	if err != nil {
-		return time.Time{}, errf(CodeInvalidRequest, "%s is not a date", date)
+		return time.Time{}, Errorf(CodeInvalidRequest, "%s is not a date", date)
 	}
 	if !localClockRe.MatchString(clock) {
-		return time.Time{}, errf(CodeInvalidRequest, "the time %q must be HH:MM (24-hour)", clock)
+		return time.Time{}, Errorf(CodeInvalidRequest, "the time %q must be HH:MM (24-hour)", clock)
 	}
 	hm, err := time.Parse("15:04", clock)
 	if err != nil {
-		return time.Time{}, errf(CodeInvalidRequest, "%s is not a time of day (00:00 to 23:59)", clock)
+		return time.Time{}, Errorf(CodeInvalidRequest, "%s is not a time of day (00:00 to 23:59)", clock)
 	}
 	// the wall clock read as if it were UTC; each offset the zone uses around that day
 	// gives one candidate instant, valid when loc shows that wall clock at it
@@ -52,11 +52,11 @@ func LocalTime(date, clock string, loc *time.Location) (time.Time, error) {
 		return found[0].UTC(), nil
 	case 0:
 		from, to := transition(wall.Add(-14*time.Hour), wall.Add(14*time.Hour), loc)
-		return time.Time{}, errf(CodeInvalidRequest, "%s does not exist in %s: clocks go forward from %s to %s; choose another time",
+		return time.Time{}, Errorf(CodeInvalidRequest, "%s does not exist in %s: clocks go forward from %s to %s; choose another time",
 			label, loc.String(), from, to)
 	}
 	from, to := transition(wall.Add(-14*time.Hour), wall.Add(14*time.Hour), loc)
-	return time.Time{}, errf(CodeInvalidRequest, "%s happens twice in %s: clocks go back from %s to %s; choose another time",
+	return time.Time{}, Errorf(CodeInvalidRequest, "%s happens twice in %s: clocks go back from %s to %s; choose another time",
 		label, loc.String(), from, to)
 }
 

@@ -119,9 +119,9 @@ func (h *Hall) SeatIndex(id int64) (int, bool) {
 // first, each the indexes in Seats of its seats in column order.
 func (h *Hall) ZoneRows(zone string) [][]int32 { return h.rows[zone] }
 
-// index builds the hall's lookups: seats by id, and per zone the rows of seats in
+// Index builds the hall's lookups: seats by id, and per zone the rows of seats in
 // column order that best-available scans.
-func (h *Hall) index() {
+func (h *Hall) Index() {
 	h.byID = make(map[int64]*Seat, len(h.Seats))
 	h.pos = make(map[int64]int, len(h.Seats))
 	for i := range h.Seats {
@@ -153,14 +153,14 @@ func (h *Hall) index() {
 	}
 	for _, rows := range h.rows {
 		sort.SliceStable(rows, func(a, b int) bool {
-			return h.rowPenalty(h.Seats[rows[a][0]].Row) < h.rowPenalty(h.Seats[rows[b][0]].Row)
+			return h.RowPenalty(h.Seats[rows[a][0]].Row) < h.RowPenalty(h.Seats[rows[b][0]].Row)
 		})
 	}
 }
 
-// rowPenalty is the part of a block's score its row gives: how far the row is from the
+// RowPenalty is the part of a block's score its row gives: how far the row is from the
 // sweet spot, about 60 % of the way back (weighted 1.5 against a column's distance).
-func (h *Hall) rowPenalty(row int) float64 {
+func (h *Hall) RowPenalty(row int) float64 {
 	return math.Abs(float64(row)-0.6*float64(h.Rows+1)) * 1.5
 }
 
@@ -185,8 +185,8 @@ type Show struct {
 	StoredStatus string `db:"-"`
 }
 
-// stored is the show's stored status: StoredStatus, or Status when it was not derived.
-func (s *Show) stored() string {
+// Stored is the show's stored status: StoredStatus, or Status when it was not derived.
+func (s *Show) Stored() string {
 	if s.StoredStatus != "" {
 		return s.StoredStatus
 	}
@@ -198,7 +198,7 @@ func (s *Show) stored() string {
 // sale_closes_at, closed from then on, with no action by anyone. A show held back from
 // sale is a draft.
 func (s *Show) StatusAt(t time.Time) string {
-	st := s.stored()
+	st := s.Stored()
 	switch {
 	case st == ShowDraft || st == ShowCancelled:
 		return st
@@ -210,18 +210,18 @@ func (s *Show) StatusAt(t time.Time) string {
 	return ShowOnSale
 }
 
-// deriveStatus keeps the stored status in StoredStatus and sets Status to StatusAt(t).
-func (s *Show) deriveStatus(t time.Time) {
-	s.StoredStatus = s.stored()
+// DeriveStatus keeps the stored status in StoredStatus and sets Status to StatusAt(t).
+func (s *Show) DeriveStatus(t time.Time) {
+	s.StoredStatus = s.Stored()
 	s.Status = s.StatusAt(t)
 }
 
-// copyAt returns a copy of the show (its zones too) with its status derived at t, so a
+// CopyAt returns a copy of the show (its zones too) with its status derived at t, so a
 // cached show can be filled in and handed out without touching the cached one.
-func (s *Show) copyAt(t time.Time) *Show {
+func (s *Show) CopyAt(t time.Time) *Show {
 	c := *s
 	c.Zones = append([]Zone(nil), s.Zones...)
-	c.deriveStatus(t)
+	c.DeriveStatus(t)
 	return &c
 }
 

@@ -6,17 +6,16 @@ package views
 
 //lint:file-ignore SA4006 This context is only used if a nested component is present.
 
-import "github.com/a-h/templ"
-import templruntime "github.com/a-h/templ/runtime"
-
 import (
 	"bytes"
 	"encoding/json"
+	"github.com/a-h/templ"
+	templruntime "github.com/a-h/templ/runtime"
 	"sort"
 	"strings"
 	"time"
 
-	"seatflow/services"
+	"seatflow/services/audit"
 )
 
 // AuditFilterForm is what the audit page's filter form holds, as typed: the actor's
@@ -31,7 +30,7 @@ type AuditFilterForm struct {
 // such page) and an error message for the form.
 type AuditPageProps struct {
 	Page
-	Entries   []*services.AuditEntry
+	Entries   []*audit.AuditEntry
 	Zone      *time.Location
 	Form      AuditFilterForm
 	Actions   []string
@@ -143,7 +142,7 @@ func auditValue(raw json.RawMessage, loc *time.Location) string {
 
 // AuditWho is who made an audited write: the account's email, "user #7" when the
 // account has no email any more, "system" for no actor.
-func AuditWho(e *services.AuditEntry) string {
+func AuditWho(e *audit.AuditEntry) string {
 	switch {
 	case e.ActorEmail != "":
 		return e.ActorEmail
@@ -527,7 +526,7 @@ func AuditPage(p AuditPageProps) templ.Component {
 }
 
 // auditEntity names an entry's entity, linked to its console page where there is one.
-func auditEntity(e *services.AuditEntry) templ.Component {
+func auditEntity(e *audit.AuditEntry) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
@@ -623,7 +622,7 @@ func auditEntity(e *services.AuditEntry) templ.Component {
 }
 
 // AuditChanges is an entry's before and after as a list of changed fields: old → new.
-func AuditChanges(e *services.AuditEntry, zone *time.Location) templ.Component {
+func AuditChanges(e *audit.AuditEntry, zone *time.Location) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {

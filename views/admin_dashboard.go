@@ -6,6 +6,8 @@ import (
 
 	"seatflow/jobs"
 	"seatflow/services"
+	"seatflow/services/reconcile"
+	"seatflow/services/staff"
 )
 
 // DashboardProps are the props of the console's dashboard: the figures read at
@@ -14,10 +16,10 @@ import (
 // zero amounts of a day without sales.
 type DashboardProps struct {
 	Page
-	Snap        *services.DashboardSnapshot
+	Snap        *staff.DashboardSnapshot
 	Expiry      *jobs.ExpiryQueueState
 	ExpiryError string
-	LastRun     *services.ReconcileRun
+	LastRun     *reconcile.ReconcileRun
 	Currency    string
 }
 
@@ -69,14 +71,14 @@ func BarWidth(p float64) string {
 }
 
 // OccupancyLabel reads a show's occupancy aloud: "37% sold, 2% held, 120 of 199 seats free".
-func OccupancyLabel(s *services.ShowOccupancy) string {
+func OccupancyLabel(s *staff.ShowOccupancy) string {
 	return Percent(s.SoldPercent()) + " sold, " + Percent(s.HeldPercent()) + " held, " +
 		strconv.Itoa(s.Free()) + " of " + Plural(s.Sellable, "seat", "seats") + " free"
 }
 
 // RevenueTotal formats a revenue's totals: one amount per currency joined with " + ",
 // or zero in currency when nothing was paid.
-func RevenueTotal(r *services.Revenue, currency string) string {
+func RevenueTotal(r *staff.Revenue, currency string) string {
 	if r == nil || len(r.Totals) == 0 {
 		return Money(0, currency)
 	}
@@ -91,7 +93,7 @@ func RevenueTotal(r *services.Revenue, currency string) string {
 }
 
 // RevenueOrders is the number of paid orders of a revenue, all currencies together.
-func RevenueOrders(r *services.Revenue) int {
+func RevenueOrders(r *staff.Revenue) int {
 	n := 0
 	if r != nil {
 		for _, t := range r.Totals {
@@ -103,7 +105,7 @@ func RevenueOrders(r *services.Revenue) int {
 
 // RevenueRange names a revenue's range in the cinema's zone: "Mon 30 Nov" for a day,
 // "Mon 30 Nov – Sun 6 Dec" for longer ranges.
-func RevenueRange(r *services.Revenue, loc *time.Location) string {
+func RevenueRange(r *staff.Revenue, loc *time.Location) string {
 	from := inZone(r.From, loc)
 	last := inZone(r.To.Add(-time.Nanosecond), loc)
 	if from.Format(time.DateOnly) == last.Format(time.DateOnly) {
@@ -113,7 +115,7 @@ func RevenueRange(r *services.Revenue, loc *time.Location) string {
 }
 
 // SoldToday is the number of seats sold (paid) for today's shows, and of sellable seats.
-func SoldToday(shows []*services.ShowOccupancy) (sold, sellable int) {
+func SoldToday(shows []*staff.ShowOccupancy) (sold, sellable int) {
 	for _, s := range shows {
 		sold += s.Sold
 		sellable += s.Sellable
@@ -123,7 +125,7 @@ func SoldToday(shows []*services.ShowOccupancy) (sold, sellable int) {
 
 // PendingDeadline says when a pending order's deadline is: "19:45 (in 14 minutes)", or
 // "19:30 (overdue)" once it has passed.
-func PendingDeadline(o *services.PendingOrder, now time.Time, loc *time.Location) string {
+func PendingDeadline(o *staff.PendingOrder, now time.Time, loc *time.Location) string {
 	at := ClockTime(o.ExpiresAt, loc)
 	if inZone(o.ExpiresAt, loc).Format(time.DateOnly) != inZone(now, loc).Format(time.DateOnly) {
 		at = DayTime(o.ExpiresAt, loc)

@@ -6,12 +6,12 @@ package views
 
 //lint:file-ignore SA4006 This context is only used if a nested component is present.
 
-import "github.com/a-h/templ"
-import templruntime "github.com/a-h/templ/runtime"
-
 import (
+	"github.com/a-h/templ"
+	templruntime "github.com/a-h/templ/runtime"
+
 	"seatflow/jobs"
-	"seatflow/services"
+	"seatflow/services/staff"
 )
 
 // DashboardPage is the console's start page: today's shows, revenue, orders per
@@ -296,7 +296,7 @@ func dashboardShows(p DashboardProps) templ.Component {
 	})
 }
 
-func dashboardShowRow(sh *services.ShowOccupancy, p DashboardProps) templ.Component {
+func dashboardShowRow(sh *staff.ShowOccupancy, p DashboardProps) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
@@ -598,7 +598,7 @@ func dashboardShowRow(sh *services.ShowOccupancy, p DashboardProps) templ.Compon
 }
 
 // dashboardRevenue is one revenue panel: its total and its lines by movie and by hall.
-func dashboardRevenue(id, title string, r *services.Revenue, p DashboardProps) templ.Component {
+func dashboardRevenue(id, title string, r *staff.Revenue, p DashboardProps) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
@@ -720,7 +720,7 @@ func dashboardRevenue(id, title string, r *services.Revenue, p DashboardProps) t
 	})
 }
 
-func revenueTable(id, what string, lines []*services.RevenueLine) templ.Component {
+func revenueTable(id, what string, lines []*staff.RevenueLine) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {

@@ -7,6 +7,7 @@ import (
 	"github.com/a-h/templ"
 
 	"seatflow/services"
+	"seatflow/services/catalog"
 )
 
 // HallListProps is the console's list of halls; Saved names a hall just saved.
@@ -31,8 +32,8 @@ type HallFormProps struct {
 // HallPreviewProps is a layout's preview: the parsed Layout, or the Problems naming line
 // and column; neither when the text is empty.
 type HallPreviewProps struct {
-	Layout   *services.Layout
-	Problems []services.LayoutProblem
+	Layout   *catalog.Layout
+	Problems []catalog.LayoutProblem
 }
 
 // HallURL is the edit page of a hall.
@@ -72,11 +73,11 @@ func HallZoneCounts(h *services.Hall) ([]ZoneCount, int) {
 
 // LayoutZoneCounts lists the zones a layout uses with their sellable seats, the total
 // and the blocked seats.
-func LayoutZoneCounts(l *services.Layout) ([]ZoneCount, int, int) {
+func LayoutZoneCounts(l *catalog.Layout) ([]ZoneCount, int, int) {
 	n, blocked := l.ZoneCounts()
 	var out []ZoneCount
 	total := 0
-	for _, z := range services.LayoutZones {
+	for _, z := range catalog.LayoutZones {
 		if n[z.Code] > 0 {
 			out = append(out, ZoneCount{Code: z.Code, Name: z.Name, Seats: n[z.Code]})
 			total += n[z.Code]
@@ -101,7 +102,7 @@ type PreviewCell struct {
 }
 
 // PreviewCells places the seats and row labels of a layout on the preview grid.
-func PreviewCells(l *services.Layout) []PreviewCell {
+func PreviewCells(l *catalog.Layout) []PreviewCell {
 	out := make([]PreviewCell, 0, len(l.Seats)+l.Rows)
 	lastRow := 0
 	for _, s := range l.Seats {
@@ -110,7 +111,7 @@ func PreviewCells(l *services.Layout) []PreviewCell {
 			out = append(out, PreviewCell{Text: s.RowLabel, Class: "hall-row-label", Style: GridPos(s.Row, 1)})
 		}
 		class := []string{"hall-cell", "hall-zone-" + s.Zone, "hall-kind-" + s.Kind}
-		desc := []string{s.Label, services.ZoneName(s.Zone)}
+		desc := []string{s.Label, catalog.ZoneName(s.Zone)}
 		text := strconv.Itoa(s.Number)
 		switch s.Kind {
 		case services.KindWheelchair:
@@ -128,12 +129,12 @@ func PreviewCells(l *services.Layout) []PreviewCell {
 }
 
 // PreviewGrid sizes the preview grid: a label column and the layout's columns.
-func PreviewGrid(l *services.Layout) templ.SafeCSS {
+func PreviewGrid(l *catalog.Layout) templ.SafeCSS {
 	return templ.SafeCSS("grid-template-columns:repeat(" + strconv.Itoa(l.Cols+1) + ",1.6rem);grid-template-rows:repeat(" + strconv.Itoa(l.Rows) + ",1.6rem);")
 }
 
 // LayoutLegend is the legend of the layout characters.
-func LayoutLegend() []services.LayoutCell { return services.LayoutCells }
+func LayoutLegend() []catalog.LayoutCell { return catalog.LayoutCells }
 
 // CharString is one byte as a string.
 func CharString(b byte) string { return string(rune(b)) }

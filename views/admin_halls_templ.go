@@ -6,10 +6,12 @@ package views
 
 //lint:file-ignore SA4006 This context is only used if a nested component is present.
 
-import "github.com/a-h/templ"
-import templruntime "github.com/a-h/templ/runtime"
+import (
+	"github.com/a-h/templ"
+	templruntime "github.com/a-h/templ/runtime"
 
-import "seatflow/services"
+	"seatflow/services/catalog"
+)
 
 // HallListPage lists the halls with their grid and seats per zone.
 func HallListPage(p HallListProps) templ.Component {
@@ -454,7 +456,7 @@ func layoutHelp() templ.Component {
 				return templ_7745c5c3_Err
 			}
 			var templ_7745c5c3_Var23 string
-			templ_7745c5c3_Var23, templ_7745c5c3_Err = templ.JoinStringErrs(services.ZoneName(c.Zone))
+			templ_7745c5c3_Var23, templ_7745c5c3_Err = templ.JoinStringErrs(catalog.ZoneName(c.Zone))
 			if templ_7745c5c3_Err != nil {
 				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_halls.templ`, Line: 142, Col: 37}
 			}

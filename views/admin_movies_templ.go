@@ -6,13 +6,12 @@ package views
 
 //lint:file-ignore SA4006 This context is only used if a nested component is present.
 
-import "github.com/a-h/templ"
-import templruntime "github.com/a-h/templ/runtime"
-
 import (
+	"github.com/a-h/templ"
+	templruntime "github.com/a-h/templ/runtime"
 	"time"
 
-	"seatflow/services"
+	"seatflow/services/catalog"
 )
 
 // MovieForm is what a movie form holds, as typed (kept when a save is refused).
@@ -24,7 +23,7 @@ type MovieForm struct {
 // MoviesPageProps are the props of the movie list with its create form.
 type MoviesPageProps struct {
 	Page
-	Movies []*services.MovieSummary
+	Movies []*catalog.MovieSummary
 	Form   MovieForm
 	Error  string
 }
@@ -32,7 +31,7 @@ type MoviesPageProps struct {
 // MoviePageProps are the props of one movie's page.
 type MoviePageProps struct {
 	Page
-	Movie *services.MovieSummary
+	Movie *catalog.MovieSummary
 	Form  MovieForm
 	Error string
 	Saved bool
@@ -322,7 +321,7 @@ func MoviePage(p MoviePageProps) templ.Component {
 				return templ_7745c5c3_Err
 			}
 			var templ_7745c5c3_Var14 string
-			templ_7745c5c3_Var14, templ_7745c5c3_Err = templ.JoinStringErrs(Minutes(services.CleaningTime))
+			templ_7745c5c3_Var14, templ_7745c5c3_Err = templ.JoinStringErrs(Minutes(catalog.CleaningTime))
 			if templ_7745c5c3_Err != nil {
 				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_movies.templ`, Line: 115, Col: 71}
 			}

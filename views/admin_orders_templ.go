@@ -6,14 +6,15 @@ package views
 
 //lint:file-ignore SA4006 This context is only used if a nested component is present.
 
-import "github.com/a-h/templ"
-import templruntime "github.com/a-h/templ/runtime"
-
 import (
+	"github.com/a-h/templ"
+	templruntime "github.com/a-h/templ/runtime"
 	"sort"
 	"time"
 
 	"seatflow/services"
+	"seatflow/services/audit"
+	"seatflow/services/staff"
 )
 
 // OrderSearchForm is what the order search form holds, as typed.
@@ -23,7 +24,7 @@ type OrderSearchForm struct {
 
 // AdminOrderRow is one order of the search results with its show (nil when unknown).
 type AdminOrderRow struct {
-	Order *services.StaffOrder
+	Order *staff.StaffOrder
 	Show  *services.Show
 }
 
@@ -44,7 +45,7 @@ type AdminOrdersProps struct {
 // refund form and what that form held.
 type AdminOrderProps struct {
 	Page
-	Detail  *services.OrderDetail
+	Detail  *staff.OrderDetail
 	Show    *services.Show
 	Zone    *time.Location
 	Now     time.Time
@@ -67,12 +68,12 @@ type HistoryItem struct {
 	What  string
 	Who   string
 	Note  string
-	Entry *services.AuditEntry
+	Entry *audit.AuditEntry
 }
 
 // OrderHistory merges an order's own timestamps (created, paid, ended) with its audit
 // entries, oldest first; at the same instant the order's own event comes first.
-func OrderHistory(d *services.OrderDetail) []HistoryItem {
+func OrderHistory(d *staff.OrderDetail) []HistoryItem {
 	o := d.Order
 	items := []HistoryItem{{At: o.CreatedAt, What: "Order created (seats held)", Who: d.UserEmail}}
 	if o.PaidAt != nil {

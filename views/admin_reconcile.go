@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"time"
 
-	"seatflow/services"
+	"seatflow/services/reconcile"
 )
 
 // ReconcilePageProps are the props of the reconciliation page: the run history (newest
@@ -13,7 +13,7 @@ import (
 // the start form's error message and show id.
 type ReconcilePageProps struct {
 	Page
-	Runs   []*services.ReconcileRun
+	Runs   []*reconcile.ReconcileRun
 	Zone   *time.Location
 	Error  string
 	ShowID string
@@ -22,7 +22,7 @@ type ReconcilePageProps struct {
 // ReconcileRunProps are the props of one run's page; Run carries its findings.
 type ReconcileRunProps struct {
 	Page
-	Run  *services.ReconcileRun
+	Run  *reconcile.ReconcileRun
 	Zone *time.Location
 }
 
@@ -36,11 +36,11 @@ func RunTime(t time.Time, loc *time.Location) string {
 
 // RunWho says who started a run: the admin's email for a manual run ("admin #7" when
 // the account has no email any more), "schedule" for cron, "command line" for cli.
-func RunWho(r *services.ReconcileRun) string {
+func RunWho(r *reconcile.ReconcileRun) string {
 	switch r.Trigger {
-	case services.TriggerCron:
+	case reconcile.TriggerCron:
 		return "schedule"
-	case services.TriggerCLI:
+	case reconcile.TriggerCLI:
 		return "command line"
 	}
 	if r.ActorEmail != "" {
@@ -54,7 +54,7 @@ func RunWho(r *services.ReconcileRun) string {
 
 // RunDuration formats how long a run took: "340 ms", "2.4 s", "3 min 05 s"; "running"
 // while it has not finished.
-func RunDuration(r *services.ReconcileRun) string {
+func RunDuration(r *reconcile.ReconcileRun) string {
 	if r.FinishedAt == nil {
 		return "running"
 	}
@@ -70,22 +70,22 @@ func RunDuration(r *services.ReconcileRun) string {
 }
 
 // RunStatus is a run's status as a badge.
-func RunStatus(r *services.ReconcileRun) StatusView {
+func RunStatus(r *reconcile.ReconcileRun) StatusView {
 	switch r.Status {
-	case services.RunDone:
+	case reconcile.RunDone:
 		return StatusView{"done", "run-done"}
-	case services.RunRunning:
+	case reconcile.RunRunning:
 		return StatusView{"running", "run-running"}
-	case services.RunLeaseLost:
+	case reconcile.RunLeaseLost:
 		return StatusView{"lease lost", "run-failed"}
-	case services.RunFailed:
+	case reconcile.RunFailed:
 		return StatusView{"failed", "run-failed"}
 	}
 	return StatusView{r.Status, "status-other"}
 }
 
 // RunScope names what a run covered: "all shows" or "show 7".
-func RunScope(r *services.ReconcileRun) string {
+func RunScope(r *reconcile.ReconcileRun) string {
 	if r.ShowID == nil {
 		return "all shows"
 	}
@@ -101,7 +101,7 @@ type KindCount struct {
 
 // KindCounts counts a run's findings per kind, sorted by kind; for a listed run (no
 // findings loaded) only Found is known.
-func KindCounts(r *services.ReconcileRun) []KindCount {
+func KindCounts(r *reconcile.ReconcileRun) []KindCount {
 	idx := map[string]int{}
 	var out []KindCount
 	if len(r.Findings) == 0 {

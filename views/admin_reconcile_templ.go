@@ -6,10 +6,12 @@ package views
 
 //lint:file-ignore SA4006 This context is only used if a nested component is present.
 
-import "github.com/a-h/templ"
-import templruntime "github.com/a-h/templ/runtime"
+import (
+	"github.com/a-h/templ"
+	templruntime "github.com/a-h/templ/runtime"
 
-import "seatflow/services"
+	"seatflow/services/reconcile"
+)
 
 // ReconcilePage is the admin's reconciliation page: the form that starts a run and the
 // run history, newest first.
@@ -111,7 +113,7 @@ func ReconcilePage(p ReconcilePageProps) templ.Component {
 }
 
 // runRow is one run in the history table.
-func runRow(r *services.ReconcileRun, p ReconcilePageProps) templ.Component {
+func runRow(r *reconcile.ReconcileRun, p ReconcilePageProps) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
@@ -718,7 +720,7 @@ func ReconcileRunPage(p ReconcileRunProps) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			if len(r.Findings) == 0 && r.Status == services.RunDone {
+			if len(r.Findings) == 0 && r.Status == reconcile.RunDone {
 				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 62, "<p class=\"success\">Nothing to repair: the seat cache agreed with the database.</p>")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err

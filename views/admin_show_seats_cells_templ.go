@@ -6,13 +6,13 @@ package views
 
 //lint:file-ignore SA4006 This context is only used if a nested component is present.
 
-import "github.com/a-h/templ"
-import templruntime "github.com/a-h/templ/runtime"
-
 import (
+	"github.com/a-h/templ"
+	templruntime "github.com/a-h/templ/runtime"
 	"strings"
 
 	"seatflow/services"
+	"seatflow/services/staff"
 )
 
 // AdminShowSeatsURL is a show's seat map in the console.
@@ -57,7 +57,7 @@ func StaffSeatCells(p AdminShowSeatsProps) []StaffSeatCell {
 			classes = append(classes, ZoneClass(slots[s.ZoneCode]), "seat-free")
 			desc = append(desc, zoneName[s.ZoneCode])
 			c.Checkbox = m.Editable
-		case services.StateHouse:
+		case staff.StateHouse:
 			classes = append(classes, "seat-house")
 			c.Checkbox = m.Editable
 		case services.StateHeld, services.StateSold:
@@ -102,7 +102,7 @@ func ShowBadgeClass(status string) string {
 // StaffStateLabel names a staff seat state for people.
 func StaffStateLabel(state string) string {
 	switch state {
-	case services.StateHouse:
+	case staff.StateHouse:
 		return "house seat"
 	case services.StateBlocked:
 		return "never sold"
@@ -111,7 +111,7 @@ func StaffStateLabel(state string) string {
 }
 
 // OrderLine describes the order of a held or sold seat: number, status and buyer.
-func OrderLine(s services.StaffSeat) string {
+func OrderLine(s staff.StaffSeat) string {
 	parts := []string{"order " + s.OrderNo}
 	if s.OrderStatus != "" {
 		parts = append(parts, s.OrderStatus)
@@ -132,9 +132,9 @@ type StaffOrderRow struct {
 	OrderNo    string
 	Status     string
 	Email      string
-	Seats      []services.StaffSeat
+	Seats      []staff.StaffSeat
 	CancelSeat int64
-	Stuck      []services.StaffSeat
+	Stuck      []staff.StaffSeat
 	Notes      []string
 }
 
@@ -149,7 +149,7 @@ func (r StaffOrderRow) SeatLabels() string {
 
 // StaffOrderRows groups the held and sold seats by order, in hall order of each order's
 // first seat.
-func StaffOrderRows(m *services.StaffSeatMap) []StaffOrderRow {
+func StaffOrderRows(m *staff.StaffSeatMap) []StaffOrderRow {
 	var out []StaffOrderRow
 	at := map[string]int{}
 	for _, s := range m.Seats {
@@ -179,8 +179,8 @@ func StaffOrderRows(m *services.StaffSeatMap) []StaffOrderRow {
 
 // StaffOtherMismatches are the seats without an order where the seat cache and the
 // database disagree.
-func StaffOtherMismatches(m *services.StaffSeatMap) []services.StaffSeat {
-	var out []services.StaffSeat
+func StaffOtherMismatches(m *staff.StaffSeatMap) []staff.StaffSeat {
+	var out []staff.StaffSeat
 	for _, s := range m.Seats {
 		if s.Mismatch != "" && (s.OrderNo == "" || (s.State != services.StateHeld && s.State != services.StateSold)) {
 			out = append(out, s)
@@ -190,12 +190,12 @@ func StaffOtherMismatches(m *services.StaffSeatMap) []services.StaffSeat {
 }
 
 // StaffCounts is the one-line summary of seats per state.
-func StaffCounts(m *services.StaffSeatMap) string {
+func StaffCounts(m *staff.StaffSeatMap) string {
 	var parts []string
-	for _, st := range []string{services.StateFree, services.StateHeld, services.StateSold, services.StateHouse, services.StateBlocked} {
+	for _, st := range []string{services.StateFree, services.StateHeld, services.StateSold, staff.StateHouse, services.StateBlocked} {
 		n := m.Counts[st]
 		switch {
-		case st == services.StateHouse && n > 0:
+		case st == staff.StateHouse && n > 0:
 			parts = append(parts, Plural(n, "house seat", "house seats"))
 		case n > 0 || st == services.StateFree:
 			parts = append(parts, itoa(n)+" "+StaffStateLabel(st))

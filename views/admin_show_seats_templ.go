@@ -6,14 +6,14 @@ package views
 
 //lint:file-ignore SA4006 This context is only used if a nested component is present.
 
-import "github.com/a-h/templ"
-import templruntime "github.com/a-h/templ/runtime"
-
 import (
+	"github.com/a-h/templ"
+	templruntime "github.com/a-h/templ/runtime"
 	"strings"
 	"time"
 
 	"seatflow/services"
+	"seatflow/services/staff"
 )
 
 // AdminShowSeatsProps are the props of a show's seat map for staff: the map, the
@@ -23,7 +23,7 @@ import (
 // (ReleaseSeat with its ReleaseReason).
 type AdminShowSeatsProps struct {
 	Page
-	Map           *services.StaffSeatMap
+	Map           *staff.StaffSeatMap
 	Zone          *time.Location
 	Notice        string
 	Error         string

@@ -6,10 +6,13 @@ package views
 
 //lint:file-ignore SA4006 This context is only used if a nested component is present.
 
-import "github.com/a-h/templ"
-import templruntime "github.com/a-h/templ/runtime"
+import (
+	"github.com/a-h/templ"
+	templruntime "github.com/a-h/templ/runtime"
 
-import "seatflow/services"
+	"seatflow/services"
+	"seatflow/services/catalog"
+)
 
 // ShowDetailPage is a show for staff: its facts, sale control, the edit form and the
 // way to cancel it.
@@ -261,7 +264,7 @@ func ShowDetailPage(p ShowDetailProps) templ.Component {
 				return templ_7745c5c3_Err
 			}
 			var templ_7745c5c3_Var16 string
-			templ_7745c5c3_Var16, templ_7745c5c3_Err = templ.JoinStringErrs(Minutes(services.CleaningTime))
+			templ_7745c5c3_Var16, templ_7745c5c3_Err = templ.JoinStringErrs(Minutes(catalog.CleaningTime))
 			if templ_7745c5c3_Err != nil {
 				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_shows_detail.templ`, Line: 27, Col: 165}
 			}

@@ -6,10 +6,13 @@ package views
 
 //lint:file-ignore SA4006 This context is only used if a nested component is present.
 
-import "github.com/a-h/templ"
-import templruntime "github.com/a-h/templ/runtime"
+import (
+	"github.com/a-h/templ"
+	templruntime "github.com/a-h/templ/runtime"
 
-import "seatflow/services"
+	"seatflow/services"
+	"seatflow/services/catalog"
+)
 
 func selected(a, b string) bool { return a == b }
 
@@ -337,7 +340,7 @@ func NewShowPage(p NewShowProps) templ.Component {
 
 // ZonePriceFields are the price inputs of the chosen hall's zones (swapped by htmx when
 // the hall changes; without JavaScript the "Choose hall" button reloads the form).
-func ZonePriceFields(hall *services.HallSummary, prices map[string]string, currency string) templ.Component {
+func ZonePriceFields(hall *catalog.HallSummary, prices map[string]string, currency string) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
@@ -510,7 +513,7 @@ func repeatReport(p NewShowProps) templ.Component {
 			return templ_7745c5c3_Err
 		}
 		var templ_7745c5c3_Var29 string
-		templ_7745c5c3_Var29, templ_7745c5c3_Err = templ.JoinStringErrs(itoa(services.Created(p.Results)))
+		templ_7745c5c3_Var29, templ_7745c5c3_Err = templ.JoinStringErrs(itoa(catalog.Created(p.Results)))
 		if templ_7745c5c3_Err != nil {
 			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_shows_form.templ`, Line: 117, Col: 79}
 		}

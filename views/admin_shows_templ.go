@@ -6,14 +6,14 @@ package views
 
 //lint:file-ignore SA4006 This context is only used if a nested component is present.
 
-import "github.com/a-h/templ"
-import templruntime "github.com/a-h/templ/runtime"
-
 import (
+	"github.com/a-h/templ"
+	templruntime "github.com/a-h/templ/runtime"
 	"strconv"
 	"time"
 
 	"seatflow/services"
+	"seatflow/services/catalog"
 )
 
 // ShowsDayProps are the props of the console's list of one day's shows.
@@ -23,7 +23,7 @@ type ShowsDayProps struct {
 	Prev, Next string
 	Today      string
 	Shows      []*services.Show
-	Counts     map[int64]services.SeatCounts
+	Counts     map[int64]catalog.SeatCounts
 	Zone       *time.Location
 	Now        time.Time
 	Error      string
@@ -48,13 +48,13 @@ type ShowForm struct {
 type NewShowProps struct {
 	Page
 	Form     ShowForm
-	Movies   []*services.MovieSummary
-	Halls    []*services.HallSummary
-	Hall     *services.HallSummary
+	Movies   []*catalog.MovieSummary
+	Halls    []*catalog.HallSummary
+	Hall     *catalog.HallSummary
 	Currency string
 	Zone     *time.Location
 	Error    string
-	Results  []services.DayResult
+	Results  []catalog.DayResult
 }
 
 // ShowEditForm is what a show's edit form holds, as typed.
@@ -69,7 +69,7 @@ type ShowEditForm struct {
 type ShowDetailProps struct {
 	Page
 	Show     *services.Show
-	Counts   services.SeatCounts
+	Counts   catalog.SeatCounts
 	Zone     *time.Location
 	Now      time.Time
 	Form     ShowEditForm
@@ -94,7 +94,7 @@ func (s CancelSummary) Text() string {
 type CancelShowProps struct {
 	Page
 	Show   *services.Show
-	Counts services.SeatCounts
+	Counts catalog.SeatCounts
 	Zone   *time.Location
 	Reason string
 	Error  string
@@ -108,7 +108,7 @@ func ShowsDayURL(date string) string { return "/admin/shows?date=" + date }
 
 // ShowEnd is when a show frees its hall: start + runtime + cleaning time.
 func ShowEnd(s *services.Show) time.Time {
-	return s.StartsAt.Add(time.Duration(s.Movie.RuntimeMin)*time.Minute + services.CleaningTime)
+	return s.StartsAt.Add(time.Duration(s.Movie.RuntimeMin)*time.Minute + catalog.CleaningTime)
 }
 
 // ShowSpan formats a show's local start and end: "19:30–21:25"; an end on a later day
@@ -511,7 +511,7 @@ func ShowsDayPage(p ShowsDayProps) templ.Component {
 					return templ_7745c5c3_Err
 				}
 				var templ_7745c5c3_Var22 string
-				templ_7745c5c3_Var22, templ_7745c5c3_Err = templ.JoinStringErrs(Minutes(services.CleaningTime))
+				templ_7745c5c3_Var22, templ_7745c5c3_Err = templ.JoinStringErrs(Minutes(catalog.CleaningTime))
 				if templ_7745c5c3_Err != nil {
 					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_shows.templ`, Line: 228, Col: 118}
 				}

@@ -6,14 +6,14 @@ package views
 
 //lint:file-ignore SA4006 This context is only used if a nested component is present.
 
-import "github.com/a-h/templ"
-import templruntime "github.com/a-h/templ/runtime"
-
 import (
+	"github.com/a-h/templ"
+	templruntime "github.com/a-h/templ/runtime"
 	"net/url"
 	"time"
 
 	"seatflow/services"
+	"seatflow/services/accounts"
 )
 
 // UserRoles are the roles an admin can give, in order of power.
@@ -25,7 +25,7 @@ type AdminUsersProps struct {
 	Page
 	Email  string
 	Role   string
-	Users  []*services.UserAccount
+	Users  []*accounts.UserAccount
 	Limit  int
 	Zone   *time.Location
 	Notice string

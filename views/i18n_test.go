@@ -147,9 +147,9 @@ func TestLangURL(t *testing.T) {
 	}
 }
 
-// catalog reads one embedded catalog: message id -> plural forms present ("" for a
+// messageCatalog reads one embedded catalog: message id -> plural forms present ("" for a
 // plain message).
-func catalog(t *testing.T, l Lang) map[string][]string {
+func messageCatalog(t *testing.T, l Lang) map[string][]string {
 	t.Helper()
 	b, err := fs.ReadFile(CatalogFiles(), "i18n/active."+string(l)+".toml")
 	if err != nil {
@@ -179,7 +179,7 @@ func catalog(t *testing.T, l Lang) map[string][]string {
 // TestCatalogs_SameIDs: both catalogs hold exactly the same message ids, plural where
 // the other is plural (English one+other, Chinese other).
 func TestCatalogs_SameIDs(t *testing.T) {
-	en, zh := catalog(t, En), catalog(t, ZhHans)
+	en, zh := messageCatalog(t, En), messageCatalog(t, ZhHans)
 	for id, forms := range en {
 		zf, ok := zh[id]
 		switch {
@@ -209,7 +209,7 @@ var usedID = regexp.MustCompile(`(?:\bT|\bTf|\bTn|\.T|\.N)\(\s*(?:ctx,\s*)?"([a-
 // checks each is in both catalogs; the ids built at run time are exercised by
 // rendering them (a missing id panics in tests).
 func TestCatalogs_EveryUsedIDExists(t *testing.T) {
-	en, zh := catalog(t, En), catalog(t, ZhHans)
+	en, zh := messageCatalog(t, En), messageCatalog(t, ZhHans)
 	var files []string
 	for _, pattern := range []string{"*.templ", "*.go", "../handlers/*.go"} {
 		m, _ := filepath.Glob(pattern)

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"seatflow/services"
+	"seatflow/services/orders"
 )
 
 // OrderPageProps are the props of one order's page. Show may be nil when the show can
@@ -17,7 +18,7 @@ type OrderPageProps struct {
 	Error string
 	// Payment is the payment the buyer just came back from (nil when none): a declined
 	// or refunded one is told plainly.
-	Payment *services.Payment
+	Payment *orders.Payment
 	// Chosen is set when the seats were picked for the buyer (best available).
 	Chosen bool
 	// SeatKinds maps the order's seat ids to their kind (wheelchair, companion); nil
@@ -123,7 +124,7 @@ type OrdersPageProps struct {
 // DemoPayProps are the props of the demo payment provider's page.
 type DemoPayProps struct {
 	Page
-	Payment *services.Payment
+	Payment *orders.Payment
 	Error   string
 }
 

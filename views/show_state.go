@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"seatflow/services"
+	"seatflow/services/seats"
 )
 
 // ShowState is a show's sale state as a badge: Label for people, Class for the style.
@@ -65,7 +66,7 @@ func sentence(s string) string {
 // mapState refines a show with no free seat from its seat map: "all seats held" while
 // any seat is only held (they may come back when holds end, within hold), "sold out"
 // when every seat is paid.
-func mapState(l Lang, st ShowState, m *services.SeatMap, hold time.Duration) ShowState {
+func mapState(l Lang, st ShowState, m *seats.SeatMap, hold time.Duration) ShowState {
 	if st.Class != "sold-out" {
 		return st
 	}

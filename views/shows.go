@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"seatflow/services"
+	"seatflow/services/seats"
 )
 
 // Page is what every page gives the layout: its title, the signed-in user (nil when
@@ -117,7 +118,7 @@ func MinPrice(s *services.Show) (int64, bool) {
 // ShowPageProps are the props of a show's page with its seat map form.
 type ShowPageProps struct {
 	Page
-	Map       *services.SeatMap
+	Map       *seats.SeatMap
 	Now       time.Time
 	Zone      *time.Location
 	HoldFor   time.Duration

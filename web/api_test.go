@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"seatflow/services"
+	"seatflow/services/reconcile"
 )
 
 // TestAPI_BookPayAndSeeSold walks the buyer's whole path through the JSON API and the
@@ -219,7 +219,7 @@ func TestAPI_OpsEndpoints(t *testing.T) {
 			t.Errorf("%s -> %d", p, r.status)
 		}
 	}
-	if _, err := a.Reconciler.Run(context.Background(), services.ReconcileOptions{Trigger: services.TriggerCLI, ShowID: mustID(t, show)}); err != nil {
+	if _, err := a.Reconciler.Run(context.Background(), reconcile.ReconcileOptions{Trigger: reconcile.TriggerCLI, ShowID: mustID(t, show)}); err != nil {
 		t.Fatal(err)
 	}
 	r := a.do("GET", "/metrics", "", nil, nil)

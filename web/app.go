@@ -23,6 +23,14 @@ import (
 	"seatflow/handlers"
 	"seatflow/jobs"
 	"seatflow/services"
+	"seatflow/services/accounts"
+	"seatflow/services/audit"
+	"seatflow/services/catalog"
+	"seatflow/services/orders"
+	"seatflow/services/reconcile"
+	"seatflow/services/seats"
+	"seatflow/services/staff"
+	"seatflow/services/store"
 	"seatflow/static"
 )
 
@@ -35,20 +43,20 @@ type App struct {
 	// Ops serves /healthz, /readyz, /metrics and pprof on SEATFLOW_OPS_ADDR; nil when
 	// the main address serves them (without pprof).
 	Ops     *fiber.App
-	Catalog *services.Catalog
+	Catalog *catalog.Catalog
 	// CatalogWriter is the catalog's write side: the console, the admin API and the
 	// publish job share it.
-	CatalogWriter *services.CatalogWriter
-	Seats         *services.SeatStore
-	Shows         *services.Shows
-	Users         *services.Users
-	Orders        *services.Orders
-	Payments      *services.Payments
+	CatalogWriter *catalog.CatalogWriter
+	Seats         *seats.SeatStore
+	Shows         *seats.Shows
+	Users         *accounts.Users
+	Orders        *orders.Orders
+	Payments      *orders.Payments
 	// Reconciler compares the seat cache with MySQL and repairs drift.
-	Reconciler *services.Reconciler
+	Reconciler *reconcile.Reconciler
 	// Audit records every staff and admin write.
-	Audit    *services.Audit
-	Limiter  *services.RateLimiter
+	Audit    *audit.Audit
+	Limiter  *orders.RateLimiter
 	Metrics  *services.Metrics
 	Registry *prometheus.Registry
 	Log      *slog.Logger
@@ -59,12 +67,12 @@ type App struct {
 	scheduler   *jobs.Scheduler
 	eviction    evictionCheck
 	// SeatEvents fans seat changes out to the live seat maps of this process.
-	SeatEvents *services.SeatEvents
+	SeatEvents *seats.SeatEvents
 	// sessions caches token -> user and listens for logouts of other processes.
-	sessions       *services.SessionCache
+	sessions       *accounts.SessionCache
 	stopBackground context.CancelFunc
-	asyncExpiry    *services.AsyncExpiry // nil unless SEATFLOW_EXPIRY_ENQUEUE=async
-	dashboard      *services.Dashboard
+	asyncExpiry    *orders.AsyncExpiry // nil unless SEATFLOW_EXPIRY_ENQUEUE=async
+	dashboard      *staff.Dashboard
 }
 
 // New opens MySQL and Redis and builds every service; it starts nothing. clock may be
@@ -76,7 +84,7 @@ func New(cfg Config, clock services.Clock, log *slog.Logger) (*App, error) {
 	if log == nil {
 		log = slog.Default()
 	}
-	db, err := services.OpenDB(cfg.MySQLDSN, services.Pool{MaxOpen: cfg.MySQLMaxOpen, MaxIdle: cfg.MySQLMaxIdle})
+	db, err := store.OpenDB(cfg.MySQLDSN, store.Pool{MaxOpen: cfg.MySQLMaxOpen, MaxIdle: cfg.MySQLMaxIdle})
 	if err != nil {
 		return nil, err
 	}
@@ -95,18 +103,18 @@ func New(cfg Config, clock services.Clock, log *slog.Logger) (*App, error) {
 		secret = []byte(hex.EncodeToString(b))
 		log.Debug("SEATFLOW_PAYMENT_WEBHOOK_SECRET is not set; using a random secret for this process")
 	}
-	a.Catalog = services.NewCatalog(db).WithClock(clock)
-	a.Audit = services.NewAudit(db, clock)
-	a.Seats = services.NewSeatStore(rdb, db, a.Catalog, cfg.KeyPrefix)
-	a.Shows = services.NewShows(db, a.Catalog, a.Seats, clock, cfg.Location())
-	a.sessions = services.NewSessionCache(rdb, cfg.KeyPrefix, cfg.SessionCacheTTL, log)
-	a.Users = services.NewUsers(db, clock, cfg.BcryptCost).WithSessions(
-		services.SessionPolicy{Idle: cfg.SessionIdle, MaxAge: cfg.SessionMaxAge}, a.sessions)
+	a.Catalog = catalog.NewCatalog(db).WithClock(clock)
+	a.Audit = audit.NewAudit(db, clock)
+	a.Seats = seats.NewSeatStore(rdb, db, a.Catalog, cfg.KeyPrefix)
+	a.Shows = seats.NewShows(db, a.Catalog, a.Seats, clock, cfg.Location())
+	a.sessions = accounts.NewSessionCache(rdb, cfg.KeyPrefix, cfg.SessionCacheTTL, log)
+	a.Users = accounts.NewUsers(db, clock, cfg.BcryptCost).WithSessions(
+		accounts.SessionPolicy{Idle: cfg.SessionIdle, MaxAge: cfg.SessionMaxAge}, a.sessions)
 	var bg context.Context
 	bg, a.stopBackground = context.WithCancel(context.Background())
 	go a.sessions.Run(bg)
-	a.SeatEvents = services.NewSeatEvents(rdb, cfg.KeyPrefix, cfg.LiveMaxViewers, log)
-	a.Limiter = services.NewRateLimiter(rdb, services.Limits{
+	a.SeatEvents = seats.NewSeatEvents(rdb, cfg.KeyPrefix, cfg.LiveMaxViewers, log)
+	a.Limiter = orders.NewRateLimiter(rdb, orders.Limits{
 		UserPerMinute: cfg.RateUserPerMinute, UserBurst: cfg.RateUserBurst,
 		ShowPerSecond: cfg.RateShowPerSecond, ShowBurst: cfg.RateShowBurst,
 		LoginPerMinute: cfg.RateLoginPerMinute, LoginBurst: cfg.RateLoginBurst,
@@ -116,42 +124,42 @@ func New(cfg Config, clock services.Clock, log *slog.Logger) (*App, error) {
 	a.asynqClient = asynq.NewClientFromRedisClient(rdb)
 	a.inspector = asynq.NewInspectorFromRedisClient(rdb)
 	queue := jobs.NewExpiryQueue(a.asynqClient, a.inspector)
-	var expiry services.ExpiryScheduler = queue
+	var expiry orders.ExpiryScheduler = queue
 	if cfg.ExpiryEnqueue == "async" {
-		a.asyncExpiry = services.NewAsyncExpiry(queue, 4, 4096, a.Metrics, log)
+		a.asyncExpiry = orders.NewAsyncExpiry(queue, 4, 4096, a.Metrics, log)
 		expiry = a.asyncExpiry
 	}
-	a.Orders = services.NewOrders(db, a.Catalog, a.Seats, a.Limiter, clock, services.OrdersConfig{
+	a.Orders = orders.NewOrders(db, a.Catalog, a.Seats, a.Limiter, clock, orders.OrdersConfig{
 		HoldFor: cfg.HoldFor(), Metrics: a.Metrics,
 		Expiry: expiry, Logger: log, Zone: cfg.Location(),
 	})
 	// cached seat maps and best-available's snapshot follow every process's changes
-	a.SeatEvents.OnChange(func(c services.SeatChange) {
+	a.SeatEvents.OnChange(func(c seats.SeatChange) {
 		a.Seats.Changed(c.ShowID)
 		a.Orders.SeatsChanged(c)
 	})
 	go a.SeatEvents.Run(bg)
-	a.Reconciler = services.NewReconciler(db, a.Catalog, a.Seats, a.Orders, clock, services.ReconcileConfig{
+	a.Reconciler = reconcile.NewReconciler(db, a.Catalog, a.Seats, a.Orders, clock, reconcile.ReconcileConfig{
 		Grace: cfg.ReconcileGrace, Tasks: queue, Metrics: a.Metrics, Logger: log,
-		Lease: services.NewLease(rdb, cfg.KeyPrefix, "reconcile", 30*time.Second),
+		Lease: store.NewLease(rdb, cfg.KeyPrefix, "reconcile", 30*time.Second),
 	})
 	a.scheduler = jobs.NewScheduler(a.Reconciler, a.Orders, cfg.ReconcileInterval, log)
-	a.CatalogWriter = services.NewCatalogWriter(db, a.Catalog, a.Shows, a.Audit, clock,
-		services.WriterConfig{Currency: cfg.Currency, DefaultLimit: cfg.PurchaseLimit, Zone: cfg.Location()})
-	a.scheduler.AddPublish(a.CatalogWriter, time.Minute, services.PublishAhead, log)
+	a.CatalogWriter = catalog.NewCatalogWriter(db, a.Catalog, a.Shows, a.Audit, clock,
+		catalog.WriterConfig{Currency: cfg.Currency, DefaultLimit: cfg.PurchaseLimit, Zone: cfg.Location()})
+	a.scheduler.AddPublish(a.CatalogWriter, time.Minute, catalog.PublishAhead, log)
 	a.eviction = evictionCheck{rdb: rdb, allow: cfg.AllowEviction, log: log}
-	var providers []services.PaymentProvider // a real provider is added here when configured
+	var providers []orders.PaymentProvider // a real provider is added here when configured
 	if cfg.DemoPayments {
-		providers = append(providers, services.DemoProvider{})
+		providers = append(providers, orders.DemoProvider{})
 	}
-	a.Payments = services.NewPayments(db, a.Orders, clock, secret, providers...)
+	a.Payments = orders.NewPayments(db, a.Orders, clock, secret, providers...)
 	a.worker = asynq.NewServerFromRedisClient(rdb, asynq.Config{
 		Concurrency: 4, Queues: map[string]int{jobs.Queue: 1},
 		DelayedTaskCheckInterval: cfg.ExpiryCheckInterval,
 		Logger:                   asynqLogger{log}, LogLevel: asynq.WarnLevel,
 		ShutdownTimeout: 5 * time.Second,
 	})
-	a.dashboard = services.NewDashboard(db, clock, cfg.Location())
+	a.dashboard = staff.NewDashboard(db, clock, cfg.Location())
 	a.HTTP = a.newHTTP()
 	if a.opsSeparate() {
 		a.Ops = a.newOpsHTTP()
@@ -183,12 +191,12 @@ func (a *App) newHTTP() *fiber.App {
 		SessionMaxAge: a.Users.SessionMaxAge(), Live: a.SeatEvents}
 	catalog := a.CatalogWriter
 	d.CatalogAdmin, d.CatalogConsole, d.HallAdmin = catalog, catalog, catalog
-	d.AdminOrders = services.NewStaffOrders(a.DB, a.Orders, a.Payments, a.Shows, a.Audit)
-	d.OrderDetail, d.UserAdmin, d.Audit = d.AdminOrders.(*services.StaffOrders), services.NewUserAdmin(a.DB, a.Audit, a.Users.UserChanged), a.Audit
+	d.AdminOrders = staff.NewStaffOrders(a.DB, a.Orders, a.Payments, a.Shows, a.Audit)
+	d.OrderDetail, d.UserAdmin, d.Audit = d.AdminOrders.(*staff.StaffOrders), accounts.NewUserAdmin(a.DB, a.Audit, a.Users.UserChanged), a.Audit
 	d.Dashboard, d.ExpiryQueue = a.dashboard, jobs.NewExpiryQueue(a.asynqClient, a.inspector)
-	d.ShowSeats = services.NewShowSeats(a.DB, a.Orders, a.Audit, a.Cfg.ReconcileGrace)
-	d.Tickets = services.NewTickets([]byte(a.Cfg.TicketSecret)) // empty: a random secret of this process
-	app.Use(handlers.Lang(a.Cfg.SecureCookies))                 // the moviegoer pages' language; console and API stay English
+	d.ShowSeats = staff.NewShowSeats(a.DB, a.Orders, a.Audit, a.Cfg.ReconcileGrace)
+	d.Tickets = orders.NewTickets([]byte(a.Cfg.TicketSecret)) // empty: a random secret of this process
+	app.Use(handlers.Lang(a.Cfg.SecureCookies))               // the moviegoer pages' language; console and API stay English
 	app.Use(handlers.DemoPayments(a.Cfg.DemoPayments))
 	app.Use(d.Authenticate)
 	// CSRF for the browser's forms, after Authenticate so the 403 page shows who is
@@ -225,10 +233,10 @@ func (a *App) newHTTP() *fiber.App {
 
 // Migrate creates the database when missing and applies pending migrations.
 func (a *App) Migrate(ctx context.Context) (int, error) {
-	if err := services.EnsureDatabase(ctx, a.Cfg.MySQLDSN); err != nil {
+	if err := store.EnsureDatabase(ctx, a.Cfg.MySQLDSN); err != nil {
 		return 0, fmt.Errorf("create database: %w", err)
 	}
-	return services.Migrate(ctx, a.DB)
+	return store.Migrate(ctx, a.DB)
 }
 
 // StartWorker starts the in-process asynq worker (order expiry).

@@ -10,7 +10,7 @@ import (
 
 	"github.com/caarlos0/env/v11"
 
-	"seatflow/services"
+	"seatflow/services/store"
 )
 
 // Config is read from environment variables prefixed SEATFLOW_ (README lists them).
@@ -86,7 +86,7 @@ type Config struct {
 // LogValue is the configuration as logs show it: the DSN's password, the Redis
 // password, the webhook secret and the ticket secret hidden.
 func (c Config) LogValue() slog.Value {
-	c.MySQLDSN = services.RedactDSN(c.MySQLDSN)
+	c.MySQLDSN = store.RedactDSN(c.MySQLDSN)
 	if c.RedisPassword != "" {
 		c.RedisPassword = "xxxxx"
 	}

@@ -17,7 +17,8 @@ import (
 	"testing"
 	"time"
 
-	"seatflow/services"
+	"seatflow/services/reconcile"
+	"seatflow/services/seats"
 )
 
 // faultChildEnv marks the process TestFaultChild runs in.
@@ -61,11 +62,11 @@ func TestFaultChild(t *testing.T) {
 func TestFault_KilledBetweenHoldAndCommit(t *testing.T) {
 	a := newTestApp(t, nil)
 	ctx := context.Background()
-	show, seats := a.onSaleShow(2)
+	show, seatList := a.onSaleShow(2)
 	showID, _ := strconv.ParseInt(show, 10, 64)
 	zone := ""
 	for _, s := range a.seatMap(show) {
-		if s.ID == seats[0] {
+		if s.ID == seatList[0] {
 			zone = s.Zone
 		}
 	}
@@ -114,7 +115,7 @@ func TestFault_KilledBetweenHoldAndCommit(t *testing.T) {
 	}
 	childBase := "http://" + strings.TrimPrefix(waitLine("listening "), "listening ")
 
-	body, _ := json.Marshal(map[string]any{"seat_ids": seats})
+	body, _ := json.Marshal(map[string]any{"seat_ids": seatList})
 	posted := make(chan string, 1)
 	go func() {
 		req, _ := http.NewRequest("POST", childBase+"/api/v1/shows/"+show+"/orders", bytes.NewReader(body))
@@ -130,7 +131,7 @@ func TestFault_KilledBetweenHoldAndCommit(t *testing.T) {
 	}()
 	waitLine("at-insert")
 	var orderNo string
-	for _, id := range seats {
+	for _, id := range seatList {
 		v := a.Redis.HGet(ctx, keys[0], id).Val()
 		if !strings.HasPrefix(v, "H|") {
 			t.Fatalf("seat %s is %q while the create waits at its insert, want held", id, v)
@@ -152,7 +153,7 @@ func TestFault_KilledBetweenHoldAndCommit(t *testing.T) {
 		t.Errorf("%d orders %s in MySQL (%v), want none", n, orderNo, err)
 	}
 	var userID string
-	for _, id := range seats {
+	for _, id := range seatList {
 		v := a.Redis.HGet(ctx, keys[0], id).Val()
 		if parts := strings.Split(v, "|"); len(parts) != 3 || parts[1] != orderNo {
 			t.Errorf("seat %s is %q after the kill, want still held by %s", id, v, orderNo)
@@ -175,22 +176,22 @@ func TestFault_KilledBetweenHoldAndCommit(t *testing.T) {
 	for _, f := range drift {
 		kinds[f.Kind]++
 	}
-	if kinds[services.FindingHoldWithoutOrder] != 2 || kinds[services.FindingUserCount] != 1 || kinds[services.FindingZoneCount] != 1 {
+	if kinds[seats.FindingHoldWithoutOrder] != 2 || kinds[seats.FindingUserCount] != 1 || kinds[seats.FindingZoneCount] != 1 {
 		t.Errorf("drift after the kill: %v, want 2 hold_without_order, 1 user_count, 1 zone_count", kinds)
 	}
 
 	// within the grace period the hold may belong to a create still in flight
-	if _, err := a.Reconciler.Run(ctx, services.ReconcileOptions{Trigger: services.TriggerManual, ShowID: showID}); err != nil {
+	if _, err := a.Reconciler.Run(ctx, reconcile.ReconcileOptions{Trigger: reconcile.TriggerManual, ShowID: showID}); err != nil {
 		t.Fatal(err)
 	}
-	if v := a.Redis.HGet(ctx, keys[0], seats[0]).Val(); !strings.Contains(v, orderNo) {
+	if v := a.Redis.HGet(ctx, keys[0], seatList[0]).Val(); !strings.Contains(v, orderNo) {
 		t.Errorf("a run within the grace period released the hold: %q", v)
 	}
 
 	a.clock.Set(a.Cfg.ReconcileGrace + 5*time.Second)
 	runs, fixed := 0, 0
 	for ; runs < 5; runs++ {
-		run, err := a.Reconciler.Run(ctx, services.ReconcileOptions{Trigger: services.TriggerManual, ShowID: showID})
+		run, err := a.Reconciler.Run(ctx, reconcile.ReconcileOptions{Trigger: reconcile.TriggerManual, ShowID: showID})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -201,7 +202,7 @@ func TestFault_KilledBetweenHoldAndCommit(t *testing.T) {
 		}
 	}
 	converged := time.Since(killedAt)
-	for _, id := range seats {
+	for _, id := range seatList {
 		if v := a.Redis.HGet(ctx, keys[0], id).Val(); v != "F" {
 			t.Errorf("seat %s is %q after reconciliation, want free", id, v)
 		}
@@ -214,7 +215,7 @@ func TestFault_KilledBetweenHoldAndCommit(t *testing.T) {
 	}
 	a.checkShowClean(showID)
 
-	r := a.do("POST", "/api/v1/shows/"+show+"/orders", other, map[string]any{"seat_ids": seats}, nil)
+	r := a.do("POST", "/api/v1/shows/"+show+"/orders", other, map[string]any{"seat_ids": seatList}, nil)
 	if r.status != 201 {
 		t.Fatalf("another buyer after reconciliation: %d %s", r.status, r.body)
 	}

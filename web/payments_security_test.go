@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"seatflow/services"
+	"seatflow/services/orders"
 )
 
 const demoBanner = "Demo payments — no real money moves"
@@ -85,7 +85,7 @@ func (a *testApp) orderStatus(no string) (string, []string) {
 
 // signedEvent is the provider's event for a payment, sent at sentAt, with its signature.
 func (a *testApp) signedEvent(paymentID string, amount int64, status string, sentAt time.Time) ([]byte, string) {
-	body, _ := json.Marshal(services.WebhookEvent{PaymentID: paymentID, Status: status, AmountMinor: amount, SentAt: sentAt.UTC().Format(time.RFC3339)})
+	body, _ := json.Marshal(orders.WebhookEvent{PaymentID: paymentID, Status: status, AmountMinor: amount, SentAt: sentAt.UTC().Format(time.RFC3339)})
 	return body, a.Payments.Sign(body)
 }
 
@@ -115,7 +115,7 @@ func TestDemoPaymentsOff_NothingBecomesPaid(t *testing.T) {
 	}
 
 	// a demo payment started while the demo provider was on (before a restart)
-	demo := services.NewPayments(a.DB, a.Orders, a.clock, []byte(a.Cfg.PaymentWebhookSecret), services.DemoProvider{})
+	demo := orders.NewPayments(a.DB, a.Orders, a.clock, []byte(a.Cfg.PaymentWebhookSecret), orders.DemoProvider{})
 	var userID int64
 	if err := a.DB.Get(&userID, "SELECT user_id FROM orders WHERE order_no = ?", no); err != nil {
 		t.Fatal(err)

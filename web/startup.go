@@ -11,7 +11,7 @@ import (
 	"github.com/go-sql-driver/mysql"
 	"github.com/redis/go-redis/v9"
 
-	"seatflow/services"
+	"seatflow/services/store"
 )
 
 // WaitForStores waits until MySQL answers (creating the database when it is missing)
@@ -23,7 +23,7 @@ func WaitForStores(ctx context.Context, cfg Config, log *slog.Logger) error {
 	if _, err := mysql.ParseDSN(cfg.MySQLDSN); err != nil {
 		return fmt.Errorf("SEATFLOW_MYSQL_DSN does not parse: %w", err)
 	}
-	dsn := services.RedactDSN(cfg.MySQLDSN)
+	dsn := store.RedactDSN(cfg.MySQLDSN)
 	wait := func(what string, try func(context.Context) error) error {
 		b := backoff.NewExponentialBackOff()
 		b.InitialInterval, b.MaxInterval, b.MaxElapsedTime = 500*time.Millisecond, 5*time.Second, cfg.StartupTimeout
@@ -36,7 +36,7 @@ func WaitForStores(ctx context.Context, cfg Config, log *slog.Logger) error {
 			if raw == nil {
 				return nil
 			}
-			err := errors.New(what + ": " + services.RedactSecret(raw.Error(), cfg.MySQLDSN))
+			err := errors.New(what + ": " + store.RedactSecret(raw.Error(), cfg.MySQLDSN))
 			if permanent(raw) {
 				return backoff.Permanent(err)
 			}
@@ -44,7 +44,7 @@ func WaitForStores(ctx context.Context, cfg Config, log *slog.Logger) error {
 			return err
 		}, backoff.WithContext(b, ctx))
 	}
-	if err := wait("mysql at "+dsn, func(ctx context.Context) error { return services.EnsureDatabase(ctx, cfg.MySQLDSN) }); err != nil {
+	if err := wait("mysql at "+dsn, func(ctx context.Context) error { return store.EnsureDatabase(ctx, cfg.MySQLDSN) }); err != nil {
 		return err
 	}
 	rdb := redis.NewClient(&redis.Options{Addr: cfg.RedisAddr, Password: cfg.RedisPassword, DB: cfg.RedisDB, MaxRetries: -1})

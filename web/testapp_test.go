@@ -17,6 +17,8 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"seatflow/services"
+	"seatflow/services/demo"
+	"seatflow/services/store"
 )
 
 // offsetClock is the real clock moved by an offset tests set.
@@ -35,7 +37,7 @@ type testApp struct {
 	t        *testing.T
 	base     string
 	clock    *offsetClock
-	accounts map[string]services.DemoAccount
+	accounts map[string]demo.DemoAccount
 }
 
 const testRedisDB = 12
@@ -67,7 +69,7 @@ func newTestApp(t *testing.T, tweak func(*Config)) *testApp {
 		tweak(&cfg)
 	}
 	ctx := context.Background()
-	if err := services.EnsureDatabase(ctx, cfg.MySQLDSN); err != nil {
+	if err := store.EnsureDatabase(ctx, cfg.MySQLDSN); err != nil {
 		t.Fatal(err)
 	}
 	clock := &offsetClock{}
@@ -83,7 +85,7 @@ func newTestApp(t *testing.T, tweak func(*Config)) *testApp {
 		t.Fatal(err)
 	}
 	resetStores(t, a)
-	rep, err := services.SeedDemo(ctx, a.DB, a.Users, services.DemoOptions{Now: clock.Now(), Zone: cfg.Location(), Currency: cfg.Currency, PurchaseLimit: cfg.PurchaseLimit})
+	rep, err := demo.SeedDemo(ctx, a.DB, a.Users, demo.DemoOptions{Now: clock.Now(), Zone: cfg.Location(), Currency: cfg.Currency, PurchaseLimit: cfg.PurchaseLimit})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,7 +97,7 @@ func newTestApp(t *testing.T, tweak func(*Config)) *testApp {
 		t.Fatal(err)
 	}
 	go func() { _ = a.HTTP.Listener(Lingering(ln)) }()
-	ta := &testApp{App: a, t: t, base: "http://" + ln.Addr().String(), clock: clock, accounts: map[string]services.DemoAccount{}}
+	ta := &testApp{App: a, t: t, base: "http://" + ln.Addr().String(), clock: clock, accounts: map[string]demo.DemoAccount{}}
 	for _, acc := range rep.Accounts {
 		ta.accounts[acc.Role] = acc
 	}

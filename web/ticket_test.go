@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"seatflow/services"
+	"seatflow/services/orders"
 )
 
 var ticketRefText = regexp.MustCompile(`data-ticket-ref>(SF1\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{22})<`)
@@ -178,7 +179,7 @@ func TestTicket_StaffCheck(t *testing.T) {
 	forged := map[string]string{
 		"signature changed":          "SF1." + no + "." + string(flipped),
 		"moved to another order":     "SF1." + no2 + "." + sig,
-		"signed with another secret": services.TicketRef([]byte("not the server's secret"), &first),
+		"signed with another secret": orders.TicketRef([]byte("not the server's secret"), &first),
 		"unknown order":              "SF1.0ZZZZZZZZZZZZZZ." + sig,
 		"malformed":                  "not-a-ticket",
 		"lower-case order number":    "SF1." + strings.ToLower(no) + "." + sig,

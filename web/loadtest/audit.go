@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"time"
 
-	"seatflow/services"
+	"seatflow/services/seats"
 )
 
 // AuditLine is one check of the audit that follows every scenario: what was counted
@@ -37,7 +37,7 @@ func abs64(v int64) int64 {
 // seats of orders that are not live, every seat of MySQL against Redis (the same
 // comparison reconciliation makes, without grace), holds without orders, and buyers
 // over the show's purchase limit.
-func (r *run) audit(ctx context.Context, showID, fixtureSeats, orders, seats int64) []AuditLine {
+func (r *run) audit(ctx context.Context, showID, fixtureSeats, orders, seatList int64) []AuditLine {
 	var dbSeats, dbOrders, dead int64
 	err := r.db.GetContext(ctx, &dbSeats, `SELECT COUNT(*) FROM order_seats os JOIN orders o ON o.id = os.order_id
 		WHERE os.show_id = ? AND os.live = 1 AND o.status IN ('pending','paid')`, showID)
@@ -77,20 +77,20 @@ func (r *run) audit(ctx context.Context, showID, fixtureSeats, orders, seats int
 			zoneOf[st.ID] = st.ZoneCode
 		}
 	}
-	findings, _ := services.CompareSeatCache(services.SeatComparison{ShowID: showID, Truth: truth, Cache: cache, ZoneOf: zoneOf, Now: time.Now()})
+	findings, _ := seats.CompareSeatCache(seats.SeatComparison{ShowID: showID, Truth: truth, Cache: cache, ZoneOf: zoneOf, Now: time.Now()})
 	var seatDiff, counterDiff, holdsNoOrder int64
 	for _, f := range findings {
 		switch f.Kind {
-		case services.FindingHoldWithoutOrder:
+		case seats.FindingHoldWithoutOrder:
 			holdsNoOrder++
-		case services.FindingZoneCount, services.FindingUserCount:
+		case seats.FindingZoneCount, seats.FindingUserCount:
 			counterDiff++
 		default:
 			seatDiff++
 		}
 	}
 	return []AuditLine{
-		{Check: fmt.Sprintf("seats sold in MySQL %d vs in orders seen created %d: difference", dbSeats, fixtureSeats+seats), Count: abs64(dbSeats - fixtureSeats - seats), MustBeZero: true},
+		{Check: fmt.Sprintf("seats sold in MySQL %d vs in orders seen created %d: difference", dbSeats, fixtureSeats+seatList), Count: abs64(dbSeats - fixtureSeats - seatList), MustBeZero: true},
 		{Check: fmt.Sprintf("live orders in MySQL %d vs seen created %d: difference", dbOrders, orders), Count: abs64(dbOrders - orders), MustBeZero: true},
 		{Check: "live seats of orders that are not live", Count: dead, MustBeZero: true},
 		{Check: "seats where MySQL and Redis differ", Count: seatDiff, MustBeZero: true},

@@ -12,6 +12,9 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"seatflow/services"
+	"seatflow/services/catalog"
+	"seatflow/services/seats"
+	"seatflow/services/store"
 )
 
 // auditRedisDB is the Redis DB of the audit test (flushed first).
@@ -33,7 +36,7 @@ func newAuditRun(t *testing.T) *run {
 	}
 	name := cfg.DBName
 	cfg.DBName = ""
-	admin, err := services.OpenDB(cfg.FormatDSN())
+	admin, err := store.OpenDB(cfg.FormatDSN())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,15 +44,15 @@ func newAuditRun(t *testing.T) *run {
 	if _, err := admin.Exec("DROP DATABASE IF EXISTS `" + name + "`"); err != nil {
 		t.Skipf("no MariaDB: %v", err)
 	}
-	if err := services.EnsureDatabase(ctx, dsn); err != nil {
+	if err := store.EnsureDatabase(ctx, dsn); err != nil {
 		t.Fatal(err)
 	}
-	db, err := services.OpenDB(dsn)
+	db, err := store.OpenDB(dsn)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	if _, err := services.Migrate(ctx, db); err != nil {
+	if _, err := store.Migrate(ctx, db); err != nil {
 		t.Fatal(err)
 	}
 	addr := os.Getenv("SEATFLOW_TEST_REDIS_ADDR")
@@ -61,8 +64,8 @@ func newAuditRun(t *testing.T) *run {
 	if err := rdb.FlushDB(ctx).Err(); err != nil {
 		t.Fatal(err)
 	}
-	r := &run{opts: Options{Currency: "CNY", KeyPrefix: "lt"}, db: db, rdb: rdb, catalog: services.NewCatalog(db)}
-	r.store = services.NewSeatStore(rdb, db, r.catalog, "lt")
+	r := &run{opts: Options{Currency: "CNY", KeyPrefix: "lt"}, db: db, rdb: rdb, catalog: catalog.NewCatalog(db)}
+	r.store = seats.NewSeatStore(rdb, db, r.catalog, "lt")
 	return r
 }
 
@@ -131,7 +134,7 @@ func TestAudit_FindsEveryKindOfDrift(t *testing.T) {
 	}{
 		{"a hold in Redis without an order", 8, 2,
 			func() error {
-				return r.rdb.HSet(ctx, seatsKey, free, services.EncodeSeat(false, "0000000010000AA", buyers[2].ID)).Err()
+				return r.rdb.HSet(ctx, seatsKey, free, seats.EncodeSeat(false, "0000000010000AA", buyers[2].ID)).Err()
 			},
 			func() error { return r.rdb.HSet(ctx, seatsKey, free, "F").Err() }, "holds without orders"},
 		{"a sold seat free in Redis", 8, 2,

@@ -10,6 +10,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"seatflow/services"
+	"seatflow/services/seats"
 )
 
 // The V1 baseline: order creation done the damai V1 way, to compare with. It exists only
@@ -84,7 +85,7 @@ func (r *run) baselineV1(ctx context.Context) (*Result, error) {
 
 // v1Order is one V1 order: lock, read, check, write, insert, unlock.
 func (r *run) v1Order(ctx context.Context, s *sale, w int, stateKey, lockKey string, rows map[string][][]SeatInfo,
-	seats []SeatInfo, zone string, q, limit int) step {
+	seatList []SeatInfo, zone string, q, limit int) step {
 	b := r.nextBuyer()
 	token := strconv.Itoa(w) + "-" + strconv.FormatInt(time.Now().UnixNano(), 36)
 	give := time.Now().Add(v1LockWait)
@@ -114,8 +115,8 @@ func (r *run) v1Order(ctx context.Context, s *sale, w int, stateKey, lockKey str
 		}
 	}
 	if zone != "" {
-		seats = v1BestAvailable(state, rows[zone], q)
-		if seats == nil {
+		seatList = v1BestAvailable(state, rows[zone], q)
+		if seatList == nil {
 			free := false
 			for _, row := range rows[zone] {
 				for _, st := range row {
@@ -130,34 +131,34 @@ func (r *run) v1Order(ctx context.Context, s *sale, w int, stateKey, lockKey str
 			return step{o: OutRejected, code: "NO_ADJACENT_SEATS"}
 		}
 	}
-	for _, st := range seats {
+	for _, st := range seatList {
 		if state[strconv.FormatInt(st.ID, 10)] != "F" {
 			return step{o: OutRejected, code: "SEAT_TAKEN"}
 		}
 	}
-	if owned+len(seats) > limit {
+	if owned+len(seatList) > limit {
 		return step{o: OutRejected, code: "LIMIT_EXCEEDED"}
 	}
 	now := time.Now().UTC()
 	no := services.NewOrderNo(now)
-	held := make([]any, 0, 2*len(seats))
-	freed := make([]any, 0, 2*len(seats))
+	held := make([]any, 0, 2*len(seatList))
+	freed := make([]any, 0, 2*len(seatList))
 	var total int64
-	for _, st := range seats {
+	for _, st := range seatList {
 		id := strconv.FormatInt(st.ID, 10)
-		held = append(held, id, services.EncodeSeat(false, no, b.ID))
+		held = append(held, id, seats.EncodeSeat(false, no, b.ID))
 		freed = append(freed, id, "F")
 		total += fixturePrices[st.Zone]
 	}
 	if err := r.rdb.HSet(ctx, stateKey, held...).Err(); err != nil {
 		return step{o: OutError, code: "redis", detail: err.Error()}
 	}
-	if err := insertOrder(ctx, r.db, no, b.ID, s.show, services.OrderPending, total, r.opts.Currency, now, seats, true); err != nil {
+	if err := insertOrder(ctx, r.db, no, b.ID, s.show, services.OrderPending, total, r.opts.Currency, now, seatList, true); err != nil {
 		r.rdb.HSet(context.WithoutCancel(ctx), stateKey, freed...)
 		return step{o: OutError, code: "mysql", detail: err.Error()}
 	}
 	s.orders.Add(1)
-	s.sold.Add(int64(len(seats)))
+	s.sold.Add(int64(len(seatList)))
 	return step{o: OutOK, code: "created"}
 }
 
@@ -185,7 +186,7 @@ func v1BestAvailable(state map[string]string, rows [][]SeatInfo, q int) []SeatIn
 // auditV1 checks the V1 show: seats and orders in MySQL against what was created,
 // every seat of MySQL against the V1 seat state, V1 holds without a live order, and
 // buyers over the purchase limit.
-func (r *run) auditV1(ctx context.Context, showID int64, stateKey string, orders, seats int64) []AuditLine {
+func (r *run) auditV1(ctx context.Context, showID int64, stateKey string, orders, seatList int64) []AuditLine {
 	show, err := r.catalog.Show(ctx, showID)
 	if err != nil {
 		return auditError(err)
@@ -201,7 +202,7 @@ func (r *run) auditV1(ctx context.Context, showID int64, stateKey string, orders
 	var dbSeats, diff, noOrder int64
 	live := map[string]bool{}
 	for _, v := range truth.Values {
-		if _, no, _ := services.SeatValue(v); no != "" {
+		if _, no, _ := seats.SeatValue(v); no != "" {
 			live[no] = true
 			dbSeats++
 		}
@@ -211,7 +212,7 @@ func (r *run) auditV1(ctx context.Context, showID int64, stateKey string, orders
 		if got != want && !(want == "B" && got == "") {
 			diff++
 		}
-		if _, no, _ := services.SeatValue(got); no != "" && !live[no] {
+		if _, no, _ := seats.SeatValue(got); no != "" && !live[no] {
 			noOrder++
 		}
 	}
@@ -224,7 +225,7 @@ func (r *run) auditV1(ctx context.Context, showID int64, stateKey string, orders
 		return auditError(err)
 	}
 	return []AuditLine{
-		{Check: fmt.Sprintf("seats sold in MySQL %d vs in orders seen created %d: difference", dbSeats, seats), Count: abs64(dbSeats - seats), MustBeZero: true},
+		{Check: fmt.Sprintf("seats sold in MySQL %d vs in orders seen created %d: difference", dbSeats, seatList), Count: abs64(dbSeats - seatList), MustBeZero: true},
 		{Check: fmt.Sprintf("live orders in MySQL %d vs seen created %d: difference", dbOrders, orders), Count: abs64(dbOrders - orders), MustBeZero: true},
 		{Check: "seats where MySQL and the V1 state differ", Count: diff, MustBeZero: true},
 		{Check: "V1 holds without orders", Count: noOrder, MustBeZero: true},

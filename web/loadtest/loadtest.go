@@ -22,7 +22,9 @@ import (
 	"github.com/jmoiron/sqlx"
 	"github.com/redis/go-redis/v9"
 
-	"seatflow/services"
+	"seatflow/services/catalog"
+	"seatflow/services/seats"
+	"seatflow/services/store"
 )
 
 // Options configure one load test run.
@@ -107,8 +109,8 @@ type run struct {
 	client    *Client
 	db        *sqlx.DB
 	rdb       *redis.Client
-	store     *services.SeatStore
-	catalog   *services.Catalog
+	store     *seats.SeatStore
+	catalog   *catalog.Catalog
 	fx        *Fixtures
 	big       *Hall
 	small     *Hall
@@ -145,7 +147,7 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 		r.opts.Base, r.opts.PID = srv.base, srv.pid
 	}
 	var err error
-	if r.db, err = services.OpenDB(r.opts.MySQLDSN); err != nil {
+	if r.db, err = store.OpenDB(r.opts.MySQLDSN); err != nil {
 		return nil, err
 	}
 	defer r.db.Close()
@@ -153,8 +155,8 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	r.db.SetMaxIdleConns(opts.Clients + 4)
 	r.rdb = redis.NewClient(&redis.Options{Addr: opts.RedisAddr, DB: opts.RedisDB, PoolSize: opts.Clients + 4})
 	defer r.rdb.Close()
-	r.catalog = services.NewCatalog(r.db)
-	r.store = services.NewSeatStore(r.rdb, r.db, r.catalog, opts.KeyPrefix)
+	r.catalog = catalog.NewCatalog(r.db)
+	r.store = seats.NewSeatStore(r.rdb, r.db, r.catalog, opts.KeyPrefix)
 	r.client = NewClient(r.opts.Base, opts.Clients)
 	if r.opts.PID > 0 {
 		r.rss = startRSS(ctx, r.opts.PID)

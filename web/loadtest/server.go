@@ -19,7 +19,7 @@ import (
 	"github.com/go-sql-driver/mysql"
 	"github.com/redis/go-redis/v9"
 
-	"seatflow/services"
+	"seatflow/services/store"
 )
 
 // loadtestDBPrefix is what the name of a database the tool may drop starts with.
@@ -74,7 +74,7 @@ func startServer(ctx context.Context, opts Options, logf func(string, ...any)) (
 	}
 	name := cfg.DBName
 	cfg.DBName = ""
-	admin, err := services.OpenDB(cfg.FormatDSN())
+	admin, err := store.OpenDB(cfg.FormatDSN())
 	if err != nil {
 		return nil, err
 	}

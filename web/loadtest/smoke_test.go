@@ -14,7 +14,7 @@ import (
 	"github.com/go-sql-driver/mysql"
 	"github.com/redis/go-redis/v9"
 
-	"seatflow/services"
+	"seatflow/services/store"
 	"seatflow/web"
 )
 
@@ -66,7 +66,7 @@ func TestSmoke_WholeRunAgainstInProcessServer(t *testing.T) {
 	}
 	name := dsn.DBName
 	dsn.DBName = ""
-	admin, err := services.OpenDB(dsn.FormatDSN())
+	admin, err := store.OpenDB(dsn.FormatDSN())
 	if err != nil {
 		t.Fatal(err)
 	}

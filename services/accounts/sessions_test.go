@@ -1,0 +1,148 @@
+package accounts_test
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"testing"
+	"time"
+
+	"golang.org/x/crypto/bcrypt"
+
+	"seatflow/services"
+	"seatflow/services/accounts"
+	"seatflow/services/internal/testenv"
+	"seatflow/services/orders"
+)
+
+// sessionUser creates an account and returns the users service and its id.
+func sessionUser(t *testing.T, e *testenv.TestEnv, users *accounts.Users) int64 {
+	t.Helper()
+	id, err := users.Register(context.Background(), "sess-"+time.Now().Format("150405.000000")+"@seatflow.test", "password-123", "Sam")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return id
+}
+
+// TestSessions_IdleTimeoutAndMaxAge: a session ends after Idle without requests, a
+// session in use stays alive past Idle, and every session ends at MaxAge.
+func TestSessions_IdleTimeoutAndMaxAge(t *testing.T) {
+	e := testenv.NewTestEnv(t, orders.Limits{})
+	users := accounts.NewUsers(e.DB, e.Clock, bcrypt.MinCost).WithSessions(accounts.SessionPolicy{Idle: 10 * time.Minute, MaxAge: time.Hour}, nil)
+	uid := sessionUser(t, e, users)
+	ctx := context.Background()
+
+	idle, err := users.NewSession(ctx, uid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	active, _ := users.NewSession(ctx, uid)
+	for i := 0; i < 5; i++ { // 5 x 7 min = 35 min: active keeps going, idle times out
+		e.Clock.Advance(7 * time.Minute)
+		if _, err := users.Authenticate(ctx, active); err != nil {
+			t.Fatalf("a session in use ended after %d min: %v", (i+1)*7, err)
+		}
+	}
+	if _, err := users.Authenticate(ctx, idle); services.ErrorCode(err) != services.CodeUnauthenticated {
+		t.Errorf("a session unused for 35 min (idle 10 min): err = %v", err)
+	}
+	for i := 0; i < 4; i++ { // to 63 min: past MaxAge although used every 7 min
+		e.Clock.Advance(7 * time.Minute)
+		_, err = users.Authenticate(ctx, active)
+	}
+	if services.ErrorCode(err) != services.CodeUnauthenticated {
+		t.Errorf("a session past its hour of life: err = %v", err)
+	}
+}
+
+// TestSessions_CacheAnswersWithoutMySQL: within the cache TTL a known token is answered
+// from memory (a row deleted behind the service's back still answers); after the TTL,
+// MySQL is asked again.
+func TestSessions_CacheAnswersWithoutMySQL(t *testing.T) {
+	e := testenv.NewTestEnv(t, orders.Limits{})
+	cache := accounts.NewSessionCache(e.RDB, "sfsess"+t.Name(), 300*time.Millisecond, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	startCache(t, cache)
+	users := accounts.NewUsers(e.DB, e.Clock, bcrypt.MinCost).WithSessions(accounts.SessionPolicy{}, cache)
+	tok, _ := users.NewSession(context.Background(), sessionUser(t, e, users))
+	if _, err := users.Authenticate(context.Background(), tok); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.DB.Exec("DELETE FROM sessions"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := users.Authenticate(context.Background(), tok); err != nil {
+		t.Errorf("not answered from the cache: %v", err)
+	}
+	time.Sleep(400 * time.Millisecond)
+	if _, err := users.Authenticate(context.Background(), tok); services.ErrorCode(err) != services.CodeUnauthenticated {
+		t.Errorf("after the TTL: err = %v, want UNAUTHENTICATED", err)
+	}
+}
+
+// TestSessions_LogoutEndsEverywhere: two processes (two services with their own caches
+// over the same stores) both have the session cached with a long TTL; logging out in
+// one ends it in the other at once (Redis pub/sub), and so does a role change.
+func TestSessions_LogoutEndsEverywhere(t *testing.T) {
+	e := testenv.NewTestEnv(t, orders.Limits{})
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	prefix := "sfsess" + t.Name()
+	var procs []*accounts.Users
+	for i := 0; i < 2; i++ {
+		c := accounts.NewSessionCache(e.RDB, prefix, time.Hour, log)
+		startCache(t, c)
+		procs = append(procs, accounts.NewUsers(e.DB, e.Clock, bcrypt.MinCost).WithSessions(accounts.SessionPolicy{}, c))
+	}
+	ctx := context.Background()
+	uid := sessionUser(t, e, procs[0])
+	tok, _ := procs[0].NewSession(ctx, uid)
+	other, _ := procs[0].NewSession(ctx, uid)
+	for _, p := range procs {
+		for _, tk := range []string{tok, other} {
+			if _, err := p.Authenticate(ctx, tk); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if err := procs[0].Logout(ctx, tok); err != nil {
+		t.Fatal(err)
+	}
+	if !eventually(func() bool { _, err := procs[1].Authenticate(ctx, tok); return err != nil }) {
+		t.Error("the other process still answers a logged-out session from its cache")
+	}
+	if _, err := procs[1].Authenticate(ctx, other); err != nil {
+		t.Errorf("logout ended another session of the user: %v", err)
+	}
+	// a role change: the other process must read the user afresh
+	if _, err := e.DB.Exec("UPDATE users SET role = ? WHERE id = ?", services.RoleStaff, uid); err != nil {
+		t.Fatal(err)
+	}
+	procs[0].UserChanged(ctx, uid)
+	if !eventually(func() bool {
+		u, err := procs[1].Authenticate(ctx, other)
+		return err == nil && u.Role == services.RoleStaff
+	}) {
+		t.Error("the other process still serves the old role from its cache")
+	}
+}
+
+// startCache runs c's subscription for the test and waits until it serves.
+func startCache(t *testing.T, c *accounts.SessionCache) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	go c.Run(ctx)
+	if !eventually(c.Active) {
+		t.Fatal("the session cache never subscribed")
+	}
+}
+
+// eventually polls cond for up to 2 s.
+func eventually(cond func() bool) bool {
+	for end := time.Now().Add(2 * time.Second); time.Now().Before(end); time.Sleep(10 * time.Millisecond) {
+		if cond() {
+			return true
+		}
+	}
+	return false
+}

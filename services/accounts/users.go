@@ -1,0 +1,162 @@
+package accounts
+
+import (
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"encoding/base64"
+	"errors"
+	"net/mail"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/jmoiron/sqlx"
+	"golang.org/x/crypto/bcrypt"
+
+	"seatflow/services"
+	"seatflow/services/store"
+)
+
+// Users registers accounts, checks passwords and issues session tokens. A token is 32
+// random bytes (base64url); MySQL keeps only its SHA-256 (sessions.go).
+type Users struct {
+	db         *sqlx.DB
+	clock      services.Clock
+	bcryptCost int
+	sessions   SessionPolicy
+	cache      *SessionCache // nil: every request asks MySQL
+	// dummyHash is compared with the password of an unknown email, so that an unknown
+	// email costs the same bcrypt work as a known one (same cost, made at start).
+	dummyHash []byte
+}
+
+// NewUsers returns the user service; bcryptCost is bcrypt's work factor (tests use
+// bcrypt.MinCost, production the default 10 or more). It hashes one random password at
+// that cost, which takes as long as one login.
+func NewUsers(db *sqlx.DB, clock services.Clock, bcryptCost int) *Users {
+	if bcryptCost < bcrypt.MinCost || bcryptCost > bcrypt.MaxCost {
+		bcryptCost = bcrypt.DefaultCost
+	}
+	pw := make([]byte, 32)
+	_, _ = rand.Read(pw)
+	dummy, err := bcrypt.GenerateFromPassword([]byte(base64.RawURLEncoding.EncodeToString(pw)), bcryptCost)
+	if err != nil {
+		panic("bcrypt: " + err.Error()) // only for a cost outside MinCost..MaxCost, excluded above
+	}
+	return &Users{db: db, clock: clock, bcryptCost: bcryptCost, dummyHash: dummy, sessions: DefaultSessionPolicy}
+}
+
+// errWrongLogin is the one answer to an unknown email and to a wrong password.
+func errWrongLogin() *services.Error {
+	return services.Errorf(services.CodeUnauthenticated, "email or password is wrong")
+}
+
+// Register creates a customer account. Email must be a valid address, stored in its
+// canonical form (CanonicalEmail, at most 254 bytes), password 8..72 bytes, name 1..100
+// characters.
+// Errors: INVALID_REQUEST, CONFLICT (email taken), UNAVAILABLE.
+func (u *Users) Register(ctx context.Context, email, password, name string) (int64, error) {
+	return u.Create(ctx, email, password, name, services.RoleCustomer)
+}
+
+// Create creates an account with a role (RoleCustomer, RoleStaff, RoleAdmin); the
+// checks and errors are those of Register.
+func (u *Users) Create(ctx context.Context, email, password, name, role string) (int64, error) {
+	email, err := services.CanonicalEmail(email)
+	if err != nil {
+		return 0, err
+	}
+	name = strings.TrimSpace(name)
+	if a, err := mail.ParseAddress(email); err != nil || a.Address != email {
+		return 0, services.Errorf(services.CodeInvalidRequest, "email is not a valid address")
+	}
+	if len(password) < 8 || len(password) > 72 {
+		return 0, services.Errorf(services.CodeInvalidRequest, "password must be 8 to 72 bytes long")
+	}
+	if n := utf8.RuneCountInString(name); n < 1 || n > 100 || !utf8.ValidString(name) || strings.IndexFunc(name, unicode.IsControl) >= 0 {
+		return 0, services.Errorf(services.CodeInvalidRequest, "name must be 1 to 100 characters")
+	}
+	switch role {
+	case services.RoleCustomer, services.RoleStaff, services.RoleAdmin:
+	default:
+		return 0, services.Errorf(services.CodeInvalidRequest, "unknown role %q", role)
+	}
+	hash, err := bcrypt.GenerateFromPassword([]byte(password), u.bcryptCost)
+	if err != nil {
+		return 0, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, store.DBTimeout)
+	defer cancel()
+	res, err := u.db.ExecContext(ctx, "INSERT INTO users (email, name, password_hash, role, created_at) VALUES (?, ?, ?, ?, ?)",
+		email, name, hash, role, u.clock.Now())
+	if store.DuplicateOn(err, "uq_users_email") {
+		return 0, services.Errorf(services.CodeConflict, "an account with this email exists already")
+	}
+	if err != nil {
+		return 0, store.Unavailable("the database", err)
+	}
+	return res.LastInsertId()
+}
+
+// SetPassword replaces the password and role of the account with that email (used by
+// the demo seed to hand out fresh passwords). Errors: INVALID_REQUEST, NOT_FOUND,
+// UNAVAILABLE.
+func (u *Users) SetPassword(ctx context.Context, email, password, role string) error {
+	email, err := services.CanonicalEmail(email)
+	if err != nil {
+		return err
+	}
+	hash, err := bcrypt.GenerateFromPassword([]byte(password), u.bcryptCost)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(ctx, store.DBTimeout)
+	defer cancel()
+	res, err := u.db.ExecContext(ctx, "UPDATE users SET password_hash = ?, role = ? WHERE email = ?", hash, role, email)
+	if err != nil {
+		return store.Unavailable("the database", err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		var one int
+		if err := u.db.GetContext(ctx, &one, "SELECT 1 FROM users WHERE email = ?", email); err != nil {
+			return services.Errorf(services.CodeNotFound, "no account %s", email)
+		}
+	}
+	return nil
+}
+
+// Login checks email and password and returns a new session token with the user. The
+// email is looked up in its canonical form (CanonicalEmail). Every login with a usable
+// email runs exactly one bcrypt comparison at the configured cost, whether the account
+// exists or not. Errors: INVALID_REQUEST (not a usable email address), UNAUTHENTICATED
+// (unknown email or wrong password, same message), UNAVAILABLE.
+func (u *Users) Login(ctx context.Context, email, password string) (string, *services.User, error) {
+	email, err := services.CanonicalEmail(email)
+	if err != nil {
+		return "", nil, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, store.DBTimeout)
+	defer cancel()
+	var row struct {
+		services.User
+		Hash []byte `db:"password_hash"`
+	}
+	err = u.db.GetContext(ctx, &row, "SELECT id, email, name, role, password_hash FROM users WHERE email = ?", email)
+	if errors.Is(err, sql.ErrNoRows) {
+		_ = bcrypt.CompareHashAndPassword(u.dummyHash, []byte(password))
+		return "", nil, errWrongLogin()
+	}
+	if err != nil {
+		return "", nil, store.Unavailable("the database", err)
+	}
+	if bcrypt.CompareHashAndPassword(row.Hash, []byte(password)) != nil {
+		return "", nil, errWrongLogin()
+	}
+	tok, err := u.NewSession(ctx, row.ID)
+	if err != nil {
+		return "", nil, err
+	}
+	usr := row.User
+	return tok, &usr, nil
+}

@@ -1,0 +1,200 @@
+package catalog
+
+import (
+	"context"
+	"errors"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/jmoiron/sqlx"
+
+	"seatflow/services"
+	"seatflow/services/store"
+)
+
+// ErrDuplicateHallName is the cause of the CONFLICT answered for a hall name already in
+// use (the unique key uq_halls_name).
+var ErrDuplicateHallName = errors.New("services: duplicate hall name")
+
+// MaxHallName is the longest hall name in characters (the width of halls.name).
+const (
+	MaxHallName   = 100
+	hallNameIndex = "uq_halls_name"
+)
+
+// HallInput is a hall as staff write it: a name (trimmed, 1..MaxHallName characters),
+// its layout text (ParseLayout) and the direction its seat numbers run.
+type HallInput struct {
+	Name      string
+	Layout    string
+	Numbering Numbering
+}
+
+// HallLayout is a hall with its layout as text for the editor: Layout and Numbering are
+// FormatLayout's; LayoutErr says why a hall made some other way has no layout text
+// (Layout is then empty).
+type HallLayout struct {
+	*services.Hall
+	Layout    string
+	Numbering Numbering
+	LayoutErr string
+}
+
+// HallAudit is what the audit log keeps of a hall before and after a write.
+type HallAudit struct {
+	Name      string         `json:"name"`
+	Rows      int            `json:"rows"`
+	Cols      int            `json:"cols"`
+	Numbering Numbering      `json:"numbering"`
+	Layout    string         `json:"layout"`
+	Seats     map[string]int `json:"seats"` // sellable seats per zone code
+	Blocked   int            `json:"blocked"`
+}
+
+func hallAuditOf(name string, l *Layout) *HallAudit {
+	text, num, _ := FormatLayout(l.Hall(name))
+	seats, blocked := l.ZoneCounts()
+	return &HallAudit{Name: name, Rows: l.Rows, Cols: l.Cols, Numbering: num, Layout: text, Seats: seats, Blocked: blocked}
+}
+
+// ForgetHall drops a cached hall layout after staff changed it.
+func (c *Catalog) ForgetHall(id int64) { c.halls.Forget(id) }
+
+// HallLayouts lists every hall ordered by name with its zones and seats, read afresh.
+// Errors: UNAVAILABLE.
+func (w *CatalogWriter) HallLayouts(ctx context.Context) ([]*services.Hall, error) {
+	var ids []int64
+	qctx, cancel := context.WithTimeout(ctx, store.DBTimeout)
+	defer cancel()
+	if err := w.db.SelectContext(qctx, &ids, "SELECT id FROM halls ORDER BY name, id"); err != nil {
+		return nil, store.Unavailable("the database", err)
+	}
+	out := make([]*services.Hall, 0, len(ids))
+	for _, id := range ids {
+		h, err := w.catalog.loadHall(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, h)
+	}
+	return out, nil
+}
+
+// Hall reads one hall afresh with its layout text. Errors: NOT_FOUND, UNAVAILABLE.
+func (w *CatalogWriter) Hall(ctx context.Context, id int64) (*HallLayout, error) {
+	h, err := w.catalog.loadHall(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	out := &HallLayout{Hall: h}
+	if out.Layout, out.Numbering, err = FormatLayout(h); err != nil {
+		out.LayoutErr = err.Error()
+	}
+	return out, nil
+}
+
+// checkHallInput trims and checks the name and parses the layout.
+// Errors: INVALID_REQUEST (the layout's problems name line and column).
+func checkHallInput(in HallInput) (string, *Layout, error) {
+	name := strings.TrimSpace(in.Name)
+	if name == "" || !utf8.ValidString(name) || utf8.RuneCountInString(name) > MaxHallName {
+		return "", nil, services.Errorf(services.CodeInvalidRequest, "name must be 1 to %d characters", MaxHallName)
+	}
+	l, err := ParseLayout(in.Layout, in.Numbering)
+	if err != nil {
+		return "", nil, &services.Error{Code: services.CodeInvalidRequest, Message: "layout: " + err.Error(), Err: err}
+	}
+	return name, l, nil
+}
+
+// CreateHall stores a hall from its layout, written by actorID, with the zones its seats
+// use, audited as "hall.create", and returns it. Errors: INVALID_REQUEST (name, or the
+// layout's problems naming line and column), CONFLICT wrapping ErrDuplicateHallName,
+// UNAVAILABLE.
+func (w *CatalogWriter) CreateHall(ctx context.Context, actorID int64, in HallInput) (*HallLayout, error) {
+	name, l, err := checkHallInput(in)
+	if err != nil {
+		return nil, err
+	}
+	var id int64
+	tctx, cancel := context.WithTimeout(ctx, store.DBTimeout)
+	defer cancel()
+	err = store.InTx(tctx, w.db, func(tx *sqlx.Tx) error {
+		res, err := tx.ExecContext(tctx, "INSERT INTO halls (name, rows_n, cols_n) VALUES (?, ?, ?)", name, l.Rows, l.Cols)
+		if err != nil {
+			return err
+		}
+		if id, err = res.LastInsertId(); err != nil {
+			return err
+		}
+		zones, err := ensureZones(tctx, tx, id, l)
+		if err != nil {
+			return err
+		}
+		if err := insertSeats(tctx, tx, id, zones, l.Seats); err != nil {
+			return err
+		}
+		return w.audit.Record(tctx, tx, actorID, "hall.create", "hall", strconv.FormatInt(id, 10), nil, hallAuditOf(name, l))
+	})
+	if err != nil {
+		return nil, hallWriteError(err, name)
+	}
+	return w.Hall(ctx, id)
+}
+
+func hallWriteError(err error, name string) error {
+	if store.DuplicateOn(err, hallNameIndex) {
+		return &services.Error{Code: services.CodeConflict, Message: "a hall named " + strconv.Quote(name) + " already exists", Err: ErrDuplicateHallName}
+	}
+	return asServiceError(err)
+}
+
+// ensureZones creates the zones l uses that hall lacks and returns zone code -> id of
+// every zone of the hall.
+func ensureZones(ctx context.Context, tx *sqlx.Tx, hallID int64, l *Layout) (map[string]int64, error) {
+	used := map[string]bool{}
+	for _, s := range l.Seats {
+		used[s.Zone] = true
+	}
+	for _, z := range LayoutZones {
+		if used[z.Code] {
+			if _, err := tx.ExecContext(ctx, "INSERT IGNORE INTO zones (hall_id, code, name) VALUES (?, ?, ?)", hallID, z.Code, z.Name); err != nil {
+				return nil, err
+			}
+		}
+	}
+	var rows []struct {
+		ID   int64  `db:"id"`
+		Code string `db:"code"`
+	}
+	if err := tx.SelectContext(ctx, &rows, "SELECT id, code FROM zones WHERE hall_id = ?", hallID); err != nil {
+		return nil, err
+	}
+	out := make(map[string]int64, len(rows))
+	for _, r := range rows {
+		out[r.Code] = r.ID
+	}
+	return out, nil
+}
+
+// insertSeats inserts seats of the hall in batches of 1000.
+func insertSeats(ctx context.Context, tx *sqlx.Tx, hallID int64, zones map[string]int64, seats []LayoutSeat) error {
+	for start := 0; start < len(seats); start += 1000 {
+		batch := seats[start:min(start+1000, len(seats))]
+		var sb strings.Builder
+		args := make([]any, 0, 6*len(batch))
+		sb.WriteString("INSERT INTO seats (hall_id, zone_id, row_no, col_no, label, kind) VALUES ")
+		for i, s := range batch {
+			if i > 0 {
+				sb.WriteString(", ")
+			}
+			sb.WriteString("(?, ?, ?, ?, ?, ?)")
+			args = append(args, hallID, zones[s.Zone], s.Row, s.Col, s.Label, s.Kind)
+		}
+		if _, err := tx.ExecContext(ctx, sb.String(), args...); err != nil {
+			return err
+		}
+	}
+	return nil
+}

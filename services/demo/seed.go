@@ -1,0 +1,526 @@
+package demo
+
+import (
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"encoding/base64"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+
+	"seatflow/services"
+	"seatflow/services/accounts"
+	"seatflow/services/audit"
+	"seatflow/services/catalog"
+)
+
+// DemoOptions configures SeedDemo.
+//
+// Now is the instant the seed is relative to (converted to UTC; the zero value means
+// the current time). Zone is the cinema's IANA time zone (e.g. Asia/Shanghai): the
+// seeded days and show times are local to it (nil means UTC). Currency is the ISO 4217
+// code of every seeded show (default "CNY"). PurchaseLimit is the number of seats one
+// user may hold and own per show (default 4).
+type DemoOptions struct {
+	Now           time.Time
+	Zone          *time.Location
+	Currency      string
+	PurchaseLimit int
+}
+
+// DemoAccount is one demo login: Role is RoleCustomer, RoleStaff or RoleAdmin, Email
+// its address and Password the fresh random password set by this seed run (16
+// base64url characters); the caller prints it.
+type DemoAccount struct {
+	Role, Email, Password string
+}
+
+// DemoReport says what one SeedDemo run created: the numbers of halls (with their
+// zones and seats), movies, shows (with their prices) and paid filler orders inserted
+// by this run (0 for things that existed already), and the demo accounts with the
+// passwords set by this run.
+type DemoReport struct {
+	HallsCreated, MoviesCreated, ShowsCreated, OrdersCreated int
+	Accounts                                                 []DemoAccount
+}
+
+// demoDays is how many local days of shows the seed keeps ahead: today and the next 6.
+const demoDays = 7
+
+// demoLateSaleFrom is the first day index (0 = today) whose shows go on sale later:
+// sale_opens_at = starts_at - demoLateSaleLead, so their sale window opens after Now.
+const demoLateSaleFrom = 5
+
+const (
+	demoEarlySaleLead = 7 * 24 * time.Hour
+	demoLateSaleLead  = 2 * 24 * time.Hour
+)
+
+// demoEveningSurcharge is added to every zone price of a show starting at or after
+// 18:00 local time (minor units).
+const demoEveningSurcharge int64 = 1000
+
+// demoFreeSeats are the seats of Hall 1 left free in the nearly sold out show.
+var demoFreeSeats = map[string]bool{"A1": true, "A10": true, "D5": true, "F8": true, "H5": true, "H6": true}
+
+// demoSoldOutHall and demoSoldOutTime pick the nearly sold out show: tomorrow's show at
+// that local time in that hall.
+const (
+	demoSoldOutHall = "Hall 1"
+	demoSoldOutTime = "19:30"
+)
+
+type demoZone struct {
+	code, name string
+	price      int64 // base price in minor units, before the evening surcharge
+}
+
+type demoHall struct {
+	Name   string
+	Layout string   // layout text (ParseLayout), numbered left to right
+	times  []string // daily show times, local "HH:MM"
+}
+
+var (
+	demoStandard = demoZone{"standard", "Standard", 4500}
+	demoPremium  = demoZone{"premium", "Premium", 6500}
+	demoVIP      = demoZone{"vip", "VIP", 9000}
+)
+
+// demoRows repeats one layout line n times.
+func demoRows(n int, line string) string { return strings.Repeat(line+"\n", n) }
+
+// DemoHalls: Hall 1 small (8 x 10 = 80 seats), Hall 2 standard (12 rows of 18 seats
+// with a centre aisle at col 10 = 216 seats, rows E..H premium, wheelchair spaces with
+// companions in the front row, two blocked seats J9 and J10 behind a pillar), Hall 3
+// large (20 rows of 5 + 10 + 5 seats with aisles at cols 6 and 17 = 400 seats, rows I..P
+// premium, Q..T VIP).
+var DemoHalls = []demoHall{
+	{
+		Name:   "Hall 1",
+		Layout: demoRows(8, "SSSSSSSSSS"),
+		times:  []string{"10:30", "13:45", "16:30", "19:30", "22:00"},
+	},
+	{
+		Name: "Hall 2",
+		Layout: "WCSSSSSSS.SSSSSSSCW\n" + demoRows(3, "SSSSSSSSS.SSSSSSSSS") + demoRows(4, "PPPPPPPPP.PPPPPPPPP") +
+			"SSSSSSSSS.SSSSSSSSS\n" + "SSSSSSSSB.BSSSSSSSS\n" + demoRows(2, "SSSSSSSSS.SSSSSSSSS"),
+		times: []string{"11:00", "14:15", "17:30", "20:45"},
+	},
+	{
+		Name: "Hall 3",
+		Layout: "WCSSS.SSSSSSSSSS.SSSCW\n" + demoRows(7, "SSSSS.SSSSSSSSSS.SSSSS") +
+			demoRows(8, "PPPPP.PPPPPPPPPP.PPPPP") + demoRows(4, "VVVVV.VVVVVVVVVV.VVVVV"),
+		times: []string{"12:15", "15:45", "19:15", "22:30"},
+	},
+}
+
+// demoMovies are made-up titles; the longest runtime fits the shortest gap between two
+// shows of a hall (2 h 30).
+var demoMovies = []services.Movie{
+	{Title: "Lanterns Over the Salt Road", RuntimeMin: 124, Rating: "PG-13",
+		Synopsis: "A disgraced caravan guide must lead a blind tea merchant across a desert that is slowly swallowing its own trade route."},
+	{Title: "The Clockmaker of Wuzhen", RuntimeMin: 108, Rating: "PG",
+		Synopsis: "In a canal town where every clock runs three minutes late, an apprentice discovers the one that keeps perfect time is hiding a letter."},
+	{Title: "Static Between Stations", RuntimeMin: 97, Rating: "R",
+		Synopsis: "Two night-shift radio hosts on rival frequencies realise their callers are describing the same crime before it happens."},
+	{Title: "Copper Sparrow", RuntimeMin: 131, Rating: "PG-13",
+		Synopsis: "A retired safecracker assembles a crew of former students to steal back the music box she was framed for stealing forty years ago."},
+	{Title: "Nine Kites for Mei", RuntimeMin: 92, Rating: "G",
+		Synopsis: "A shy girl builds nine kites, one for each wish her grandmother never got to make, and the wind starts answering."},
+	{Title: "Undertow at Kestrel Bay", RuntimeMin: 115, Rating: "R",
+		Synopsis: "A lifeguard who never lost a swimmer finds a stranger on the beach carrying a photo of her own drowning."},
+	{Title: "Afterglow Protocol", RuntimeMin: 139, Rating: "PG-13",
+		Synopsis: "When the last orbital mirror fails, an engineer with a forged licence has one sunrise to steer it home."},
+}
+
+var demoCurrencyRE = regexp.MustCompile(`^[A-Z]{3}$`)
+
+// SeedDemo fills the database with a demo cinema and is idempotent: a second run
+// creates nothing new except the shows of days that were not seeded before, and never
+// duplicates a row (it relies on the unique keys of halls, movies and shows, and on order
+// numbers).
+//
+// It creates three halls from their layout text through CatalogWriter.CreateHall,
+// audited as the system (Hall 1: 80 seats, one zone; Hall 2: 216 seats in two zones
+// with a centre aisle, wheelchair and companion seats and two blocked seats; Hall 3: 400
+// seats in three zones with two aisles; a hall whose name exists is kept), seven movies, and for today and the next six
+// days (local days in opt.Zone) 5 + 4 + 4 shows a day at fixed local times (stored in
+// UTC; shows already started are skipped). Each show has a price for every zone of its
+// hall in minor units (standard 4500, premium 6500, vip 9000, plus 1000 from 18:00
+// local). Shows of days 0..4 are on sale with sale_opens_at = starts_at - 7 days; shows
+// of days 5 and 6 open at starts_at - 2 days (after Now), half of them 'on_sale' and
+// half 'scheduled'. sale_closes_at = starts_at. Tomorrow's shows are always on sale at
+// Now and start more than 2 hours later.
+//
+// Tomorrow's 19:30 show in Hall 1 is made nearly sold out: when it has no orders yet,
+// paid orders (at most PurchaseLimit seats each, owned by filler-N@seatflow.test
+// accounts that cannot log in) take all but 6 of its seats. The seat maps in Redis are
+// a cache that loads from MySQL; a map loaded before the seed is repaired by
+// reconciliation.
+//
+// Finally the accounts customer@, staff@ and admin@seatflow.test get a fresh random
+// password each run (created when missing), returned in the report.
+func SeedDemo(ctx context.Context, db *sqlx.DB, users *accounts.Users, opt DemoOptions) (*DemoReport, error) {
+	if opt.Now.IsZero() {
+		opt.Now = time.Now()
+	}
+	opt.Now = opt.Now.UTC().Truncate(time.Microsecond)
+	if opt.Zone == nil {
+		opt.Zone = time.UTC
+	}
+	if opt.Currency == "" {
+		opt.Currency = "CNY"
+	}
+	if !demoCurrencyRE.MatchString(opt.Currency) {
+		return nil, fmt.Errorf("demo seed: currency %q is not an ISO 4217 code", opt.Currency)
+	}
+	if opt.PurchaseLimit <= 0 {
+		opt.PurchaseLimit = 4
+	}
+	rep := &DemoReport{}
+
+	hallIDs := make(map[string]int64, len(DemoHalls))
+	clock := fixedNow(opt.Now)
+	halls := catalog.NewCatalogWriter(db, catalog.NewCatalog(db), nil, audit.NewAudit(db, clock), clock, catalog.WriterConfig{Zone: opt.Zone})
+	for _, h := range DemoHalls {
+		id, created, err := seedDemoHall(ctx, db, halls, h)
+		if err != nil {
+			return nil, fmt.Errorf("demo seed: %s: %w", h.Name, err)
+		}
+		hallIDs[h.Name] = id
+		if created {
+			rep.HallsCreated++
+		}
+	}
+
+	movieIDs, n, err := seedDemoMovies(ctx, db)
+	if err != nil {
+		return nil, fmt.Errorf("demo seed: movies: %w", err)
+	}
+	rep.MoviesCreated = n
+
+	soldOutShow, n, err := seedDemoShows(ctx, db, opt, hallIDs, movieIDs)
+	if err != nil {
+		return nil, fmt.Errorf("demo seed: shows: %w", err)
+	}
+	rep.ShowsCreated = n
+
+	if soldOutShow != 0 {
+		n, err := seedDemoFillShow(ctx, db, opt, soldOutShow)
+		if err != nil {
+			return nil, fmt.Errorf("demo seed: nearly sold out show %d: %w", soldOutShow, err)
+		}
+		rep.OrdersCreated = n
+	}
+
+	for _, a := range []struct{ role, email, name string }{
+		{services.RoleCustomer, "customer@seatflow.test", "Demo Customer"},
+		{services.RoleStaff, "staff@seatflow.test", "Demo Staff"},
+		{services.RoleAdmin, "admin@seatflow.test", "Demo Admin"},
+	} {
+		pw, err := demoRandom(12)
+		if err != nil {
+			return nil, err
+		}
+		if err := seedDemoAccount(ctx, users, a.email, pw, a.name, a.role); err != nil {
+			return nil, fmt.Errorf("demo seed: account %s: %w", a.email, err)
+		}
+		rep.Accounts = append(rep.Accounts, DemoAccount{Role: a.role, Email: a.email, Password: pw})
+	}
+	return rep, nil
+}
+
+// fixedNow is a clock standing at one instant.
+type fixedNow time.Time
+
+func (f fixedNow) Now() time.Time { return time.Time(f) }
+
+// demoRandom returns n random bytes as base64url without padding.
+func demoRandom(n int) (string, error) {
+	b := make([]byte, n)
+	if _, err := rand.Read(b); err != nil {
+		return "", err
+	}
+	return base64.RawURLEncoding.EncodeToString(b), nil
+}
+
+// seedDemoAccount sets the password and role of an account, creating it when missing.
+func seedDemoAccount(ctx context.Context, users *accounts.Users, email, password, name, role string) error {
+	err := users.SetPassword(ctx, email, password, role)
+	if services.ErrorCode(err) != services.CodeNotFound {
+		return err
+	}
+	_, err = users.Create(ctx, email, password, name, role)
+	if services.ErrorCode(err) == services.CodeConflict { // created in between by a concurrent seed
+		return users.SetPassword(ctx, email, password, role)
+	}
+	return err
+}
+
+// seedDemoHall creates a hall from its layout through the catalog writer (audited as
+// the system's "hall.create") unless a hall of that name exists, which is kept as it is.
+// created reports whether this run made it.
+func seedDemoHall(ctx context.Context, db *sqlx.DB, w *catalog.CatalogWriter, h demoHall) (id int64, created bool, err error) {
+	hall, err := w.CreateHall(ctx, 0, catalog.HallInput{Name: h.Name, Layout: h.Layout, Numbering: catalog.NumberLeftToRight})
+	switch {
+	case err == nil:
+		return hall.ID, true, nil
+	case !errors.Is(err, catalog.ErrDuplicateHallName): // a hall of that name exists: keep it
+		return 0, false, err
+	}
+	err = db.GetContext(ctx, &id, "SELECT id FROM halls WHERE name = ?", h.Name)
+	return id, false, err
+}
+
+// seedDemoMovies inserts the demo movies that are missing and returns the ids of all of
+// them in demoMovies order, with how many it created.
+func seedDemoMovies(ctx context.Context, db *sqlx.DB) ([]int64, int, error) {
+	ids := make([]int64, 0, len(demoMovies))
+	created := 0
+	for _, m := range demoMovies {
+		res, err := db.ExecContext(ctx, "INSERT IGNORE INTO movies (title, runtime_min, rating, synopsis) VALUES (?, ?, ?, ?)",
+			m.Title, m.RuntimeMin, m.Rating, m.Synopsis)
+		if err != nil {
+			return nil, 0, err
+		}
+		if n, _ := res.RowsAffected(); n == 1 {
+			created++
+		}
+		var id int64
+		if err := db.GetContext(ctx, &id, "SELECT id FROM movies WHERE title = ?", m.Title); err != nil {
+			return nil, 0, err
+		}
+		ids = append(ids, id)
+	}
+	return ids, created, nil
+}
+
+// seedDemoShows creates the missing shows of today and the next six local days with
+// their prices. It returns the id of the show to make nearly sold out (0 if that show
+// does not exist) and how many shows it created.
+func seedDemoShows(ctx context.Context, db *sqlx.DB, opt DemoOptions, hallIDs map[string]int64, movieIDs []int64) (soldOut int64, created int, err error) {
+	local := opt.Now.In(opt.Zone)
+	y, m, d := local.Date()
+	for day := 0; day < demoDays; day++ {
+		date := time.Date(y, m, d+day, 0, 0, 0, 0, time.UTC)
+		ordinal := int(date.Unix() / 86400) // stable per calendar date, for the movie rotation
+		for hi, h := range DemoHalls {
+			zones, err := demoHallZones(ctx, db, hallIDs[h.Name])
+			if err != nil {
+				return 0, 0, err
+			}
+			for slot, hm := range h.times {
+				var hh, mm int
+				if _, err := fmt.Sscanf(hm, "%d:%d", &hh, &mm); err != nil {
+					return 0, 0, fmt.Errorf("show time %q: %w", hm, err)
+				}
+				startLocal := time.Date(y, m, d+day, hh, mm, 0, 0, opt.Zone)
+				starts := startLocal.UTC()
+				if !starts.After(opt.Now) {
+					continue // already started: nobody could buy it
+				}
+				opens, status := starts.Add(-demoEarlySaleLead), services.ShowOnSale
+				if day >= demoLateSaleFrom {
+					opens = starts.Add(-demoLateSaleLead)
+					if slot%2 == 0 { // keeps Hall 1's 19:30 on sale for a later run's sold-out pick
+						status = services.ShowScheduled
+					}
+				}
+				surcharge := int64(0)
+				if startLocal.Hour() >= 18 {
+					surcharge = demoEveningSurcharge
+				}
+				movie := movieIDs[(ordinal+3*hi+slot)%len(movieIDs)]
+				id, isNew, err := seedDemoShow(ctx, db, opt, hallIDs[h.Name], movie, starts, opens, status, zones, surcharge)
+				if err != nil {
+					return 0, 0, fmt.Errorf("%s %s: %w", h.Name, startLocal.Format("2006-01-02 15:04"), err)
+				}
+				if isNew {
+					created++
+				}
+				if day == 1 && h.Name == demoSoldOutHall && hm == demoSoldOutTime {
+					soldOut = id
+				}
+			}
+		}
+	}
+	return soldOut, created, nil
+}
+
+// demoHallZones returns zone id -> base price of a seeded hall's zones.
+func demoHallZones(ctx context.Context, db *sqlx.DB, hallID int64) (map[int64]int64, error) {
+	var rows []struct {
+		ID   int64  `db:"id"`
+		Code string `db:"code"`
+	}
+	if err := db.SelectContext(ctx, &rows, "SELECT id, code FROM zones WHERE hall_id = ?", hallID); err != nil {
+		return nil, err
+	}
+	out := make(map[int64]int64, len(rows))
+	for _, r := range rows {
+		price := demoStandard.price
+		for _, z := range []demoZone{demoStandard, demoPremium, demoVIP} {
+			if z.code == r.Code {
+				price = z.price
+			}
+		}
+		out[r.ID] = price
+	}
+	return out, nil
+}
+
+// seedDemoShow inserts one show with a price for each zone in one transaction, unless a
+// show already starts at that time in that hall. It returns the show's id either way.
+func seedDemoShow(ctx context.Context, db *sqlx.DB, opt DemoOptions, hallID, movieID int64, starts, opens time.Time, status string, zones map[int64]int64, surcharge int64) (int64, bool, error) {
+	tx, err := db.BeginTxx(ctx, nil)
+	if err != nil {
+		return 0, false, err
+	}
+	defer tx.Rollback()
+	res, err := tx.ExecContext(ctx, `INSERT IGNORE INTO shows
+		(movie_id, hall_id, starts_at, sale_opens_at, sale_closes_at, status, purchase_limit, currency, created_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		movieID, hallID, starts, opens, starts, status, opt.PurchaseLimit, opt.Currency, opt.Now)
+	if err != nil {
+		return 0, false, err
+	}
+	var id int64
+	if n, _ := res.RowsAffected(); n != 1 {
+		err := tx.GetContext(ctx, &id, "SELECT id FROM shows WHERE hall_id = ? AND starts_at = ?", hallID, starts)
+		return id, false, err
+	}
+	if id, err = res.LastInsertId(); err != nil {
+		return 0, false, err
+	}
+	for zid, price := range zones {
+		if _, err := tx.ExecContext(ctx, "INSERT INTO show_prices (show_id, zone_id, price_minor) VALUES (?, ?, ?)", id, zid, price+surcharge); err != nil {
+			return 0, false, err
+		}
+	}
+	return id, true, tx.Commit()
+}
+
+// seedDemoFillShow sells all sellable seats of a show but demoFreeSeats to filler
+// accounts, at most the show's purchase limit per account, as paid orders. It does
+// nothing when the show has any order or is not on sale. It returns the number of orders created.
+func seedDemoFillShow(ctx context.Context, db *sqlx.DB, opt DemoOptions, showID int64) (int, error) {
+	tx, err := db.BeginTxx(ctx, nil)
+	if err != nil {
+		return 0, err
+	}
+	defer tx.Rollback()
+
+	var show struct {
+		Status   string `db:"status"`
+		Limit    int    `db:"purchase_limit"`
+		Currency string `db:"currency"`
+	}
+	// The row lock serialises concurrent seeds of the same show.
+	if err := tx.GetContext(ctx, &show, "SELECT status, purchase_limit, currency FROM shows WHERE id = ? FOR UPDATE", showID); err != nil {
+		return 0, err
+	}
+	if show.Status != services.ShowOnSale {
+		return 0, nil // changed by staff (or seeded as a later day): leave it alone
+	}
+	var orders int
+	if err := tx.GetContext(ctx, &orders, "SELECT COUNT(*) FROM orders WHERE show_id = ?", showID); err != nil {
+		return 0, err
+	}
+	if orders > 0 {
+		return 0, nil
+	}
+	var seats []struct {
+		ID    int64  `db:"id"`
+		Label string `db:"label"`
+		Zone  string `db:"zone_code"`
+		Price int64  `db:"price_minor"`
+	}
+	if err := tx.SelectContext(ctx, &seats, `SELECT s.id, s.label, z.code AS zone_code, p.price_minor
+		FROM shows sh
+		JOIN seats s ON s.hall_id = sh.hall_id
+		JOIN zones z ON z.id = s.zone_id
+		JOIN show_prices p ON p.show_id = sh.id AND p.zone_id = s.zone_id
+		WHERE sh.id = ? AND s.kind <> ?
+		ORDER BY s.row_no, s.col_no`, showID, services.KindBlocked); err != nil {
+		return 0, err
+	}
+	sell := seats[:0]
+	for _, s := range seats {
+		if !demoFreeSeats[s.Label] {
+			sell = append(sell, s)
+		}
+	}
+	limit := show.Limit
+	if limit <= 0 {
+		limit = opt.PurchaseLimit
+	}
+
+	created := 0
+	for start := 0; start < len(sell); start += limit {
+		batch := sell[start:min(start+limit, len(sell))]
+		n := created + 1
+		userID, err := demoFillerUser(ctx, tx, n, opt.Now)
+		if err != nil {
+			return 0, err
+		}
+		var total int64
+		for _, s := range batch {
+			total += s.Price
+		}
+		orderNo := fmt.Sprintf("DEMO%d-%d", showID, n)
+		res, err := tx.ExecContext(ctx, `INSERT INTO orders
+			(order_no, user_id, show_id, status, total_minor, currency, created_at, expires_at, paid_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			orderNo, userID, showID, services.OrderPaid, total, show.Currency, opt.Now, opt.Now, opt.Now)
+		if err != nil {
+			return 0, err
+		}
+		orderID, err := res.LastInsertId()
+		if err != nil {
+			return 0, err
+		}
+		for _, s := range batch {
+			if _, err := tx.ExecContext(ctx, `INSERT INTO order_seats (order_id, show_id, seat_id, zone_code, price_minor, live)
+				VALUES (?, ?, ?, ?, ?, 1)`, orderID, showID, s.ID, s.Zone, s.Price); err != nil {
+				return 0, err
+			}
+		}
+		created++
+	}
+	if err := tx.Commit(); err != nil {
+		return 0, err
+	}
+	return created, nil
+}
+
+// demoFillerUser returns the id of filler-n@seatflow.test, creating it with a password
+// hash that matches no password (it is not in bcrypt format), so nobody can log in.
+func demoFillerUser(ctx context.Context, tx *sqlx.Tx, n int, now time.Time) (int64, error) {
+	email := fmt.Sprintf("filler-%d@seatflow.test", n)
+	var id int64
+	err := tx.GetContext(ctx, &id, "SELECT id FROM users WHERE email = ?", email)
+	if err == nil {
+		return id, nil
+	}
+	if !errors.Is(err, sql.ErrNoRows) {
+		return 0, err
+	}
+	salt := make([]byte, 16)
+	if _, err := rand.Read(salt); err != nil {
+		return 0, err
+	}
+	hash := "!unusable:" + hex.EncodeToString(salt)
+	if _, err := tx.ExecContext(ctx, "INSERT IGNORE INTO users (email, name, password_hash, role, created_at) VALUES (?, ?, ?, ?, ?)",
+		email, fmt.Sprintf("Demo filler %d", n), []byte(hash), services.RoleCustomer, now); err != nil {
+		return 0, err
+	}
+	err = tx.GetContext(ctx, &id, "SELECT id FROM users WHERE email = ?", email)
+	return id, err
+}

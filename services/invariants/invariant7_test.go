@@ -1,0 +1,61 @@
+package invariants
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"seatflow/services"
+	"seatflow/services/internal/testenv"
+	"seatflow/services/seats"
+)
+
+// TestInvariant7_TimesStoredInUTCDatesReadInCinemaZone proves invariant 7: what MySQL
+// stores is UTC whatever the session or cinema zone, and a date given by a person is a
+// day in the cinema's zone. If the DSN lost loc=UTC / time_zone='+00:00', the raw
+// DATETIME would differ from the UTC wall clock; if OnDate used UTC days, a show at
+// 00:30 Shanghai time (16:30 UTC the day before) would be listed on the wrong date.
+func TestInvariant7_TimesStoredInUTCDatesReadInCinemaZone(t *testing.T) {
+	e := testenv.NewTestEnv(t, testenv.Unlimited)
+	ctx := context.Background()
+	o, err := e.Create(e.User(1), e.SeatIDs("E5")...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var raw string
+	if err := e.DB.Get(&raw, "SELECT DATE_FORMAT(created_at, '%Y-%m-%d %H:%i:%s') FROM orders WHERE id = ?", o.ID); err != nil {
+		t.Fatal(err)
+	}
+	if want := e.Clock.Now().UTC().Format("2006-01-02 15:04:05"); raw != want {
+		t.Errorf("created_at stored as %s, want the UTC wall clock %s", raw, want)
+	}
+	if loc := o.CreatedAt.Location(); loc != time.UTC {
+		t.Errorf("created_at read back in %v, want UTC", loc)
+	}
+
+	shanghai, err := time.LoadLocation("Asia/Shanghai")
+	if err != nil {
+		t.Fatal(err)
+	}
+	starts := time.Date(2026, 12, 5, 0, 30, 0, 0, shanghai) // 2026-12-04 16:30 UTC
+	late := e.MakeShow(e.Hall.ID, services.ShowOnSale, e.Clock.Now(), starts)
+	shows := seats.NewShows(e.DB, e.Catalog, e.Seats, e.Clock, shanghai)
+	listed := func(date string) bool {
+		got, err := shows.OnDate(ctx, date)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range got {
+			if s.ID == late.ID {
+				return true
+			}
+		}
+		return false
+	}
+	if !listed("2026-12-05") || listed("2026-12-04") {
+		t.Errorf("a show at 00:30 local on 5 Dec: listed on 5 Dec %v, on 4 Dec %v; want only 5 Dec", listed("2026-12-05"), listed("2026-12-04"))
+	}
+	if _, err := shows.OnDate(ctx, "05/12/2026"); services.ErrorCode(err) != services.CodeInvalidRequest {
+		t.Errorf("a malformed date: %v, want INVALID_REQUEST", err)
+	}
+}

@@ -1,0 +1,12 @@
+package orders
+
+// SetRateLimiter replaces the rate limiter of the orders service (tests change limits
+// half way).
+func (o *Orders) SetRateLimiter(r *RateLimiter) { o.limiter = r }
+
+// IdempotencyKeyNames returns the lock and seen keys of a buyer's Idempotency-Key under
+// a key prefix, as the orders service names them.
+func IdempotencyKeyNames(prefix string, userID int64, key string) [2]string {
+	l := newKeyLocks(nil, prefix)
+	return [2]string{l.name(userID, key), l.seenName(userID, key)}
+}

@@ -1,0 +1,142 @@
+package orders
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"strconv"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"seatflow/lua"
+	"seatflow/services"
+	"seatflow/services/store"
+)
+
+// keyLocks serialises requests that share one user's Idempotency-Key, so a replay sent
+// while the first request is still running waits for its answer instead of racing it
+// for the same seats. The lock is a Redis key with a short TTL (a crashed holder frees
+// it by itself); only its holder deletes it. Beside it a "seen" marker remembers that
+// the key was used, so a key never seen before costs no MySQL lookup. Both keys share
+// one hash slot ({user:key}), so one script takes or gives back both.
+type keyLocks struct {
+	rdb     redis.UniversalClient
+	prefix  string
+	claim   *redis.Script
+	release *redis.Script
+}
+
+func newKeyLocks(rdb redis.UniversalClient, prefix string) *keyLocks {
+	return &keyLocks{rdb: rdb, prefix: prefix, claim: redis.NewScript(lua.IdemClaim), release: redis.NewScript(lua.IdemRelease)}
+}
+
+// idemLockTTL bounds how long one create may hold a key's lock.
+const idemLockTTL = 15 * time.Second
+
+// seenTTL is how long Redis remembers that a key was used: longer than IdempotencyTTL.
+const seenTTL = IdempotencyTTL + time.Hour
+
+func (l *keyLocks) tag(userID int64, key string) string {
+	return "{" + strconv.FormatInt(userID, 10) + ":" + key + "}"
+}
+
+func (l *keyLocks) name(userID int64, key string) string {
+	return l.prefix + ":idem:" + l.tag(userID, key)
+}
+
+func (l *keyLocks) seenName(userID int64, key string) string {
+	return l.prefix + ":idem-seen:" + l.tag(userID, key)
+}
+
+// keyClaim is the outcome of claiming a key: locked when this request holds the lock,
+// first when the key had not been used before.
+type keyClaim struct {
+	locked, first bool
+	token         string
+}
+
+// take takes the lock of (userID, key) and marks the key as used, in one script; a
+// lock another request holds leaves both untouched. Errors: UNAVAILABLE.
+func (l *keyLocks) take(ctx context.Context, userID int64, key string) (keyClaim, error) {
+	b := make([]byte, 8)
+	_, _ = rand.Read(b)
+	c := keyClaim{token: hex.EncodeToString(b)}
+	ctx, cancel := context.WithTimeout(ctx, store.RedisTimeout)
+	defer cancel()
+	res, err := l.claim.Run(ctx, l.rdb, []string{l.name(userID, key), l.seenName(userID, key)},
+		c.token, idemLockTTL.Milliseconds(), int64(seenTTL/time.Second)).Int64Slice()
+	if err != nil || len(res) != 2 {
+		return c, store.Unavailable("the seat cache", err)
+	}
+	c.locked, c.first = res[0] == 1, res[1] == 1
+	return c, nil
+}
+
+// giveBack frees the lock c holds and, with forget, drops the key's marker (failures are
+// not remembered: the key is new again). A lost reply only delays the next request with
+// the key until the lock's TTL, and a marker left behind costs one MySQL lookup.
+func (l *keyLocks) giveBack(userID int64, key string, c keyClaim, forget bool) {
+	ctx, cancel := context.WithTimeout(context.Background(), store.RedisTimeout)
+	defer cancel()
+	drop := "0"
+	if forget {
+		drop = "1"
+	}
+	_ = l.release.Run(ctx, l.rdb, []string{l.name(userID, key), l.seenName(userID, key)}, c.token, drop).Err()
+}
+
+// errKeyTaken: the Idempotency-Key already names a live order in MySQL.
+var errKeyTaken = errors.New("the idempotency key names an order already")
+
+// withKey runs create under the lock of the user's Idempotency-Key. A request that
+// finds the lock taken waits for the first one: it then returns the first order (a
+// replay), IDEMPOTENCY_MISMATCH, or, when the first failed (failures are not
+// remembered), runs create itself. gate (the rate limits; nil when already counted)
+// runs once, at the same time as the first claim, so the two cost one round trip of
+// waiting; when it refuses, the claim is given back and its error returned.
+func (o *Orders) withKey(ctx context.Context, userID int64, key string, hash [32]byte, gate func() error, create func() (*services.Order, error)) (*services.Order, error) {
+	deadline := time.Now().Add(idemLockTTL + time.Second)
+	for {
+		var gateErr error
+		gated := make(chan struct{})
+		if gate != nil {
+			go func(g func() error) { defer close(gated); gateErr = g() }(gate)
+			gate = nil
+		} else {
+			close(gated)
+		}
+		c, err := o.locks.take(ctx, userID, key)
+		<-gated
+		if gateErr != nil {
+			if err == nil && c.locked {
+				o.locks.giveBack(userID, key, c, c.first)
+			}
+			return nil, gateErr
+		}
+		if err != nil {
+			return nil, err
+		}
+		if c.locked {
+			forget := false
+			defer func() { o.locks.giveBack(userID, key, c, forget) }()
+			if !c.first {
+				if prior, err := o.replay(ctx, userID, key, hash); prior != nil || err != nil {
+					return prior, err
+				}
+			}
+			order, err := create()
+			forget = err != nil && c.first
+			return order, err
+		}
+		if time.Now().After(deadline) {
+			return nil, store.Unavailable("the idempotency lock", context.DeadlineExceeded)
+		}
+		select {
+		case <-ctx.Done():
+			return nil, store.Unavailable("the idempotency lock", ctx.Err())
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}

@@ -1,0 +1,45 @@
+package orders
+
+import (
+	"context"
+	"strconv"
+	"time"
+
+	"seatflow/services"
+)
+
+// LimitCountWindow is how long after a rebuild of a show's per-user counts every new
+// order still counts the buyer's seats in MySQL before it commits: well over the time an
+// order takes from its hold to its commit (redisTimeout + dbTimeout), so an order held
+// before the rebuild and one held after it always meet in one of the two counts.
+const LimitCountWindow = 15 * time.Second
+
+// NeedsLimitCount decides whether an order's transaction must count the buyer's live
+// seats in MySQL, the purchase limit's second line (DESIGN.md, order pipeline). The
+// hold script enforces the limit from Redis's per-user counts, and those are wrong only
+// around a rebuild from MySQL (a wiped or evicted map, a repair), which misses holds
+// whose orders are not committed yet. holdMark is the counts' marker (their rebuild
+// time, Redis's clock in ms) the order's hold saw, nowMark the marker read before the
+// commit, redisNow Redis's clock then. It says yes when the counts were rebuilt after
+// the hold, when they were rebuilt less than limitCountWindow ago, and whenever a marker
+// is missing or unreadable (maps written before markers, "0").
+func NeedsLimitCount(holdMark, nowMark string, redisNow time.Time) bool {
+	if holdMark == "" || holdMark != nowMark {
+		return true
+	}
+	ms, err := strconv.ParseInt(nowMark, 10, 64)
+	if err != nil || ms <= 0 {
+		return true
+	}
+	return redisNow.Sub(time.UnixMilli(ms)) < LimitCountWindow
+}
+
+// LimitCountNeeded reads the show's marker and Redis's clock (one round trip) and
+// applies needsLimitCount; when Redis cannot answer, the count runs.
+func (o *Orders) LimitCountNeeded(ctx context.Context, order *services.Order) bool {
+	mark, now, err := o.seats.UsersMark(ctx, order.ShowID)
+	if err != nil {
+		return true
+	}
+	return NeedsLimitCount(order.HoldMark, mark, now)
+}

@@ -1,0 +1,354 @@
+package orders
+
+import (
+	"context"
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"log/slog"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+
+	"seatflow/services"
+	"seatflow/services/store"
+)
+
+// Payment is one attempt to pay an order with a provider. AmountMinor is in minor units
+// of Currency; Status is started, approved, declined or refunded.
+type Payment struct {
+	ID          int64     `db:"id"`
+	PaymentID   string    `db:"payment_id"`
+	OrderID     int64     `db:"order_id"`
+	Provider    string    `db:"provider"`
+	AmountMinor int64     `db:"amount_minor"`
+	Currency    string    `db:"currency"`
+	Status      string    `db:"status"`
+	CreatedAt   time.Time `db:"created_at"`
+	OrderNo     string    `db:"order_no"`
+}
+
+// PaymentProvider is a payment service: Start returns where to send the buyer to pay,
+// Refund gives an approved payment's money back.
+type PaymentProvider interface {
+	Name() string
+	Start(ctx context.Context, p *Payment) (redirectURL string, err error)
+	Refund(ctx context.Context, p *Payment) error
+}
+
+// WebhookEvent is the body a provider posts to /api/v1/payments/{provider}/webhook,
+// signed with HMAC-SHA256 (hex) in the X-Signature header. Status is approved or
+// declined; AmountMinor must match the payment. SentAt (RFC 3339, UTC) is when the
+// provider signed the event: an event outside WebhookMaxAge / WebhookMaxSkew of now is
+// refused, so a captured event cannot be replayed later.
+type WebhookEvent struct {
+	PaymentID   string `json:"payment_id"`
+	Status      string `json:"status"`
+	AmountMinor int64  `json:"amount_minor"`
+	SentAt      string `json:"sent_at"`
+}
+
+// WebhookMaxAge is how old a webhook event's sent_at may be; WebhookMaxSkew is how far
+// in the future it may be (clock drift between the provider and us).
+const (
+	WebhookMaxAge  = 5 * time.Minute
+	WebhookMaxSkew = time.Minute
+)
+
+// Payments starts payments of orders and applies provider webhooks.
+type Payments struct {
+	db        *sqlx.DB
+	orders    *Orders
+	clock     services.Clock
+	providers map[string]PaymentProvider
+	order     []string // provider names as registered; the first is the default
+	secret    []byte
+	log       *slog.Logger
+}
+
+// NewPayments returns the payment service; secret signs and checks webhooks. Only the
+// providers given are offered (the first is the default); with none, paying answers
+// UNAVAILABLE.
+func NewPayments(db *sqlx.DB, orders *Orders, clock services.Clock, secret []byte, providers ...PaymentProvider) *Payments {
+	p := &Payments{db: db, orders: orders, clock: clock, secret: secret, providers: map[string]PaymentProvider{}, log: orders.log}
+	for _, pr := range providers {
+		if _, dup := p.providers[pr.Name()]; !dup {
+			p.order = append(p.order, pr.Name())
+		}
+		p.providers[pr.Name()] = pr
+	}
+	return p
+}
+
+// provider returns the named provider, or the default one for "". Errors: UNAVAILABLE
+// when no provider is configured, INVALID_REQUEST for an unknown name.
+func (p *Payments) provider(name string) (PaymentProvider, error) {
+	if len(p.order) == 0 {
+		return nil, services.Errorf(services.CodeUnavailable, "no payment provider is configured")
+	}
+	if name == "" {
+		name = p.order[0]
+	}
+	pr, ok := p.providers[name]
+	if !ok {
+		return nil, services.Errorf(services.CodeInvalidRequest, "unknown payment provider %q", name)
+	}
+	return pr, nil
+}
+
+// Sign returns the hex HMAC-SHA256 of body with the webhook secret.
+func (p *Payments) Sign(body []byte) string {
+	return hex.EncodeToString(p.mac(body))
+}
+
+func (p *Payments) mac(body []byte) []byte {
+	m := hmac.New(sha256.New, p.secret)
+	m.Write(body)
+	return m.Sum(nil)
+}
+
+// signedBy reports whether signature (hex, either case) is the body's MAC, compared in
+// constant time on the raw bytes; a signature that is not hex is not.
+func (p *Payments) signedBy(body []byte, signature string) bool {
+	got, err := hex.DecodeString(signature)
+	return err == nil && hmac.Equal(got, p.mac(body))
+}
+
+// Start begins paying the user's pending order with the named provider ("" for the
+// default one) and returns the payment and the URL to send the buyer to. A pending
+// order past its deadline is expired on the spot. Errors: NOT_FOUND, ORDER_STATE (also
+// for an order of a cancelled show), INVALID_REQUEST (unknown provider), UNAVAILABLE
+// (also when no provider is configured).
+func (p *Payments) Start(ctx context.Context, userID int64, orderNo, provider string) (*Payment, string, error) {
+	pr, err := p.provider(provider)
+	if err != nil {
+		return nil, "", err
+	}
+	provider = pr.Name()
+	order, err := p.orders.Get(ctx, userID, orderNo)
+	if err != nil {
+		return nil, "", err
+	}
+	if order.Status != services.OrderPending {
+		return nil, "", services.Errorf(services.CodeOrderState, "the order is %s and cannot be paid", order.Status)
+	}
+	show, err := p.orders.catalog.Show(ctx, order.ShowID) // read afresh: a cancel is final at once
+	if err != nil {
+		return nil, "", err
+	}
+	if show.Status == services.ShowCancelled {
+		return nil, "", services.Errorf(services.CodeOrderState, "the show was cancelled; the order cannot be paid")
+	}
+	now := p.clock.Now()
+	pay := &Payment{PaymentID: newPaymentID(), OrderID: order.ID, Provider: provider, AmountMinor: order.TotalMinor,
+		Currency: order.Currency, Status: "started", CreatedAt: now, OrderNo: order.OrderNo}
+	ctx, cancel := context.WithTimeout(ctx, store.DBTimeout)
+	defer cancel()
+	res, err := p.db.ExecContext(ctx, `INSERT INTO payments (payment_id, order_id, provider, amount_minor, currency, status, created_at, updated_at)
+		VALUES (?, ?, ?, ?, ?, 'started', ?, ?)`, pay.PaymentID, pay.OrderID, provider, pay.AmountMinor, pay.Currency, now, now)
+	if err != nil {
+		return nil, "", store.Unavailable("the database", err)
+	}
+	pay.ID, _ = res.LastInsertId()
+	url, err := pr.Start(ctx, pay)
+	if err != nil {
+		return nil, "", store.Unavailable("the payment provider", err)
+	}
+	return pay, url, nil
+}
+
+func newPaymentID() string {
+	b := make([]byte, 12)
+	_, _ = rand.Read(b)
+	return "pay_" + hex.EncodeToString(b)
+}
+
+// Payment returns a payment with its order number. Errors: NOT_FOUND, UNAVAILABLE.
+func (p *Payments) Payment(ctx context.Context, paymentID string) (*Payment, error) {
+	ctx, cancel := context.WithTimeout(ctx, store.DBTimeout)
+	defer cancel()
+	pay := &Payment{}
+	err := p.db.GetContext(ctx, pay, `SELECT p.id, p.payment_id, p.order_id, p.provider, p.amount_minor, p.currency, p.status,
+		p.created_at, o.order_no FROM payments p JOIN orders o ON o.id = p.order_id WHERE p.payment_id = ?`, paymentID)
+	if store.IsNoRows(err) {
+		return nil, services.Errorf(services.CodeNotFound, "payment not found")
+	}
+	if err != nil {
+		return nil, store.Unavailable("the database", err)
+	}
+	return pay, nil
+}
+
+// HandleWebhook applies a provider's signed event (raw body, hex signature). It is
+// idempotent: an event for a payment already decided changes nothing. An approval of a
+// pending order marks it paid (one conditional update, invariant 5) and its seats sold;
+// an approval that arrives after the order was cancelled or expired (or paid by another
+// payment) is recorded and refunded, and the seats are not taken back from anyone.
+// A replay of a signed event inside the freshness window therefore changes nothing,
+// and one outside it is refused.
+// Errors: UNAUTHENTICATED (bad signature, stale or future sent_at), INVALID_REQUEST,
+// NOT_FOUND, UNAVAILABLE.
+func (p *Payments) HandleWebhook(ctx context.Context, provider string, raw []byte, signature string) (*Payment, error) {
+	pr, ok := p.providers[provider]
+	if !ok {
+		return nil, services.Errorf(services.CodeNotFound, "unknown payment provider %q", provider)
+	}
+	if !p.signedBy(raw, signature) {
+		return nil, services.Errorf(services.CodeUnauthenticated, "bad webhook signature")
+	}
+	ev, err := parseWebhookEvent(raw, p.clock.Now())
+	if err != nil {
+		return nil, err
+	}
+	pay, err := p.Payment(ctx, ev.PaymentID)
+	if err != nil {
+		return nil, err
+	}
+	if pay.Provider != provider {
+		return nil, services.Errorf(services.CodeNotFound, "payment not found")
+	}
+	switch ev.Status {
+	case "declined":
+		return pay, p.setStatus(ctx, pay, "started", "declined")
+	case "approved":
+	default:
+		return nil, services.Errorf(services.CodeInvalidRequest, "unknown payment status %q", ev.Status)
+	}
+	if ev.AmountMinor != pay.AmountMinor {
+		return nil, services.Errorf(services.CodeInvalidRequest, "amount %d does not match the payment's %d", ev.AmountMinor, pay.AmountMinor)
+	}
+	return pay, p.approve(ctx, pr, pay)
+}
+
+// parseWebhookEvent reads a signed webhook body: a payment event with a payment id and
+// a sent_at (RFC 3339) no older than WebhookMaxAge and no further ahead than
+// WebhookMaxSkew of now. Errors: INVALID_REQUEST (not a payment event),
+// UNAUTHENTICATED (stale or future sent_at).
+func parseWebhookEvent(raw []byte, now time.Time) (WebhookEvent, error) {
+	var ev WebhookEvent
+	if err := json.Unmarshal(raw, &ev); err != nil || ev.PaymentID == "" {
+		return ev, services.Errorf(services.CodeInvalidRequest, "webhook body is not a payment event")
+	}
+	sent, err := time.Parse(time.RFC3339, ev.SentAt)
+	if err != nil || sent.Before(now.Add(-WebhookMaxAge)) || sent.After(now.Add(WebhookMaxSkew)) {
+		return ev, services.Errorf(services.CodeUnauthenticated, "stale webhook")
+	}
+	return ev, nil
+}
+
+func (p *Payments) setStatus(ctx context.Context, pay *Payment, from, to string) error {
+	ctx, cancel := context.WithTimeout(ctx, store.DBTimeout)
+	defer cancel()
+	if _, err := p.db.ExecContext(ctx, "UPDATE payments SET status = ?, updated_at = ? WHERE id = ? AND status = ?", to, p.clock.Now(), pay.ID, from); err != nil {
+		return store.Unavailable("the database", err)
+	}
+	return nil
+}
+
+// approve records an approved payment and pays its order, or refunds it when the order
+// is no longer pending or its show was cancelled (invariant 10).
+func (p *Payments) approve(ctx context.Context, pr PaymentProvider, pay *Payment) error {
+	now := p.clock.Now()
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), store.DBTimeout)
+	defer cancel()
+	var decided, paid bool
+	err := store.InTx(ctx, p.db, func(tx *sqlx.Tx) error {
+		res, err := tx.ExecContext(ctx, "UPDATE payments SET status = 'approved', updated_at = ? WHERE id = ? AND status IN ('started', 'declined')", now, pay.ID)
+		if err != nil {
+			return err
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			decided = true // decided before: a repeated webhook
+			return nil
+		}
+		decided = false
+		// the join reads the show with a lock: a show cancelled before this commits is
+		// seen, and one cancelled after finds the order paid and refunds it
+		res, err = tx.ExecContext(ctx, `UPDATE orders o JOIN shows sh ON sh.id = o.show_id SET o.status = 'paid', o.paid_at = ?
+			WHERE o.id = ? AND o.status = 'pending' AND o.expires_at > ? AND sh.status <> 'cancelled'`,
+			now, pay.OrderID, now.Add(-PaymentGrace))
+		if err != nil {
+			return err
+		}
+		n, _ := res.RowsAffected()
+		if paid = n == 1; !paid {
+			_, err = tx.ExecContext(ctx, "UPDATE payments SET status = 'refunded', updated_at = ? WHERE id = ?", now, pay.ID)
+		}
+		return err
+	})
+	if err != nil {
+		return store.Unavailable("the database", err)
+	}
+	if decided {
+		return nil
+	}
+	if !paid {
+		if _, err := p.orders.Expire(ctx, pay.OrderNo); err != nil { // pending past the grace: end it now
+			p.log.Warn("order past its deadline not expired yet", "order_no", pay.OrderNo, "err", err)
+		}
+		p.orders.metrics.PaymentsLate.Inc()
+		p.log.Warn("payment arrived after its order ended; refunded", "payment_id", pay.PaymentID, "order_no", pay.OrderNo)
+		if err := pr.Refund(ctx, pay); err != nil {
+			p.log.Error("refund failed at the provider", "payment_id", pay.PaymentID, "err", err)
+		}
+		return nil
+	}
+	order, err := p.orders.orderByID(ctx, pay.OrderID)
+	if err != nil {
+		return err
+	}
+	p.orders.sold(ctx, order)
+	return nil
+}
+
+// PaymentGrace is how long after an order's deadline an approval that the buyer started
+// in time is still accepted, as long as the order has not expired yet (its seats are
+// still held by it). Later approvals are refunded.
+const PaymentGrace = 2 * time.Minute
+
+// DemoProvider is the built-in payment provider: its page (/pay/demo/{payment_id})
+// lets the buyer approve or decline, and approving sends the signed webhook.
+type DemoProvider struct{}
+
+// Name returns "demo".
+func (DemoProvider) Name() string { return "demo" }
+
+// Start returns the demo page of the payment (a relative URL).
+func (DemoProvider) Start(_ context.Context, p *Payment) (string, error) {
+	return "/pay/demo/" + p.PaymentID, nil
+}
+
+// Refund does nothing: no real money moved.
+func (DemoProvider) Refund(context.Context, *Payment) error { return nil }
+
+// DemoDecide is what the demo provider's page does when the buyer approves (approve
+// true) or declines: it builds the provider's event, signs it and delivers it through
+// HandleWebhook exactly as the HTTP webhook endpoint would. Without the demo provider
+// (or for another provider's payment) it is NOT_FOUND.
+func (p *Payments) DemoDecide(ctx context.Context, paymentID string, approve bool) (*Payment, error) {
+	pay, err := p.Payment(ctx, paymentID)
+	if err != nil {
+		return nil, err
+	}
+	if _, ok := p.providers[DemoProvider{}.Name()]; !ok || pay.Provider != (DemoProvider{}).Name() {
+		return nil, services.Errorf(services.CodeNotFound, "payment not found")
+	}
+	ev := WebhookEvent{PaymentID: pay.PaymentID, Status: "declined", AmountMinor: pay.AmountMinor,
+		SentAt: p.clock.Now().UTC().Format(time.RFC3339)}
+	if approve {
+		ev.Status = "approved"
+	}
+	body, _ := json.Marshal(ev)
+	return p.HandleWebhook(ctx, "demo", body, p.Sign(body))
+}
+
+// ProviderNamed returns the registered payment provider of that name, or false.
+func (p *Payments) ProviderNamed(name string) (PaymentProvider, bool) {
+	pr, ok := p.providers[name]
+	return pr, ok
+}
+
+// SetLogger replaces the logger of the payments service (tests quieten or capture it).
+func (p *Payments) SetLogger(l *slog.Logger) { p.log = l }

@@ -1,0 +1,112 @@
+package orders
+
+import (
+	"context"
+	"errors"
+	"math"
+	"strconv"
+	"time"
+
+	"github.com/go-redis/redis_rate/v10"
+	"github.com/redis/go-redis/v9"
+
+	"seatflow/services"
+	"seatflow/services/store"
+)
+
+// Limits configures the rate limits (GCRA in Redis, go-redis/redis_rate). Rates are
+// events per Period with a burst of Burst.
+type Limits struct {
+	UserPerMinute, UserBurst         int // order creations per user
+	ShowPerSecond, ShowBurst         int // order creations per show
+	LoginPerMinute, LoginBurst       int // logins per account email (canonical form)
+	LoginIPPerMinute, LoginIPBurst   int // logins per client address
+	RegisterPerMinute, RegisterBurst int // new accounts per client address
+}
+
+// RateLimiter applies Limits. Redis being unreachable is an UNAVAILABLE error, never
+// "allow" (DESIGN.md, order pipeline step 4).
+type RateLimiter struct {
+	l      *redis_rate.Limiter
+	limits Limits
+	prefix string
+}
+
+// NewRateLimiter returns a limiter whose keys start with prefix.
+func NewRateLimiter(rdb redis.UniversalClient, limits Limits, prefix string) *RateLimiter {
+	return &RateLimiter{l: redis_rate.NewLimiter(rdb), limits: limits, prefix: prefix + ":rl:"}
+}
+
+// allow takes one event from the bucket key. Errors: RATE_LIMITED with RetryAfterS
+// (whole seconds, at least 1), UNAVAILABLE.
+func (r *RateLimiter) allow(ctx context.Context, key string, lim redis_rate.Limit, what string) error {
+	if lim.Rate <= 0 {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, store.RedisTimeout)
+	defer cancel()
+	res, err := r.l.Allow(ctx, r.prefix+key, lim)
+	if err != nil {
+		return store.Unavailable("the rate limiter", err)
+	}
+	if res.Allowed == 0 {
+		secs := int(math.Ceil(res.RetryAfter.Seconds()))
+		if secs < 1 {
+			secs = 1
+		}
+		return &services.Error{Code: services.CodeRateLimited, Message: "too many " + what + "; try again in a moment", RetryAfterS: secs}
+	}
+	return nil
+}
+
+// AllowOrder counts one order creation against the user's and the show's limits. The
+// two redis_rate calls run at the same time, so they cost one round trip of waiting
+// (the library takes one call per limit, and the user's key cannot join the show's
+// hold script: it lives in another hash slot, invariant 9). Both limits count the
+// attempt, as before. Errors: RATE_LIMITED (the user's first), UNAVAILABLE.
+func (r *RateLimiter) AllowOrder(ctx context.Context, userID, showID int64) error {
+	showErr := make(chan error, 1)
+	go func() {
+		showErr <- r.allow(ctx, "show:"+strconv.FormatInt(showID, 10), redis_rate.Limit{Rate: r.limits.ShowPerSecond, Burst: r.limits.ShowBurst, Period: time.Second}, "orders for this show")
+	}()
+	userErr := r.allow(ctx, "user:"+strconv.FormatInt(userID, 10), redis_rate.Limit{Rate: r.limits.UserPerMinute, Burst: r.limits.UserBurst, Period: time.Minute}, "orders from this account")
+	if err := <-showErr; userErr == nil || services.ErrorCode(err) == services.CodeUnavailable {
+		if err != nil {
+			return err
+		}
+	}
+	return userErr
+}
+
+// AllowLogin counts one login attempt against two limits, and allows it only when both
+// do: the account's, keyed on the canonical form of the email (CanonicalEmail, the form
+// Users.Login looks up, so no other spelling of a locked-out account gets a fresh
+// allowance), and the client address's (ip is the address the request came from), so
+// that one client cannot try many accounts. Every attempt counts against both.
+// Errors: INVALID_REQUEST (not a usable email address), RATE_LIMITED (the longer wait
+// of the two), UNAVAILABLE.
+func (r *RateLimiter) AllowLogin(ctx context.Context, email, ip string) error {
+	email, err := services.CanonicalEmail(email)
+	if err != nil {
+		return err
+	}
+	errAccount := r.allow(ctx, "login:"+email, redis_rate.Limit{Rate: r.limits.LoginPerMinute, Burst: r.limits.LoginBurst, Period: time.Minute}, "sign-in attempts for this account")
+	if services.ErrorCode(errAccount) == services.CodeUnavailable {
+		return errAccount
+	}
+	errIP := r.allow(ctx, "login-ip:"+ip, redis_rate.Limit{Rate: r.limits.LoginIPPerMinute, Burst: r.limits.LoginIPBurst, Period: time.Minute}, "sign-in attempts from this address")
+	if errIP == nil {
+		return errAccount
+	}
+	var a, b *services.Error
+	if errors.As(errAccount, &a) && errors.As(errIP, &b) && a.RetryAfterS >= b.RetryAfterS {
+		return errAccount
+	}
+	return errIP
+}
+
+// AllowRegister counts one account registration against the client address's limit
+// (ip is the address the request came from).
+func (r *RateLimiter) AllowRegister(ctx context.Context, ip string) error {
+	return r.allow(ctx, "register:"+ip, redis_rate.Limit{Rate: r.limits.RegisterPerMinute, Burst: r.limits.RegisterBurst, Period: time.Minute}, "new accounts from this address")
+}

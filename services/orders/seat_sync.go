@@ -1,0 +1,120 @@
+package orders
+
+import (
+	"context"
+	"time"
+
+	"seatflow/services"
+	"seatflow/services/store"
+)
+
+// The seat-sync outbox: when the Redis step after an order's committed state change
+// (sell after pay; release after cancel, expire or refund) fails, the order is written
+// to seat_syncs and retried with back-off until its seats in Redis match its status.
+// Reconciliation is the backstop when even that write fails.
+
+// seatSyncBackoff is the wait before retry attempt n (1, 2, 4 ... seconds, at most 5 min).
+func seatSyncBackoff(attempts int) time.Duration {
+	if attempts > 8 {
+		attempts = 8
+	}
+	d := time.Second << attempts
+	return min(d, 5*time.Minute)
+}
+
+// QueueSeatSync records that order's seats must still be brought in line with its
+// status in the seat cache; cause is the Redis error. When the record cannot be written
+// either, it logs and counts it: reconciliation repairs the seats.
+func (o *Orders) QueueSeatSync(order *services.Order, cause error) {
+	ctx, cancel := context.WithTimeout(context.Background(), store.DBTimeout)
+	defer cancel()
+	now := o.clock.Now()
+	msg := cause.Error()
+	if len(msg) > 300 {
+		msg = msg[:300]
+	}
+	_, err := o.db.ExecContext(ctx, `INSERT INTO seat_syncs (order_id, attempts, last_error, created_at, next_attempt_at)
+		VALUES (?, 0, ?, ?, ?) ON DUPLICATE KEY UPDATE last_error = VALUES(last_error), next_attempt_at = VALUES(next_attempt_at)`,
+		order.ID, msg, now, now.Add(seatSyncBackoff(0)))
+	if err != nil {
+		o.metrics.SeatSyncs.WithLabelValues("lost").Inc()
+		o.log.Error("seat cache step failed and its retry could not be queued; reconciliation will repair it",
+			"order_no", order.OrderNo, "cause", cause, "err", err)
+		return
+	}
+	o.metrics.SeatSyncs.WithLabelValues("queued").Inc()
+	o.log.Warn("seat cache step failed; queued for retry", "order_no", order.OrderNo, "err", cause)
+}
+
+// SyncSeats makes the order's seats in the seat cache match its status in MySQL: sold
+// when paid, released (owner-checked, so never another order's hold) when it ended.
+// A pending order's seats are left alone. Errors: UNAVAILABLE.
+func (o *Orders) SyncSeats(ctx context.Context, order *services.Order) error {
+	switch order.Status {
+	case services.OrderPaid:
+		conflicts, err := o.seats.Sell(ctx, order.ShowID, order.OrderNo, order.UserID, refsOf(order))
+		if err != nil {
+			return err
+		}
+		if len(conflicts) > 0 {
+			o.log.Error("paid seats held by another order in the seat cache; reconciliation will repair them",
+				"order_no", order.OrderNo, "seats", conflicts)
+		}
+		// a refund (a show cancelled meanwhile) may have released the seats just before
+		// the sell took them back: if the order is no longer paid, release them again
+		// (owner-checked, so never another order's seats)
+		now, err := o.orderByID(ctx, order.ID)
+		if err != nil || now.Status == services.OrderPaid {
+			return nil // the reconciler is the backstop when the re-read fails
+		}
+		_, err = o.seats.Release(ctx, order.ShowID, order.OrderNo, refsOf(order), true)
+		return err
+	case services.OrderCancelled, services.OrderExpired, services.OrderRefunded:
+		_, err := o.seats.Release(ctx, order.ShowID, order.OrderNo, refsOf(order), order.Status == services.OrderRefunded)
+		return err
+	}
+	return nil
+}
+
+// RetrySeatSyncs retries the due rows of the seat-sync outbox, at most limit of them,
+// and returns how many it completed. A row that fails again waits longer (1 s doubling
+// to 5 min). Safe to run in several processes at once: every step is owner-checked and
+// idempotent. Errors: UNAVAILABLE when MySQL cannot be read.
+func (o *Orders) RetrySeatSyncs(ctx context.Context, limit int) (int, error) {
+	now := o.clock.Now()
+	qctx, cancel := context.WithTimeout(ctx, store.DBTimeout)
+	defer cancel()
+	var due []struct {
+		OrderID  int64 `db:"order_id"`
+		Attempts int   `db:"attempts"`
+	}
+	if err := o.db.SelectContext(qctx, &due, "SELECT order_id, attempts FROM seat_syncs WHERE next_attempt_at <= ? ORDER BY next_attempt_at LIMIT ?", now, limit); err != nil {
+		return 0, store.Unavailable("the database", err)
+	}
+	done := 0
+	for _, d := range due {
+		order, err := o.orderByID(ctx, d.OrderID)
+		if err == nil {
+			err = o.SyncSeats(ctx, order)
+		}
+		wctx, cancel := context.WithTimeout(ctx, store.DBTimeout)
+		if err == nil {
+			done++
+			o.metrics.SeatSyncs.WithLabelValues("done").Inc()
+			_, err = o.db.ExecContext(wctx, "DELETE FROM seat_syncs WHERE order_id = ? AND attempts = ?", d.OrderID, d.Attempts)
+		} else {
+			o.metrics.SeatSyncs.WithLabelValues("failed").Inc()
+			msg := err.Error()
+			if len(msg) > 300 {
+				msg = msg[:300]
+			}
+			_, err = o.db.ExecContext(wctx, "UPDATE seat_syncs SET attempts = attempts + 1, last_error = ?, next_attempt_at = ? WHERE order_id = ?",
+				msg, o.clock.Now().Add(seatSyncBackoff(d.Attempts+1)), d.OrderID)
+		}
+		cancel()
+		if err != nil {
+			return done, store.Unavailable("the database", err)
+		}
+	}
+	return done, nil
+}

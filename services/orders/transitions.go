@@ -1,0 +1,136 @@
+package orders
+
+import (
+	"context"
+
+	"github.com/jmoiron/sqlx"
+
+	"seatflow/services"
+	"seatflow/services/store"
+)
+
+// Cancel cancels the user's pending order and frees its seats. Cancelling a cancelled
+// order returns it unchanged (idempotent). Errors: NOT_FOUND (unknown or another user's),
+// ORDER_STATE (paid, expired or refunded), UNAVAILABLE.
+func (o *Orders) Cancel(ctx context.Context, userID int64, orderNo string) (*services.Order, error) {
+	order, err := o.ByNo(ctx, orderNo)
+	if err != nil {
+		return nil, err
+	}
+	if order.UserID != userID {
+		return nil, services.Errorf(services.CodeNotFound, "order not found")
+	}
+	if order.Status == services.OrderPending && !o.clock.Now().Before(order.ExpiresAt) {
+		// past its deadline the order has expired, whatever the buyer asks now
+		if _, err := o.Expire(ctx, orderNo); err != nil {
+			return nil, err
+		}
+		if order, err = o.ByNo(ctx, orderNo); err != nil {
+			return nil, err
+		}
+	}
+	if order.Status == services.OrderPending {
+		won, err := o.End(ctx, order, services.OrderCancelled, "cancelled by the buyer", false)
+		if err != nil {
+			return nil, err
+		}
+		if won {
+			o.metrics.OrdersCancelled.Inc()
+		}
+		if order, err = o.ByNo(ctx, orderNo); err != nil {
+			return nil, err
+		}
+	}
+	switch order.Status {
+	case services.OrderCancelled:
+		return order, nil
+	default:
+		return nil, services.Errorf(services.CodeOrderState, "the order is %s and can no longer be cancelled", order.Status)
+	}
+}
+
+// Expire ends a pending order whose deadline has passed and frees its seats; it is
+// what the expiry task and reconciliation call. It reports whether this call expired
+// the order; an order that is not pending or not yet due is left alone (idempotent).
+func (o *Orders) Expire(ctx context.Context, orderNo string) (bool, error) {
+	order, err := o.ByNo(ctx, orderNo)
+	if err != nil {
+		if services.ErrorCode(err) == services.CodeNotFound {
+			return false, nil
+		}
+		return false, err
+	}
+	if order.Status != services.OrderPending || o.clock.Now().Before(order.ExpiresAt) {
+		return false, nil
+	}
+	won, err := o.End(ctx, order, services.OrderExpired, "payment deadline passed", true)
+	if won {
+		o.metrics.OrdersExpired.Inc()
+	}
+	return won, err
+}
+
+// End moves a pending order to cancelled or expired with one conditional update
+// (invariant 5), marks its seats no longer live in the same transaction, and only when
+// it won frees the holds in Redis (owner-checked, invariant 4).
+func (o *Orders) End(ctx context.Context, order *services.Order, status, reason string, dueOnly bool) (bool, error) {
+	now := o.clock.Now()
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), store.DBTimeout)
+	defer cancel()
+	q := "UPDATE orders SET status = ?, cancelled_at = ?, cancel_reason = ? WHERE id = ? AND status = 'pending'"
+	args := []any{status, now, reason, order.ID}
+	if dueOnly {
+		q += " AND expires_at <= ?"
+		args = append(args, now)
+	}
+	won := false
+	err := store.InTx(ctx, o.db, func(tx *sqlx.Tx) error {
+		res, err := tx.ExecContext(ctx, q, args...)
+		if err != nil {
+			return err
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			won = false
+			return nil
+		}
+		won = true
+		_, err = tx.ExecContext(ctx, "UPDATE order_seats SET live = NULL WHERE order_id = ?", order.ID)
+		return err
+	})
+	if err != nil {
+		return false, store.Unavailable("the database", err)
+	}
+	if !won {
+		return false, nil
+	}
+	order.Status = status
+	if err := o.SyncSeats(ctx, order); err != nil {
+		o.QueueSeatSync(order, err)
+	}
+	if status != services.OrderExpired {
+		o.cancelExpiry(ctx, order.OrderNo)
+	}
+	return true, nil
+}
+
+// cancelExpiry deletes the expiry task of an order that was paid or cancelled. A task
+// that cannot be deleted is harmless (it finds the order settled) but counted.
+func (o *Orders) cancelExpiry(ctx context.Context, orderNo string) {
+	if o.expiry == nil {
+		return
+	}
+	if err := o.expiry.CancelExpiry(ctx, orderNo); err != nil {
+		o.metrics.ExpiryCancelErrors.Inc()
+		o.log.Warn("expiry task not deleted; it will find the order settled", "order_no", orderNo, "err", err)
+	}
+}
+
+// sold marks the seats of a freshly paid order sold in Redis (owner-checked); a failed
+// Redis step is queued for retry (seat-sync outbox).
+func (o *Orders) sold(ctx context.Context, order *services.Order) {
+	if err := o.SyncSeats(ctx, order); err != nil {
+		o.QueueSeatSync(order, err)
+	}
+	o.metrics.OrdersPaid.Inc()
+	o.cancelExpiry(ctx, order.OrderNo)
+}

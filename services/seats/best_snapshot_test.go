@@ -1,0 +1,114 @@
+package seats_test
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/redis/go-redis/v9"
+
+	"seatflow/services"
+	"seatflow/services/internal/testenv"
+	"seatflow/services/orders"
+	"seatflow/services/seats"
+)
+
+// TestBestAvailable_ConcurrentBuyersGetDifferentBlocks: 35 buyers ask for the 2 best
+// seats of the standard zone (140 seats) at the same moment. Each is offered a
+// different block (chosen one at a time, the chosen seats marked at once), so every one
+// gets seats, the seat map is read far fewer times than there are orders, and both
+// stores agree afterwards.
+func TestBestAvailable_ConcurrentBuyersGetDifferentBlocks(t *testing.T) {
+	e := testenv.NewTestEnv(t, testenv.Unlimited)
+	ctx := context.Background()
+	var reads atomic.Int64
+	e.RDB.AddHook(countHGetAll{&reads})
+	const buyers = 35
+	users := make([]int64, buyers)
+	for i := range users {
+		users[i] = e.User(i)
+	}
+	var wg sync.WaitGroup
+	var failed atomic.Int64
+	start := make(chan struct{})
+	for i := 0; i < buyers; i++ {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			<-start
+			if _, err := e.Orders.Create(ctx, orders.CreateOrderRequest{UserID: users[i], ShowID: e.Show.ID, Zone: "standard", Quantity: 2}); err != nil {
+				failed.Add(1)
+				t.Errorf("buyer %d: %v", i, err)
+			}
+		}(i)
+	}
+	close(start)
+	wg.Wait()
+	if failed.Load() > 0 {
+		t.Fatalf("%d of %d buyers got no seats", failed.Load(), buyers)
+	}
+	if n := reads.Load(); n >= buyers {
+		t.Errorf("the seat map was read %d times for %d orders", n, buyers)
+	}
+	e.CheckInvariants()
+}
+
+// countHGetAll counts HGETALL commands (whole seat-map reads).
+type countHGetAll struct{ n *atomic.Int64 }
+
+func (c countHGetAll) DialHook(next redis.DialHook) redis.DialHook { return next }
+func (c countHGetAll) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+	return func(ctx context.Context, cmd redis.Cmder) error {
+		if cmd.Name() == "hgetall" {
+			c.n.Add(1)
+		}
+		return next(ctx, cmd)
+	}
+}
+func (c countHGetAll) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return next
+}
+
+// TestBestSnapshot_FollowsPublishedChanges: a change another process published makes
+// the snapshot offer other seats without reading the map again, and a reload drops it.
+func TestBestSnapshot_FollowsPublishedChanges(t *testing.T) {
+	h := &services.Hall{Rows: 1, Cols: 5}
+	for c := 1; c <= 5; c++ {
+		h.Seats = append(h.Seats, services.Seat{ID: int64(c), ZoneCode: "standard", Row: 1, Col: c, Kind: services.KindStandard})
+	}
+	h.Index()
+	var b seats.BestSnapshots
+	reads := 0
+	read := func(context.Context) (map[int64]string, error) {
+		reads++
+		return map[int64]string{1: seats.SeatFree, 2: seats.SeatFree, 3: seats.SeatFree, 4: seats.SeatFree, 5: seats.SeatFree}, nil
+	}
+	pick := func() []int64 {
+		ids, err := b.Of(9).Choose(context.Background(), false, h, read, func(free []bool) []int64 {
+			ids, _ := seats.BestBlock(h, free, "standard", 1, false, false)
+			return ids
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ids
+	}
+	if got := pick(); len(got) != 1 || got[0] != 3 {
+		t.Fatalf("first pick %v, want the centre seat 3", got)
+	}
+	// another process sold seats 2 and 4, then seat 3 was released
+	b.Apply(seats.SeatChange{ShowID: 9, Seats: map[int64]string{2: services.StateSold, 4: services.StateHeld, 3: services.StateFree}})
+	if got := pick(); len(got) != 1 || got[0] != 3 || reads != 1 {
+		t.Fatalf("after the change: %v (%d reads), want seat 3 from the snapshot", got, reads)
+	}
+	if got := pick(); len(got) != 1 || (got[0] != 1 && got[0] != 5) || reads != 1 {
+		t.Fatalf("next pick %v (%d reads), want an outer seat: 2 and 4 are taken", got, reads)
+	}
+	b.Apply(seats.SeatChange{ShowID: 9, Reload: true})
+	pick()
+	if reads != 2 {
+		t.Fatalf("a reload did not drop the snapshot (%d reads)", reads)
+	}
+	b.Apply(seats.SeatChange{ShowID: 10, Seats: map[int64]string{1: services.StateSold}}) // a show without a snapshot: nothing to do
+}

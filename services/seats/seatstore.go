@@ -1,0 +1,487 @@
+package seats
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+	"github.com/redis/go-redis/v9"
+	"golang.org/x/sync/singleflight"
+
+	"seatflow/lua"
+	"seatflow/services"
+	"seatflow/services/catalog"
+	"seatflow/services/store"
+)
+
+// SeatStore keeps each show's seat state in Redis: a cache of MySQL that the Lua scripts
+// of package lua alone write. A missing map or field means "not loaded": the store loads
+// it from MySQL (single-flight per show in this process) and asks again (invariant 3).
+type SeatStore struct {
+	rdb     redis.UniversalClient
+	db      *sqlx.DB
+	catalog *catalog.Catalog
+	prefix  string
+	loads   singleflight.Group
+
+	hold, release, sell, load, repair *redis.Script
+
+	versions sync.Map // show id -> *atomic.Uint64, see Changed
+}
+
+// AnyHeldBy reports whether one of the seats is held or sold to userID in the seat
+// cache; false when it cannot tell (the caller only uses it to look further).
+func (s *SeatStore) AnyHeldBy(ctx context.Context, showID int64, seatIDs []int64, userID int64) bool {
+	if len(seatIDs) == 0 {
+		return false
+	}
+	fields := make([]string, len(seatIDs))
+	for i, id := range seatIDs {
+		fields[i] = strconv.FormatInt(id, 10)
+	}
+	ctx, cancel := context.WithTimeout(ctx, store.RedisTimeout)
+	defer cancel()
+	vals, err := s.rdb.HMGet(ctx, s.Keys(showID)[0], fields...).Result()
+	if err != nil {
+		return false
+	}
+	for _, v := range vals {
+		if str, ok := v.(string); ok {
+			if _, _, owner := SeatValue(str); owner == userID {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// Changed notes that a show's seat state may have changed: here after every script
+// this process runs on it, and for changes other processes publish (SeatEvents). Readers
+// that cache what they built from the seat map compare Version before serving it.
+func (s *SeatStore) Changed(showID int64) {
+	v, _ := s.versions.LoadOrStore(showID, new(atomic.Uint64))
+	v.(*atomic.Uint64).Add(1)
+}
+
+// Version is a number that grows whenever Changed is called for the show.
+func (s *SeatStore) Version(showID int64) uint64 {
+	if v, ok := s.versions.Load(showID); ok {
+		return v.(*atomic.Uint64).Load()
+	}
+	return 0
+}
+
+// NewSeatStore returns a store whose keys start with prefix (e.g. "sf"). It reads no
+// application clock: every time it writes to Redis is counted on Redis's own clock.
+func NewSeatStore(rdb redis.UniversalClient, db *sqlx.DB, catalog *catalog.Catalog, prefix string) *SeatStore {
+	return &SeatStore{
+		rdb: rdb, db: db, catalog: catalog, prefix: prefix,
+		hold:    redis.NewScript(lua.Hold),
+		release: redis.NewScript(lua.Release),
+		sell:    redis.NewScript(lua.Sell),
+		load:    redis.NewScript(lua.Load),
+		repair:  redis.NewScript(lua.Repair),
+	}
+}
+
+// A show's seat map is kept in Redis until seatMapKeepAfterStart after the show starts,
+// and for at least seatMapMinTTL from each load, both counted on Redis's own clock so
+// that no instance's clock decides when a map vanishes.
+const (
+	SeatMapKeepAfterStart = 24 * time.Hour
+	SeatMapMinTTL         = time.Hour
+)
+
+// Keys returns the three keys of a show, all in one Redis Cluster hash slot:
+// seats (seat_id -> value), zones (zone code -> free count), users (user_id -> seats held
+// or owned).
+func (s *SeatStore) Keys(showID int64) []string {
+	tag := s.prefix + ":{show:" + strconv.FormatInt(showID, 10) + "}:"
+	return []string{tag + "seats", tag + "zones", tag + "users"}
+}
+
+// FenceKey is the key holding the highest reconciliation lease token that repaired the
+// show's map, in the show's hash slot.
+func (s *SeatStore) FenceKey(showID int64) string {
+	return s.prefix + ":{show:" + strconv.FormatInt(showID, 10) + "}:fence"
+}
+
+// seatsKeyPattern matches the seats hash of every show (for SCAN).
+func (s *SeatStore) seatsKeyPattern() string { return s.prefix + ":{show:*}:seats" }
+
+// Seat values in the seats hash (lua/embed.go documents the same encoding for the scripts).
+const (
+	SeatFree    = "F"
+	seatBlocked = "B"
+)
+
+// EncodeSeat returns the seats-hash value of a seat held by (sold false) or sold to
+// (sold true) an order: "H|<order_no>|<user_id>" or "S|<order_no>|<user_id>".
+func EncodeSeat(sold bool, orderNo string, userID int64) string {
+	state := "H|"
+	if sold {
+		state = "S|"
+	}
+	return state + orderNo + "|" + strconv.FormatInt(userID, 10)
+}
+
+// SeatRef names a seat and its zone code for the scripts.
+type SeatRef struct {
+	ID   int64
+	Zone string
+}
+
+func RefArgs(refs []SeatRef) []any {
+	out := make([]any, 0, 2*len(refs))
+	for _, r := range refs {
+		out = append(out, strconv.FormatInt(r.ID, 10), r.Zone)
+	}
+	return out
+}
+
+// HoldOutcome is what the hold script found. Exactly one of the fields describes a
+// refusal; all zero means the batch is held.
+type HoldOutcome struct {
+	Taken    []int64 // seats held or sold by others
+	LimitNow int     // >= 0 with Limit: seats the user holds or owns already
+	Limit    bool
+	SoldOut  string // zone code without enough free seats
+	Mark     string // after a hold: the per-user counts' marker (their rebuild time, ms)
+}
+
+// OK reports whether the whole batch was held.
+func (h HoldOutcome) OK() bool { return len(h.Taken) == 0 && !h.Limit && h.SoldOut == "" }
+
+// errNotLoaded says the show's map is missing in Redis.
+var errNotLoaded = errors.New("seat map not loaded")
+
+// Hold holds every seat of refs for orderNo/userID, all or nothing: every seat free,
+// zone counts and limit (the purchase limit) are checked before the first write.
+// Errors: UNAVAILABLE when Redis or MySQL cannot be reached.
+func (s *SeatStore) Hold(ctx context.Context, showID int64, orderNo string, userID int64, limit int, refs []SeatRef) (HoldOutcome, error) {
+	args := append([]any{orderNo, strconv.FormatInt(userID, 10), strconv.Itoa(limit)}, RefArgs(refs)...)
+	res, err := s.runLoaded(ctx, showID, s.hold, args)
+	if err != nil {
+		return HoldOutcome{}, err
+	}
+	switch res[0] {
+	case "OK":
+		out := HoldOutcome{}
+		if len(res) > 1 {
+			out.Mark = res[1]
+		}
+		return out, nil
+	case "TAKEN":
+		out := HoldOutcome{}
+		for _, v := range res[1:] {
+			id, _ := strconv.ParseInt(v, 10, 64)
+			out.Taken = append(out.Taken, id)
+		}
+		return out, nil
+	case "LIMIT":
+		n, _ := strconv.Atoi(res[1])
+		return HoldOutcome{Limit: true, LimitNow: n}, nil
+	case "SOLD_OUT":
+		return HoldOutcome{SoldOut: res[1]}, nil
+	case "DUP":
+		return HoldOutcome{}, services.Errorf(services.CodeInvalidRequest, "seat %s is listed twice", res[1])
+	}
+	return HoldOutcome{}, fmt.Errorf("hold script: unexpected reply %v", res)
+}
+
+// Release frees the seats of refs that orderNo holds (and, with fromSold, owns as sold);
+// seats another order holds now are untouched (invariant 4). It returns how many seats
+// it freed. A show whose map is not loaded has nothing to release: the next load reads
+// MySQL, where the order is no longer live.
+func (s *SeatStore) Release(ctx context.Context, showID int64, orderNo string, refs []SeatRef, fromSold bool) (int, error) {
+	defer s.Changed(showID) // whatever the outcome: the script may have run
+	from := "H"
+	if fromSold {
+		from = "HS"
+	}
+	ctx, cancel := context.WithTimeout(ctx, store.RedisTimeout)
+	defer cancel()
+	v, err := s.release.Run(ctx, s.rdb, s.Keys(showID), append([]any{orderNo, from}, RefArgs(refs)...)...).Int64Slice()
+	if err != nil {
+		return 0, store.Unavailable("the seat cache", err)
+	}
+	return int(v[0]), nil
+}
+
+// Sell marks the seats of a paid order sold (owner-checked); it returns seats found
+// held or sold by another order, which it leaves for reconciliation.
+func (s *SeatStore) Sell(ctx context.Context, showID int64, orderNo string, userID int64, refs []SeatRef) ([]int64, error) {
+	args := append([]any{orderNo, strconv.FormatInt(userID, 10)}, RefArgs(refs)...)
+	res, err := s.runLoaded(ctx, showID, s.sell, args)
+	if err != nil {
+		return nil, err
+	}
+	var conflicts []int64
+	for _, v := range res[1:] {
+		id, _ := strconv.ParseInt(v, 10, 64)
+		conflicts = append(conflicts, id)
+	}
+	return conflicts, nil
+}
+
+// runLoaded runs a script that answers NOT_LOADED when the map is missing; it then
+// loads the map from MySQL and runs the script once more.
+func (s *SeatStore) runLoaded(ctx context.Context, showID int64, sc *redis.Script, args []any) ([]string, error) {
+	defer s.Changed(showID) // whatever the outcome: the script may have run
+	keys := s.Keys(showID)
+	for attempt := 0; ; attempt++ {
+		rctx, cancel := context.WithTimeout(ctx, store.RedisTimeout)
+		res, err := sc.Run(rctx, s.rdb, keys, args...).StringSlice()
+		cancel()
+		if err != nil {
+			return nil, store.Unavailable("the seat cache", err)
+		}
+		if len(res) == 0 {
+			return nil, fmt.Errorf("script returned nothing")
+		}
+		if res[0] != "NOT_LOADED" {
+			return res, nil
+		}
+		if attempt == 2 {
+			return nil, store.Unavailable("the seat cache", errNotLoaded)
+		}
+		if err := s.Load(ctx, showID); err != nil {
+			return nil, err
+		}
+	}
+}
+
+// States returns the raw seat values of a show (seat_id -> value), loading the map
+// from MySQL first when it is missing.
+func (s *SeatStore) States(ctx context.Context, showID int64) (map[int64]string, error) {
+	for attempt := 0; attempt < 3; attempt++ {
+		rctx, cancel := context.WithTimeout(ctx, store.RedisTimeout)
+		m, err := s.rdb.HGetAll(rctx, s.Keys(showID)[0]).Result()
+		cancel()
+		if err != nil {
+			return nil, store.Unavailable("the seat cache", err)
+		}
+		if len(m) == 0 {
+			if err := s.Load(ctx, showID); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		out := make(map[int64]string, len(m))
+		for k, v := range m {
+			if id, err := strconv.ParseInt(k, 10, 64); err == nil {
+				out[id] = v
+			}
+		}
+		return out, nil
+	}
+	return nil, store.Unavailable("the seat cache", errNotLoaded)
+}
+
+// ZoneFree returns free seats per zone code of each show whose map is loaded; shows
+// not loaded are absent from the result (the caller counts them from MySQL).
+func (s *SeatStore) ZoneFree(ctx context.Context, showIDs []int64) (map[int64]map[string]int, error) {
+	ctx, cancel := context.WithTimeout(ctx, store.RedisTimeout)
+	defer cancel()
+	pipe := s.rdb.Pipeline()
+	cmds := make([]*redis.MapStringStringCmd, len(showIDs))
+	for i, id := range showIDs {
+		cmds[i] = pipe.HGetAll(ctx, s.Keys(id)[1])
+	}
+	if _, err := pipe.Exec(ctx); err != nil && !errors.Is(err, redis.Nil) {
+		return nil, store.Unavailable("the seat cache", err)
+	}
+	out := map[int64]map[string]int{}
+	for i, c := range cmds {
+		m := c.Val()
+		if len(m) == 0 {
+			continue
+		}
+		z := map[string]int{}
+		for k, v := range m {
+			if k != "_" {
+				z[k], _ = strconv.Atoi(v)
+			}
+		}
+		out[showIDs[i]] = z
+	}
+	return out, nil
+}
+
+// SeatValue decodes a stored seat value into its state (StateFree, StateHeld, StateSold,
+// StateBlocked) and, for held and sold seats, the owning order number and user id.
+func SeatValue(v string) (state, orderNo string, userID int64) {
+	switch {
+	case v == SeatFree:
+		return services.StateFree, "", 0
+	case v == seatBlocked:
+		return services.StateBlocked, "", 0
+	case strings.HasPrefix(v, "H|") || strings.HasPrefix(v, "S|"):
+		parts := strings.SplitN(v, "|", 3)
+		if len(parts) == 3 {
+			userID, _ = strconv.ParseInt(parts[2], 10, 64)
+			orderNo = parts[1]
+		}
+		if v[0] == 'H' {
+			return services.StateHeld, orderNo, userID
+		}
+		return services.StateSold, orderNo, userID
+	}
+	return "", "", 0
+}
+
+// Load builds the show's seat map from MySQL and writes it with the load script, once
+// per show at a time in this process. Another process loading at the same moment is
+// harmless: the script only fills what is missing when the map exists.
+func (s *SeatStore) Load(ctx context.Context, showID int64) error {
+	_, err, _ := s.loads.Do(strconv.FormatInt(showID, 10), func() (any, error) {
+		return nil, s.loadNow(context.WithoutCancel(ctx), showID)
+	})
+	return err
+}
+
+// Snapshot is a show's seat state as MySQL records it: seat_id -> encoded value, free
+// seats per zone code, seats held or owned per user.
+type Snapshot struct {
+	Values   map[int64]string
+	ZoneFree map[string]int
+	Users    map[int64]int
+}
+
+// SnapshotFromDB reads the seat state of a show from MySQL (the truth, invariant 3):
+// seats of live orders held or sold, house seats (show_house_seats) and seats that are
+// never sold blocked, every other seat free.
+func (s *SeatStore) SnapshotFromDB(ctx context.Context, show *services.Show) (*Snapshot, error) {
+	hall, err := s.catalog.Hall(ctx, show.HallID)
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, store.DBTimeout)
+	defer cancel()
+	// house seats are blocked unless a live order has them (the order wins); read with a
+	// locking read so a block or unblock in flight is seen once it commits
+	house, err := houseSeatsForSnapshot(ctx, s.db, show.ID)
+	if err != nil {
+		return nil, err
+	}
+	var live []struct {
+		SeatID  int64  `db:"seat_id"`
+		OrderNo string `db:"order_no"`
+		UserID  int64  `db:"user_id"`
+		Status  string `db:"status"`
+	}
+	if err := s.db.SelectContext(ctx, &live, `SELECT os.seat_id, o.order_no, o.user_id, o.status
+		FROM order_seats os JOIN orders o ON o.id = os.order_id WHERE os.show_id = ? AND os.live = 1`, show.ID); err != nil {
+		return nil, store.Unavailable("the database", err)
+	}
+	snap := &Snapshot{Values: map[int64]string{}, ZoneFree: map[string]int{}, Users: map[int64]int{}}
+	for _, z := range hall.Zones {
+		snap.ZoneFree[z.Code] = 0
+	}
+	taken := map[int64]bool{}
+	for _, l := range live {
+		snap.Values[l.SeatID] = EncodeSeat(l.Status == services.OrderPaid, l.OrderNo, l.UserID)
+		snap.Users[l.UserID]++
+		taken[l.SeatID] = true
+	}
+	for _, st := range hall.Seats {
+		switch {
+		case !st.Sellable() || (house[st.ID] && !taken[st.ID]):
+			snap.Values[st.ID] = seatBlocked
+		case !taken[st.ID]:
+			snap.Values[st.ID] = SeatFree
+			snap.ZoneFree[st.ZoneCode]++
+		}
+	}
+	return snap, nil
+}
+
+func (s *SeatStore) loadNow(ctx context.Context, showID int64) error {
+	defer s.Changed(showID) // whatever the outcome: the script may have run
+	show, err := s.catalog.Show(ctx, showID)
+	if err != nil {
+		return err
+	}
+	snap, err := s.SnapshotFromDB(ctx, show)
+	if err != nil {
+		return err
+	}
+	// the map lives until a day after the show starts, counted on Redis's clock (load.lua)
+	until := show.StartsAt.Add(SeatMapKeepAfterStart)
+	args := []any{strconv.FormatInt(until.Unix(), 10), strconv.Itoa(int(SeatMapMinTTL / time.Second)),
+		strconv.Itoa(len(snap.Values))}
+	for id, v := range snap.Values {
+		args = append(args, strconv.FormatInt(id, 10), v)
+	}
+	args = append(args, strconv.Itoa(len(snap.ZoneFree)))
+	for z, n := range snap.ZoneFree {
+		args = append(args, z, strconv.Itoa(n))
+	}
+	for u, n := range snap.Users {
+		args = append(args, strconv.FormatInt(u, 10), strconv.Itoa(n))
+	}
+	rctx, cancel := context.WithTimeout(ctx, store.RedisTimeout)
+	defer cancel()
+	if err := s.load.Run(rctx, s.rdb, s.Keys(showID), args...).Err(); err != nil {
+		return store.Unavailable("the seat cache", err)
+	}
+	return nil
+}
+
+// UsersMark reads, in one round trip, the show's per-user counts marker (the time, in
+// Redis's clock as ms, they were last rebuilt; "" when the map is missing) and Redis's
+// clock. Errors: Redis's.
+func (s *SeatStore) UsersMark(ctx context.Context, showID int64) (string, time.Time, error) {
+	ctx, cancel := context.WithTimeout(ctx, store.RedisTimeout)
+	defer cancel()
+	var mark *redis.StringCmd
+	var now *redis.TimeCmd
+	_, err := s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
+		mark = p.HGet(ctx, s.Keys(showID)[2], "_")
+		now = p.Time(ctx)
+		return nil
+	})
+	if err != nil && !errors.Is(err, redis.Nil) {
+		return "", time.Time{}, err
+	}
+	return mark.Val(), now.Val(), nil
+}
+
+// Redis returns the Redis client that holds the seat maps.
+func (s *SeatStore) Redis() redis.UniversalClient { return s.rdb }
+
+// Prefix returns the prefix of every Redis key the seat store and its neighbours write
+// ("sf" by default; DESIGN.md "Redis keys").
+func (s *SeatStore) Prefix() string { return s.prefix }
+
+// houseSeatsForSnapshot returns the house seats of a show for SnapshotFromDB with a
+// locking read: a block or unblock whose transaction is open is waited for, so a
+// snapshot never misses a block whose seats the seat cache already shows blocked. A
+// deadlock with such a transaction is retried.
+func houseSeatsForSnapshot(ctx context.Context, db *sqlx.DB, showID int64) (map[int64]bool, error) {
+	var err error
+	for attempt := 0; attempt < store.TxAttempts; attempt++ {
+		var ids []int64
+		if err = db.SelectContext(ctx, &ids, "SELECT seat_id FROM show_house_seats WHERE show_id = ? LOCK IN SHARE MODE", showID); err == nil {
+			out := make(map[int64]bool, len(ids))
+			for _, id := range ids {
+				out[id] = true
+			}
+			return out, nil
+		}
+		if !store.IsRetryable(err) {
+			break
+		}
+	}
+	return nil, store.Unavailable("the database", err)
+}
+
+// LoadScript returns lua/load.lua as the seat store runs it; the tests of the key layout
+// (invariant 9) run it with keys of their own.
+func (s *SeatStore) LoadScript() *redis.Script { return s.load }

@@ -1,0 +1,247 @@
+package seats
+
+import (
+	"context"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+
+	"seatflow/services"
+	"seatflow/services/catalog"
+	"seatflow/services/store"
+)
+
+// Shows answers the browsing questions of moviegoers: shows of a day, one show with its
+// zones and seats left, and a show's seat map.
+type Shows struct {
+	db      *sqlx.DB
+	catalog *catalog.Catalog
+	seats   *SeatStore
+	clock   services.Clock
+	zone    *time.Location
+}
+
+// NewShows returns the browsing service; zone is the cinema's time zone (dates given by
+// people are days there, invariant 7).
+func NewShows(db *sqlx.DB, catalog *catalog.Catalog, seats *SeatStore, clock services.Clock, zone *time.Location) *Shows {
+	return &Shows{db: db, catalog: catalog, seats: seats, clock: clock, zone: zone}
+}
+
+// Zone returns the cinema's time zone.
+func (s *Shows) Zone() *time.Location { return s.zone }
+
+// Today returns today's date in the cinema's time zone (YYYY-MM-DD).
+func (s *Shows) Today() string { return s.clock.Now().In(s.zone).Format(time.DateOnly) }
+
+// OnDate lists the public shows starting on date (YYYY-MM-DD in the cinema's time zone;
+// "" means today), by start time, with zones, prices and seats left.
+// Errors: INVALID_REQUEST (bad date), UNAVAILABLE.
+func (s *Shows) OnDate(ctx context.Context, date string) ([]*services.Show, error) {
+	if date == "" {
+		date = s.Today()
+	}
+	day, err := time.ParseInLocation(time.DateOnly, date, s.zone)
+	if err != nil {
+		return nil, services.Errorf(services.CodeInvalidRequest, "date must be YYYY-MM-DD")
+	}
+	// a calendar date MySQL's DATETIME cannot hold (before year 1000, after 9999) has no
+	// shows: the answer is an empty list, not a query the server refuses
+	from, to := day.UTC(), day.AddDate(0, 0, 1).UTC()
+	if from.Before(minDateTime) {
+		from = minDateTime
+	}
+	if to.After(maxDateTime) {
+		to = maxDateTime
+	}
+	if !from.Before(to) {
+		return []*services.Show{}, nil
+	}
+	return s.Between(ctx, from, to)
+}
+
+// The range of MySQL's DATETIME, the type of every stored time.
+var (
+	minDateTime = time.Date(1000, 1, 1, 0, 0, 0, 0, time.UTC)
+	maxDateTime = time.Date(9999, 12, 31, 23, 59, 59, 0, time.UTC)
+)
+
+// Between lists the public shows starting in [from, to) with seats left.
+func (s *Shows) Between(ctx context.Context, from, to time.Time) ([]*services.Show, error) {
+	shows, err := s.catalog.ShowsBetween(ctx, from, to)
+	if err != nil {
+		return nil, err
+	}
+	return shows, s.FillSeatsLeft(ctx, shows)
+}
+
+// Get returns one public show with zones, prices and seats left.
+// Errors: NOT_FOUND (unknown or draft), UNAVAILABLE.
+func (s *Shows) Get(ctx context.Context, id int64) (*services.Show, error) {
+	cached, err := s.catalog.CachedShow(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	show := cached.CopyAt(s.clock.Now())
+	if show.Status == services.ShowDraft {
+		return nil, services.Errorf(services.CodeNotFound, "show %d not found", id)
+	}
+	return show, s.FillSeatsLeft(ctx, []*services.Show{show})
+}
+
+// SeatMapVersion grows whenever the show's seat state may have changed (in this process
+// or, through the seat events, in another): a cached rendering of the seat map made at
+// an equal version is current.
+func (s *Shows) SeatMapVersion(id int64) uint64 { return s.seats.Version(id) }
+
+// SeatMap is a show's hall layout with each seat's current state.
+type SeatMap struct {
+	Show   *services.Show
+	Hall   *services.Hall
+	States map[int64]string // seat id -> StateFree, StateHeld, StateSold or StateBlocked
+	Owners map[int64]int64  // seat id -> user id holding or owning it
+}
+
+// SeatMap returns the show's seat map, loading it into Redis from MySQL when missing.
+// Errors: NOT_FOUND, UNAVAILABLE.
+func (s *Shows) SeatMap(ctx context.Context, id int64) (*SeatMap, error) {
+	show, err := s.Get(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	hall, err := s.catalog.Hall(ctx, show.HallID)
+	if err != nil {
+		return nil, err
+	}
+	raw, err := s.seats.States(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	for _, st := range hall.Seats {
+		if _, ok := raw[st.ID]; !ok {
+			// a field is missing: not loaded, never free (invariant 3); fill it from MySQL
+			if err := s.seats.Load(ctx, id); err != nil {
+				return nil, err
+			}
+			if raw, err = s.seats.States(ctx, id); err != nil {
+				return nil, err
+			}
+			break
+		}
+	}
+	m := &SeatMap{Show: show, Hall: hall, States: make(map[int64]string, len(hall.Seats)), Owners: map[int64]int64{}}
+	for _, st := range hall.Seats {
+		state, _, user := SeatValue(raw[st.ID])
+		if !st.Sellable() {
+			state = services.StateBlocked
+		}
+		if state == "" {
+			state = services.StateHeld // an unreadable value is never offered as free
+		}
+		m.States[st.ID] = state
+		if user != 0 {
+			m.Owners[st.ID] = user
+		}
+	}
+	return m, nil
+}
+
+// FillSeatsLeft sets SeatsLeft of each show and zone: from Redis where the seat map is
+// loaded, else counted in MySQL (sellable seats minus live order seats).
+func (s *Shows) FillSeatsLeft(ctx context.Context, shows []*services.Show) error {
+	if len(shows) == 0 {
+		return nil
+	}
+	ids := make([]int64, len(shows))
+	for i, sh := range shows {
+		ids[i] = sh.ID
+	}
+	cached, err := s.seats.ZoneFree(ctx, ids)
+	if err != nil {
+		cached = map[int64]map[string]int{} // browsing still works from MySQL
+	}
+	var missing []int64
+	for _, sh := range shows {
+		if _, ok := cached[sh.ID]; !ok {
+			missing = append(missing, sh.ID)
+		}
+	}
+	if len(missing) > 0 {
+		counted, err := s.countFromDB(ctx, shows, missing)
+		if err != nil {
+			return err
+		}
+		for id, z := range counted {
+			cached[id] = z
+		}
+	}
+	for _, sh := range shows {
+		sh.SeatsLeft = 0
+		for i := range sh.Zones {
+			sh.Zones[i].SeatsLeft = cached[sh.ID][sh.Zones[i].Code]
+			sh.SeatsLeft += sh.Zones[i].SeatsLeft
+		}
+	}
+	return nil
+}
+
+func (s *Shows) countFromDB(ctx context.Context, shows []*services.Show, ids []int64) (map[int64]map[string]int, error) {
+	// taken: seats of live orders, and house seats no live order has
+	q, args, err := sqlx.In(`SELECT show_id, zone_code, COUNT(*) AS n FROM order_seats WHERE show_id IN (?) AND live = 1 GROUP BY show_id, zone_code
+		UNION ALL
+		SELECT h.show_id, z.code, COUNT(*) FROM show_house_seats h JOIN seats st ON st.id = h.seat_id JOIN zones z ON z.id = st.zone_id
+		WHERE h.show_id IN (?) AND NOT EXISTS (SELECT 1 FROM order_seats os WHERE os.show_id = h.show_id AND os.seat_id = h.seat_id AND os.live = 1)
+		GROUP BY h.show_id, z.code`, ids, ids)
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, store.DBTimeout)
+	defer cancel()
+	var rows []struct {
+		ShowID int64  `db:"show_id"`
+		Zone   string `db:"zone_code"`
+		N      int    `db:"n"`
+	}
+	if err := s.db.SelectContext(ctx, &rows, s.db.Rebind(q), args...); err != nil {
+		return nil, store.Unavailable("the database", err)
+	}
+	taken := map[int64]map[string]int{}
+	for _, r := range rows {
+		if taken[r.ShowID] == nil {
+			taken[r.ShowID] = map[string]int{}
+		}
+		taken[r.ShowID][r.Zone] += r.N
+	}
+	want := map[int64]bool{}
+	for _, id := range ids {
+		want[id] = true
+	}
+	out := map[int64]map[string]int{}
+	for _, sh := range shows {
+		if !want[sh.ID] {
+			continue
+		}
+		hall, err := s.catalog.Hall(ctx, sh.HallID)
+		if err != nil {
+			return nil, err
+		}
+		z := map[string]int{}
+		for _, st := range hall.Seats {
+			if st.Sellable() {
+				z[st.ZoneCode]++
+			}
+		}
+		for code, n := range taken[sh.ID] {
+			z[code] -= n
+		}
+		out[sh.ID] = z
+	}
+	return out, nil
+}
+
+// Load builds a show's seat map from MySQL unless it is loaded (SeatStore.Load).
+func (s *Shows) Load(ctx context.Context, showID int64) error { return s.seats.Load(ctx, showID) }
+
+// ZoneFree returns, per loaded show id, its free seats per zone code (SeatStore.ZoneFree).
+func (s *Shows) ZoneFree(ctx context.Context, showIDs []int64) (map[int64]map[string]int, error) {
+	return s.seats.ZoneFree(ctx, showIDs)
+}

@@ -1,0 +1,206 @@
+package staff
+
+import (
+	"context"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+
+	"seatflow/services"
+	"seatflow/services/store"
+)
+
+// Dashboard answers the console's dashboard questions with plain SQL reads: today's
+// shows with their occupancy, revenue, orders per minute and pending orders. "Today"
+// and "this week" are days and ISO weeks (Monday first) in the cinema's time zone,
+// turned into UTC ranges [from, to) (invariant 7).
+type Dashboard struct {
+	db    *sqlx.DB
+	clock services.Clock
+	zone  *time.Location
+}
+
+// NewDashboard returns the dashboard reads; zone is the cinema's time zone (UTC when nil).
+func NewDashboard(db *sqlx.DB, clock services.Clock, zone *time.Location) *Dashboard {
+	if zone == nil {
+		zone = time.UTC
+	}
+	return &Dashboard{db: db, clock: clock, zone: zone}
+}
+
+// DashboardPendingListed is how many of the oldest pending orders the snapshot lists.
+const DashboardPendingListed = 5
+
+// DashboardSnapshot is everything the dashboard shows, read at Now (UTC).
+type DashboardSnapshot struct {
+	Now          time.Time
+	Zone         *time.Location
+	TodayShows   []*ShowOccupancy
+	RevenueToday *Revenue
+	RevenueWeek  *Revenue
+	// Minutes are the 60 one-minute buckets of the last hour, oldest first; the last
+	// one is the minute now is in.
+	Minutes []MinuteCount
+	Pending *PendingOrders
+}
+
+// Snapshot reads every dashboard figure at the clock's now. Errors: UNAVAILABLE.
+func (d *Dashboard) Snapshot(ctx context.Context) (*DashboardSnapshot, error) {
+	now := d.clock.Now().UTC()
+	snap := &DashboardSnapshot{Now: now, Zone: d.zone}
+	var err error
+	if snap.TodayShows, err = d.TodayShows(ctx, now); err != nil {
+		return nil, err
+	}
+	from, to := LocalDay(now, d.zone)
+	if snap.RevenueToday, err = d.Revenue(ctx, from, to); err != nil {
+		return nil, err
+	}
+	from, to = LocalWeek(now, d.zone)
+	if snap.RevenueWeek, err = d.Revenue(ctx, from, to); err != nil {
+		return nil, err
+	}
+	if snap.Minutes, err = d.OrdersPerMinute(ctx, now); err != nil {
+		return nil, err
+	}
+	if snap.Pending, err = d.PendingOrders(ctx, now, DashboardPendingListed); err != nil {
+		return nil, err
+	}
+	return snap, nil
+}
+
+// LocalDay returns the UTC range [from, to) of the day that t falls on in zone. A day
+// with a daylight-saving change is 23 or 25 hours long.
+func LocalDay(t time.Time, zone *time.Location) (from, to time.Time) {
+	l := t.In(zone)
+	start := time.Date(l.Year(), l.Month(), l.Day(), 0, 0, 0, 0, zone)
+	return start.UTC(), start.AddDate(0, 0, 1).UTC()
+}
+
+// LocalWeek returns the UTC range [from, to) of the ISO week (Monday 00:00 to the next
+// Monday 00:00, in zone) that t falls on.
+func LocalWeek(t time.Time, zone *time.Location) (from, to time.Time) {
+	l := t.In(zone)
+	back := (int(l.Weekday()) + 6) % 7 // days since Monday
+	start := time.Date(l.Year(), l.Month(), l.Day()-back, 0, 0, 0, 0, zone)
+	return start.UTC(), start.AddDate(0, 0, 7).UTC()
+}
+
+// ShowOccupancy is one show with how full it is. Sellable counts the hall's seats that
+// are not blocked; Sold the seats of paid orders; Held the seats of pending orders.
+// Status is the show's status at the time of reading (Show.StatusAt).
+type ShowOccupancy struct {
+	ShowID       int64     `db:"id"`
+	StartsAt     time.Time `db:"starts_at"`
+	MovieTitle   string    `db:"movie_title"`
+	HallID       int64     `db:"hall_id"`
+	HallName     string    `db:"hall_name"`
+	Status       string    `db:"-"`
+	StoredStatus string    `db:"status"`
+	SaleOpensAt  time.Time `db:"sale_opens_at"`
+	SaleClosesAt time.Time `db:"sale_closes_at"`
+	Sellable     int       `db:"sellable"`
+	Sold         int       `db:"sold"`
+	Held         int       `db:"held"`
+}
+
+// Free is the number of sellable seats neither sold nor held (never below 0).
+func (s *ShowOccupancy) Free() int { return max(0, s.Sellable-s.Sold-s.Held) }
+
+// SoldPercent is sold seats over sellable seats, 0..100 (0 for a hall without sellable seats).
+func (s *ShowOccupancy) SoldPercent() float64 { return percent(s.Sold, s.Sellable) }
+
+// HeldPercent is held seats over sellable seats, 0..100.
+func (s *ShowOccupancy) HeldPercent() float64 { return percent(s.Held, s.Sellable) }
+
+func percent(n, of int) float64 {
+	if of <= 0 {
+		return 0
+	}
+	return 100 * float64(n) / float64(of)
+}
+
+// TodayShows lists every show (drafts and cancelled ones included) starting on the
+// cinema-local day of now, by start time then hall, with its seat counts.
+// Errors: UNAVAILABLE.
+func (d *Dashboard) TodayShows(ctx context.Context, now time.Time) ([]*ShowOccupancy, error) {
+	from, to := LocalDay(now, d.zone)
+	return d.showsBetween(ctx, now, from, to)
+}
+
+// showsBetween lists the shows starting in [from, to) with their seat counts, their
+// status derived at now.
+func (d *Dashboard) showsBetween(ctx context.Context, now, from, to time.Time) ([]*ShowOccupancy, error) {
+	q := `SELECT s.id, s.starts_at, s.hall_id, s.status, s.sale_opens_at, s.sale_closes_at,
+		m.title AS movie_title, h.name AS hall_name,
+		(SELECT COUNT(*) FROM seats se WHERE se.hall_id = s.hall_id AND se.kind <> 'blocked') AS sellable,
+		(SELECT COUNT(*) FROM order_seats os JOIN orders o ON o.id = os.order_id
+			WHERE os.show_id = s.id AND os.live = 1 AND o.status = 'paid') AS sold,
+		(SELECT COUNT(*) FROM order_seats os JOIN orders o ON o.id = os.order_id
+			WHERE os.show_id = s.id AND os.live = 1 AND o.status = 'pending') AS held
+		FROM shows s JOIN movies m ON m.id = s.movie_id JOIN halls h ON h.id = s.hall_id
+		WHERE s.starts_at >= ? AND s.starts_at < ?
+		ORDER BY s.starts_at, h.name, s.id`
+	qctx, cancel := context.WithTimeout(ctx, store.DBTimeout)
+	defer cancel()
+	out := []*ShowOccupancy{}
+	if err := d.db.SelectContext(qctx, &out, q, from, to); err != nil {
+		return nil, store.Unavailable("the database", err)
+	}
+	for _, s := range out {
+		sh := services.Show{Status: s.StoredStatus, SaleOpensAt: s.SaleOpensAt, SaleClosesAt: s.SaleClosesAt}
+		s.Status = sh.StatusAt(now)
+	}
+	return out, nil
+}
+
+// PendingOrders is how many orders wait for payment, how many of them are past their
+// deadline (the expiry task or reconciliation ends them), and the oldest few.
+type PendingOrders struct {
+	Count   int
+	Overdue int
+	Oldest  []*PendingOrder
+}
+
+// PendingOrder is one order waiting for payment. Times are UTC; TotalMinor is in minor
+// units of Currency.
+type PendingOrder struct {
+	OrderNo    string    `db:"order_no"`
+	ShowID     int64     `db:"show_id"`
+	MovieTitle string    `db:"movie_title"`
+	UserEmail  string    `db:"user_email"`
+	Seats      int       `db:"seats"`
+	TotalMinor int64     `db:"total_minor"`
+	Currency   string    `db:"currency"`
+	CreatedAt  time.Time `db:"created_at"`
+	ExpiresAt  time.Time `db:"expires_at"`
+}
+
+// PendingOrders counts the pending orders at now and lists the oldest limit of them
+// (oldest first). Errors: UNAVAILABLE.
+func (d *Dashboard) PendingOrders(ctx context.Context, now time.Time, limit int) (*PendingOrders, error) {
+	qctx, cancel := context.WithTimeout(ctx, store.DBTimeout)
+	defer cancel()
+	out := &PendingOrders{Oldest: []*PendingOrder{}}
+	var counts struct {
+		Count   int `db:"n"`
+		Overdue int `db:"overdue"`
+	}
+	if err := d.db.GetContext(qctx, &counts, `SELECT COUNT(*) AS n, COALESCE(SUM(expires_at <= ?), 0) AS overdue
+		FROM orders WHERE status = 'pending'`, now); err != nil {
+		return nil, store.Unavailable("the database", err)
+	}
+	out.Count, out.Overdue = counts.Count, counts.Overdue
+	if limit <= 0 || out.Count == 0 {
+		return out, nil
+	}
+	if err := d.db.SelectContext(qctx, &out.Oldest, `SELECT o.order_no, o.show_id, m.title AS movie_title,
+		u.email AS user_email, o.total_minor, o.currency, o.created_at, o.expires_at,
+		(SELECT COUNT(*) FROM order_seats os WHERE os.order_id = o.id) AS seats
+		FROM orders o JOIN shows s ON s.id = o.show_id JOIN movies m ON m.id = s.movie_id
+		JOIN users u ON u.id = o.user_id
+		WHERE o.status = 'pending' ORDER BY o.created_at, o.id LIMIT ?`, limit); err != nil {
+		return nil, store.Unavailable("the database", err)
+	}
+	return out, nil
+}

@@ -1,0 +1,161 @@
+package staff
+
+import (
+	"context"
+	"strconv"
+
+	"github.com/jmoiron/sqlx"
+
+	"seatflow/services"
+	"seatflow/services/store"
+)
+
+// ShowCancellation is the outcome of cancelling a show: the show as the public sees it
+// now, and how many pending orders this call cancelled and paid orders it refunded.
+type ShowCancellation struct {
+	Show            *services.Show
+	CancelledOrders int
+	RefundedOrders  int
+}
+
+// ShowAudit is how a show's status change appears in the audit log.
+type ShowAudit struct {
+	ID     string `json:"id"`
+	Status string `json:"status"`
+	Reason string `json:"reason,omitempty"`
+}
+
+// CancelShow cancels show showID for staff member actorID: one conditional update sets
+// its status to cancelled (audited in the same transaction), so no order can be paid
+// from then on (Payments refuses to start one and refunds a late approval, invariant
+// 10); then every pending order of the show is cancelled (its seats released) and every
+// paid order refunded through its provider. Cancelling a cancelled show returns it
+// unchanged with zero counts (it only ends orders an earlier, interrupted call left).
+// Errors: NOT_FOUND, INVALID_REQUEST (reason too long), UNAVAILABLE (the show may then
+// be cancelled with some orders left: call it again).
+func (s *StaffOrders) CancelShow(ctx context.Context, actorID, showID int64, reason string) (*ShowCancellation, error) {
+	if len([]rune(reason)) > MaxReasonLen {
+		return nil, services.Errorf(services.CodeInvalidRequest, "reason is longer than %d characters", MaxReasonLen)
+	}
+	if reason == "" {
+		reason = "the show was cancelled"
+	}
+	show, err := s.orders.Catalog().Show(ctx, showID)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := s.markCancelled(ctx, actorID, show, reason); err != nil {
+		return nil, err
+	}
+	s.orders.Catalog().ForgetShow(showID)
+	// when it was cancelled before, its orders were ended then: this finds none, unless
+	// that call was cut short or an order was created from a show read just before
+	out := &ShowCancellation{}
+	if out.CancelledOrders, out.RefundedOrders, err = s.endOrders(ctx, actorID, showID, reason); err != nil {
+		return nil, err
+	}
+	if out.Show, err = s.shows.Get(ctx, showID); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// markCancelled sets the show's status to cancelled unless it already is, with its
+// audit entry, and reports whether this call changed it.
+func (s *StaffOrders) markCancelled(ctx context.Context, actorID int64, show *services.Show, reason string) (bool, error) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), store.DBTimeout)
+	defer cancel()
+	var won bool
+	err := store.InTx(ctx, s.db, func(tx *sqlx.Tx) error {
+		won = false
+		var before string
+		if err := tx.GetContext(ctx, &before, "SELECT status FROM shows WHERE id = ? FOR UPDATE", show.ID); err != nil {
+			return err
+		}
+		if before == services.ShowCancelled {
+			return nil
+		}
+		res, err := tx.ExecContext(ctx, "UPDATE shows SET status = 'cancelled' WHERE id = ? AND status <> 'cancelled'", show.ID)
+		if err != nil {
+			return err
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return nil
+		}
+		won = true
+		id := strconv.FormatInt(show.ID, 10)
+		return s.audit.Record(ctx, tx, actorID, "show.cancel", "show", id,
+			ShowAudit{ID: id, Status: before}, ShowAudit{ID: id, Status: services.ShowCancelled, Reason: reason})
+	})
+	if err != nil {
+		if store.IsNoRows(err) {
+			return false, services.Errorf(services.CodeNotFound, "show %d not found", show.ID)
+		}
+		if services.ErrorCode(err) != "" {
+			return false, err
+		}
+		return false, store.Unavailable("the database", err)
+	}
+	return won, nil
+}
+
+// endOrders cancels the pending orders of a cancelled show and refunds its paid ones,
+// and returns how many of each this call ended.
+func (s *StaffOrders) endOrders(ctx context.Context, actorID, showID int64, reason string) (cancelled, refunded int, err error) {
+	var nos []string
+	qctx, cancel := context.WithTimeout(ctx, store.DBTimeout)
+	err = s.db.SelectContext(qctx, &nos, "SELECT order_no FROM orders WHERE show_id = ? AND status IN ('pending', 'paid') ORDER BY id", showID)
+	cancel()
+	if err != nil {
+		return 0, 0, store.Unavailable("the database", err)
+	}
+	for _, no := range nos {
+		c, r, err := s.endOne(ctx, actorID, no, reason)
+		if err != nil {
+			return cancelled, refunded, err
+		}
+		if c {
+			cancelled++
+		}
+		if r {
+			refunded++
+		}
+	}
+	return cancelled, refunded, nil
+}
+
+// endOne cancels the order orderNo when it is pending or refunds it when it is paid,
+// and reports which this call did. An order that was paid between the read and the
+// cancel is read again and refunded.
+func (s *StaffOrders) endOne(ctx context.Context, actorID int64, orderNo, reason string) (cancelled, refunded bool, err error) {
+	for attempt := 0; attempt < 2; attempt++ {
+		order, err := s.orders.ByNo(ctx, orderNo)
+		if err != nil {
+			return false, false, err
+		}
+		switch order.Status {
+		case services.OrderPending:
+			won, err := s.orders.End(ctx, order, services.OrderCancelled, reason, false)
+			if err != nil {
+				return false, false, err
+			}
+			if !won {
+				continue // ended or paid meanwhile: look again
+			}
+			before, after := auditOrder(order), auditOrder(order)
+			now := s.orders.Clock().Now()
+			before.Status = services.OrderPending
+			after.CancelledAt, after.CancelReason = &now, &reason
+			if err := s.audit.Record(ctx, s.db, actorID, "order.cancel", "order", order.OrderNo, before, after); err != nil {
+				s.orders.Log().Error("order cancelled with its show but not audited", "order_no", order.OrderNo, "err", err)
+			}
+			return true, false, nil
+		case services.OrderPaid:
+			won, err := s.refund(ctx, actorID, order, reason)
+			return false, won, err
+		default:
+			return false, false, nil
+		}
+	}
+	return false, false, nil
+}
