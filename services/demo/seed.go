@@ -18,6 +18,7 @@ import (
 	"seatflow/services/accounts"
 	"seatflow/services/audit"
 	"seatflow/services/catalog"
+	"seatflow/services/orders"
 )
 
 // DemoOptions configures SeedDemo.
@@ -429,11 +430,11 @@ func seedDemoFillShow(ctx context.Context, db *sqlx.DB, opt DemoOptions, showID 
 	if show.Status != services.ShowOnSale {
 		return 0, nil // changed by staff (or seeded as a later day): leave it alone
 	}
-	var orders int
-	if err := tx.GetContext(ctx, &orders, "SELECT COUNT(*) FROM orders WHERE show_id = ?", showID); err != nil {
+	var existing int
+	if err := tx.GetContext(ctx, &existing, "SELECT COUNT(*) FROM orders WHERE show_id = ?", showID); err != nil {
 		return 0, err
 	}
-	if orders > 0 {
+	if existing > 0 {
 		return 0, nil
 	}
 	var seats []struct {
@@ -475,22 +476,14 @@ func seedDemoFillShow(ctx context.Context, db *sqlx.DB, opt DemoOptions, showID 
 			total += s.Price
 		}
 		orderNo := fmt.Sprintf("DEMO%d-%d", showID, n)
-		res, err := tx.ExecContext(ctx, `INSERT INTO orders
-			(order_no, user_id, show_id, status, total_minor, currency, created_at, expires_at, paid_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-			orderNo, userID, showID, services.OrderPaid, total, show.Currency, opt.Now, opt.Now, opt.Now)
-		if err != nil {
-			return 0, err
-		}
-		orderID, err := res.LastInsertId()
-		if err != nil {
-			return 0, err
-		}
+		paidAt := opt.Now
+		order := &services.Order{OrderNo: orderNo, UserID: userID, ShowID: showID, Status: services.OrderPaid,
+			TotalMinor: total, Currency: show.Currency, CreatedAt: opt.Now, ExpiresAt: opt.Now, PaidAt: &paidAt}
 		for _, s := range batch {
-			if _, err := tx.ExecContext(ctx, `INSERT INTO order_seats (order_id, show_id, seat_id, zone_code, price_minor, live)
-				VALUES (?, ?, ?, ?, ?, 1)`, orderID, showID, s.ID, s.Zone, s.Price); err != nil {
-				return 0, err
-			}
+			order.Seats = append(order.Seats, services.OrderSeat{SeatID: s.ID, ZoneCode: s.Zone, PriceMinor: s.Price})
+		}
+		if err := orders.InsertOrder(ctx, tx, order, true); err != nil {
+			return 0, err
 		}
 		created++
 	}

@@ -478,24 +478,7 @@ func (o *Orders) persist(ctx context.Context, order *services.Order, limit int, 
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), store.DBTimeout)
 	defer cancel()
 	return store.InTx(ctx, o.db, func(tx *sqlx.Tx) error {
-		res, err := tx.ExecContext(ctx, `INSERT INTO orders (order_no, user_id, show_id, status, total_minor, currency, created_at, expires_at)
-		VALUES (?, ?, ?, 'pending', ?, ?, ?, ?)`, order.OrderNo, order.UserID, order.ShowID, order.TotalMinor, order.Currency, order.CreatedAt, order.ExpiresAt)
-		if err != nil {
-			return err
-		}
-		if order.ID, err = res.LastInsertId(); err != nil {
-			return err
-		}
-		q := "INSERT INTO order_seats (order_id, show_id, seat_id, zone_code, price_minor, live) VALUES "
-		args := make([]any, 0, 5*len(order.Seats))
-		for i, s := range order.Seats {
-			if i > 0 {
-				q += ", "
-			}
-			q += "(?, ?, ?, ?, ?, 1)"
-			args = append(args, order.ID, order.ShowID, s.SeatID, s.ZoneCode, s.PriceMinor)
-		}
-		if _, err := tx.ExecContext(ctx, q, args...); err != nil {
+		if err := InsertOrder(ctx, tx, order, true); err != nil {
 			return err
 		}
 		if o.LimitCountNeeded(ctx, order) {

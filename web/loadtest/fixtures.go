@@ -11,6 +11,7 @@ import (
 	"github.com/jmoiron/sqlx"
 
 	"seatflow/services"
+	"seatflow/services/orders"
 )
 
 // This file is the load test's fixture: a hall, a movie and on-sale shows inserted with
@@ -185,30 +186,15 @@ func insertOrder(ctx context.Context, db *sqlx.DB, orderNo string, userID, showI
 		return err
 	}
 	defer tx.Rollback()
-	var paidAt any
+	order := &services.Order{OrderNo: orderNo, UserID: userID, ShowID: showID, Status: status, TotalMinor: total,
+		Currency: currency, CreatedAt: now, ExpiresAt: now.Add(15 * time.Minute)}
 	if status == services.OrderPaid {
-		paidAt = now
+		order.PaidAt = &now
 	}
-	res, err := tx.ExecContext(ctx, `INSERT INTO orders (order_no, user_id, show_id, status, total_minor, currency, created_at, expires_at, paid_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`, orderNo, userID, showID, status, total, currency, now, now.Add(15*time.Minute), paidAt)
-	if err != nil {
-		return err
-	}
-	oid, err := res.LastInsertId()
-	if err != nil {
-		return err
-	}
-	var liveVal any = 1
-	if !live {
-		liveVal = nil
-	}
-	args := make([]any, 0, 6*len(seats))
 	for _, s := range seats {
-		args = append(args, oid, showID, s.ID, s.Zone, fixturePrices[s.Zone], liveVal)
+		order.Seats = append(order.Seats, services.OrderSeat{SeatID: s.ID, ZoneCode: s.Zone, PriceMinor: fixturePrices[s.Zone]})
 	}
-	q := "INSERT INTO order_seats (order_id, show_id, seat_id, zone_code, price_minor, live) VALUES " +
-		strings.TrimSuffix(strings.Repeat("(?,?,?,?,?,?),", len(seats)), ",")
-	if _, err := tx.ExecContext(ctx, q, args...); err != nil {
+	if err := orders.InsertOrder(ctx, tx, order, live); err != nil {
 		return err
 	}
 	return tx.Commit()

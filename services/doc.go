@@ -1,0 +1,23 @@
+// Package services is seatflow's shared vocabulary: the words every domain package
+// under it speaks, and nothing that decides or stores.
+//
+// It holds the error type and the contract's error codes (Error, Code*, Errorf), the
+// Clock, the domain types (User, Movie, Hall, Zone, Seat, Show, Order, OrderSeat and
+// their statuses), order numbers (NewOrderNo), the cinema's local time (LocalTime),
+// e-mail canonicalisation (CanonicalEmail) and the Prometheus collectors (Metrics).
+//
+// The domain packages, from the bottom up (each imports only packages above it in
+// this list, never one below; DESIGN.md "Packages" draws the graph):
+//
+//	store      MySQL open/migrate, transactions, SQL error mapping, the Redis lease
+//	audit      the audit log of staff and admin writes
+//	accounts   users, sessions, user admin
+//	catalog    halls and layouts, movies, shows, prices, sale windows (Catalog, CatalogWriter)
+//	seats      the seat maps in Redis and their Lua scripts, best-available, live seat events
+//	orders     creating, paying, cancelling and expiring orders; payments; tickets
+//	staff      refunds, show cancellation, house seats, manual release, dashboard
+//	reconcile  comparing the seat maps with MySQL and repairing them
+//	demo       the demo cinema
+//
+// This package imports no other seatflow package.
+package services

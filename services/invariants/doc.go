@@ -1,0 +1,5 @@
+// Package invariants holds the tests of DESIGN.md's invariants that span the domain
+// packages (TestInvariantN_*), the fault tests (TestFault_*: MySQL and Redis cut,
+// flushed, restarted) and the soak test (make soak), all against the real MariaDB and
+// Redis through services/internal/testenv. It has no code of its own.
+package invariants

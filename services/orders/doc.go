@@ -1,0 +1,12 @@
+// Package orders is the order pipeline: Orders creates an order (rate limits,
+// Idempotency-Key, precheck, the hold in Redis, one MySQL transaction), reads it, and
+// ends it by payment, cancellation or expiry; Payments starts payments and applies the
+// provider's signed webhooks; AsyncExpiry schedules expiry tasks; Tickets signs and
+// verifies ticket references. InsertOrder is the one INSERT of an order.
+//
+// It owns the orders, order_seats, idempotency_keys, payments and seat_syncs tables. It
+// imports services, store, catalog and seats. It keeps invariants 1, 2 (all or nothing),
+// 5 (one conditional update per transition), 6 (money from zone prices, in minor units)
+// and 10 (money moves only for a live sale) (DESIGN.md "Invariants", "The order
+// pipeline").
+package orders

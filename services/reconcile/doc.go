@@ -1,0 +1,9 @@
+// Package reconcile compares every loaded seat map in Redis with MySQL, the truth, and
+// repairs what drifted (Reconciler): it ends overdue orders, cancels the orders of
+// cancelled shows, rebuilds missing maps and fixes seat values and counters, one run at
+// a time under the Redis lease, recording each run and its findings.
+//
+// It owns the reconcile_runs and reconcile_findings tables. It imports services, store,
+// catalog, seats and orders. It is the guarantee of invariant 8 (every hold ends) and
+// restores invariant 3 (DESIGN.md "Reconciliation").
+package reconcile
