@@ -41,6 +41,7 @@ type Error struct {
 	Err         error // the underlying cause, for logs only
 }
 
+// Error returns the code, the message and the cause, for logs.
 func (e *Error) Error() string {
 	if e.Err != nil {
 		return fmt.Sprintf("%s: %s: %v", e.Code, e.Message, e.Err)
@@ -48,6 +49,7 @@ func (e *Error) Error() string {
 	return e.Code + ": " + e.Message
 }
 
+// Unwrap returns the underlying cause.
 func (e *Error) Unwrap() error { return e.Err }
 
 // Errorf builds an *Error with a formatted message.

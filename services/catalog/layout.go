@@ -161,6 +161,7 @@ type LayoutProblem struct {
 	Msg       string
 }
 
+// String returns the problem as "line L, column C: message".
 func (p LayoutProblem) String() string {
 	switch {
 	case p.Line == 0:
@@ -176,6 +177,7 @@ type LayoutError struct {
 	Problems []LayoutProblem
 }
 
+// Error returns every problem of the layout, joined by "; ".
 func (e *LayoutError) Error() string {
 	s := make([]string, len(e.Problems))
 	for i, p := range e.Problems {

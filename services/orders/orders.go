@@ -28,7 +28,7 @@ type ExpiryScheduler interface {
 	CancelExpiry(ctx context.Context, orderNo string) error
 }
 
-// Orders runs the order pipeline of DESIGN.md: create (hold in Redis, then one MySQL
+// Orders runs the order pipeline (DESIGN.md "The order pipeline"): create (hold in Redis, then one MySQL
 // transaction), read, cancel, expire and the paid transition.
 type Orders struct {
 	db       *sqlx.DB
@@ -81,7 +81,7 @@ func (o *Orders) SeatsChanged(c seats.SeatChange) { o.best.Apply(c) }
 // HoldFor is how long a new order holds its seats waiting for payment.
 func (o *Orders) HoldFor() time.Duration { return o.holdFor }
 
-// SetExpiry sets the expiry scheduler (it is built after the service in the app wiring).
+// SetExpiry replaces the expiry scheduler; tests lose or fail expiry tasks with it.
 func (o *Orders) SetExpiry(e ExpiryScheduler) { o.expiry = e }
 
 // SetFailHook makes the service fail at a named stage ("insert") when hook returns an
@@ -297,7 +297,8 @@ func (o *Orders) hold(ctx context.Context, show *services.Show, hall *services.H
 	return order, nil
 }
 
-// notOnSale explains why a show takes no orders, with times in the cinema's zone.
+// zoneHasKind reports whether the hall has a seat of that kind (a wheelchair space) in
+// the zone.
 func zoneHasKind(hall *services.Hall, zone, kind string) bool {
 	for _, s := range hall.Seats {
 		if s.ZoneCode == zone && s.Kind == kind {
@@ -307,6 +308,7 @@ func zoneHasKind(hall *services.Hall, zone, kind string) bool {
 	return false
 }
 
+// notOnSale explains why a show takes no orders, with times in the cinema's zone.
 func notOnSale(show *services.Show, now time.Time, zone *time.Location) error {
 	const layout = "Mon 2 Jan 15:04 MST"
 	switch st := show.StatusAt(now); {
@@ -356,6 +358,7 @@ func price(show *services.Show, hall *services.Hall, order *services.Order, ids 
 	return nil
 }
 
+// refsOf returns the seat store's references to the order's seats.
 func refsOf(order *services.Order) []seats.SeatRef {
 	refs := make([]seats.SeatRef, len(order.Seats))
 	for i, s := range order.Seats {
@@ -364,6 +367,7 @@ func refsOf(order *services.Order) []seats.SeatRef {
 	return refs
 }
 
+// Labels returns the labels of seats ("C7"), in their order.
 func Labels(seats []services.OrderSeat) []string {
 	out := make([]string, len(seats))
 	for i, s := range seats {
@@ -372,6 +376,7 @@ func Labels(seats []services.OrderSeat) []string {
 	return out
 }
 
+// holdChosen holds the seats the buyer chose, all or none, in one Lua call.
 func (o *Orders) holdChosen(ctx context.Context, show *services.Show, hall *services.Hall, order *services.Order, req CreateOrderRequest) error {
 	if err := price(show, hall, order, req.SeatIDs, req.ExpectedTotalMinor); err != nil {
 		return err
@@ -407,15 +412,18 @@ func (o *Orders) holdError(show *services.Show, hall *services.Hall, out seats.H
 	}
 }
 
+// holdBestAvailable picks a block of Quantity adjacent seats in the zone from the
+// best-available snapshot and holds it, choosing again when another order took a seat of
+// it meanwhile.
 func (o *Orders) holdBestAvailable(ctx context.Context, show *services.Show, hall *services.Hall, order *services.Order, req CreateOrderRequest) error {
 	snap := o.best.Of(show.ID)
 	read := func(ctx context.Context) (map[int64]string, error) { return o.seats.States(ctx, show.ID) }
 	fresh := false
 	for attempt := 0; attempt < 4; attempt++ {
 		free := 0
-		ids, err := snap.Choose(ctx, fresh, hall, read, func(seatList []bool) []int64 {
+		ids, err := snap.Choose(ctx, fresh, hall, read, func(freeSeats []bool) []int64 {
 			var ids []int64
-			ids, free = seats.BestBlock(hall, seatList, req.Zone, req.Quantity, req.Accessible, false)
+			ids, free = seats.BestBlock(hall, freeSeats, req.Zone, req.Quantity, req.Accessible, false)
 			return ids
 		})
 		if err != nil {
@@ -463,7 +471,6 @@ func (o *Orders) releaseAfterFailure(order *services.Order) {
 	}
 }
 
-// persist writes the order, its seats and the idempotency key in one transaction.
 // liveSeatKey is the unique key of a seat's one live order (invariant 1): the only
 // duplicate that means SEAT_TAKEN.
 const liveSeatKey = "uq_order_seats_live"

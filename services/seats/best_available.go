@@ -109,6 +109,7 @@ func BestBlock(hall *services.Hall, free []bool, zone string, quantity int, acce
 	return ids, total
 }
 
+// HasWheelchair reports whether the block has a wheelchair space.
 func HasWheelchair(block []*services.Seat) bool { return hasKind(block, services.KindWheelchair) }
 
 func hasKind(block []*services.Seat, kind string) bool {

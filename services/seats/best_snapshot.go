@@ -29,6 +29,7 @@ type bestSnapshot struct {
 	readAt time.Time
 }
 
+// Of returns the best-available snapshot of a show, made empty on first use.
 func (b *BestSnapshots) Of(showID int64) *bestSnapshot {
 	b.mu.Lock()
 	defer b.mu.Unlock()

@@ -225,6 +225,7 @@ func compareCounters(c SeatComparison, values map[int64]string) []Finding {
 	return out
 }
 
+// OrMissing returns v, or "missing" when it is empty (findings' wording).
 func OrMissing(v string) string {
 	if v == "" {
 		return "missing"

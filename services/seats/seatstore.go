@@ -137,6 +137,8 @@ type SeatRef struct {
 	Zone string
 }
 
+// RefArgs flattens seat references into the Lua scripts' argument list: seat id, then
+// zone code, for each seat.
 func RefArgs(refs []SeatRef) []any {
 	out := make([]any, 0, 2*len(refs))
 	for _, r := range refs {

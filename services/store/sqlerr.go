@@ -78,8 +78,10 @@ func DuplicateOn(err error, key string) bool {
 		(strings.HasSuffix(me.Message, "'"+key+"'") || strings.HasSuffix(me.Message, "."+key+"'"))
 }
 
+// IsNoRows reports whether err is sql.ErrNoRows (a single-row read found nothing).
 func IsNoRows(err error) bool { return errors.Is(err, sql.ErrNoRows) }
 
+// NullID maps id 0 (the system, no user) to SQL NULL for nullable id columns.
 func NullID(id int64) sql.NullInt64 { return sql.NullInt64{Int64: id, Valid: id != 0} }
 
 // Unavailable wraps a storage failure. A store that could not be reached or answered too

@@ -24,6 +24,8 @@ type cacheItem[V any] struct {
 	exp time.Time
 }
 
+// NewTTLCache returns a cache that loads a missing or expired key with load and keeps
+// the value for ttl (time.Now, process-local).
 func NewTTLCache[K comparable, V any](ttl time.Duration, load func(context.Context, K) (V, error)) *TTLCache[K, V] {
 	return &TTLCache[K, V]{ttl: ttl, items: map[K]cacheItem[V]{}, load: load}
 }
