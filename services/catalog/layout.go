@@ -161,7 +161,8 @@ type LayoutProblem struct {
 	Msg       string
 }
 
-// String returns the problem as "line L, column C: message".
+// String returns the problem as "line L, column C: message" (without the parts that
+// are 0).
 func (p LayoutProblem) String() string {
 	switch {
 	case p.Line == 0:
