@@ -2,20 +2,12 @@ package jobs
 
 import (
 	"context"
-	"errors"
 	"log/slog"
 	"sync"
 	"time"
 
 	"github.com/robfig/cron/v3"
-
-	"seatflow/services"
 )
-
-// Reconciler runs one reconciliation; services.Reconciler implements it.
-type Reconciler interface {
-	Run(ctx context.Context, opts services.ReconcileOptions) (*services.ReconcileRun, error)
-}
 
 // SeatSyncer retries the seat-sync outbox; services.Orders implements it.
 type SeatSyncer interface {
@@ -23,10 +15,11 @@ type SeatSyncer interface {
 }
 
 // Scheduler runs the periodic work of one process with robfig/cron: reconciliation
-// every interval (and once at start), and the seat-sync retries every second. Each job
-// is wrapped in SkipIfStillRunning (outermost) and Recover, and the run at start goes
-// through the same wrapped job. Reconciliation is cluster-wide exclusive through its
-// Redis lease: an instance that finds the lease taken skips its turn.
+// every interval (and once at start), the seat-sync retries every second, and the jobs
+// added before Start (AddPublish). Each job is wrapped in SkipIfStillRunning
+// (outermost) and Recover, and the run at start goes through the same wrapped job.
+// Reconciliation is cluster-wide exclusive through its Redis lease: an instance that
+// finds the lease taken skips its turn.
 type Scheduler struct {
 	cron      *cron.Cron
 	reconcile cron.Job
@@ -44,18 +37,7 @@ func NewScheduler(rec Reconciler, syncer SeatSyncer, interval time.Duration, log
 	guard := func(f func()) cron.Job {
 		return cron.NewChain(cron.SkipIfStillRunning(cl), cron.Recover(cl)).Then(cron.FuncJob(f))
 	}
-	const runTimeout = 10 * time.Minute // well below the age at which a run still marked running counts as dead
-	s.reconcile = guard(func() {
-		ctx, cancel := context.WithTimeout(s.ctx, runTimeout)
-		defer cancel()
-		_, err := rec.Run(ctx, services.ReconcileOptions{Trigger: services.TriggerCron})
-		switch {
-		case errors.Is(err, services.ErrReconcileBusy):
-			log.Debug("reconciliation skipped: another instance is running it")
-		case err != nil && s.ctx.Err() == nil:
-			log.Error("reconciliation run failed", "err", err)
-		}
-	})
+	s.reconcile = guard(s.reconcileJob(rec, log)) // reconcile.go
 	c.Schedule(cron.Every(interval), s.reconcile)
 	c.Schedule(cron.Every(time.Second), guard(func() {
 		ctx, cancel := context.WithTimeout(s.ctx, 30*time.Second)

@@ -1,0 +1,35 @@
+package jobs
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"time"
+
+	"seatflow/services"
+)
+
+// Reconciler runs one reconciliation; services.Reconciler implements it.
+type Reconciler interface {
+	Run(ctx context.Context, opts services.ReconcileOptions) (*services.ReconcileRun, error)
+}
+
+// reconcileRunTimeout bounds one scheduled run: well below the age at which a run still
+// marked running counts as dead.
+const reconcileRunTimeout = 10 * time.Minute
+
+// reconcileJob is the scheduler's reconciliation turn: one run of rec, skipped quietly
+// when another instance holds the lease, an error logged unless the scheduler stops.
+func (s *Scheduler) reconcileJob(rec Reconciler, log *slog.Logger) func() {
+	return func() {
+		ctx, cancel := context.WithTimeout(s.ctx, reconcileRunTimeout)
+		defer cancel()
+		_, err := rec.Run(ctx, services.ReconcileOptions{Trigger: services.TriggerCron})
+		switch {
+		case errors.Is(err, services.ErrReconcileBusy):
+			log.Debug("reconciliation skipped: another instance is running it")
+		case err != nil && s.ctx.Err() == nil:
+			log.Error("reconciliation run failed", "err", err)
+		}
+	}
+}
