@@ -52,6 +52,7 @@ type App struct {
 
 	asynqClient *asynq.Client
 	inspector   *asynq.Inspector
+	expiryQueue *jobs.ExpiryQueue // the order expiry tasks, for Orders, the Reconciler and the console
 	worker      *asynq.Server
 	scheduler   *jobs.Scheduler
 	eviction    evictionCheck
@@ -62,6 +63,7 @@ type App struct {
 	stopBackground context.CancelFunc
 	asyncExpiry    *services.AsyncExpiry // nil unless SEATFLOW_EXPIRY_ENQUEUE=async
 	dashboard      *services.Dashboard
+	catalogWriter  *services.CatalogWriter // the publish job and the catalogue's admin pages
 }
 
 // New opens MySQL and Redis and builds every service; it starts nothing. clock may be
@@ -112,7 +114,8 @@ func New(cfg Config, clock services.Clock, log *slog.Logger) (*App, error) {
 	}, cfg.KeyPrefix)
 	a.asynqClient = asynq.NewClientFromRedisClient(rdb)
 	a.inspector = asynq.NewInspectorFromRedisClient(rdb)
-	queue := jobs.NewExpiryQueue(a.asynqClient, a.inspector)
+	a.expiryQueue = jobs.NewExpiryQueue(a.asynqClient, a.inspector)
+	queue := a.expiryQueue
 	var expiry services.ExpiryScheduler = queue
 	if cfg.ExpiryEnqueue == "async" {
 		a.asyncExpiry = services.NewAsyncExpiry(queue, 4, 4096, a.Metrics, log)
@@ -133,7 +136,8 @@ func New(cfg Config, clock services.Clock, log *slog.Logger) (*App, error) {
 		Lease: services.NewLease(rdb, cfg.KeyPrefix, "reconcile", 30*time.Second),
 	})
 	a.scheduler = jobs.NewScheduler(a.Reconciler, a.Orders, cfg.ReconcileInterval, log)
-	a.scheduler.AddPublish(services.NewCatalogWriter(a.Shows, a.Audit, cfg.Currency, cfg.PurchaseLimit), time.Minute, services.PublishAhead, log)
+	a.catalogWriter = services.NewCatalogWriter(a.Shows, a.Audit, cfg.Currency, cfg.PurchaseLimit)
+	a.scheduler.AddPublish(a.catalogWriter, time.Minute, services.PublishAhead, log)
 	a.eviction = evictionCheck{rdb: rdb, allow: cfg.AllowEviction, log: log}
 	var providers []services.PaymentProvider // a real provider is added here when configured
 	if cfg.DemoPayments {
@@ -176,11 +180,11 @@ func (a *App) newHTTP() *fiber.App {
 	d := &handlers.Deps{Shows: a.Shows, Orders: a.Orders, Payments: a.Payments, Users: a.Users, Limiter: a.Limiter,
 		Reconcile: a.Reconciler, Currency: a.Cfg.Currency, SecureCookies: a.Cfg.SecureCookies,
 		SessionMaxAge: a.Users.SessionMaxAge(), Live: a.SeatEvents}
-	catalog := services.NewCatalogWriter(a.Shows, a.Audit, a.Cfg.Currency, a.Cfg.PurchaseLimit)
+	catalog := a.catalogWriter
 	d.CatalogAdmin, d.CatalogConsole, d.HallAdmin = catalog, catalog, catalog
 	d.AdminOrders = services.NewStaffOrders(a.DB, a.Orders, a.Payments, a.Shows, a.Audit)
 	d.OrderDetail, d.UserAdmin, d.Audit = d.AdminOrders.(*services.StaffOrders), services.NewUserAdmin(a.DB, a.Audit, a.Users.UserChanged), a.Audit
-	d.Dashboard, d.ExpiryQueue = a.dashboard, jobs.NewExpiryQueue(a.asynqClient, a.inspector)
+	d.Dashboard, d.ExpiryQueue = a.dashboard, a.expiryQueue
 	d.ShowSeats = services.NewShowSeats(a.DB, a.Orders, a.Audit, a.Cfg.ReconcileGrace)
 	d.Tickets = services.NewTickets([]byte(a.Cfg.TicketSecret)) // empty: a random secret of this process
 	app.Use(handlers.Lang(a.Cfg.SecureCookies))                 // the moviegoer pages' language; console and API stay English
@@ -232,7 +236,8 @@ func (a *App) StartWorker() error {
 }
 
 // StartScheduler starts the periodic work: reconciliation every
-// SEATFLOW_RECONCILE_INTERVAL (and once now) and the seat-sync retries.
+// SEATFLOW_RECONCILE_INTERVAL (and once now), the seat-sync retries and the loading of
+// seat maps ahead of a sale.
 func (a *App) StartScheduler() { a.scheduler.Start() }
 
 // Serve checks the Redis eviction policy, starts the worker and the scheduler, and
