@@ -1,5 +1,7 @@
-// Package jobs holds background work: the asynq task that expires an unpaid order at
-// its deadline (and, later, the cron schedules).
+// The asynq task that expires an unpaid order at its deadline: ExpiryQueue enqueues it
+// once per order, reports whether an order has one and removes it when the order is
+// paid or cancelled; NewMux is the worker's handler, which expires the order.
+
 package jobs
 
 import (

@@ -63,6 +63,7 @@ type App struct {
 
 	asynqClient *asynq.Client
 	inspector   *asynq.Inspector
+	expiryQueue *jobs.ExpiryQueue // the order expiry tasks, for Orders, the Reconciler and the console
 	worker      *asynq.Server
 	scheduler   *jobs.Scheduler
 	eviction    evictionCheck
@@ -123,7 +124,8 @@ func New(cfg Config, clock services.Clock, log *slog.Logger) (*App, error) {
 	}, cfg.KeyPrefix)
 	a.asynqClient = asynq.NewClientFromRedisClient(rdb)
 	a.inspector = asynq.NewInspectorFromRedisClient(rdb)
-	queue := jobs.NewExpiryQueue(a.asynqClient, a.inspector)
+	a.expiryQueue = jobs.NewExpiryQueue(a.asynqClient, a.inspector)
+	queue := a.expiryQueue
 	var expiry orders.ExpiryScheduler = queue
 	if cfg.ExpiryEnqueue == "async" {
 		a.asyncExpiry = orders.NewAsyncExpiry(queue, 4, 4096, a.Metrics, log)
@@ -193,7 +195,7 @@ func (a *App) newHTTP() *fiber.App {
 	d.CatalogAdmin, d.CatalogConsole, d.HallAdmin = catalog, catalog, catalog
 	d.AdminOrders = staff.NewStaffOrders(a.DB, a.Orders, a.Payments, a.Shows, a.Audit)
 	d.OrderDetail, d.UserAdmin, d.Audit = d.AdminOrders.(*staff.StaffOrders), accounts.NewUserAdmin(a.DB, a.Audit, a.Users.UserChanged), a.Audit
-	d.Dashboard, d.ExpiryQueue = a.dashboard, jobs.NewExpiryQueue(a.asynqClient, a.inspector)
+	d.Dashboard, d.ExpiryQueue = a.dashboard, a.expiryQueue
 	d.ShowSeats = staff.NewShowSeats(a.DB, a.Orders, a.Audit, a.Cfg.ReconcileGrace)
 	d.Tickets = orders.NewTickets([]byte(a.Cfg.TicketSecret)) // empty: a random secret of this process
 	app.Use(handlers.Lang(a.Cfg.SecureCookies))               // the moviegoer pages' language; console and API stay English
@@ -245,7 +247,8 @@ func (a *App) StartWorker() error {
 }
 
 // StartScheduler starts the periodic work: reconciliation every
-// SEATFLOW_RECONCILE_INTERVAL (and once now) and the seat-sync retries.
+// SEATFLOW_RECONCILE_INTERVAL (and once now), the seat-sync retries and the loading of
+// seat maps ahead of a sale.
 func (a *App) StartScheduler() { a.scheduler.Start() }
 
 // Serve checks the Redis eviction policy, starts the worker and the scheduler, and

@@ -5,15 +5,11 @@
 // deadline time.
 (function () {
   "use strict";
-  // the page's sentences in its language, as JSON in <body data-sf-text>
-  var TEXT = {};
-  try { TEXT = JSON.parse(document.body.getAttribute("data-sf-text") || "{}"); } catch (e) { TEXT = {}; }
-  function text(key, vals) {
-    var s = TEXT[key] || "";
-    Object.keys(vals || {}).forEach(function (k) { s = s.split("{" + k + "}").join(String(vals[k])); });
-    return s;
-  }
-  function count(key, n) { return text(key + (n === 1 ? "_one" : "_other"), { n: n }); }
+  // the page's sentences in its language (i18n.js, loaded first); without it the
+  // page works as it does without JavaScript
+  var i18n = window.seatflowText;
+  if (!i18n) return;
+  var text = i18n.text, count = i18n.count;
   var box = document.querySelector("[data-countdown]");
   if (!box) return;
   var total = parseInt(box.getAttribute("data-seconds-left"), 10);
