@@ -1,6 +1,7 @@
 -- +goose Up
 -- What one reconciliation run found: a kind of drift, where (show, seat, order) and
--- the action taken ("none" in a dry run or when the fix could not be applied).
+-- the action it calls for; fixed says whether it was applied (0 in a dry run or when the
+-- fix could not be applied).
 CREATE TABLE reconcile_findings (
   id       BIGINT UNSIGNED NOT NULL AUTO_INCREMENT PRIMARY KEY,
   run_id   BIGINT UNSIGNED NOT NULL,

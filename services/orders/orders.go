@@ -614,7 +614,7 @@ func (o *Orders) Metrics() *services.Metrics { return o.metrics }
 func (o *Orders) SetLogger(l *slog.Logger) { o.log = l }
 
 // IdempotencyKeyNames returns the Redis keys of a buyer's Idempotency-Key: the lock held
-// while its request runs and the record that it was seen (DESIGN.md "Redis keys").
+// while its request runs and the record that it was seen (DESIGN.md "Redis key layout").
 func (o *Orders) IdempotencyKeyNames(userID int64, key string) [2]string {
 	return [2]string{o.locks.name(userID, key), o.locks.seenName(userID, key)}
 }

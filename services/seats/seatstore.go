@@ -459,7 +459,7 @@ func (s *SeatStore) UsersMark(ctx context.Context, showID int64) (string, time.T
 func (s *SeatStore) Redis() redis.UniversalClient { return s.rdb }
 
 // Prefix returns the prefix of every Redis key the seat store and its neighbours write
-// ("sf" by default; DESIGN.md "Redis keys").
+// ("sf" by default; DESIGN.md "Redis key layout").
 func (s *SeatStore) Prefix() string { return s.prefix }
 
 // houseSeatsForSnapshot returns the house seats of a show for SnapshotFromDB with a
