@@ -96,13 +96,6 @@ func (e *SeatEvents) Watch(showID int64) (<-chan SeatChange, func(), error) {
 	return ch, stop, nil
 }
 
-// Viewers is the number of viewers streaming now.
-func (e *SeatEvents) Viewers() int {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	return e.count
-}
-
 // publish hands c to every viewer of its show; a viewer whose buffer is full is told to
 // reload (its missed changes are in the map it will read).
 func (e *SeatEvents) publish(c SeatChange) {
