@@ -25,26 +25,6 @@ const (
 	maxRunsLimit     = 500
 )
 
-// registerAdminAPI registers /api/v1/admin: staff and admins only (anonymous 401,
-// customers 403, on every path below it), with reconciliation for admins only (staff 403).
-func (d *Deps) registerAdminAPI(v1 fiber.Router) {
-	admin := v1.Group("/admin", RequireRole(services.RoleStaff, services.RoleAdmin))
-	d.registerAdminCatalog(admin)
-	d.registerAdminHalls(admin)
-	d.registerAdminMovies(admin)
-	d.registerAdminOrders(admin)
-	admin.Get("/orders/:no", d.apiAdminOrder)
-	d.registerAdminTickets(admin)
-	d.registerAdminAudit(admin)
-	d.registerAdminUsers(admin.Group("/users", RequireRole(services.RoleAdmin)))
-	admin.Get("/dashboard", d.apiDashboard)
-	d.registerAdminShowSeats(admin)
-	rec := admin.Group("/reconcile", RequireRole(services.RoleAdmin))
-	rec.Post("", d.apiReconcile)
-	rec.Get("/runs", d.apiReconcileRuns)
-	rec.Get("/runs/:run_id", d.apiReconcileRun)
-}
-
 // apiReconcile runs reconciliation now for the signed-in admin -> 200 the run report
 // (also when the run stopped half way: its status and error say why). Errors: 400
 // INVALID_REQUEST, 404 unknown show, 409 CONFLICT (another run after reconcileWait), 503.

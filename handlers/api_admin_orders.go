@@ -18,14 +18,6 @@ type AdminOrderService interface {
 	CancelShow(ctx context.Context, actorID, showID int64, reason string) (*services.ShowCancellation, error)
 }
 
-// registerAdminOrders registers the order endpoints of the admin API (search, refund,
-// cancel a show) on the staff-and-admin group.
-func (d *Deps) registerAdminOrders(admin fiber.Router) {
-	admin.Get("/orders", d.apiAdminOrders)
-	admin.Post("/orders/:no/refund", d.apiAdminRefund)
-	admin.Post("/shows/:id/cancel", d.apiAdminCancelShow)
-}
-
 type userRefJSON struct {
 	ID    string `json:"id"`
 	Email string `json:"email"`

@@ -12,31 +12,6 @@ import (
 	"seatflow/services"
 )
 
-// RegisterAPI registers the JSON API under /api/v1, the admin endpoints included; any
-// other path under /api/v1 is 404 NOT_FOUND. API.md at the repository root explains it
-// for integrators with an example per endpoint; handlers/openapi.json (served at GET
-// /api/v1/openapi.json) describes every route, and the web tests fail when a route
-// here is missing from it.
-func (d *Deps) RegisterAPI(r fiber.Router) {
-	v1 := r.Group("/api/v1")
-	v1.Get("/openapi.json", apiOpenAPI)
-	v1.Post("/auth/register", d.apiRegister)
-	v1.Post("/auth/login", d.apiLogin)
-	v1.Post("/auth/logout", RequireUser, d.apiLogout)
-	v1.Get("/shows", d.apiShows)
-	v1.Get("/shows/:id", d.apiShow)
-	v1.Get("/shows/:id/seats", d.apiSeats)
-	v1.Post("/shows/:id/orders", RequireUser, d.apiCreateOrder)
-	v1.Get("/orders", RequireUser, d.apiOrders)
-	v1.Get("/orders/:no", RequireUser, d.apiOrder)
-	v1.Post("/orders/:no/cancel", RequireUser, d.apiCancel)
-	v1.Post("/orders/:no/pay", RequireUser, d.apiPay)
-	v1.Post("/payments/:provider/webhook", d.apiWebhook)
-	d.registerAdminAPI(v1)
-	// no catch-all: an address without a route reaches the app's error handler as 404,
-	// which answers in the contract's shape under /api/, and routes registered later work
-}
-
 func decodeJSON(c *fiber.Ctx, v any) error {
 	if err := json.Unmarshal(c.Body(), v); err != nil {
 		return invalid("the body must be a JSON object: %s", jsonProblem(err))

@@ -14,29 +14,6 @@ import (
 // reconcilePageRuns is how many runs the reconciliation page lists.
 const reconcilePageRuns = 30
 
-// registerAdminPages registers the console under /admin. The role check is attached
-// once per group: staff and admins use the catalog, shows, orders and the audit log;
-// users and roles and reconciliation are for admins only. Signed-out visitors are sent
-// to sign in, customers get the 403 page.
-func (d *Deps) registerAdminPages(app fiber.Router) {
-	staff := app.Group("/admin", requirePageRole(services.RoleStaff, services.RoleAdmin))
-	d.registerDashboardPages(staff)
-	d.registerHallPages(staff)
-	d.registerMoviePages(staff)
-	d.registerShowPages(staff)
-	d.registerShowSeatPages(staff)
-	d.registerOrderPages(staff)
-	d.registerAuditPages(staff)
-
-	users := app.Group("/admin/users", requirePageRole(services.RoleAdmin))
-	d.registerUserPages(users)
-
-	reconcile := app.Group("/admin/reconcile", requirePageRole(services.RoleAdmin))
-	reconcile.Get("/", d.reconcilePage)
-	reconcile.Post("/", d.startReconcile)
-	reconcile.Get("/runs/:id", d.reconcileRunPage)
-}
-
 // requirePageRole lets users with one of roles through; signed-out visitors are sent to
 // sign in (coming back here), everyone else gets the 403 page.
 func requirePageRole(roles ...string) fiber.Handler {

@@ -19,11 +19,6 @@ const (
 	maxAuditLimit     = 200
 )
 
-// registerAuditPages registers the audit log under /admin/audit.
-func (d *Deps) registerAuditPages(r fiber.Router) {
-	r.Get("/audit", d.auditPage)
-}
-
 // auditQuery is a parsed audit filter with the paging cursor and page size.
 type auditQuery struct {
 	Filter services.AuditFilter

@@ -12,40 +12,6 @@ import (
 	"seatflow/views"
 )
 
-// RegisterPages registers the browser pages: server-rendered HTML forms that work
-// without JavaScript.
-func (d *Deps) RegisterPages(app fiber.Router) {
-	app.Get("/", d.homePage)
-	app.Get("/shows/:id", d.showPage)
-	app.Get("/movies/:id", d.movieShowtimesPage)
-	app.Get("/shows/:id/live", d.showLive)
-	app.Post("/shows/:id/book", d.bookSeats) // signed out: to sign-in, keeping the picks
-	app.Post("/shows/:id/best", requirePageUser, d.bookBest)
-	app.Get("/shows/:id/book", toShow) // an address bar never lands on a POST-only URL
-	app.Get("/shows/:id/best", toShow)
-
-	orders := app.Group("/orders", requirePageUser)
-	orders.Get("/", d.ordersPage)
-	orders.Get("/:no", d.orderPage)
-	orders.Get("/:no/ticket.png", d.ticketImage)
-	orders.Get("/:no/ticket", d.ticketPage)
-	orders.Post("/:no/pay", d.payOrder)
-	orders.Post("/:no/cancel", d.cancelOrder)
-
-	// the demo provider stands for an external site: no login of its own
-	app.Get("/pay/demo/:payment_id", d.demoPayPage)
-	app.Post("/pay/demo/:payment_id/approve", d.demoDecide(true))
-	app.Post("/pay/demo/:payment_id/decline", d.demoDecide(false))
-
-	app.Get("/login", d.loginPage)
-	app.Post("/login", d.login)
-	app.Get("/register", d.registerPage)
-	app.Post("/register", d.register)
-	app.Post("/logout", d.logout)
-
-	d.registerAdminPages(app)
-}
-
 // page is the layout's part of a page's props, with the CSRF token its forms carry.
 func page(c *fiber.Ctx, title string) views.Page {
 	uri, _ := localPath(string(c.Request().RequestURI()))

@@ -594,7 +594,7 @@ func testApp(m *services.SeatMap, orders *fakeOrders) *fiber.App {
 	app.Use(DemoPayments(true))
 	app.Use(d.Authenticate)
 	app.Use(d.CSRF(nil))
-	d.RegisterPages(app)
+	d.Routes(app)
 	return app
 }
 
