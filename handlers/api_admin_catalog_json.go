@@ -187,7 +187,7 @@ func jsonID(r json.RawMessage, name string) (int64, error) {
 	} else {
 		s = string(bytes.TrimSpace(r))
 	}
-	n, ok := parseShowID(s)
+	n, ok := parseID(s)
 	if !ok {
 		return 0, invalid("%s must be an id string such as \"7\"", name)
 	}

@@ -38,7 +38,7 @@ func (d *Deps) apiAdminOrders(c *fiber.Ctx) error {
 		Email:   utils.CopyString(c.Query("email")),
 	}
 	if q := c.Query("show_id"); q != "" {
-		n, ok := parseShowID(q)
+		n, ok := parseID(q)
 		if !ok {
 			return invalid("show_id must be a show id such as 7")
 		}

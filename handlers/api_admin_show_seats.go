@@ -146,7 +146,7 @@ func parseHouseBody(body []byte) (houseBody, error) {
 	}
 	out := houseBody{ids: make([]int64, 0, len(in.SeatIDs))}
 	for _, s := range in.SeatIDs {
-		n, ok := parseShowID(s) // the same rule: a positive decimal id
+		n, ok := parseID(s) // the same rule: a positive decimal id
 		if !ok {
 			return houseBody{}, invalid("seat id %q is not a seat id such as \"12\"", s)
 		}

@@ -7,12 +7,9 @@ import (
 	"strconv"
 
 	"seatflow/services"
+
+	"github.com/gofiber/fiber/v2"
 )
-
-// MaxBodyBytes is the largest request body accepted (API.md: 413 over 64 KiB).
-const MaxBodyBytes = 64 << 10
-
-var digits = regexp.MustCompile(`^[0-9]{1,19}$`)
 
 // orderBody is the create-order body; raw fields let the parser tell wrong types apart.
 type orderBody struct {
@@ -124,4 +121,13 @@ func positiveInt(r json.RawMessage) (int64, error) {
 		return 0, strconv.ErrSyntax
 	}
 	return v, nil
+}
+
+// decodeJSON reads the body as one JSON value into v; INVALID_REQUEST says what is
+// wrong with it.
+func decodeJSON(c *fiber.Ctx, v any) error {
+	if err := json.Unmarshal(c.Body(), v); err != nil {
+		return invalid("the body must be a JSON object: %s", jsonProblem(err))
+	}
+	return nil
 }

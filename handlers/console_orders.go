@@ -30,7 +30,7 @@ func (d *Deps) adminOrdersPage(c *fiber.Ctx) error {
 	props := views.AdminOrdersProps{Page: page(c, "Orders"), Form: form, Limit: orderPageLimit, Zone: d.Shows.Zone(), Now: nowUTC()}
 	f := services.OrderSearch{OrderNo: form.OrderNo, Email: form.Email, Status: form.Status, Limit: orderPageLimit}
 	if form.ShowID != "" {
-		id, ok := parseShowID(form.ShowID)
+		id, ok := parseID(form.ShowID)
 		if !ok {
 			props.Error = "The show id must be a number such as 7."
 			return render(c, fiber.StatusBadRequest, views.AdminOrdersPage(props))

@@ -14,21 +14,6 @@ import (
 // reconcilePageRuns is how many runs the reconciliation page lists.
 const reconcilePageRuns = 30
 
-// requirePageRole lets users with one of roles through; signed-out visitors are sent to
-// sign in (coming back here), everyone else gets the 403 page.
-func requirePageRole(roles ...string) fiber.Handler {
-	return func(c *fiber.Ctx) error {
-		u := currentUser(c)
-		if u == nil {
-			return redirectToLogin(c, strings.Clone(c.Path()))
-		}
-		if !slices.Contains(roles, u.Role) {
-			return renderErrorPage(c, fiber.StatusForbidden, forbiddenPageMessage(roles))
-		}
-		return c.Next()
-	}
-}
-
 // forbiddenPageMessage tells a signed-in user without one of roles who the page is for.
 func forbiddenPageMessage(roles []string) string {
 	if slices.Contains(roles, services.RoleStaff) {
@@ -56,7 +41,7 @@ func (d *Deps) startReconcile(c *fiber.Ctx) error {
 		return d.renderReconcileList(c, fiber.StatusBadRequest, "Choose Run now or Dry run.", show)
 	}
 	if show != "" {
-		id, ok := parseShowID(show)
+		id, ok := parseID(show)
 		if !ok {
 			return d.renderReconcileList(c, fiber.StatusBadRequest, "The show id must be a number such as 7, or empty for every show.", show)
 		}

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"strconv"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
@@ -141,14 +140,5 @@ func jsonShowID(r json.RawMessage) (int64, bool) {
 	if r[0] != '"' || json.Unmarshal(r, &s) != nil {
 		return 0, false
 	}
-	return parseShowID(s)
-}
-
-// parseShowID reads a positive decimal show id ("7"); anything else is false.
-func parseShowID(s string) (int64, bool) {
-	if !digits.MatchString(s) {
-		return 0, false
-	}
-	n, err := strconv.ParseInt(s, 10, 64)
-	return n, err == nil && n > 0
+	return parseID(s)
 }

@@ -127,7 +127,7 @@ func (d *Deps) createShowPage(c *fiber.Ctx) error {
 
 // hallOf returns the hall summary of a typed hall id; nil for none or an unknown id.
 func (d *Deps) hallOf(ctx context.Context, typed string) (*services.HallSummary, error) {
-	id, ok := parseShowID(strings.TrimSpace(typed))
+	id, ok := parseID(strings.TrimSpace(typed))
 	if !ok {
 		return nil, nil
 	}

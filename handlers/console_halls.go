@@ -23,7 +23,7 @@ func (d *Deps) hallListPage(c *fiber.Ctx) error {
 		return errorPage(c, err)
 	}
 	saved := ""
-	if id, ok := parseShowID(c.Query("saved")); ok {
+	if id, ok := parseID(c.Query("saved")); ok {
 		for _, h := range halls {
 			if h.ID == id {
 				saved = h.Name
