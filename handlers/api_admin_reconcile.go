@@ -132,13 +132,3 @@ func parseReconcileBody(body []byte) (reconcileRequest, error) {
 	}
 	return req, nil
 }
-
-// jsonShowID reads a show id given as a JSON string of digits (API.md: every id is a
-// JSON string); it must be positive.
-func jsonShowID(r json.RawMessage) (int64, bool) {
-	var s string
-	if r[0] != '"' || json.Unmarshal(r, &s) != nil {
-		return 0, false
-	}
-	return parseID(s)
-}

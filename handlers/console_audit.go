@@ -46,8 +46,8 @@ func parseAuditQuery(c *fiber.Ctx, loc *time.Location) (auditQuery, error) {
 	}
 	f.Limit = limit + 1
 	if b := c.Query("before_id"); b != "" {
-		n, err := strconv.ParseInt(b, 10, 64)
-		if err != nil || !digits.MatchString(b) || n < 1 {
+		n, ok := parseID(b)
+		if !ok {
 			return q, invalid("the paging cursor before_id must be the id of an audit entry, such as 120")
 		}
 		f.BeforeID = n
