@@ -126,3 +126,11 @@ func requirePageRole(roles ...string) fiber.Handler {
 		return c.Next()
 	}
 }
+
+// forbiddenPageMessage tells a signed-in user without one of roles who the page is for.
+func forbiddenPageMessage(roles []string) string {
+	if slices.Contains(roles, services.RoleStaff) {
+		return "This page is for cinema staff only."
+	}
+	return "This page is for administrators only."
+}

@@ -1,7 +1,6 @@
 package handlers
 
 import (
-	"slices"
 	"strings"
 
 	"github.com/gofiber/fiber/v2"
@@ -13,14 +12,6 @@ import (
 
 // reconcilePageRuns is how many runs the reconciliation page lists.
 const reconcilePageRuns = 30
-
-// forbiddenPageMessage tells a signed-in user without one of roles who the page is for.
-func forbiddenPageMessage(roles []string) string {
-	if slices.Contains(roles, services.RoleStaff) {
-		return "This page is for cinema staff only."
-	}
-	return "This page is for administrators only."
-}
 
 // reconcilePage shows the run history and the form that starts a run.
 func (d *Deps) reconcilePage(c *fiber.Ctx) error {
