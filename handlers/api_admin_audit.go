@@ -8,12 +8,6 @@ import (
 	"seatflow/services/audit"
 )
 
-// registerAdminAudit registers the audit log endpoint of the admin API (staff and
-// admins).
-func (d *Deps) registerAdminAudit(admin fiber.Router) {
-	admin.Get("/audit", d.apiAdminAudit)
-}
-
 // auditActorJSON is who made an audited write; null for the system.
 type auditActorJSON struct {
 	ID    string `json:"id"`

@@ -20,18 +20,6 @@ type CatalogAdminService interface {
 	CloseSale(ctx context.Context, actorID, id int64) (*services.Show, error)
 }
 
-// registerAdminCatalog registers the catalog endpoints of the admin API (halls, movies,
-// shows and sale control) on the staff-and-admin group.
-func (d *Deps) registerAdminCatalog(admin fiber.Router) {
-	admin.Get("/halls", d.apiAdminHalls)
-	admin.Get("/movies", d.apiAdminMovies)
-	admin.Post("/movies", d.apiAdminCreateMovie)
-	admin.Post("/shows", d.apiAdminCreateShow)
-	admin.Patch("/shows/:id", d.apiAdminUpdateShow)
-	admin.Post("/shows/:id/open-sale", d.apiAdminOpenSale)
-	admin.Post("/shows/:id/close-sale", d.apiAdminCloseSale)
-}
-
 // apiAdminHalls lists the halls -> 200 {"halls":[...]}. Errors: 503.
 func (d *Deps) apiAdminHalls(c *fiber.Ctx) error {
 	ctx, cancel := ctxOf(c)

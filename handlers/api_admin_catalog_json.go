@@ -1,10 +1,7 @@
 package handlers
 
 import (
-	"bytes"
 	"encoding/json"
-	"errors"
-	"io"
 	"time"
 
 	"seatflow/services"
@@ -38,24 +35,6 @@ func adminHallOut(h *catalog.HallSummary) adminHallJSON {
 
 func movieOut(m *services.Movie) movieJSON {
 	return movieJSON{ID: id(m.ID), Title: m.Title, RuntimeMin: m.RuntimeMin}
-}
-
-// decodeObject decodes body, one JSON object with no unknown fields, into v.
-// Errors: INVALID_REQUEST.
-func decodeObject(body []byte, v any, shape string) error {
-	body = bytes.TrimSpace(body)
-	if len(body) == 0 || body[0] != '{' {
-		return invalid("the body must be a JSON object like %s", shape)
-	}
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		return invalid("the body must be a JSON object like %s: %s", shape, jsonProblem(err))
-	}
-	if err := dec.Decode(&struct{}{}); !errors.Is(err, io.EOF) {
-		return invalid("the body holds more than one JSON value")
-	}
-	return nil
 }
 
 // parseMovieBody reads {"title": string, "runtime_min": integer}. Errors: INVALID_REQUEST.
@@ -173,26 +152,6 @@ func parseShowChange(body []byte) (catalog.ShowChange, error) {
 		out.Prices = p
 	}
 	return out, nil
-}
-
-// jsonID reads a positive id given as a string of digits (or a JSON integer).
-func jsonID(r json.RawMessage, name string) (int64, error) {
-	if !isSet(r) {
-		return 0, invalid("%s is required", name)
-	}
-	var s string
-	if r[0] == '"' {
-		if json.Unmarshal(r, &s) != nil {
-			return 0, invalid("%s must be an id string such as \"7\"", name)
-		}
-	} else {
-		s = string(bytes.TrimSpace(r))
-	}
-	n, ok := parseShowID(s)
-	if !ok {
-		return 0, invalid("%s must be an id string such as \"7\"", name)
-	}
-	return n, nil
 }
 
 // jsonTime reads an RFC 3339 time string with any offset, returned in UTC.

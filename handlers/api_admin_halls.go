@@ -18,14 +18,6 @@ type HallAdminService interface {
 	UpdateHall(ctx context.Context, actorID, id int64, in catalog.HallInput) (*catalog.HallLayout, error)
 }
 
-// registerAdminHalls registers one hall with its layout text, and hall writes, on the
-// staff-and-admin group (the list is GET /halls in registerAdminCatalog).
-func (d *Deps) registerAdminHalls(admin fiber.Router) {
-	admin.Get("/halls/:id", d.apiAdminHall)
-	admin.Post("/halls", d.apiAdminCreateHall)
-	admin.Patch("/halls/:id", d.apiAdminUpdateHall)
-}
-
 // hallLayoutJSON is one hall with its layout: GET, POST and PATCH answer it.
 type hallLayoutJSON struct {
 	ID        string              `json:"id"`

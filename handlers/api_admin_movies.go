@@ -28,14 +28,6 @@ func adminMovieOut(m *catalog.MovieSummary) adminMovieJSON {
 	return out
 }
 
-// registerAdminMovies registers editing and retiring movies on the admin API's
-// staff-and-admin group.
-func (d *Deps) registerAdminMovies(admin fiber.Router) {
-	admin.Patch("/movies/:id", d.apiAdminUpdateMovie)
-	admin.Post("/movies/:id/retire", d.apiAdminRetire(true))
-	admin.Post("/movies/:id/unretire", d.apiAdminRetire(false))
-}
-
 // apiAdminUpdateMovie changes a movie: any of {"title": string, "runtime_min":
 // integer} -> 200 the movie. Errors: 400, 404, 409 CONFLICT (the title is in use, or
 // the runtime changes while the movie has upcoming shows, which the message names), 503.

@@ -19,14 +19,6 @@ type AdminOrderService interface {
 	CancelShow(ctx context.Context, actorID, showID int64, reason string) (*staff.ShowCancellation, error)
 }
 
-// registerAdminOrders registers the order endpoints of the admin API (search, refund,
-// cancel a show) on the staff-and-admin group.
-func (d *Deps) registerAdminOrders(admin fiber.Router) {
-	admin.Get("/orders", d.apiAdminOrders)
-	admin.Post("/orders/:no/refund", d.apiAdminRefund)
-	admin.Post("/shows/:id/cancel", d.apiAdminCancelShow)
-}
-
 type userRefJSON struct {
 	ID    string `json:"id"`
 	Email string `json:"email"`
@@ -47,7 +39,7 @@ func (d *Deps) apiAdminOrders(c *fiber.Ctx) error {
 		Email:   utils.CopyString(c.Query("email")),
 	}
 	if q := c.Query("show_id"); q != "" {
-		n, ok := parseShowID(q)
+		n, ok := parseID(q)
 		if !ok {
 			return invalid("show_id must be a show id such as 7")
 		}

@@ -9,19 +9,6 @@ import (
 	"seatflow/services/staff"
 )
 
-// registerAdminShowSeats registers a show's seats for staff on the staff-and-admin group:
-//
-//	GET  /shows/{id}/seats                    the staff seat map
-//	POST /shows/{id}/house-seats              {"seat_ids":["12",...],"reason"} block as house seats
-//	POST /shows/{id}/house-seats/unblock      {"seat_ids":["12",...],"reason"} make them sellable again
-//	POST /shows/{id}/seats/{seat_id}/release  {"order_no","reason"} release a hold
-func (d *Deps) registerAdminShowSeats(admin fiber.Router) {
-	admin.Get("/shows/:id/seats", d.apiStaffSeatMap)
-	admin.Post("/shows/:id/house-seats", d.apiHouseSeats(true))
-	admin.Post("/shows/:id/house-seats/unblock", d.apiHouseSeats(false))
-	admin.Post("/shows/:id/seats/:seat_id/release", d.apiReleaseSeat)
-}
-
 // staffSeatJSON is one seat of the staff seat map. state is what buyers see now (free,
 // held, sold, blocked, house) from the seat cache; order_no, order_status and
 // buyer_email name the order holding or owning the seat (null for none);
@@ -160,7 +147,7 @@ func parseHouseBody(body []byte) (houseBody, error) {
 	}
 	out := houseBody{ids: make([]int64, 0, len(in.SeatIDs))}
 	for _, s := range in.SeatIDs {
-		n, ok := parseShowID(s) // the same rule: a positive decimal id
+		n, ok := parseID(s) // the same rule: a positive decimal id
 		if !ok {
 			return houseBody{}, invalid("seat id %q is not a seat id such as \"12\"", s)
 		}

@@ -8,12 +8,6 @@ import (
 	"seatflow/services/staff"
 )
 
-// registerAdminTickets registers the ticket check of the admin API on the
-// staff-and-admin group.
-func (d *Deps) registerAdminTickets(admin fiber.Router) {
-	admin.Get("/tickets/:ref", d.apiAdminTicket)
-}
-
 // ticketCheckJSON is the answer of a ticket check: valid only for a paid order; the
 // show and seats only then.
 type ticketCheckJSON struct {

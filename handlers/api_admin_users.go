@@ -9,13 +9,6 @@ import (
 	"seatflow/services/accounts"
 )
 
-// registerAdminUsers registers users and roles on the admin API; users is a group whose
-// admin-only check is attached where it is declared.
-func (d *Deps) registerAdminUsers(users fiber.Router) {
-	users.Get("", d.apiAdminUsers)
-	users.Patch("/:id", d.apiAdminSetRole)
-}
-
 // adminUserJSON is an account as admins read it.
 type adminUserJSON struct {
 	ID        string `json:"id"`

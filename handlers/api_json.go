@@ -138,3 +138,20 @@ func orderOut(o *services.Order) orderJSON {
 	}
 	return out
 }
+
+// optID is n as an id string, or nil for 0 (none).
+func optID(n int64) *string {
+	if n == 0 {
+		return nil
+	}
+	s := id(n)
+	return &s
+}
+
+// optString is s, or nil when it is empty.
+func optString(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}

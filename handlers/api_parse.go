@@ -3,16 +3,15 @@ package handlers
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
+	"io"
 	"regexp"
 	"strconv"
 
+	"github.com/gofiber/fiber/v2"
+
 	"seatflow/services/orders"
 )
-
-// MaxBodyBytes is the largest request body accepted (API.md: 413 over 64 KiB).
-const MaxBodyBytes = 64 << 10
-
-var digits = regexp.MustCompile(`^[0-9]{1,19}$`)
 
 // orderBody is the create-order body; raw fields let the parser tell wrong types apart.
 type orderBody struct {
@@ -124,4 +123,61 @@ func positiveInt(r json.RawMessage) (int64, error) {
 		return 0, strconv.ErrSyntax
 	}
 	return v, nil
+}
+
+// decodeJSON reads the body as one JSON value into v; INVALID_REQUEST says what is
+// wrong with it.
+func decodeJSON(c *fiber.Ctx, v any) error {
+	if err := json.Unmarshal(c.Body(), v); err != nil {
+		return invalid("the body must be a JSON object: %s", jsonProblem(err))
+	}
+	return nil
+}
+
+// jsonShowID reads a show id given as a JSON string of digits (API.md: every id is a
+// JSON string); it must be positive.
+func jsonShowID(r json.RawMessage) (int64, bool) {
+	var s string
+	if r[0] != '"' || json.Unmarshal(r, &s) != nil {
+		return 0, false
+	}
+	return parseID(s)
+}
+
+// jsonID reads a positive id given as a string of digits (or a JSON integer).
+func jsonID(r json.RawMessage, name string) (int64, error) {
+	if !isSet(r) {
+		return 0, invalid("%s is required", name)
+	}
+	var s string
+	if r[0] == '"' {
+		if json.Unmarshal(r, &s) != nil {
+			return 0, invalid("%s must be an id string such as \"7\"", name)
+		}
+	} else {
+		s = string(bytes.TrimSpace(r))
+	}
+	n, ok := parseID(s)
+	if !ok {
+		return 0, invalid("%s must be an id string such as \"7\"", name)
+	}
+	return n, nil
+}
+
+// decodeObject decodes body, one JSON object with no unknown fields, into v.
+// Errors: INVALID_REQUEST.
+func decodeObject(body []byte, v any, shape string) error {
+	body = bytes.TrimSpace(body)
+	if len(body) == 0 || body[0] != '{' {
+		return invalid("the body must be a JSON object like %s", shape)
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return invalid("the body must be a JSON object like %s: %s", shape, jsonProblem(err))
+	}
+	if err := dec.Decode(&struct{}{}); !errors.Is(err, io.EOF) {
+		return invalid("the body holds more than one JSON value")
+	}
+	return nil
 }

@@ -2,12 +2,14 @@ package handlers
 
 import (
 	"context"
+	"slices"
 	"strings"
 
 	"github.com/gofiber/fiber/v2"
 	"github.com/gofiber/fiber/v2/utils"
 
 	"seatflow/services"
+	"seatflow/views"
 )
 
 // SessionCookie is the browser's session cookie; it carries the same token as the API's
@@ -79,4 +81,56 @@ func RequireRole(roles ...string) fiber.Handler {
 
 func isSafeMethod(m string) bool {
 	return m == fiber.MethodGet || m == fiber.MethodHead || m == fiber.MethodOptions
+}
+
+// requirePageUser sends signed-out visitors to the sign-in form, coming back to the page
+// they asked for (for a form post: the page the form is on, the path without its last
+// segment).
+func requirePageUser(c *fiber.Ctx) error {
+	if currentUser(c) != nil {
+		return c.Next()
+	}
+	next := strings.Clone(c.Path())
+	if c.Method() != fiber.MethodGet && c.Method() != fiber.MethodHead {
+		if i := strings.LastIndexByte(next, '/'); i > 0 {
+			next = next[:i]
+		}
+	} else if q := c.Request().URI().QueryString(); len(q) > 0 {
+		next += "?" + string(q)
+	}
+	return redirectToLogin(c, next)
+}
+
+// redirectToLogin sends a signed-out visitor to the sign-in form, coming back to next.
+// An htmx request (a panel refreshing itself) gets HX-Redirect instead, so the whole
+// page goes to the sign-in form rather than the form landing inside the panel.
+func redirectToLogin(c *fiber.Ctx, next string) error {
+	if c.Get("HX-Request") == "true" {
+		c.Set("HX-Redirect", views.LoginURL(next))
+		return c.SendStatus(fiber.StatusNoContent)
+	}
+	return c.Redirect(views.LoginURL(next), fiber.StatusSeeOther)
+}
+
+// requirePageRole lets users with one of roles through; signed-out visitors are sent to
+// sign in (coming back here), everyone else gets the 403 page.
+func requirePageRole(roles ...string) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		u := currentUser(c)
+		if u == nil {
+			return redirectToLogin(c, strings.Clone(c.Path()))
+		}
+		if !slices.Contains(roles, u.Role) {
+			return renderErrorPage(c, fiber.StatusForbidden, forbiddenPageMessage(roles))
+		}
+		return c.Next()
+	}
+}
+
+// forbiddenPageMessage tells a signed-in user without one of roles who the page is for.
+func forbiddenPageMessage(roles []string) string {
+	if slices.Contains(roles, services.RoleStaff) {
+		return "This page is for cinema staff only."
+	}
+	return "This page is for administrators only."
 }

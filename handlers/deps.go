@@ -1,6 +1,21 @@
 // Package handlers turns HTTP requests into service calls and renders the answers: JSON
 // for /api/v1 (API.md) and templ pages for the browser. A handler parses and validates,
 // calls a service, and renders; it never talks to Redis or SQL.
+//
+// routes.go lists every route, grouped by surface and role. The files are named after
+// the surface they serve:
+//
+//   - api_*.go: the JSON API (api_admin_*.go: its staff and admin endpoints), described
+//     in openapi.json;
+//   - pages_*.go: the moviegoer pages (shows, booking, orders, tickets, sign-in, the live
+//     seat map, the demo payment provider's pages);
+//   - console_*.go: the staff console under /admin.
+//
+// What they share has no prefix: deps.go (the services a handler uses), request.go
+// (request context, the id parser and other parameters), auth.go (who is signed in and
+// the role checks), errors.go and json_errors.go (errors in the contract's JSON shape
+// or as an error page), render.go (a page's layout props, rendering), csrf.go, locale.go
+// and i18n.go (the pages' language).
 package handlers
 
 import (
@@ -168,6 +183,3 @@ type Deps struct {
 	// Tickets signs the tickets of paid orders and checks them for staff.
 	Tickets TicketService
 }
-
-// requestTimeout bounds the services' work for one request.
-const requestTimeout = 10 * time.Second

@@ -4,10 +4,12 @@ import (
 	"errors"
 	"log/slog"
 	"strconv"
+	"strings"
 
 	"github.com/gofiber/fiber/v2"
 
 	"seatflow/services"
+	"seatflow/views"
 )
 
 // statusOf maps a contract error code to its HTTP status (API.md, Errors).
@@ -111,4 +113,38 @@ func isAPI(c *fiber.Ctx) bool {
 
 func invalid(format string, a ...any) error {
 	return &services.Error{Code: services.CodeInvalidRequest, Message: sprintf(format, a...)}
+}
+
+// renderErrorPage answers with an HTML error page in the layout.
+func renderErrorPage(c *fiber.Ctx, status int, msg string) error {
+	c.Response().ResetBody() // a page that failed half way leaves nothing behind
+	l := langOf(c)
+	if msg == "" {
+		msg = l.StatusTitle(status)
+	}
+	props := views.ErrorPageProps{Page: page(c, l.StatusTitle(status)), Status: status, Message: msg}
+	if status == fiber.StatusTooManyRequests {
+		props.RetryAfterS, _ = strconv.Atoi(string(c.Response().Header.Peek(fiber.HeaderRetryAfter)))
+	}
+	if c.Method() == fiber.MethodGet {
+		if u, ok := localPath(string(c.Request().RequestURI())); ok {
+			props.TryURL = strings.Clone(u)
+		}
+	}
+	return render(c, status, views.ErrorPage(props))
+}
+
+// errorPage renders err as an error page with its contract status.
+func errorPage(c *fiber.Ctx, err error) error {
+	st, se := pageError(c, err)
+	return renderErrorPage(c, st, serviceText(langOf(c), se, se.Message))
+}
+
+// pageError maps err to its status and message, and sets Retry-After for rate limits.
+func pageError(c *fiber.Ctx, err error) (int, *services.Error) {
+	st, se := asError(err)
+	if se.RetryAfterS > 0 {
+		c.Set(fiber.HeaderRetryAfter, strconv.Itoa(se.RetryAfterS))
+	}
+	return st, se
 }

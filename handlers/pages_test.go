@@ -596,7 +596,7 @@ func testApp(m *seats.SeatMap, orders *fakeOrders) *fiber.App {
 	app.Use(DemoPayments(true))
 	app.Use(d.Authenticate)
 	app.Use(d.CSRF(nil))
-	d.RegisterPages(app)
+	d.Routes(app)
 	return app
 }
 

@@ -450,7 +450,7 @@ func TestSignInRateLimitSaysWhenToRetry(t *testing.T) {
 	app := fiber.New(fiber.Config{ErrorHandler: ErrorHandler})
 	app.Use(d.Authenticate)
 	app.Use(d.CSRF(nil))
-	d.RegisterPages(app)
+	d.Routes(app)
 	tok := issuedCSRF(t, app)
 	for _, path := range []string{"/login", "/register"} {
 		res, body := do(t, app, "POST", path, withCSRF(url.Values{"email": {"mei@seatflow.test"}, "password": {"right-password"}, "name": {"Mei"}}, tok), "")

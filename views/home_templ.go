@@ -6,10 +6,12 @@ package views
 
 //lint:file-ignore SA4006 This context is only used if a nested component is present.
 
-import "github.com/a-h/templ"
-import templruntime "github.com/a-h/templ/runtime"
+import (
+	"seatflow/services"
 
-import "seatflow/services"
+	"github.com/a-h/templ"
+	templruntime "github.com/a-h/templ/runtime"
+)
 
 // HomePage is the programme: today's and the next days' shows, grouped by day.
 func HomePage(p HomeProps) templ.Component {

@@ -6,13 +6,12 @@ package views
 
 //lint:file-ignore SA4006 This context is only used if a nested component is present.
 
-import "github.com/a-h/templ"
-import templruntime "github.com/a-h/templ/runtime"
-
 import (
+	"seatflow/services"
 	"time"
 
-	"seatflow/services"
+	"github.com/a-h/templ"
+	templruntime "github.com/a-h/templ/runtime"
 )
 
 // OrderPage is one order: its seats and total, the deadline and the actions.

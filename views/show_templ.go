@@ -6,10 +6,12 @@ package views
 
 //lint:file-ignore SA4006 This context is only used if a nested component is present.
 
-import "github.com/a-h/templ"
-import templruntime "github.com/a-h/templ/runtime"
+import (
+	"seatflow/services"
 
-import "seatflow/services"
+	"github.com/a-h/templ"
+	templruntime "github.com/a-h/templ/runtime"
+)
 
 // ShowPage is one show: details, price legend and the seat map form.
 func ShowPage(p ShowPageProps) templ.Component {

@@ -135,9 +135,6 @@ func (p ShowPageProps) State() ShowState {
 	return mapState(p.Lang, p.Lang.StateOf(p.Map.Show, p.Now, p.Zone), p.Map, p.HoldFor)
 }
 
-// CanBook reports whether the form may be submitted: signed in and on sale.
-func (p ShowPageProps) CanBook() bool { return p.SignedIn() && p.State().OnSale }
-
 // Owned is how many seats of this show the signed-in buyer already holds or owns
 // (pending or paid orders): they count against the purchase limit.
 func (p ShowPageProps) Owned() int {

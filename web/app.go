@@ -228,8 +228,7 @@ func (a *App) newHTTP() *fiber.App {
 			return a.Redis.Del(ctx, csrfKey(token)).Err()
 		},
 	}))
-	d.RegisterAPI(app)
-	d.RegisterPages(app)
+	d.Routes(app) // handlers/routes.go: every API route, page and console page
 	return app
 }
 

@@ -72,8 +72,7 @@ func adminApp(rec *fakeReconcile) *fiber.App {
 	app := fiber.New(fiber.Config{ErrorHandler: ErrorHandler})
 	app.Use(d.Authenticate)
 	app.Use(d.CSRF(nil))
-	d.RegisterAPI(app)
-	d.RegisterPages(app)
+	d.Routes(app)
 	return app
 }
 

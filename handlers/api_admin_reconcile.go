@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"strconv"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
@@ -25,26 +24,6 @@ const (
 	defaultRunsLimit = 50
 	maxRunsLimit     = 500
 )
-
-// registerAdminAPI registers /api/v1/admin: staff and admins only (anonymous 401,
-// customers 403, on every path below it), with reconciliation for admins only (staff 403).
-func (d *Deps) registerAdminAPI(v1 fiber.Router) {
-	admin := v1.Group("/admin", RequireRole(services.RoleStaff, services.RoleAdmin))
-	d.registerAdminCatalog(admin)
-	d.registerAdminHalls(admin)
-	d.registerAdminMovies(admin)
-	d.registerAdminOrders(admin)
-	admin.Get("/orders/:no", d.apiAdminOrder)
-	d.registerAdminTickets(admin)
-	d.registerAdminAudit(admin)
-	d.registerAdminUsers(admin.Group("/users", RequireRole(services.RoleAdmin)))
-	admin.Get("/dashboard", d.apiDashboard)
-	d.registerAdminShowSeats(admin)
-	rec := admin.Group("/reconcile", RequireRole(services.RoleAdmin))
-	rec.Post("", d.apiReconcile)
-	rec.Get("/runs", d.apiReconcileRuns)
-	rec.Get("/runs/:run_id", d.apiReconcileRun)
-}
 
 // apiReconcile runs reconciliation now for the signed-in admin -> 200 the run report
 // (also when the run stopped half way: its status and error say why). Errors: 400
@@ -153,23 +132,4 @@ func parseReconcileBody(body []byte) (reconcileRequest, error) {
 		}
 	}
 	return req, nil
-}
-
-// jsonShowID reads a show id given as a JSON string of digits (API.md: every id is a
-// JSON string); it must be positive.
-func jsonShowID(r json.RawMessage) (int64, bool) {
-	var s string
-	if r[0] != '"' || json.Unmarshal(r, &s) != nil {
-		return 0, false
-	}
-	return parseShowID(s)
-}
-
-// parseShowID reads a positive decimal show id ("7"); anything else is false.
-func parseShowID(s string) (int64, bool) {
-	if !digits.MatchString(s) {
-		return 0, false
-	}
-	n, err := strconv.ParseInt(s, 10, 64)
-	return n, err == nil && n > 0
 }

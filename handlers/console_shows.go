@@ -14,20 +14,6 @@ import (
 	"seatflow/views"
 )
 
-// registerShowPages registers shows, sale control and cancellation under /admin/shows.
-func (d *Deps) registerShowPages(r fiber.Router) {
-	r.Get("/shows", d.showsDayPage)
-	r.Get("/shows/new", d.newShowPage)
-	r.Get("/shows/new/prices", d.zonePricesPartial)
-	r.Post("/shows", d.createShowPage)
-	r.Get("/shows/:id", d.showDetailPage)
-	r.Post("/shows/:id", d.updateShowPage)
-	r.Post("/shows/:id/open-sale", d.saleControlPage(true))
-	r.Post("/shows/:id/close-sale", d.saleControlPage(false))
-	r.Get("/shows/:id/cancel", d.cancelShowConfirmPage)
-	r.Post("/shows/:id/cancel", d.cancelShowPage)
-}
-
 // showsDayPage lists the shows of ?date= (YYYY-MM-DD in the cinema's zone, default
 // today) with their seat counts; a malformed date shows today with a 400.
 func (d *Deps) showsDayPage(c *fiber.Ctx) error {
@@ -142,7 +128,7 @@ func (d *Deps) createShowPage(c *fiber.Ctx) error {
 
 // hallOf returns the hall summary of a typed hall id; nil for none or an unknown id.
 func (d *Deps) hallOf(ctx context.Context, typed string) (*catalog.HallSummary, error) {
-	id, ok := parseShowID(strings.TrimSpace(typed))
+	id, ok := parseID(strings.TrimSpace(typed))
 	if !ok {
 		return nil, nil
 	}

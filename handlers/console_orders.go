@@ -18,13 +18,6 @@ const orderPageLimit = 100
 // refundedNotice is the notice of an order's page after a refund (?refunded=1).
 const refundedNotice = "Order refunded: the payment went back to the buyer, the seats are free for sale again and the buyer's purchase limit is given back."
 
-// registerOrderPages registers order search, order pages and refunds under /admin/orders.
-func (d *Deps) registerOrderPages(r fiber.Router) {
-	r.Get("/orders", d.adminOrdersPage)
-	r.Get("/orders/:no", d.adminOrderPage)
-	r.Post("/orders/:no/refund", d.adminRefundOrder)
-}
-
 // adminOrdersPage searches orders by ?order_no=&email=&show_id=&status= (all optional,
 // combined); with none it lists the newest orders. A bad show id, email or status shows
 // the form again with the message (400) and what was typed.
@@ -38,7 +31,7 @@ func (d *Deps) adminOrdersPage(c *fiber.Ctx) error {
 	props := views.AdminOrdersProps{Page: page(c, "Orders"), Form: form, Limit: orderPageLimit, Zone: d.Shows.Zone(), Now: nowUTC()}
 	f := staff.OrderSearch{OrderNo: form.OrderNo, Email: form.Email, Status: form.Status, Limit: orderPageLimit}
 	if form.ShowID != "" {
-		id, ok := parseShowID(form.ShowID)
+		id, ok := parseID(form.ShowID)
 		if !ok {
 			props.Error = "The show id must be a number such as 7."
 			return render(c, fiber.StatusBadRequest, views.AdminOrdersPage(props))

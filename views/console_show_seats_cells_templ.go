@@ -7,9 +7,10 @@ package views
 //lint:file-ignore SA4006 This context is only used if a nested component is present.
 
 import (
+	"strings"
+
 	"github.com/a-h/templ"
 	templruntime "github.com/a-h/templ/runtime"
-	"strings"
 
 	"seatflow/services"
 	"seatflow/services/staff"

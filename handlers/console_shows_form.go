@@ -101,7 +101,7 @@ func localShow(f views.ShowForm, hall *catalog.HallSummary, prices []catalog.Zon
 		in.ClosesTime = f.Start
 	}
 	var ok bool
-	if in.MovieID, ok = parseShowID(f.MovieID); !ok {
+	if in.MovieID, ok = parseID(f.MovieID); !ok {
 		return in, "Choose a movie."
 	}
 	if hall == nil {

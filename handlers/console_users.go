@@ -14,12 +14,6 @@ import (
 // userPageLimit is how many accounts the users page lists.
 const userPageLimit = 200
 
-// registerUserPages registers users and roles (the group is /admin/users).
-func (d *Deps) registerUserPages(r fiber.Router) {
-	r.Get("/", d.adminUsersPage)
-	r.Post("/:id/role", d.adminSetRole)
-}
-
 // adminUsersPage lists accounts, filtered by ?email= (a part of the address) and
 // ?role=; ?changed=<id> adds the notice of a role change just made.
 func (d *Deps) adminUsersPage(c *fiber.Ctx) error {

@@ -1,7 +1,6 @@
 package handlers
 
 import (
-	"slices"
 	"strings"
 
 	"github.com/gofiber/fiber/v2"
@@ -13,52 +12,6 @@ import (
 
 // reconcilePageRuns is how many runs the reconciliation page lists.
 const reconcilePageRuns = 30
-
-// registerAdminPages registers the console under /admin. The role check is attached
-// once per group: staff and admins use the catalog, shows, orders and the audit log;
-// users and roles and reconciliation are for admins only. Signed-out visitors are sent
-// to sign in, customers get the 403 page.
-func (d *Deps) registerAdminPages(app fiber.Router) {
-	staff := app.Group("/admin", requirePageRole(services.RoleStaff, services.RoleAdmin))
-	d.registerDashboardPages(staff)
-	d.registerHallPages(staff)
-	d.registerMoviePages(staff)
-	d.registerShowPages(staff)
-	d.registerShowSeatPages(staff)
-	d.registerOrderPages(staff)
-	d.registerAuditPages(staff)
-
-	users := app.Group("/admin/users", requirePageRole(services.RoleAdmin))
-	d.registerUserPages(users)
-
-	reconcile := app.Group("/admin/reconcile", requirePageRole(services.RoleAdmin))
-	reconcile.Get("/", d.reconcilePage)
-	reconcile.Post("/", d.startReconcile)
-	reconcile.Get("/runs/:id", d.reconcileRunPage)
-}
-
-// requirePageRole lets users with one of roles through; signed-out visitors are sent to
-// sign in (coming back here), everyone else gets the 403 page.
-func requirePageRole(roles ...string) fiber.Handler {
-	return func(c *fiber.Ctx) error {
-		u := currentUser(c)
-		if u == nil {
-			return redirectToLogin(c, strings.Clone(c.Path()))
-		}
-		if !slices.Contains(roles, u.Role) {
-			return renderErrorPage(c, fiber.StatusForbidden, forbiddenPageMessage(roles))
-		}
-		return c.Next()
-	}
-}
-
-// forbiddenPageMessage tells a signed-in user without one of roles who the page is for.
-func forbiddenPageMessage(roles []string) string {
-	if slices.Contains(roles, services.RoleStaff) {
-		return "This page is for cinema staff only."
-	}
-	return "This page is for administrators only."
-}
 
 // reconcilePage shows the run history and the form that starts a run.
 func (d *Deps) reconcilePage(c *fiber.Ctx) error {
@@ -79,7 +32,7 @@ func (d *Deps) startReconcile(c *fiber.Ctx) error {
 		return d.renderReconcileList(c, fiber.StatusBadRequest, "Choose Run now or Dry run.", show)
 	}
 	if show != "" {
-		id, ok := parseShowID(show)
+		id, ok := parseID(show)
 		if !ok {
 			return d.renderReconcileList(c, fiber.StatusBadRequest, "The show id must be a number such as 7, or empty for every show.", show)
 		}

@@ -12,18 +12,6 @@ import (
 	"seatflow/views"
 )
 
-// registerHallPages registers halls and their layouts under /admin/halls: the list, the
-// new-hall and edit forms (POST then 303 to the list; Preview re-renders the form), and
-// the htmx preview partial.
-func (d *Deps) registerHallPages(r fiber.Router) {
-	r.Get("/halls", d.hallListPage)
-	r.Get("/halls/new", d.newHallPage)
-	r.Post("/halls", d.saveHall)
-	r.Post("/halls/preview", d.hallPreview) // before /halls/:id
-	r.Get("/halls/:id", d.editHallPage)
-	r.Post("/halls/:id", d.saveHall)
-}
-
 // newHallLayout is the layout a new hall's form starts with.
 const newHallLayout = "SSSSSS.SSSSSS\nSSSSSS.SSSSSS\nSSSSSS.SSSSSS\nPPPPPP.PPPPPP\nPPPPPP.PPPPPP\nWCSSSS.SSSSCW\n"
 
@@ -36,7 +24,7 @@ func (d *Deps) hallListPage(c *fiber.Ctx) error {
 		return errorPage(c, err)
 	}
 	saved := ""
-	if id, ok := parseShowID(c.Query("saved")); ok {
+	if id, ok := parseID(c.Query("saved")); ok {
 		for _, h := range halls {
 			if h.ID == id {
 				saved = h.Name

@@ -17,13 +17,6 @@ import (
 // (read once, then cleared).
 const seatsNoticeCookie = "sf_seats_notice"
 
-// registerShowSeatPages registers a show's seat map for staff under /admin/shows/:id/seats.
-func (d *Deps) registerShowSeatPages(r fiber.Router) {
-	r.Get("/shows/:id/seats", d.showSeatsPage)
-	r.Post("/shows/:id/seats/house", d.houseSeatsForm)
-	r.Post("/shows/:id/seats/:seat_id/release", d.releaseSeatForm)
-}
-
 // showSeatsPage draws the staff seat map with the notice of the last action, if any.
 func (d *Deps) showSeatsPage(c *fiber.Ctx) error {
 	showID, ok := idParam(c, "id")

@@ -12,17 +12,6 @@ import (
 	"seatflow/views"
 )
 
-// registerMoviePages registers movies under /admin/movies: the list with the create
-// form, one movie's edit form, and retiring and un-retiring it.
-func (d *Deps) registerMoviePages(r fiber.Router) {
-	r.Get("/movies", d.moviesPage)
-	r.Post("/movies", d.createMoviePage)
-	r.Get("/movies/:id", d.moviePage)
-	r.Post("/movies/:id", d.updateMoviePage)
-	r.Post("/movies/:id/retire", d.retireMoviePage(true))
-	r.Post("/movies/:id/unretire", d.retireMoviePage(false))
-}
-
 // movieForm reads the title and runtime fields of a movie form; problem says what is
 // wrong with the runtime ("" when it is a whole number).
 func movieForm(c *fiber.Ctx) (views.MovieForm, int, string) {

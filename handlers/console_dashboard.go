@@ -15,11 +15,6 @@ import (
 // dashboardExpiryListed is how many tasks of each expiry queue list the dashboard shows.
 const dashboardExpiryListed = 5
 
-// registerDashboardPages registers the dashboard at /admin.
-func (d *Deps) registerDashboardPages(r fiber.Router) {
-	r.Get("/", d.dashboardPage)
-}
-
 // dashboardData is everything the dashboard shows. Expiry is nil when the queue could
 // not be read (ExpiryError says so): the rest of the dashboard still shows. LastRun is
 // nil before the first reconciliation run.

@@ -19,11 +19,6 @@ const (
 	maxAuditLimit     = 200
 )
 
-// registerAuditPages registers the audit log under /admin/audit.
-func (d *Deps) registerAuditPages(r fiber.Router) {
-	r.Get("/audit", d.auditPage)
-}
-
 // auditQuery is a parsed audit filter with the paging cursor and page size.
 type auditQuery struct {
 	Filter audit.AuditFilter
@@ -51,8 +46,8 @@ func parseAuditQuery(c *fiber.Ctx, loc *time.Location) (auditQuery, error) {
 	}
 	f.Limit = limit + 1
 	if b := c.Query("before_id"); b != "" {
-		n, err := strconv.ParseInt(b, 10, 64)
-		if err != nil || !digits.MatchString(b) || n < 1 {
+		n, ok := parseID(b)
+		if !ok {
 			return q, invalid("the paging cursor before_id must be the id of an audit entry, such as 120")
 		}
 		f.BeforeID = n

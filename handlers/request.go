@@ -1,0 +1,91 @@
+package handlers
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+)
+
+// Reading a request, shared by the API, the pages and the console: the context of its
+// service calls, its ids, limits and parameters.
+
+// MaxBodyBytes is the largest request body accepted (API.md: 413 over 64 KiB).
+const MaxBodyBytes = 64 << 10
+
+// requestTimeout bounds the services' work for one request.
+const requestTimeout = 10 * time.Second
+
+// ctxOf returns a context for service calls of one request, bounded by requestTimeout.
+func ctxOf(c *fiber.Ctx) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(c.UserContext(), requestTimeout)
+}
+
+var digits = regexp.MustCompile(`^[0-9]{1,19}$`)
+
+// parseID reads a positive decimal id ("7"): digits only, no sign or spaces; anything
+// else is false. Every id of a show, movie, hall, user or run is read with it.
+func parseID(s string) (int64, bool) {
+	if !digits.MatchString(s) {
+		return 0, false
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	return n, err == nil && n > 0
+}
+
+// idParam parses a positive integer route parameter with parseID, in one spelling only
+// (no leading zeros); anything else is false, which handlers answer with NOT_FOUND (an
+// id that cannot exist names nothing).
+func idParam(c *fiber.Ctx, name string) (int64, bool) {
+	p := c.Params(name)
+	if len(p) > 0 && p[0] == '0' {
+		return 0, false // one spelling per id: no leading zeros
+	}
+	return parseID(p)
+}
+
+// queryLimit reads the ?limit= of a list: def when absent, else a whole number from 1
+// to max (INVALID_REQUEST otherwise).
+func queryLimit(c *fiber.Ctx, def, max int) (int, error) {
+	q := c.Query("limit")
+	if q == "" {
+		return def, nil
+	}
+	n, err := strconv.Atoi(q)
+	if err != nil || !digits.MatchString(q) || n < 1 || n > max {
+		return 0, invalid("limit must be a whole number from 1 to %d", max)
+	}
+	return n, nil
+}
+
+// copyParam copies a route parameter out of Fiber's reused buffer.
+func copyParam(c *fiber.Ctx, name string) string {
+	return strings.Clone(c.Params(name))
+}
+
+// localPath accepts only a path on this site ("/..." but not "//..." or "/\..."), so a
+// next parameter can never send the user elsewhere.
+func localPath(next string) (string, bool) {
+	if len(next) == 0 || len(next) > 512 || next[0] != '/' {
+		return "", false
+	}
+	if len(next) > 1 && (next[1] == '/' || next[1] == '\\') {
+		return "", false
+	}
+	for i := 0; i < len(next); i++ {
+		if next[i] < 0x20 || next[i] == 0x7f || next[i] == '\\' {
+			return "", false
+		}
+	}
+	return next, true
+}
+
+// nowUTC is the time pages are rendered at.
+func nowUTC() time.Time { return time.Now().UTC() }
+
+// sprintf is fmt.Sprintf.
+func sprintf(format string, a ...any) string { return fmt.Sprintf(format, a...) }
