@@ -6,12 +6,10 @@ package views
 
 //lint:file-ignore SA4006 This context is only used if a nested component is present.
 
-import (
-	"seatflow/services"
+import "github.com/a-h/templ"
+import templruntime "github.com/a-h/templ/runtime"
 
-	"github.com/a-h/templ"
-	templruntime "github.com/a-h/templ/runtime"
-)
+import "seatflow/services"
 
 // HomePage is the programme: today's and the next days' shows, grouped by day.
 func HomePage(p HomeProps) templ.Component {

@@ -6,12 +6,10 @@ package views
 
 //lint:file-ignore SA4006 This context is only used if a nested component is present.
 
-import (
-	"seatflow/services"
+import "github.com/a-h/templ"
+import templruntime "github.com/a-h/templ/runtime"
 
-	"github.com/a-h/templ"
-	templruntime "github.com/a-h/templ/runtime"
-)
+import "seatflow/services"
 
 // ShowPage is one show: details, price legend and the seat map form.
 func ShowPage(p ShowPageProps) templ.Component {
