@@ -27,12 +27,19 @@ $(HTMX): static/package.json static/package-lock.json
 services:
 	@bash .ci/services
 
-## test: vet, check generated code, run every test against real MariaDB and Redis
+## test: vet, check generated code, run every test against real MariaDB and Redis in two
+## runs side by side: the services/ packages (which take turns on one test database, see
+## DESIGN.md "Testing") with jobs and the load test's smoke run, and the rest (web,
+## handlers, views); the first run's output follows the second's
+STORE_TEST_PKGS := ./services/... ./jobs/... ./web/loadtest/...
 test: services test-deps static
 	$(GO) vet ./...
 	@$(MAKE) --no-print-directory generate
 	@git diff --quiet -- '*_templ.go' 2>/dev/null || { echo "generated *_templ.go files differ from 'go tool templ generate': commit them"; git diff --stat -- '*_templ.go'; exit 1; }
-	$(GO) test -race -count=1 -p 2 -timeout 15m ./...
+	@log=$$(mktemp); \
+	$(GO) test -race -count=1 -p 1 -timeout 15m $(STORE_TEST_PKGS) >$$log 2>&1 & pid=$$!; \
+	$(GO) test -race -count=1 -p 1 -timeout 15m $$($(GO) list ./... | grep -v -e /services -e /jobs -e /web/loadtest); rc=$$?; \
+	wait $$pid; rc2=$$?; cat $$log; rm -f $$log; test $$rc -eq 0 -a $$rc2 -eq 0
 	@$(MAKE) --no-print-directory fuzz FUZZTIME=$(FUZZTIME)
 
 ## fuzz: each fuzz target for FUZZTIME (default 4s; crashes land in testdata/fuzz and become regular tests)
