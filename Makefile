@@ -37,8 +37,8 @@ test: services test-deps static
 	@$(MAKE) --no-print-directory generate
 	@git diff --quiet -- '*_templ.go' 2>/dev/null || { echo "generated *_templ.go files differ from 'go tool templ generate': commit them"; git diff --stat -- '*_templ.go'; exit 1; }
 	@log=$$(mktemp); \
-	$(GO) test -race -count=1 -p 1 -timeout 15m $(STORE_TEST_PKGS) >$$log 2>&1 & pid=$$!; \
-	$(GO) test -race -count=1 -p 1 -timeout 15m $$($(GO) list ./... | grep -v -e /services -e /jobs -e /web/loadtest); rc=$$?; \
+	$(GO) test -race -count=1 -p 2 -timeout 15m $(STORE_TEST_PKGS) >$$log 2>&1 & pid=$$!; \
+	$(GO) test -race -count=1 -p 2 -timeout 15m $$($(GO) list ./... | grep -v -e /services -e /jobs -e /web/loadtest); rc=$$?; \
 	wait $$pid; rc2=$$?; cat $$log; rm -f $$log; test $$rc -eq 0 -a $$rc2 -eq 0
 	@$(MAKE) --no-print-directory fuzz FUZZTIME=$(FUZZTIME)
 

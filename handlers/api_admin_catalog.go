@@ -103,7 +103,7 @@ func (d *Deps) apiAdminUpdateShow(c *fiber.Ctx) error {
 }
 
 // apiAdminOpenSale opens a show's sale now -> 200 the show, on_sale. Errors: 404, 409
-// CONFLICT (cancelled, or its window already closed), 503.
+// CONFLICT (cancelled, or started; a closed window reopens until the start), 503.
 func (d *Deps) apiAdminOpenSale(c *fiber.Ctx) error {
 	return d.saleControl(c, d.CatalogAdmin.OpenSale)
 }

@@ -65,13 +65,14 @@ func asError(err error) (int, *services.Error) {
 	var fe *fiber.Error
 	if errors.As(err, &fe) {
 		code := map[int]string{
-			fiber.StatusRequestEntityTooLarge: services.CodePayloadTooLarge,
-			fiber.StatusNotFound:              services.CodeNotFound,
-			fiber.StatusMethodNotAllowed:      services.CodeInvalidRequest,
-			fiber.StatusBadRequest:            services.CodeInvalidRequest,
-			fiber.StatusUnauthorized:          services.CodeUnauthenticated,
-			fiber.StatusForbidden:             services.CodeForbidden,
-			fiber.StatusTooManyRequests:       services.CodeRateLimited,
+			fiber.StatusRequestEntityTooLarge:       services.CodePayloadTooLarge,
+			fiber.StatusRequestHeaderFieldsTooLarge: services.CodePayloadTooLarge,
+			fiber.StatusNotFound:                    services.CodeNotFound,
+			fiber.StatusMethodNotAllowed:            services.CodeInvalidRequest,
+			fiber.StatusBadRequest:                  services.CodeInvalidRequest,
+			fiber.StatusUnauthorized:                services.CodeUnauthenticated,
+			fiber.StatusForbidden:                   services.CodeForbidden,
+			fiber.StatusTooManyRequests:             services.CodeRateLimited,
 		}[fe.Code]
 		if code == "" {
 			code = services.CodeInternal

@@ -404,7 +404,7 @@ func ShowDetailPage(p ShowDetailProps) templ.Component {
 				return templ_7745c5c3_Err
 			}
 			if !cancelled {
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 33, "<section class=\"panel\" aria-labelledby=\"sale-title\"><h2 id=\"sale-title\" class=\"panel-title\">Sale</h2><p class=\"muted\">The sale opens and closes by itself with its window. Open or close it now to override the window.</p><div class=\"form-actions\"><form method=\"post\" action=\"")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 33, "<section class=\"panel\" aria-labelledby=\"sale-title\"><h2 id=\"sale-title\" class=\"panel-title\">Sale</h2><p class=\"muted\">The sale opens and closes by itself with its window. Open or close it now to override the window; opening a closed sale keeps it open until the show starts.</p><div class=\"form-actions\"><form method=\"post\" action=\"")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}

@@ -175,6 +175,7 @@ func (a *App) newHTTP() *fiber.App {
 		DisableStartupMessage: true,
 		ErrorHandler:          errorHandler,
 		BodyLimit:             handlers.MaxBodyBytes, // a larger body is refused before it is read in full
+		ReadBufferSize:        readBufferBytes,       // headers up to maxHeaderBytes, and room to say so beyond
 		ReadTimeout:           15 * time.Second,
 		WriteTimeout:          15 * time.Second,
 		IdleTimeout:           60 * time.Second,
@@ -182,6 +183,7 @@ func (a *App) newHTTP() *fiber.App {
 	app.Server().HeaderReceived = liveWriteTimeout
 	app.Use(recover.New())
 	app.Use(securityHeaders(a.Cfg.SecureCookies))
+	app.Use(headerLimit)
 	if a.opsSeparate() {
 		app.Get("/healthz", func(c *fiber.Ctx) error { return c.SendString("ok") }) // load balancers ask here
 	} else {

@@ -32,9 +32,12 @@ func TestAdminShows_CancelAsksThenSummarises(t *testing.T) {
 	if _, page := s.get("/admin/shows/" + show + "?done=closed"); !strings.Contains(page, `id="show-status">closed`) {
 		t.Errorf("after close sale now the page does not read closed")
 	}
-	// the window closed at now: open sale now is refused until sale_closes_at moves
-	if st, _, page := s.post("/admin/shows/"+show+"/open-sale", url.Values{}); st != 409 || !strings.Contains(page, "set a later") {
-		t.Errorf("open sale now with the window closed: %d", st)
+	// open sale now undoes close sale now: on sale again until the show starts
+	if st, loc, _ := s.post("/admin/shows/"+show+"/open-sale", url.Values{}); st != 303 || loc != "/admin/shows/"+show+"?done=opened" {
+		t.Fatalf("open sale now after close sale now: %d %s", st, loc)
+	}
+	if _, page := s.get("/admin/shows/" + show + "?done=opened"); !strings.Contains(page, `id="show-status">on sale`) {
+		t.Errorf("after open sale now the page does not read on sale")
 	}
 	edit := url.Values{"opens_date": {time.Now().In(a.Cfg.Location()).Format(time.DateOnly)}, "opens_time": {"00:00"},
 		"closes_date": {date}, "closes_time": {"18:00"}, "purchase_limit": {"6"}}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 	"github.com/gofiber/fiber/v2/middleware/helmet"
+	"github.com/gofiber/fiber/v2/utils"
 	"github.com/valyala/fasthttp"
 
 	"seatflow/handlers"
@@ -68,6 +69,25 @@ func liveWriteTimeout(h *fasthttp.RequestHeader) fasthttp.RequestConfig {
 	return fasthttp.RequestConfig{}
 }
 
+// maxHeaderBytes is the most request header bytes served (16 KiB: large cookies and an
+// auth proxy's headers fit); readBufferBytes, the server's read buffer, is twice that so
+// that a request a little over the limit is still read and answered in the shape of its
+// address (headerLimit). A request whose headers overflow the buffer itself has no
+// readable address: errorHandler answers it in the JSON API's shape.
+const (
+	maxHeaderBytes  = 16 << 10
+	readBufferBytes = 2 * maxHeaderBytes
+)
+
+// headerLimit refuses a request whose headers are over maxHeaderBytes with 431: the
+// contract's JSON on /api/, an error page elsewhere.
+func headerLimit(c *fiber.Ctx) error {
+	if len(c.Request().Header.RawHeaders()) > maxHeaderBytes {
+		return fiber.NewError(fiber.StatusRequestHeaderFieldsTooLarge, "the request headers are larger than 16 KiB")
+	}
+	return c.Next()
+}
+
 // errorHandler is the app's error handler: the handlers' one, with the errors Fiber
 // raises before a route runs (body over the limit, a request it cannot read) told in
 // our words.
@@ -89,7 +109,12 @@ func errorHandler(c *fiber.Ctx, err error) error {
 		case fiber.StatusBadRequest:
 			err = &services.Error{Code: services.CodeInvalidRequest, Message: "the request could not be read"}
 		case fiber.StatusRequestHeaderFieldsTooLarge:
-			err = fiber.NewError(fe.Code, "the request headers are too large")
+			if fe.Message == utils.StatusMessage(fe.Code) {
+				// raised by the server before the request line was read: the address
+				// is unknown, so answer in the JSON API's shape
+				return c.Status(fe.Code).JSON(fiber.Map{"error": fiber.Map{"code": services.CodePayloadTooLarge,
+					"message": "the request headers are larger than 16 KiB"}})
+			}
 		case fiber.StatusRequestTimeout:
 			err = fiber.NewError(fe.Code, "the request took too long to arrive")
 		}

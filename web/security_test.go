@@ -179,9 +179,10 @@ func TestBodyLimit_ClientsReadThe413(t *testing.T) {
 	}
 }
 
-// TestServerErrors_CarryTheDefences: answers the server gives before any route or
-// middleware runs (a chunked body over the limit, headers over the limit) carry the
-// security headers too, and under /api/ they are JSON in the contract's shape.
+// TestServerErrors_CarryTheDefences: answers the server gives before any route runs (a
+// chunked body over the limit, headers over 16 KiB) carry the security headers too,
+// and under /api/ they are JSON in the contract's shape; headers up to 16 KiB are
+// served.
 func TestServerErrors_CarryTheDefences(t *testing.T) {
 	a := newTestApp(t, nil)
 	big := bytes.Repeat([]byte("x"), 80<<10)
@@ -202,11 +203,26 @@ func TestServerErrors_CarryTheDefences(t *testing.T) {
 			r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 			return r
 		}, http.StatusRequestEntityTooLarge, false},
-		{"headers over the limit", func() *http.Request {
+		{"12 KiB of headers are served (a large cookie, an auth proxy)", func() *http.Request {
 			r, _ := http.NewRequest("GET", a.base+"/api/v1/shows", nil)
-			r.Header.Set("X-Big", strings.Repeat("k", 9000))
+			r.Header.Set("X-Big", strings.Repeat("k", 12<<10))
+			return r
+		}, http.StatusOK, false},
+		{"headers over 16 KiB (API)", func() *http.Request {
+			r, _ := http.NewRequest("GET", a.base+"/api/v1/shows", nil)
+			r.Header.Set("X-Big", strings.Repeat("k", 20<<10))
+			return r
+		}, http.StatusRequestHeaderFieldsTooLarge, true},
+		{"headers over 16 KiB (page)", func() *http.Request {
+			r, _ := http.NewRequest("GET", a.base+"/login", nil)
+			r.Header.Set("X-Big", strings.Repeat("k", 20<<10))
 			return r
 		}, http.StatusRequestHeaderFieldsTooLarge, false},
+		{"headers over the read buffer: the address is unknown", func() *http.Request {
+			r, _ := http.NewRequest("GET", a.base+"/api/v1/shows", nil)
+			r.Header.Set("X-Big", strings.Repeat("k", 40<<10))
+			return r
+		}, http.StatusRequestHeaderFieldsTooLarge, true},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -226,6 +242,9 @@ func TestServerErrors_CarryTheDefences(t *testing.T) {
 			}
 			if tc.json && !strings.Contains(string(body), `"code":"PAYLOAD_TOO_LARGE"`) {
 				t.Errorf("not the contract's JSON: %s", body)
+			}
+			if !tc.json && tc.status >= 400 && !strings.Contains(string(body), "<html") {
+				t.Errorf("not an error page: %.200s", body)
 			}
 		})
 	}

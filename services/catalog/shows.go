@@ -390,11 +390,13 @@ func setPrice(s *services.Show, z services.Zone, price int64) {
 	s.Zones = append(s.Zones, services.Zone{ID: z.ID, Code: z.Code, Name: z.Name, PriceMinor: price})
 }
 
-// OpenSale opens a show's sale now for actorID (sale_opens_at = now to the microsecond,
-// sale_closes_at kept; a draft is published), audited as "show.open_sale", loads its
-// seat map, and returns it as the public API reads it. A show on sale stays as it is.
-// Errors: NOT_FOUND, CONFLICT (cancelled, or its sale window already closed: move
-// sale_closes_at first), UNAVAILABLE.
+// OpenSale opens a show's sale now for actorID (sale_opens_at = now to the microsecond;
+// a draft is published), audited as "show.open_sale", loads its seat map, and returns it
+// as the public API reads it (API.md: on_sale now). When the sale window has already
+// closed (a close-sale, or its time passed) sale_closes_at moves to the show's start, so
+// close-sale then open-sale is one undo. A show on sale stays as it is.
+// Errors: NOT_FOUND, CONFLICT (cancelled, or started: nothing is sold after the start),
+// UNAVAILABLE.
 func (w *CatalogWriter) OpenSale(ctx context.Context, actorID, id int64) (*services.Show, error) {
 	now := w.clock.Now()
 	err := w.writeShow(ctx, actorID, id, func(tx *sqlx.Tx, s *services.Show) (string, error) {
@@ -403,9 +405,11 @@ func (w *CatalogWriter) OpenSale(ctx context.Context, actorID, id int64) (*servi
 			return "", services.Errorf(services.CodeConflict, "show %d is cancelled", id)
 		case s.StatusAt(now) == services.ShowOnSale:
 			return "", nil
+		case !now.Before(s.StartsAt):
+			return "", services.Errorf(services.CodeConflict, "show %d started at %s; its sale cannot open again",
+				id, s.StartsAt.Format(time.RFC3339))
 		case !now.Before(s.SaleClosesAt):
-			return "", services.Errorf(services.CodeConflict, "the sale window of show %d closed at %s; set a later sale_closes_at first",
-				id, s.SaleClosesAt.Format(time.RFC3339))
+			s.SaleClosesAt = s.StartsAt
 		}
 		s.SaleOpensAt = now.UTC().Truncate(time.Microsecond)
 		s.StoredStatus = services.ShowOnSale

@@ -415,8 +415,12 @@ func TestCatalogWriter_UpdateAndSaleControl(t *testing.T) {
 	if _, err := e.Orders.Create(ctx, orders.CreateOrderRequest{UserID: u, ShowID: s.ID, SeatIDs: e.SeatIDs("C3")}); services.ErrorCode(err) != services.CodeNotOnSale {
 		t.Fatalf("order after close-sale: %v", err)
 	}
-	if _, err := w.OpenSale(ctx, staff, s.ID); services.ErrorCode(err) != services.CodeConflict {
-		t.Fatalf("open-sale with the window closed: %v", err)
+	// close-sale then open-sale is one undo: the closed window reopens up to the start
+	if s, err = w.OpenSale(ctx, staff, s.ID); err != nil || s.Status != services.ShowOnSale || !s.SaleClosesAt.Equal(s.StartsAt) {
+		t.Fatalf("open-sale after close-sale: %+v %v", s, err)
+	}
+	if _, err := e.Orders.Create(ctx, orders.CreateOrderRequest{UserID: u, ShowID: s.ID, SeatIDs: e.SeatIDs("C3")}); err != nil {
+		t.Fatalf("order after close-sale and open-sale: %v", err)
 	}
 	later := s.StartsAt.Add(-2 * time.Hour)
 	if s, err = w.UpdateShow(ctx, staff, s.ID, catalog.ShowChange{SaleClosesAt: &later}); err != nil || s.Status != services.ShowOnSale {
@@ -430,7 +434,7 @@ func TestCatalogWriter_UpdateAndSaleControl(t *testing.T) {
 	if s, err = w.OpenSale(ctx, staff, s.ID); err != nil || s.Status != services.ShowOnSale || !s.SaleOpensAt.Equal(e.Clock.Now()) {
 		t.Fatalf("open-sale: %+v %v", s, err)
 	}
-	if _, err := e.Orders.Create(ctx, orders.CreateOrderRequest{UserID: u, ShowID: s.ID, SeatIDs: e.SeatIDs("C3")}); err != nil {
+	if _, err := e.Orders.Create(ctx, orders.CreateOrderRequest{UserID: u, ShowID: s.ID, SeatIDs: e.SeatIDs("C4")}); err != nil {
 		t.Fatalf("order after open-sale: %v", err)
 	}
 	audits := e.CountRows("audit_log")
@@ -486,3 +490,29 @@ func TestCatalogWriter_UpdateAndSaleControl(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// TestOpenSale_ReopensUntilTheStart: open-sale reopens a sale whose window passed, up to
+// the show's start (API.md: open-sale answers the show on_sale now), and refuses once
+// the show has started, writing nothing.
+func TestOpenSale_ReopensUntilTheStart(t *testing.T) {
+	e, w, staff, m := newCatalogWriterEnv(t)
+	ctx := context.Background()
+	in := validShow(e, m, e.Clock.Now().Add(48*time.Hour).Truncate(time.Hour))
+	in.SaleClosesAt = in.StartsAt.Add(-24 * time.Hour)
+	s, err := w.CreateShow(ctx, staff, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.Clock.Advance(30 * time.Hour) // past sale_closes_at, before the start
+	if s, err = w.OpenSale(ctx, staff, s.ID); err != nil || s.Status != services.ShowOnSale || !s.SaleClosesAt.Equal(s.StartsAt) {
+		t.Fatalf("open-sale after the window passed: %+v %v", s, err)
+	}
+	e.Clock.Advance(20 * time.Hour) // past the start
+	audits := e.CountRows("audit_log")
+	if _, err := w.OpenSale(ctx, staff, s.ID); services.ErrorCode(err) != services.CodeConflict {
+		t.Fatalf("open-sale of a started show: %v, want CONFLICT", err)
+	}
+	if e.CountRows("audit_log") != audits {
+		t.Error("a refused open-sale was audited")
+	}
+}
