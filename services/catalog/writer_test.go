@@ -464,7 +464,7 @@ func TestCatalogWriter_UpdateAndSaleControl(t *testing.T) {
 			t.Errorf("%s audited without its actor", en.Action)
 		}
 	}
-	want := []string{"show.open_sale", "show.update", "show.update", "show.close_sale", "show.update", "show.create"}
+	want := []string{"show.open_sale", "show.update", "show.update", "show.open_sale", "show.close_sale", "show.update", "show.create"}
 	if len(actions) != len(want) {
 		t.Fatalf("audit actions %v, want %v", actions, want)
 	}
@@ -474,7 +474,7 @@ func TestCatalogWriter_UpdateAndSaleControl(t *testing.T) {
 		}
 	}
 	var before, after catalog.ShowWriteAudit
-	closeEntry := entries[3]
+	closeEntry := entries[4]
 	if err := json.Unmarshal(closeEntry.Before, &before); err != nil {
 		t.Fatal(err)
 	}
@@ -484,8 +484,15 @@ func TestCatalogWriter_UpdateAndSaleControl(t *testing.T) {
 	if before.Status != services.ShowOnSale || after.Status != services.ShowClosed || after.Prices["standard"] != 4100 || after.PurchaseLimit != 6 {
 		t.Errorf("close-sale audited %s -> %s", closeEntry.Before, closeEntry.After)
 	}
-	if len(entries[5].Before) != 0 || len(entries[5].After) == 0 {
-		t.Errorf("show.create audited before %s after %s", entries[5].Before, entries[5].After)
+	var reopened catalog.ShowWriteAudit
+	if err := json.Unmarshal(entries[3].After, &reopened); err != nil {
+		t.Fatal(err)
+	}
+	if reopened.Status != services.ShowOnSale || !reopened.SaleClosesAt.Equal(s.StartsAt) {
+		t.Errorf("the reopening open-sale audited %s", entries[3].After)
+	}
+	if len(entries[6].Before) != 0 || len(entries[6].After) == 0 {
+		t.Errorf("show.create audited before %s after %s", entries[6].Before, entries[6].After)
 	}
 }
 
@@ -497,17 +504,17 @@ func ptr[T any](v T) *T { return &v }
 func TestOpenSale_ReopensUntilTheStart(t *testing.T) {
 	e, w, staff, m := newCatalogWriterEnv(t)
 	ctx := context.Background()
-	in := validShow(e, m, e.Clock.Now().Add(48*time.Hour).Truncate(time.Hour))
+	in := validShow(e, m, e.Clock.Now().Add(120*time.Hour).Truncate(time.Hour)) // clear of the env's show
 	in.SaleClosesAt = in.StartsAt.Add(-24 * time.Hour)
 	s, err := w.CreateShow(ctx, staff, in)
 	if err != nil {
 		t.Fatal(err)
 	}
-	e.Clock.Advance(30 * time.Hour) // past sale_closes_at, before the start
+	e.Clock.Advance(100 * time.Hour) // past sale_closes_at, before the start
 	if s, err = w.OpenSale(ctx, staff, s.ID); err != nil || s.Status != services.ShowOnSale || !s.SaleClosesAt.Equal(s.StartsAt) {
 		t.Fatalf("open-sale after the window passed: %+v %v", s, err)
 	}
-	e.Clock.Advance(20 * time.Hour) // past the start
+	e.Clock.Advance(30 * time.Hour) // past the start
 	audits := e.CountRows("audit_log")
 	if _, err := w.OpenSale(ctx, staff, s.ID); services.ErrorCode(err) != services.CodeConflict {
 		t.Fatalf("open-sale of a started show: %v, want CONFLICT", err)
