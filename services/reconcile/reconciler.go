@@ -276,6 +276,9 @@ func (r *Reconciler) steps(ctx context.Context, rn *run, opts ReconcileOptions) 
 	if err := r.checkExpiryTasks(ctx, rn, opts.ShowID); err != nil {
 		return err
 	}
+	if err := r.checkSeatIdentity(ctx, rn, opts.ShowID); err != nil {
+		return err
+	}
 	return errors.Join(failed...)
 }
 

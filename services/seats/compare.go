@@ -23,6 +23,8 @@ const (
 	FindingOverdueOrder      = "overdue_order"       // a pending order is past its deadline: expire it
 	FindingCancelledShow     = "cancelled_show"      // a pending order of a cancelled show (made while it was cancelled): cancel it
 	FindingMissingExpiryTask = "missing_expiry_task" // a pending order has no expiry task: schedule it again
+	FindingSeatOutsideHall   = "seat_outside_hall"   // a live order holds a seat that is not a seat of its show's hall: reported, staff decide
+	FindingDuplicateLabel    = "duplicate_label"     // two live seats of one show carry one label: reported, staff decide
 )
 
 // Actions a finding asks for (the same word whether or not the run applied it).
@@ -37,6 +39,7 @@ const (
 	ActionExpire     = "expire"
 	ActionCancel     = "cancel"
 	ActionReschedule = "reschedule"
+	ActionReport     = "report" // MySQL itself is wrong: nothing is repaired, staff choose
 )
 
 // Finding is one piece of drift: its kind, where it is (ShowID; SeatID and OrderNo when
