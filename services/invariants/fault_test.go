@@ -472,16 +472,7 @@ func TestFault_RedisPausedDuringCancelAndPay(t *testing.T) {
 // died between the hold and the commit) and moves the clock past the grace period.
 func staleHold(e *testenv.TestEnv, userID int64, labels ...string) string {
 	e.T.Helper()
-	no := services.NewOrderNo(e.Clock.Now())
-	var refs []seats.SeatRef
-	for _, id := range e.SeatIDs(labels...) {
-		s, _ := e.Hall.Seat(id)
-		refs = append(refs, seats.SeatRef{ID: id, Zone: s.ZoneCode})
-	}
-	out, err := e.Seats.Hold(context.Background(), e.Show.ID, no, userID, e.Show.PurchaseLimit, refs)
-	if err != nil || !out.OK() {
-		e.T.Fatalf("stale hold: %+v %v", out, err)
-	}
+	no := e.OrphanHold(userID, labels...)
 	e.Clock.Advance(faultGrace + time.Second)
 	return no
 }

@@ -10,7 +10,7 @@ import (
 
 // LimitCountWindow is how long after a rebuild of a show's per-user counts every new
 // order still counts the buyer's seats in MySQL before it commits: well over the time an
-// order takes from its hold to its commit (redisTimeout + dbTimeout), so an order held
+// order takes from its hold to its commit (store.RedisTimeout + store.DBTimeout), so an order held
 // before the rebuild and one held after it always meet in one of the two counts.
 const LimitCountWindow = 15 * time.Second
 

@@ -14,23 +14,6 @@ import (
 	"seatflow/services/staff"
 )
 
-// stuckHold holds seats in Redis for an order number that never reaches MySQL, as a
-// process that died between the hold and its commit leaves them.
-func stuckHold(e *testenv.TestEnv, userID int64, labels ...string) string {
-	e.T.Helper()
-	no := services.NewOrderNo(e.Clock.Now())
-	var refs []seats.SeatRef
-	for _, id := range e.SeatIDs(labels...) {
-		s, _ := e.Hall.Seat(id)
-		refs = append(refs, seats.SeatRef{ID: id, Zone: s.ZoneCode})
-	}
-	out, err := e.Seats.Hold(context.Background(), e.Show.ID, no, userID, e.Show.PurchaseLimit, refs)
-	if err != nil || !out.OK() {
-		e.T.Fatalf("stuck hold: %+v %v", out, err)
-	}
-	return no
-}
-
 func emailOf(e *testenv.TestEnv, userID int64) string {
 	e.T.Helper()
 	var email string
@@ -49,7 +32,7 @@ func TestShowSeats_ReleaseStuckHold(t *testing.T) {
 	svc := showSeats(e)
 	staffID, buyer := e.User(0), e.User(1)
 	free := loadedZoneFree(e, "standard")
-	no := stuckHold(e, buyer, "A5")
+	no := e.OrphanHold(buyer, "A5")
 	seat := e.SeatIDs("A5")[0]
 	cases := []struct {
 		name, orderNo, reason, code string
@@ -123,7 +106,7 @@ func TestShowSeats_ReleaseNeverFreesAnotherOrdersSeat(t *testing.T) {
 	svc := showSeats(e)
 	staff := e.User(0)
 	seatList := e.SeatIDs("B1", "B2")
-	stale := []string{stuckHold(e, e.User(1), "B1"), stuckHold(e, e.User(2), "B2")}
+	stale := []string{e.OrphanHold(e.User(1), "B1"), e.OrphanHold(e.User(2), "B2")}
 	e.Clock.Advance(61 * time.Second)
 	for i, id := range seatList {
 		s, _ := e.Hall.Seat(id)
@@ -136,7 +119,7 @@ func TestShowSeats_ReleaseNeverFreesAnotherOrdersSeat(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	inFlight := stuckHold(e, e.User(4), "B2")
+	inFlight := e.OrphanHold(e.User(4), "B2")
 	now := []string{testenv.HeldBy(other), "H|" + inFlight + "|"}
 	for i, id := range seatList {
 		t.Run(s2(i), func(t *testing.T) {
@@ -240,7 +223,7 @@ func TestShowSeats_Map(t *testing.T) {
 	if _, err := svc.Block(ctx, staffID, e.Show.ID, e.SeatIDs("D3"), ""); err != nil {
 		t.Fatal(err)
 	}
-	stuck := stuckHold(e, u1, "D4")
+	stuck := e.OrphanHold(u1, "D4")
 	e.Clock.Advance(61 * time.Second)
 	m, err := svc.Map(ctx, e.Show.ID)
 	if err != nil {

@@ -6,13 +6,13 @@ import (
 	"github.com/jmoiron/sqlx"
 )
 
-// TxAttempts is how often inTx runs a transaction that InnoDB keeps choosing as a
+// TxAttempts is how often InTx runs a transaction that InnoDB keeps choosing as a
 // deadlock victim before giving up.
 const TxAttempts = 4
 
 // InTx runs fn in one transaction and commits it. When InnoDB picks the transaction as
 // a deadlock victim (1213) or a lock wait times out (1205), everything was rolled back,
-// so the whole of fn runs again (at most txAttempts times); fn must therefore set its
+// so the whole of fn runs again (at most TxAttempts times); fn must therefore set its
 // results afresh on each run. Any other error rolls back and is returned as it is.
 func InTx(ctx context.Context, db *sqlx.DB, fn func(tx *sqlx.Tx) error) error {
 	var err error

@@ -180,7 +180,7 @@ func (p *privateRedis) Sleep(d time.Duration) <-chan struct{} {
 	return done
 }
 
-// NewPrivateRedisEnv is a testEnv whose Redis is a private redis-server.
+// NewPrivateRedisEnv is a TestEnv whose Redis is a private redis-server.
 func NewPrivateRedisEnv(t testing.TB) (*TestEnv, *privateRedis) {
 	t.Helper()
 	p := startPrivateRedis(t)
@@ -283,7 +283,7 @@ func (p *tcpProxy) Restore() {
 	p.mu.Unlock()
 }
 
-// NewProxiedEnv is a testEnv whose MySQL connections go through a proxy the test can
+// NewProxiedEnv is a TestEnv whose MySQL connections go through a proxy the test can
 // cut; the database is emptied directly first.
 func NewProxiedEnv(t testing.TB) (*TestEnv, *tcpProxy) {
 	t.Helper()
@@ -416,7 +416,7 @@ func (e *TestEnv) ReconcileUntilClean(r *reconcile.Reconciler, rounds int, shows
 	return c
 }
 
-// CheckInvariantsOf is checkInvariants for another show of the env.
+// CheckInvariantsOf is CheckInvariants for another show of the env.
 func (e *TestEnv) CheckInvariantsOf(show *services.Show) {
 	e.T.Helper()
 	saved := e.Show

@@ -373,3 +373,21 @@ func (e *TestEnv) AuditOf(entity, id string) []*audit.AuditEntry {
 	}
 	return got
 }
+
+// OrphanHold holds seats (by label) of the env's show in Redis for userID under a new
+// order number that never reaches MySQL, as a process that died between the hold and
+// its commit leaves them, and returns that number.
+func (e *TestEnv) OrphanHold(userID int64, labels ...string) string {
+	e.T.Helper()
+	no := services.NewOrderNo(e.Clock.Now())
+	var refs []seats.SeatRef
+	for _, id := range e.SeatIDs(labels...) {
+		s, _ := e.Hall.Seat(id)
+		refs = append(refs, seats.SeatRef{ID: id, Zone: s.ZoneCode})
+	}
+	out, err := e.Seats.Hold(context.Background(), e.Show.ID, no, userID, e.Show.PurchaseLimit, refs)
+	if err != nil || !out.OK() {
+		e.T.Fatalf("orphan hold: %+v %v", out, err)
+	}
+	return no
+}

@@ -103,7 +103,7 @@ func NewTestEnv(t testing.TB, limits orders.Limits) *TestEnv {
 	return newTestEnvOn(t, limits, NewTestDB(t), newTestRedis(t))
 }
 
-// newTestEnvOn is newTestEnv over given stores: db is the emptied test database (or a
+// newTestEnvOn is NewTestEnv over given stores: db is the emptied test database (or a
 // connection to it through a proxy) and rdb an empty Redis database.
 func newTestEnvOn(t testing.TB, limits orders.Limits, db *sqlx.DB, rdb *redis.Client) *TestEnv {
 	t.Helper()
