@@ -77,6 +77,7 @@ type hallBody struct {
 	Name      *string `json:"name"`
 	Layout    *string `json:"layout"`
 	Numbering *string `json:"numbering"`
+	Prices    []catalog.ZonePrice
 }
 
 const hallShape = `{"name":"Hall 4","layout":"SSSS.SSSS\nPPPP.PPPP","numbering":"ltr"}`
@@ -86,10 +87,17 @@ func parseHallBody(body []byte) (hallBody, error) {
 		Name      json.RawMessage `json:"name"`
 		Layout    json.RawMessage `json:"layout"`
 		Numbering json.RawMessage `json:"numbering"`
+		Prices    json.RawMessage `json:"prices"`
 	}
 	var out hallBody
 	if err := decodeObject(body, &raw, hallShape); err != nil {
 		return out, err
+	}
+	if isSet(raw.Prices) {
+		var err error
+		if out.Prices, err = jsonPrices(raw.Prices); err != nil {
+			return out, err
+		}
 	}
 	for _, f := range []struct {
 		raw  json.RawMessage
@@ -119,6 +127,9 @@ func (d *Deps) apiAdminCreateHall(c *fiber.Ctx) error {
 	if b.Name == nil || b.Layout == nil {
 		return invalid("name and layout are required, like %s", hallShape)
 	}
+	if len(b.Prices) > 0 {
+		return invalid("a new hall has no shows to price: prices go with a change of a hall (PATCH)")
+	}
 	in := catalog.HallInput{Name: *b.Name, Layout: *b.Layout}
 	if b.Numbering != nil {
 		in.Numbering = catalog.Numbering(*b.Numbering)
@@ -133,9 +144,11 @@ func (d *Deps) apiAdminCreateHall(c *fiber.Ctx) error {
 }
 
 // apiAdminUpdateHall changes any of a hall's name, layout and numbering (absent fields
-// stay) -> 200 the hall. Errors: 400, 404, 409 CONFLICT (the name is in use, or the
-// layout would remove, move or block seats held or sold for shows that have not started:
-// the message names the shows, "seats" the labels), 503.
+// stay; "prices" [{"zone","price_minor"}] price zones the layout adds for the hall's
+// shows that have not started) -> 200 the hall. Errors: 400, 404, 409 CONFLICT (the name
+// is in use; the layout would remove, move, block or re-zone seats held, sold or kept as
+// house seats for shows that have not started: the message names the shows, "seats" the
+// labels; or it leaves shows without a price for a zone: the message names them), 503.
 func (d *Deps) apiAdminUpdateHall(c *fiber.Ctx) error {
 	hallID, ok := idParam(c, "id")
 	if !ok {
@@ -151,7 +164,7 @@ func (d *Deps) apiAdminUpdateHall(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	in := catalog.HallInput{Name: cur.Name, Layout: cur.Layout, Numbering: cur.Numbering}
+	in := catalog.HallInput{Name: cur.Name, Layout: cur.Layout, Numbering: cur.Numbering, Prices: b.Prices}
 	if b.Name != nil {
 		in.Name = *b.Name
 	}

@@ -61,9 +61,11 @@ func (d *Deps) editHallPage(c *fiber.Ctx) error {
 	return d.renderHallForm(c, fiber.StatusOK, hallID, hallForm{Name: h.Name, Layout: h.Layout, Numbering: string(h.Numbering)}, msg)
 }
 
-// hallForm is the hall form as typed.
+// hallForm is the hall form as typed; Prices are the optional prices of the layout
+// zones for the hall's upcoming shows that have none (zone code -> as typed).
 type hallForm struct {
 	Name, Layout, Numbering string
+	Prices                  map[string]string
 }
 
 func readHallForm(c *fiber.Ctx) hallForm {
@@ -76,8 +78,10 @@ func readHallForm(c *fiber.Ctx) hallForm {
 
 // saveHall creates (POST /admin/halls) or updates (POST /admin/halls/:id) a hall and
 // redirects (303) to the list; the Preview button (action=preview) only re-renders the
-// form with the preview. Bad input re-renders the form with what was typed: 400 with the
-// layout's problems, 409 for a name in use or seats taken for future shows.
+// form with the preview. An edit also reads the optional new-zone prices. Bad input
+// re-renders the form with what was typed: 400 with the layout's problems or a price that
+// is not an amount, 409 for a name in use, seats taken for future shows, or shows left
+// without a price for a zone.
 func (d *Deps) saveHall(c *fiber.Ctx) error {
 	var hallID int64
 	if c.Params("id") != "" {
@@ -93,6 +97,12 @@ func (d *Deps) saveHall(c *fiber.Ctx) error {
 	ctx, cancel := ctxOf(c)
 	defer cancel()
 	in := catalog.HallInput{Name: f.Name, Layout: f.Layout, Numbering: catalog.Numbering(f.Numbering)}
+	if hallID != 0 {
+		var problem string
+		if in.Prices, f.Prices, problem = formPrices(c, catalog.LayoutZones, d.Currency, false); problem != "" {
+			return d.renderHallForm(c, fiber.StatusBadRequest, hallID, f, problem)
+		}
+	}
 	var h *catalog.HallLayout
 	var err error
 	if hallID == 0 {
@@ -144,5 +154,6 @@ func (d *Deps) renderHallForm(c *fiber.Ctx, status int, hallID int64, f hallForm
 	}
 	return render(c, status, views.HallFormPage(views.HallFormProps{
 		Page: page(c, title), ID: hallID, Name: f.Name, Layout: f.Layout, Numbering: f.Numbering, Error: msg, Preview: previewOf(f),
+		Prices: f.Prices, Currency: d.Currency,
 	}))
 }

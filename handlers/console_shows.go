@@ -83,7 +83,7 @@ func (d *Deps) createShowPage(c *fiber.Ctx) error {
 	var prices []catalog.ZonePrice
 	problem := ""
 	if hall != nil {
-		prices, f.Prices, problem = formPrices(c, hall.Zones, d.Currency)
+		prices, f.Prices, problem = formPrices(c, hall.Zones, d.Currency, true)
 	}
 	if c.FormValue("step") == "hall" {
 		return d.renderNewShow(c, fiber.StatusOK, f, "", nil)

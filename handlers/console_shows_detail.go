@@ -90,7 +90,7 @@ func (d *Deps) updateShowPage(c *fiber.Ctx) error {
 	loc := d.Shows.Zone()
 	var ch catalog.ShowChange
 	var problem string
-	ch.Prices, f.Prices, problem = formPrices(c, s.Zones, s.Currency)
+	ch.Prices, f.Prices, problem = formPrices(c, s.Zones, s.Currency, true)
 	opens, err := services.LocalTime(f.OpensDate, f.OpensTime, loc)
 	if err != nil && problem == "" {
 		problem = "Sale opens: " + consoleMessage(errMessage(err), loc)

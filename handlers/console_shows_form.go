@@ -57,14 +57,15 @@ func parsePrice(s, currency string) (int64, bool) {
 }
 
 // formPrices reads the price_<zone> fields of zones into prices, keeping what was
-// typed in typed; problem names the first price that is not an amount.
-func formPrices(c *fiber.Ctx, zones []services.Zone, currency string) (prices []catalog.ZonePrice, typed map[string]string, problem string) {
+// typed in typed; problem names the first price that is not an amount, or, when
+// required, the first zone left empty (otherwise an empty field gives no price).
+func formPrices(c *fiber.Ctx, zones []services.Zone, currency string, required bool) (prices []catalog.ZonePrice, typed map[string]string, problem string) {
 	typed = map[string]string{}
 	for _, z := range zones {
 		v := utils.CopyString(strings.TrimSpace(c.FormValue("price_" + z.Code)))
 		typed[z.Code] = v
 		if v == "" {
-			if problem == "" {
+			if required && problem == "" {
 				problem = "Enter a price for zone " + z.Name + "."
 			}
 			continue

@@ -27,6 +27,8 @@ type HallFormProps struct {
 	Numbering string
 	Error     string
 	Preview   HallPreviewProps
+	Prices    map[string]string // new-zone prices as typed (edit only), zone code -> amount
+	Currency  string
 }
 
 // HallPreviewProps is a layout's preview: the parsed Layout, or the Problems naming line

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/url"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -135,6 +136,44 @@ func TestAdminHalls_API(t *testing.T) {
 		t.Errorf("grown %+v", grown)
 	}
 
+	t.Run("a new zone needs a price for the hall's shows", func(t *testing.T) {
+		var hallID, showID int64
+		if err := a.DB.Get(&hallID, "SELECT id FROM halls WHERE name = 'Hall 1'"); err != nil {
+			t.Fatal(err)
+		}
+		if err := a.DB.Get(&showID, "SELECT id FROM shows WHERE hall_id = ? AND starts_at > ? AND status <> 'cancelled' ORDER BY starts_at LIMIT 1",
+			hallID, a.clock.Now()); err != nil {
+			t.Fatal(err)
+		}
+		path := "/api/v1/admin/halls/" + strconv.FormatInt(hallID, 10)
+		cur := decode(a.do("GET", path, staff, nil, nil), 200)
+		layout := *cur.Layout + "VVVVVVVVVV\n"
+		bad := []struct {
+			name   string
+			body   any
+			status int
+			says   string
+		}{
+			{"no price", map[string]any{"layout": layout}, 409, "(vip)"},
+			{"a price of a zone not in the layout", map[string]any{"layout": layout, "prices": []map[string]any{{"zone": "vip", "price_minor": 9000}, {"zone": "premium", "price_minor": 1}}}, 400, `zone \"premium\" is not a zone`},
+			{"prices not a list", map[string]any{"layout": layout, "prices": "vip"}, 400, "prices must be a list"},
+			{"a price not a whole number", map[string]any{"layout": layout, "prices": []map[string]any{{"zone": "vip", "price_minor": 90.5}}}, 400, "price_minor must be a whole number"},
+		}
+		for _, c := range bad {
+			if r := a.do("PATCH", path, staff, c.body, nil); r.status != c.status || !strings.Contains(string(r.body), c.says) {
+				t.Errorf("%s: %d %s, want %d saying %s", c.name, r.status, r.body, c.status, c.says)
+			}
+		}
+		if r := a.do("POST", "/api/v1/admin/halls", staff, map[string]any{"name": "Priced New", "layout": "VV", "prices": []map[string]any{{"zone": "vip", "price_minor": 1}}}, nil); r.status != 400 {
+			t.Errorf("a new hall with prices: %d %s", r.status, r.body)
+		}
+		decode(a.do("PATCH", path, staff, map[string]any{"layout": layout, "prices": []map[string]any{{"zone": "vip", "price_minor": 9000}}}, nil), 200)
+		r := a.do("GET", "/api/v1/shows/"+strconv.FormatInt(showID, 10), "", nil, nil)
+		if !strings.Contains(string(r.body), `"code":"vip"`) || !strings.Contains(string(r.body), `"price_minor":9000`) {
+			t.Errorf("the show after the priced change: %s", r.body)
+		}
+	})
+
 	t.Run("a held seat refuses the change, naming the show", func(t *testing.T) {
 		show, seats := a.onSaleShow(1)
 		if r := a.do("POST", "/api/v1/shows/"+show+"/orders", a.newUser(), map[string]any{"seat_ids": seats}, nil); r.status != 201 {
@@ -246,8 +285,33 @@ func TestAdminHalls_Pages(t *testing.T) {
 		}
 		hall := a.hallOfShow(show)
 		r := a.postHallForm("/admin/halls/"+hall, "/admin/halls/"+hall, staff, url.Values{"name": {"Renamed"}, "layout": {"S"}, "action": {"save"}})
-		if r.status != 409 || !strings.Contains(string(r.body), "held or sold for shows that have not started") || !strings.Contains(string(r.body), `value="Renamed"`) {
+		if r.status != 409 || !strings.Contains(string(r.body), "held, sold or kept as house seats for shows that have not started") || !strings.Contains(string(r.body), `value="Renamed"`) {
 			t.Errorf("refused change: %d %s", r.status, r.body)
+		}
+	})
+	t.Run("a new zone is priced on the form", func(t *testing.T) {
+		var hallID int64
+		if err := a.DB.Get(&hallID, "SELECT id FROM halls WHERE name = 'Hall 1'"); err != nil {
+			t.Fatal(err)
+		}
+		path := "/admin/halls/" + strconv.FormatInt(hallID, 10)
+		if r := get(path); !strings.Contains(string(r.body), "Prices for new zones") || !strings.Contains(string(r.body), `name="price_vip"`) {
+			t.Fatalf("edit form without new-zone prices: %s", r.body)
+		}
+		layout := strings.Repeat("SSSSSSSSSS\n", 8) + "VVVVVVVVVV\n"
+		vals := func(vip string) url.Values {
+			return url.Values{"name": {"Hall 1"}, "layout": {layout}, "numbering": {"ltr"}, "price_vip": {vip}, "action": {"save"}}
+		}
+		if r := a.postHallForm(path, path, staff, vals("")); r.status != 409 || !strings.Contains(string(r.body), "have no price for") ||
+			!strings.Contains(string(r.body), "(vip)") {
+			t.Errorf("without a price: %d %s", r.status, r.body)
+		}
+		if r := a.postHallForm(path, path, staff, vals("ninety")); r.status != 400 || !strings.Contains(string(r.body), "The price of zone VIP must be an amount") ||
+			!strings.Contains(string(r.body), `value="ninety"`) {
+			t.Errorf("a price that is no amount: %d %s", r.status, r.body)
+		}
+		if r := a.postHallForm(path, path, staff, vals("90")); r.status != 303 {
+			t.Errorf("with a price: %d %s", r.status, r.body)
 		}
 	})
 	if st := a.page("/admin/halls/99999999", staff); st != 404 {

@@ -29,6 +29,9 @@ type HallInput struct {
 	Name      string
 	Layout    string
 	Numbering Numbering
+	// Prices (UpdateHall only) price the zones the new layout uses for the hall's shows
+	// that have not started and have no price for them; shows that have one keep it.
+	Prices []ZonePrice
 }
 
 // HallLayout is a hall with its layout as text for the editor: Layout and Numbering are
@@ -50,6 +53,9 @@ type HallAudit struct {
 	Layout    string         `json:"layout"`
 	Seats     map[string]int `json:"seats"` // sellable seats per zone code
 	Blocked   int            `json:"blocked"`
+	// Prices and PricedShows: the zone prices an update gave shows that had none
+	Prices      []ZonePrice `json:"prices,omitempty"`
+	PricedShows []int64     `json:"priced_shows,omitempty"`
 }
 
 func hallAuditOf(name string, l *Layout) *HallAudit {

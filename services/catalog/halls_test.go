@@ -214,6 +214,8 @@ func TestCatalogWriter_UpdateHall_RefusesTakenSeats(t *testing.T) {
 		{"move a sold seat", "SSSS\nSS.SS", "", []string{"(B3 sold)", "B4 sold", when1}, "B3,B4"},
 		{"renumber a row", "SSSS\nSSSS", catalog.NumberRightToLeft, []string{"A2 held", "B3 sold"}, "A2,B3,A4,B4"},
 		{"aisle where a sold seat was", "SSSS\nSS.S", "", []string{"B3 sold"}, "B3,B4"},
+		{"re-zone a held seat", "SPSS\nSSSS", "", []string{"A2 held", when1, when2}, "A2"},
+		{"re-zone a sold seat", "SSSS\nSSPP", "", []string{"B3 sold", "B4 sold"}, "B3,B4"},
 	}
 	audits := e.CountRows("audit_log")
 	for _, c := range refused {
@@ -237,32 +239,34 @@ func TestCatalogWriter_UpdateHall_RefusesTakenSeats(t *testing.T) {
 		t.Fatalf("a refused update changed something: %v", got)
 	}
 
-	// taken seats may change zone; free seats may go; new ones may come
-	if _, err := w.UpdateHall(ctx, staff, h.ID, catalog.HallInput{Name: "Busy", Layout: "PPPP\nSSSS\nSSS"}); err != nil {
+	// free seats may change zone (priced in the same change); free seats may go; new
+	// ones may come
+	if _, err := w.UpdateHall(ctx, staff, h.ID, catalog.HallInput{Name: "Busy", Layout: "PSPS\nSSSS\nSSS",
+		Prices: []catalog.ZonePrice{{Zone: "premium", PriceMinor: 6000}}}); err != nil {
 		t.Fatalf("zone change and a new row: %v", err)
 	}
-	if _, err := w.UpdateHall(ctx, staff, h.ID, catalog.HallInput{Name: "Busy", Layout: "PPPP\nSSSS\nS"}); err != nil {
+	if _, err := w.UpdateHall(ctx, staff, h.ID, catalog.HallInput{Name: "Busy", Layout: "PSPS\nSSSS\nS"}); err != nil {
 		t.Fatalf("removing free seats: %v", err)
 	}
 
 	// once show1 has started, its sold B3 no longer holds the layout; B3 leaves the hall
 	// but keeps its label for the order
 	e.Clock.Advance(27 * time.Hour)
-	if _, err := w.UpdateHall(ctx, staff, h.ID, catalog.HallInput{Name: "Busy", Layout: "PPPP\nSS.S\nS"}); err == nil ||
+	if _, err := w.UpdateHall(ctx, staff, h.ID, catalog.HallInput{Name: "Busy", Layout: "PSPS\nSS.S\nS"}); err == nil ||
 		strings.Contains(err.Error(), "B3") || !strings.Contains(err.Error(), "B4 sold") {
 		t.Fatalf("after show 1 started, want only B4 (show 2) refused: %v", err)
 	}
-	if _, err := w.UpdateHall(ctx, staff, h.ID, catalog.HallInput{Name: "Busy", Layout: "PPPP\nSS\nS"}); services.ErrorCode(err) != services.CodeConflict {
+	if _, err := w.UpdateHall(ctx, staff, h.ID, catalog.HallInput{Name: "Busy", Layout: "PSPS\nSS\nS"}); services.ErrorCode(err) != services.CodeConflict {
 		t.Fatalf("B4 is sold for show 2: %v", err)
 	}
-	if _, err := w.UpdateHall(ctx, staff, h.ID, catalog.HallInput{Name: "Busy", Layout: "PPPP\nSS.\nS"}); services.ErrorCode(err) != services.CodeConflict {
+	if _, err := w.UpdateHall(ctx, staff, h.ID, catalog.HallInput{Name: "Busy", Layout: "PSPS\nSS.\nS"}); services.ErrorCode(err) != services.CodeConflict {
 		t.Fatalf("B4 is sold for show 2: %v", err)
 	}
-	if _, err := w.UpdateHall(ctx, staff, h.ID, catalog.HallInput{Name: "Busy", Layout: "PPPP\nSSSS\nS"}); err != nil {
+	if _, err := w.UpdateHall(ctx, staff, h.ID, catalog.HallInput{Name: "Busy", Layout: "PSPS\nSSSS\nS"}); err != nil {
 		t.Fatal(err)
 	}
 	e.Clock.Advance(24 * time.Hour) // show 2 has started too
-	if _, err := w.UpdateHall(ctx, staff, h.ID, catalog.HallInput{Name: "Busy", Layout: "PPPP\nSS\nS"}); err != nil {
+	if _, err := w.UpdateHall(ctx, staff, h.ID, catalog.HallInput{Name: "Busy", Layout: "PSPS\nSS\nS"}); err != nil {
 		t.Fatalf("every show started: %v", err)
 	}
 	var retired struct {
@@ -332,7 +336,8 @@ func TestCatalogWriter_UpdateHall_SeatMapFollows(t *testing.T) {
 		"SPPPPPPPPP" + prem[10:], // J: J1 no longer blocked, standard
 		"VVVV",                   // K: new, zone vip
 	}, "\n")
-	if _, err := w.UpdateHall(ctx, 0, e.Hall.ID, catalog.HallInput{Name: "Test Hall", Layout: layout}); err != nil {
+	if _, err := w.UpdateHall(ctx, 0, e.Hall.ID, catalog.HallInput{Name: "Test Hall", Layout: layout,
+		Prices: []catalog.ZonePrice{{Zone: "vip", PriceMinor: 9000}}}); err != nil {
 		t.Fatal(err)
 	}
 	if e.Hall, err = e.Catalog.Hall(ctx, e.Hall.ID); err != nil {
@@ -359,6 +364,11 @@ func TestCatalogWriter_UpdateHall_SeatMapFollows(t *testing.T) {
 		if got := e.ZoneFree(e.Show.ID, zone); got != want {
 			t.Errorf("zone %s: %s free in Redis, want %s", zone, got, want)
 		}
+	}
+	// the new zone is priced for the show: its seats sell at that price
+	o, err := e.Create(e.User(3), e.SeatIDs("K1")...)
+	if err != nil || o.TotalMinor != 9000 {
+		t.Fatalf("ordering K1 (vip): %+v %v", o, err)
 	}
 	e.CheckInvariants()
 }

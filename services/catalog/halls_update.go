@@ -4,27 +4,14 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"fmt"
 	"sort"
 	"strconv"
-	"strings"
-	"time"
 
 	"github.com/jmoiron/sqlx"
 
 	"seatflow/services"
 	"seatflow/services/store"
 )
-
-// takenSeat is a seat held or sold for a show that has not started.
-type takenSeat struct {
-	SeatID   int64     `db:"seat_id"`
-	Label    string    `db:"label"`
-	ShowID   int64     `db:"show_id"`
-	Title    string    `db:"title"`
-	StartsAt time.Time `db:"starts_at"`
-	Status   string    `db:"status"`
-}
 
 // UpdateHall changes a hall's name and layout, written by actorID, audited as
 // "hall.update", and returns it. A seat whose label stays keeps its id (and its orders);
@@ -33,16 +20,28 @@ type takenSeat struct {
 // no seat and no show price names any more are deleted. The seat maps in Redis of the
 // hall's shows that have not started follow the new layout (Shows.RefreshHall through SeatMaps).
 //
-// Errors: INVALID_REQUEST (name, layout), NOT_FOUND, CONFLICT wrapping
+// Seats taken for a show that has not started (held, sold, or a house seat) keep their
+// label, cell, zone and sellability: every seat of the hall is locked for update first,
+// so an order committing now either commits before the edit (which then sees it and is
+// refused) or after it (and is refused itself: catalog.LockSeats; invariant 12). A label
+// that comes back gets its old seat id back (reviveSeats). Each zone of the new layout
+// must stay priced for the hall's shows that have not started: in.Prices supplies the
+// missing prices (priceHallZones).
+//
+// Errors: INVALID_REQUEST (name, layout, prices), NOT_FOUND, CONFLICT wrapping
 // ErrDuplicateHallName, CONFLICT naming the seats and the shows (movie title and local
-// start time) when the change would remove, move or block a seat held or sold for a show
-// that has not started (nothing is changed), UNAVAILABLE.
+// start time) when the change would remove, move, block or re-zone a taken seat, CONFLICT
+// naming the shows left with an unpriced zone (nothing is changed), UNAVAILABLE.
 func (w *CatalogWriter) UpdateHall(ctx context.Context, actorID, id int64, in HallInput) (*HallLayout, error) {
 	name, l, err := checkHallInput(in)
 	if err != nil {
 		return nil, err
 	}
+	if err := checkPrices(in.Prices, l.Hall(name), false); err != nil {
+		return nil, err
+	}
 	now := w.clock.Now()
+	var priced []int64
 	tctx, cancel := context.WithTimeout(ctx, store.DBTimeout)
 	defer cancel()
 	err = store.InTx(tctx, w.db, func(tx *sqlx.Tx) error {
@@ -64,7 +63,11 @@ func (w *CatalogWriter) UpdateHall(ctx context.Context, actorID, id int64, in Ha
 		if err := refuseTaken(tctx, tx, d.lost, now, w.zone); err != nil {
 			return err
 		}
-		if err := applyHallDiff(tctx, tx, id, l, d); err != nil {
+		zones, err := applyHallDiff(tctx, tx, id, l, d)
+		if err != nil {
+			return err
+		}
+		if priced, err = priceHallZones(tctx, tx, id, l, in.Prices, zones, now, w.zone); err != nil {
 			return err
 		}
 		if _, err := tx.ExecContext(tctx, "UPDATE halls SET name = ?, rows_n = ?, cols_n = ? WHERE id = ?", name, l.Rows, l.Cols, id); err != nil {
@@ -79,12 +82,19 @@ func (w *CatalogWriter) UpdateHall(ctx context.Context, actorID, id int64, in Ha
 				beforeAudit.Blocked++
 			}
 		}
-		return w.audit.Record(tctx, tx, actorID, "hall.update", "hall", strconv.FormatInt(id, 10), beforeAudit, hallAuditOf(name, l))
+		after := hallAuditOf(name, l)
+		if len(priced) > 0 {
+			after.Prices, after.PricedShows = in.Prices, priced
+		}
+		return w.audit.Record(tctx, tx, actorID, "hall.update", "hall", strconv.FormatInt(id, 10), beforeAudit, after)
 	})
 	if err != nil {
 		return nil, hallWriteError(err, name)
 	}
 	w.catalog.ForgetHall(id)
+	for _, show := range priced {
+		w.catalog.ForgetShow(show)
+	}
 	w.maps.RefreshHall(ctx, id)
 	return w.Hall(ctx, id)
 }
@@ -95,7 +105,7 @@ type hallDiff struct {
 	moved   map[int64]LayoutSeat // same label at another cell
 	removed []int64              // label no longer in the layout
 	added   []LayoutSeat
-	lost    []int64 // removed, moved or newly blocked: refused while held or sold
+	lost    []int64 // removed, moved, newly blocked or re-zoned: refused while taken (refuseTaken)
 }
 
 func diffHall(old []services.Seat, l *Layout) *hallDiff {
@@ -115,7 +125,9 @@ func diffHall(old []services.Seat, l *Layout) *hallDiff {
 			if n.Kind != o.Kind || n.Zone != o.ZoneCode {
 				d.changed[o.ID] = n
 			}
-			if n.Kind == services.KindBlocked && o.Kind != services.KindBlocked {
+			// a live order's seat keeps its zone: the order was priced by it, and its
+			// release gives the seat back to that zone's free count
+			if (n.Kind == services.KindBlocked && o.Kind != services.KindBlocked) || n.Zone != o.ZoneCode {
 				d.lost = append(d.lost, o.ID)
 			}
 			continue
@@ -131,64 +143,23 @@ func diffHall(old []services.Seat, l *Layout) *hallDiff {
 	return d
 }
 
-// refuseTaken answers CONFLICT naming the seats of lost held or sold for shows starting
-// after now, grouped by show (title and start time in zone), or nil.
-func refuseTaken(ctx context.Context, tx *sqlx.Tx, lost []int64, now time.Time, zone *time.Location) error {
-	if len(lost) == 0 {
-		return nil
-	}
-	q, args, err := sqlx.In(`SELECT os.seat_id, s.label, sh.id AS show_id, m.title, sh.starts_at, o.status
-		FROM order_seats os JOIN orders o ON o.id = os.order_id JOIN seats s ON s.id = os.seat_id
-		JOIN shows sh ON sh.id = os.show_id JOIN movies m ON m.id = sh.movie_id
-		WHERE os.live = 1 AND os.seat_id IN (?) AND sh.starts_at > ?
-		ORDER BY sh.starts_at, sh.id, s.row_no, s.col_no`, lost, now)
-	if err != nil {
-		return err
-	}
-	var taken []takenSeat
-	if err := tx.SelectContext(ctx, &taken, tx.Rebind(q), args...); err != nil {
-		return err
-	}
-	if len(taken) == 0 {
-		return nil
-	}
-	var parts, labels []string
-	seen := map[string]bool{}
-	for i := 0; i < len(taken); {
-		t := taken[i]
-		var seats []string
-		for ; i < len(taken) && taken[i].ShowID == t.ShowID; i++ {
-			state := "held"
-			if taken[i].Status == services.OrderPaid {
-				state = "sold"
-			}
-			seats = append(seats, taken[i].Label+" "+state)
-			if !seen[taken[i].Label] {
-				seen[taken[i].Label] = true
-				labels = append(labels, taken[i].Label)
-			}
-		}
-		parts = append(parts, fmt.Sprintf("%q on %s (%s)", t.Title, t.StartsAt.In(zone).Format("Mon 2 Jan 15:04"), strings.Join(seats, ", ")))
-	}
-	return &services.Error{Code: services.CodeConflict, Seats: labels, Message: "the new layout removes, moves or blocks seats held or sold for shows that have not started: " +
-		strings.Join(parts, "; ") + "; keep those seats where they are until the shows are over"}
-}
-
-// applyHallDiff writes d: removed seats deleted (or taken out of the hall when orders
-// name them), moved and changed seats updated, new ones inserted, unused zones deleted.
-func applyHallDiff(ctx context.Context, tx *sqlx.Tx, hallID int64, l *Layout, d *hallDiff) error {
+// applyHallDiff writes d: removed seats deleted (or taken out of the hall when orders or
+// house-seat rows name them), moved and changed seats updated, new ones brought back
+// (reviveSeats) or inserted, unused zones deleted.
+func applyHallDiff(ctx context.Context, tx *sqlx.Tx, hallID int64, l *Layout, d *hallDiff) (map[string]int64, error) {
 	zones, err := ensureZones(ctx, tx, hallID, l)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if len(d.removed) > 0 {
-		q, args, err := sqlx.In("SELECT DISTINCT seat_id FROM order_seats WHERE seat_id IN (?)", d.removed)
+		q, args, err := sqlx.In(`SELECT seat_id FROM order_seats WHERE seat_id IN (?)
+			UNION SELECT seat_id FROM show_house_seats WHERE seat_id IN (?)`, d.removed, d.removed)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		var named []int64
 		if err := tx.SelectContext(ctx, &named, tx.Rebind(q), args...); err != nil {
-			return err
+			return nil, err
 		}
 		keep := map[int64]bool{}
 		for _, id := range named {
@@ -213,10 +184,10 @@ func applyHallDiff(ctx context.Context, tx *sqlx.Tx, hallID int64, l *Layout, d 
 			}
 			q, args, err := sqlx.In(step.q, append(step.arg, step.ids)...)
 			if err != nil {
-				return err
+				return nil, err
 			}
 			if _, err := tx.ExecContext(ctx, tx.Rebind(q), args...); err != nil {
-				return err
+				return nil, err
 			}
 		}
 	}
@@ -227,24 +198,71 @@ func applyHallDiff(ctx context.Context, tx *sqlx.Tx, hallID int64, l *Layout, d 
 		}
 		q, args, err := sqlx.In("UPDATE seats SET row_no = row_no + 1000000 WHERE id IN (?)", ids)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		if _, err := tx.ExecContext(ctx, tx.Rebind(q), args...); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	for _, m := range []map[int64]LayoutSeat{d.moved, d.changed} {
 		for id, s := range m {
 			if _, err := tx.ExecContext(ctx, "UPDATE seats SET row_no = ?, col_no = ?, kind = ?, zone_id = ? WHERE id = ?",
 				s.Row, s.Col, s.Kind, zones[s.Zone], id); err != nil {
-				return err
+				return nil, err
 			}
 		}
 	}
-	if err := insertSeats(ctx, tx, hallID, zones, d.added); err != nil {
-		return err
+	added, err := reviveSeats(ctx, tx, hallID, zones, d.added)
+	if err != nil {
+		return nil, err
+	}
+	if err := insertSeats(ctx, tx, hallID, zones, added); err != nil {
+		return nil, err
 	}
 	_, err = tx.ExecContext(ctx, `DELETE FROM zones WHERE hall_id = ?
 		AND id NOT IN (SELECT zone_id FROM seats) AND id NOT IN (SELECT zone_id FROM show_prices)`, hallID)
-	return err
+	return zones, err
+}
+
+// reviveSeats brings back into hall hallID, at their new cells, the seats that left it
+// earlier with the labels of added, and returns the rest of added (seats to insert). A
+// label that comes back is the same seat id again, so one physical seat is one seat id
+// for every order of every show (invariant 12); of several retired seats with a label
+// the latest comes back.
+func reviveSeats(ctx context.Context, tx *sqlx.Tx, hallID int64, zones map[string]int64, added []LayoutSeat) ([]LayoutSeat, error) {
+	if len(added) == 0 {
+		return nil, nil
+	}
+	labels := make([]string, len(added))
+	for i, s := range added {
+		labels[i] = s.Label
+	}
+	q, args, err := sqlx.In("SELECT id, label FROM seats WHERE hall_id IS NULL AND retired_hall_id = ? AND label IN (?) ORDER BY id", hallID, labels)
+	if err != nil {
+		return nil, err
+	}
+	var retired []struct {
+		ID    int64  `db:"id"`
+		Label string `db:"label"`
+	}
+	if err := tx.SelectContext(ctx, &retired, tx.Rebind(q), args...); err != nil {
+		return nil, err
+	}
+	byLabel := make(map[string]int64, len(retired))
+	for _, r := range retired {
+		byLabel[r.Label] = r.ID // the latest wins
+	}
+	var rest []LayoutSeat
+	for _, s := range added {
+		id, ok := byLabel[s.Label]
+		if !ok {
+			rest = append(rest, s)
+			continue
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE seats SET hall_id = ?, retired_hall_id = NULL, row_no = ?, col_no = ?, kind = ?, zone_id = ?
+			WHERE id = ?`, hallID, s.Row, s.Col, s.Kind, zones[s.Zone], id); err != nil {
+			return nil, err
+		}
+	}
+	return rest, nil
 }

@@ -220,6 +220,15 @@ func (w *CatalogWriter) CreateShow(ctx context.Context, actorID int64, in NewSho
 		if _, err := tx.ExecContext(ctx2, "SELECT id FROM halls WHERE id = ? FOR UPDATE", in.HallID); err != nil {
 			return err
 		}
+		// the zones as of now (a hall edit may have added one since the cached read):
+		// every one gets a price
+		zones := hall.Zones[:0:0]
+		if err := tx.SelectContext(ctx2, &zones, "SELECT id, code, name FROM zones WHERE hall_id = ? ORDER BY id", in.HallID); err != nil {
+			return err
+		}
+		if err := checkPrices(in.Prices, &services.Hall{Name: hall.Name, Zones: zones}, true); err != nil {
+			return err
+		}
 		if err := movieOffered(ctx2, tx, in.MovieID); err != nil {
 			return err
 		}
@@ -244,8 +253,8 @@ func (w *CatalogWriter) CreateShow(ctx context.Context, actorID int64, in NewSho
 			return err
 		}
 		s.Zones = s.Zones[:0]
-		for _, z := range hall.Zones {
-			price := priceOf(in.Prices, z.Code)
+		for _, z := range zones {
+			price, _ := priceOf(in.Prices, z.Code)
 			if _, err := tx.ExecContext(ctx2, "INSERT INTO show_prices (show_id, zone_id, price_minor) VALUES (?, ?, ?)", s.ID, z.ID, price); err != nil {
 				return err
 			}
@@ -263,13 +272,14 @@ func (w *CatalogWriter) CreateShow(ctx context.Context, actorID int64, in NewSho
 	return w.read(ctx, s.ID)
 }
 
-func priceOf(prices []ZonePrice, zone string) int64 {
+// priceOf is the price prices gives zone (minor units), and whether it gives one.
+func priceOf(prices []ZonePrice, zone string) (int64, bool) {
 	for _, p := range prices {
 		if p.Zone == zone {
-			return p.PriceMinor
+			return p.PriceMinor, true
 		}
 	}
-	return 0
+	return 0, false
 }
 
 // noOverlap refuses a show of hall starting at starts with a runtime of runtimeMin

@@ -250,7 +250,13 @@ func TestInvariant2_InsertFailureReleasesHolds(t *testing.T) {
 	}
 	before := e.State()
 	var stages []string
-	e.Orders.SetFailHook(func(stage string) error { stages = append(stages, stage); return errors.New("boom") })
+	e.Orders.SetFailHook(func(stage string) error {
+		if stage != "insert" {
+			return nil
+		}
+		stages = append(stages, stage)
+		return errors.New("boom")
+	})
 	ids := e.SeatIDs("F5", "F6", "H1", "H2")
 	_, err := e.Orders.Create(ctx, orders.CreateOrderRequest{UserID: u, ShowID: e.Show.ID, SeatIDs: ids, IdempotencyKey: "k1"})
 	if services.ErrorCode(err) != services.CodeUnavailable {

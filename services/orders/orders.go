@@ -41,7 +41,8 @@ type Orders struct {
 	holdFor  time.Duration
 	zone     *time.Location
 	log      *slog.Logger
-	failHook func(stage string) error // tests inject storage failures here
+	failHook func(stage string) error // tests act at "held" (before the commit) and "insert" (inside it)
+	hallMaps HallMaps
 	locks    *keyLocks
 	best     seats.BestSnapshots // seat values best-available chooses from (best_snapshot.go)
 }
@@ -54,6 +55,9 @@ type OrdersConfig struct {
 	Expiry  ExpiryScheduler
 	Logger  *slog.Logger
 	Zone    *time.Location // the cinema's time zone, for times in messages
+	// HallMaps refreshes a hall's seat maps when a commit finds a seat changed by a hall
+	// edit (nil: reconciliation does it)
+	HallMaps HallMaps
 }
 
 // NewOrders wires the order service.
@@ -72,7 +76,7 @@ func NewOrders(db *sqlx.DB, catalog *catalog.Catalog, seats *seats.SeatStore, li
 	}
 	return &Orders{db: db, catalog: catalog, seats: seats, limiter: limiter, clock: clock,
 		metrics: cfg.Metrics, expiry: cfg.Expiry, holdFor: cfg.HoldFor, zone: cfg.Zone, log: cfg.Logger,
-		locks: newKeyLocks(seats.Redis(), seats.Prefix())}
+		hallMaps: cfg.HallMaps, locks: newKeyLocks(seats.Redis(), seats.Prefix())}
 }
 
 // SeatsChanged tells best-available of a published seat change (SeatEvents.OnChange).
@@ -267,8 +271,17 @@ func (o *Orders) hold(ctx context.Context, show *services.Show, hall *services.H
 		}
 		return nil, err
 	}
-	if err := o.persist(ctx, order, show.PurchaseLimit, req.IdempotencyKey, req.hash()); err != nil {
+	if o.failHook != nil {
+		if err := o.failHook("held"); err != nil {
+			o.releaseAfterFailure(order)
+			return nil, store.Unavailable("the database", err)
+		}
+	}
+	if err := o.persist(ctx, order, show.HallID, show.PurchaseLimit, req.IdempotencyKey, req.hash()); err != nil {
 		o.releaseAfterFailure(order)
+		if c := services.ErrorCode(err); c == services.CodeSeatNotInShow || c == services.CodePriceChanged {
+			o.hallChanged(ctx, show.HallID)
+		}
 		if errors.Is(err, errKeyTaken) {
 			// the key's first order exists though Redis had forgotten the key: replay it
 			if prior, rerr := o.replay(ctx, req.UserID, req.IdempotencyKey, req.hash()); prior != nil || rerr != nil {
@@ -475,16 +488,22 @@ func (o *Orders) releaseAfterFailure(order *services.Order) {
 // duplicate that means SEAT_TAKEN.
 const liveSeatKey = "uq_order_seats_live"
 
-// persist inserts the order and its seats (and its Idempotency-Key) in one transaction.
+// persist inserts the order and its seats (and its Idempotency-Key) in one transaction,
+// after checking under a lock that every seat is still the sellable seat of hall hallID
+// in the zone it was priced in (checkSeatsAtCommit).
 // Around a rebuild of the show's per-user counts it also counts the user's live seats
 // for the show in MySQL, own ones included: the seat cache enforces the purchase limit,
 // but a hold made just before Redis was wiped commits after the map was rebuilt without
 // it, and the limit must hold then too (limit_check.go says when the count runs).
-// Errors: LIMIT_EXCEEDED, or the database's (the caller maps them).
-func (o *Orders) persist(ctx context.Context, order *services.Order, limit int, key string, hash [32]byte) error {
+// Errors: SEAT_NOT_IN_SHOW, PRICE_CHANGED, LIMIT_EXCEEDED, or the database's (the
+// caller maps them).
+func (o *Orders) persist(ctx context.Context, order *services.Order, hallID int64, limit int, key string, hash [32]byte) error {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), store.DBTimeout)
 	defer cancel()
 	return store.InTx(ctx, o.db, func(tx *sqlx.Tx) error {
+		if err := checkSeatsAtCommit(ctx, tx, order, hallID); err != nil {
+			return err
+		}
 		if err := InsertOrder(ctx, tx, order, true); err != nil {
 			return err
 		}

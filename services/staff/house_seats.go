@@ -10,6 +10,7 @@ import (
 	"github.com/jmoiron/sqlx"
 
 	"seatflow/services"
+	"seatflow/services/catalog"
 	"seatflow/services/seats"
 	"seatflow/services/store"
 )
@@ -93,6 +94,20 @@ func (s *ShowSeats) blockOnce(ctx context.Context, actorID int64, show *services
 		return err
 	}
 	ids := refIDs(refs)
+	// the seats as a hall edit left them, locked against one now (invariant 12)
+	current, err := catalog.LockSeats(ctx, tx, ids)
+	if err != nil {
+		return err
+	}
+	var gone []string
+	for _, id := range ids {
+		if cur, ok := current[id]; !ok || !cur.SellableIn(show.HallID) {
+			gone = append(gone, seatLabel(hall, id))
+		}
+	}
+	if len(gone) > 0 {
+		return &services.Error{Code: services.CodeSeatNotInShow, Seats: gone, Message: "the hall changed; no longer a sellable seat of this show: " + strings.Join(gone, ", ")}
+	}
 	before, err := houseSeatIDsTx(ctx, tx, show.ID)
 	if err != nil {
 		return err

@@ -114,9 +114,9 @@ func newTestEnvOn(t testing.TB, limits orders.Limits, db *sqlx.DB, rdb *redis.Cl
 	e.Seats = seats.NewSeatStore(e.RDB, e.DB, e.Catalog, "sf")
 	e.Users = accounts.NewUsers(e.DB, e.Clock, bcrypt.MinCost)
 	e.Limiter = orders.NewRateLimiter(e.RDB, limits, "sf")
-	e.Orders = orders.NewOrders(e.DB, e.Catalog, e.Seats, e.Limiter, e.Clock, orders.OrdersConfig{HoldFor: 15 * time.Minute, Expiry: e.Expiry})
-	e.Payments = orders.NewPayments(e.DB, e.Orders, e.Clock, []byte("test-secret"), orders.DemoProvider{})
 	e.Shows = seats.NewShows(e.DB, e.Catalog, e.Seats, e.Clock, time.UTC)
+	e.Orders = orders.NewOrders(e.DB, e.Catalog, e.Seats, e.Limiter, e.Clock, orders.OrdersConfig{HoldFor: 15 * time.Minute, Expiry: e.Expiry, HallMaps: e.Shows})
+	e.Payments = orders.NewPayments(e.DB, e.Orders, e.Clock, []byte("test-secret"), orders.DemoProvider{})
 	hallID := e.makeHall()
 	e.Show = e.MakeShow(hallID, services.ShowOnSale, e.Clock.Now().Add(-time.Hour), e.Clock.Now().Add(48*time.Hour))
 	var err error
@@ -205,7 +205,8 @@ func (e *TestEnv) Create(userID int64, seatIDs ...int64) (*services.Order, error
 }
 
 // CheckInvariants compares MySQL and Redis for the env's show: at most one live order
-// per seat (invariant 1), Redis seat values equal to MySQL's (invariant 3), zone counts
+// per seat (invariant 1), every live order seat a sellable seat of the show's hall and one
+// physical seat one seat id (invariant 12), Redis seat values equal to MySQL's (invariant 3), zone counts
 // and per-user counts equal to what MySQL implies, and nobody over the purchase limit.
 func (e *TestEnv) CheckInvariants() {
 	e.T.Helper()
@@ -226,6 +227,7 @@ func (e *TestEnv) CheckInvariants() {
 	if liveMismatch != 0 {
 		e.T.Errorf("%d order seats have a live flag that disagrees with their order's status", liveMismatch)
 	}
+	e.checkSeatIdentity()
 	snap, err := e.Seats.SnapshotFromDB(ctx, e.Show)
 	if err != nil {
 		e.T.Fatal(err)
@@ -252,6 +254,27 @@ func (e *TestEnv) CheckInvariants() {
 		if n > e.Show.PurchaseLimit {
 			e.T.Errorf("user %d holds or owns %d seats, over the limit %d", u, n, e.Show.PurchaseLimit)
 		}
+	}
+}
+
+// checkSeatIdentity checks invariant 12 for the env's show in MySQL: no live order seat
+// outside the show's hall or blocked, and no two live order seats with one label.
+func (e *TestEnv) checkSeatIdentity() {
+	e.T.Helper()
+	var outside, twice []string
+	if err := e.DB.Select(&outside, `SELECT s.label FROM order_seats os JOIN seats s ON s.id = os.seat_id JOIN shows sh ON sh.id = os.show_id
+		WHERE os.show_id = ? AND os.live = 1 AND (s.hall_id IS NULL OR s.hall_id <> sh.hall_id OR s.kind = 'blocked') ORDER BY s.label`, e.Show.ID); err != nil {
+		e.T.Fatal(err)
+	}
+	if err := e.DB.Select(&twice, `SELECT s.label FROM order_seats os JOIN seats s ON s.id = os.seat_id
+		WHERE os.show_id = ? AND os.live = 1 GROUP BY s.label HAVING COUNT(*) > 1 ORDER BY s.label`, e.Show.ID); err != nil {
+		e.T.Fatal(err)
+	}
+	if len(outside) > 0 {
+		e.T.Errorf("invariant 12: live order seats that are no sellable seats of the show's hall: %v", outside)
+	}
+	if len(twice) > 0 {
+		e.T.Errorf("invariant 12: labels sold or held twice in one show: %v", twice)
 	}
 }
 
