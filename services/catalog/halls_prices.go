@@ -51,9 +51,13 @@ func priceHallZones(ctx context.Context, tx *sqlx.Tx, hallID int64, l *Layout, p
 	if err := tx.SelectContext(ctx, &have, tx.Rebind(q), args...); err != nil {
 		return nil, err
 	}
-	priced := map[[2]any]bool{}
+	type showZone struct {
+		show int64
+		zone string
+	}
+	priced := map[showZone]bool{}
 	for _, h := range have {
-		priced[[2]any{h.ShowID, h.Code}] = true
+		priced[showZone{h.ShowID, h.Code}] = true
 	}
 	var got []int64
 	var refused []string
@@ -61,7 +65,7 @@ func priceHallZones(ctx context.Context, tx *sqlx.Tx, hallID int64, l *Layout, p
 	for _, sh := range shows {
 		added := false
 		for _, z := range used {
-			if priced[[2]any{sh.ID, z.Code}] {
+			if priced[showZone{sh.ID, z.Code}] {
 				continue
 			}
 			p, ok := priceOf(prices, z.Code)
