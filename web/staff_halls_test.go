@@ -155,6 +155,7 @@ func TestAdminHalls_API(t *testing.T) {
 			says   string
 		}{
 			{"no price", map[string]any{"layout": layout}, 409, "(vip)"},
+			{"no price, the many shows counted", map[string]any{"layout": layout}, 409, " more; send a price"},
 			{"a price of a zone not in the layout", map[string]any{"layout": layout, "prices": []map[string]any{{"zone": "vip", "price_minor": 9000}, {"zone": "premium", "price_minor": 1}}}, 400, `zone \"premium\" is not a zone`},
 			{"prices not a list", map[string]any{"layout": layout, "prices": "vip"}, 400, "prices must be a list"},
 			{"a price not a whole number", map[string]any{"layout": layout, "prices": []map[string]any{{"zone": "vip", "price_minor": 90.5}}}, 400, "price_minor must be a whole number"},

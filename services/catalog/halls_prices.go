@@ -87,7 +87,7 @@ func priceHallZones(ctx context.Context, tx *sqlx.Tx, hallID int64, l *Layout, p
 	}
 	if len(refused) > 0 {
 		return nil, services.Errorf(services.CodeConflict, "the new layout has seats in zones these shows have no price for: %s; send a price for each such zone with the layout (prices), or keep those seats in zones the shows price",
-			strings.Join(refused, "; "))
+			nameFew(refused))
 	}
 	return got, nil
 }
