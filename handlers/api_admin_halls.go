@@ -16,6 +16,7 @@ type HallAdminService interface {
 	Hall(ctx context.Context, id int64) (*catalog.HallLayout, error)
 	CreateHall(ctx context.Context, actorID int64, in catalog.HallInput) (*catalog.HallLayout, error)
 	UpdateHall(ctx context.Context, actorID, id int64, in catalog.HallInput) (*catalog.HallLayout, error)
+	ChangeHall(ctx context.Context, actorID, id int64, ch catalog.HallChange) (*catalog.HallLayout, error)
 }
 
 // hallLayoutJSON is one hall with its layout: GET, POST and PATCH answer it.
@@ -160,23 +161,14 @@ func (d *Deps) apiAdminUpdateHall(c *fiber.Ctx) error {
 	}
 	ctx, cancel := ctxOf(c)
 	defer cancel()
-	cur, err := d.HallAdmin.Hall(ctx, hallID)
-	if err != nil {
-		return err
-	}
-	in := catalog.HallInput{Name: cur.Name, Layout: cur.Layout, Numbering: cur.Numbering, Prices: b.Prices}
-	if b.Name != nil {
-		in.Name = *b.Name
-	}
+	// absent fields stay as the change finds them under the hall's lock, so a rename never
+	// undoes a layout change made meanwhile
+	ch := catalog.HallChange{Name: b.Name, Layout: b.Layout, Prices: b.Prices}
 	if b.Numbering != nil {
-		in.Numbering = catalog.Numbering(*b.Numbering)
+		n := catalog.Numbering(*b.Numbering)
+		ch.Numbering = &n
 	}
-	if b.Layout != nil {
-		in.Layout = *b.Layout
-	} else if cur.LayoutErr != "" {
-		return invalid("this hall cannot be written as layout text (%s); send a layout", cur.LayoutErr)
-	}
-	h, err := d.HallAdmin.UpdateHall(ctx, currentUser(c).ID, hallID, in)
+	h, err := d.HallAdmin.ChangeHall(ctx, currentUser(c).ID, hallID, ch)
 	if err != nil {
 		return err
 	}

@@ -99,7 +99,7 @@ func (d *Deps) saveHall(c *fiber.Ctx) error {
 	in := catalog.HallInput{Name: f.Name, Layout: f.Layout, Numbering: catalog.Numbering(f.Numbering)}
 	if hallID != 0 {
 		var problem string
-		if in.Prices, f.Prices, problem = formPrices(c, catalog.LayoutZones, d.Currency, false); problem != "" {
+		if in.Prices, f.Prices, problem = formPrices(c, layoutZones(f), d.Currency, false); problem != "" {
 			return d.renderHallForm(c, fiber.StatusBadRequest, hallID, f, problem)
 		}
 	}
@@ -124,6 +124,17 @@ func (d *Deps) saveHall(c *fiber.Ctx) error {
 		return renderErrorPage(c, st, se.Message)
 	}
 	return c.Redirect("/admin/halls?saved="+id(h.ID), fiber.StatusSeeOther)
+}
+
+// layoutZones are the zones the typed layout uses (all layout zones when it does not
+// parse: the save then reports the layout's problems): a price typed for a zone the
+// layout does not use is left out rather than refused.
+func layoutZones(f hallForm) []services.Zone {
+	l, err := catalog.ParseLayout(f.Layout, catalog.Numbering(f.Numbering))
+	if err != nil {
+		return catalog.LayoutZones
+	}
+	return l.Hall(f.Name).Zones
 }
 
 // hallPreview answers the htmx preview of the form's layout: the grid with counts, or

@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/chromedp/chromedp"
@@ -155,7 +156,7 @@ func TestAdminHalls_API(t *testing.T) {
 			says   string
 		}{
 			{"no price", map[string]any{"layout": layout}, 409, "(vip)"},
-			{"no price, the many shows counted", map[string]any{"layout": layout}, 409, " more; send a price"},
+			{"no price, the many shows counted", map[string]any{"layout": layout}, 409, " more; give each such zone a price"},
 			{"a price of a zone not in the layout", map[string]any{"layout": layout, "prices": []map[string]any{{"zone": "vip", "price_minor": 9000}, {"zone": "premium", "price_minor": 1}}}, 400, `zone \"premium\" is not a zone`},
 			{"prices not a list", map[string]any{"layout": layout, "prices": "vip"}, 400, "prices must be a list"},
 			{"a price not a whole number", map[string]any{"layout": layout, "prices": []map[string]any{{"zone": "vip", "price_minor": 90.5}}}, 400, "price_minor must be a whole number"},
@@ -172,6 +173,21 @@ func TestAdminHalls_API(t *testing.T) {
 		r := a.do("GET", "/api/v1/shows/"+strconv.FormatInt(showID, 10), "", nil, nil)
 		if !strings.Contains(string(r.body), `"code":"vip"`) || !strings.Contains(string(r.body), `"price_minor":9000`) {
 			t.Errorf("the show after the priced change: %s", r.body)
+		}
+	})
+
+	t.Run("a rename never undoes a layout change made at the same time", func(t *testing.T) {
+		path := "/api/v1/admin/halls/" + created.ID
+		for round := 0; round < 15; round++ {
+			decode(a.do("PATCH", path, staff, map[string]string{"layout": "SSSS\nSSSS\nSSSS"}, nil), 200)
+			var wg sync.WaitGroup
+			wg.Add(2)
+			go func() { defer wg.Done(); a.do("PATCH", path, staff, map[string]string{"layout": "SSSS\nSSSS"}, nil) }()
+			go func() { defer wg.Done(); a.do("PATCH", path, staff, map[string]string{"name": "Studio API " + strconv.Itoa(round)}, nil) }()
+			wg.Wait()
+			if h := decode(a.do("GET", path, staff, nil, nil), 200); h.Rows != 2 || h.Name != "Studio API "+strconv.Itoa(round) {
+				t.Fatalf("round %d: %d rows, name %q; want the 2-row layout and the new name", round, h.Rows, h.Name)
+			}
 		}
 	})
 

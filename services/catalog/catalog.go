@@ -56,7 +56,8 @@ func (c *Catalog) loadHall(ctx context.Context, id int64) (*services.Hall, error
 		}
 		return nil, store.Unavailable("the database", err)
 	}
-	if err := c.db.SelectContext(ctx, &h.Zones, "SELECT id, code, name, 0 AS price_minor FROM zones WHERE hall_id = ? ORDER BY id", id); err != nil {
+	if err := c.db.SelectContext(ctx, &h.Zones, `SELECT id, code, name, 0 AS price_minor FROM zones
+		WHERE hall_id = ? AND id IN (SELECT zone_id FROM seats WHERE hall_id = ?) ORDER BY id`, id, id); err != nil {
 		return nil, store.Unavailable("the database", err)
 	}
 	if err := c.db.SelectContext(ctx, &h.Seats, `SELECT s.id, s.hall_id, s.zone_id, z.code AS zone_code, s.row_no, s.col_no, s.label, s.kind

@@ -53,9 +53,10 @@ type HallAudit struct {
 	Layout    string         `json:"layout"`
 	Seats     map[string]int `json:"seats"` // sellable seats per zone code
 	Blocked   int            `json:"blocked"`
-	// Prices and PricedShows: the zone prices an update gave shows that had none
-	Prices      []ZonePrice `json:"prices,omitempty"`
-	PricedShows []int64     `json:"priced_shows,omitempty"`
+	// Prices and PricedShows: the zone prices (code -> minor units) an update gave the
+	// shows that had none
+	Prices      map[string]int64 `json:"prices,omitempty"`
+	PricedShows []int64          `json:"priced_shows,omitempty"`
 }
 
 func hallAuditOf(name string, l *Layout) *HallAudit {

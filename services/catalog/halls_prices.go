@@ -25,16 +25,16 @@ type unpricedShow struct {
 // a zone such a show has no price for gets the price prices gives it (minor units), and
 // without one the change is refused, so a seat is never on a seat map without a price.
 // zones maps zone code -> id after ensureZones. It returns the ids of the shows that got
-// a price. Errors: CONFLICT naming the shows (title and start in tz) and their unpriced
-// zones, or the database's.
-func priceHallZones(ctx context.Context, tx *sqlx.Tx, hallID int64, l *Layout, prices []ZonePrice, zones map[string]int64, now time.Time, tz *time.Location) ([]int64, error) {
+// a price and the prices given (zone code -> minor units). Errors: CONFLICT naming the
+// shows (title and start in tz) and their unpriced zones, or the database's.
+func priceHallZones(ctx context.Context, tx *sqlx.Tx, hallID int64, l *Layout, prices []ZonePrice, zones map[string]int64, now time.Time, tz *time.Location) ([]int64, map[string]int64, error) {
 	var shows []*unpricedShow
 	if err := tx.SelectContext(ctx, &shows, `SELECT sh.id, m.title, sh.starts_at FROM shows sh JOIN movies m ON m.id = sh.movie_id
 		WHERE sh.hall_id = ? AND sh.starts_at > ? AND sh.status <> ? ORDER BY sh.starts_at, sh.id`, hallID, now, services.ShowCancelled); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if len(shows) == 0 {
-		return nil, nil
+		return nil, nil, nil
 	}
 	ids := make([]int64, len(shows))
 	for i, sh := range shows {
@@ -42,14 +42,14 @@ func priceHallZones(ctx context.Context, tx *sqlx.Tx, hallID int64, l *Layout, p
 	}
 	q, args, err := sqlx.In(`SELECT p.show_id, z.code FROM show_prices p JOIN zones z ON z.id = p.zone_id WHERE p.show_id IN (?)`, ids)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	var have []struct {
 		ShowID int64  `db:"show_id"`
 		Code   string `db:"code"`
 	}
 	if err := tx.SelectContext(ctx, &have, tx.Rebind(q), args...); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	type showZone struct {
 		show int64
@@ -61,6 +61,7 @@ func priceHallZones(ctx context.Context, tx *sqlx.Tx, hallID int64, l *Layout, p
 	}
 	var got []int64
 	var refused []string
+	applied := map[string]int64{}
 	used := l.Hall("").Zones
 	for _, sh := range shows {
 		added := false
@@ -74,9 +75,10 @@ func priceHallZones(ctx context.Context, tx *sqlx.Tx, hallID int64, l *Layout, p
 				continue
 			}
 			if _, err := tx.ExecContext(ctx, "INSERT INTO show_prices (show_id, zone_id, price_minor) VALUES (?, ?, ?)", sh.ID, zones[z.Code], p); err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			added = true
+			applied[z.Code] = p
 		}
 		if added {
 			got = append(got, sh.ID)
@@ -86,8 +88,34 @@ func priceHallZones(ctx context.Context, tx *sqlx.Tx, hallID int64, l *Layout, p
 		}
 	}
 	if len(refused) > 0 {
-		return nil, services.Errorf(services.CodeConflict, "the new layout has seats in zones these shows have no price for: %s; send a price for each such zone with the layout (prices), or keep those seats in zones the shows price",
+		return nil, nil, services.Errorf(services.CodeConflict, "the new layout has seats in zones these shows have no price for: %s; give each such zone a price with this change (\"prices\" in the API, \"Prices for new zones\" in the console), or keep those seats in zones the shows price",
 			nameFew(refused))
 	}
-	return got, nil
+	return got, applied, nil
+}
+
+// unpriceUnusedZones drops, for the hall's shows that have not started (and are not
+// cancelled), the prices of zones no seat of the hall is in any more, and returns the
+// ids of those shows: a zone that comes back is priced afresh, and buyers see no empty
+// zone. Past and cancelled shows keep their prices.
+func unpriceUnusedZones(ctx context.Context, tx *sqlx.Tx, hallID int64, now time.Time) ([]int64, error) {
+	const unused = `FROM show_prices p JOIN shows sh ON sh.id = p.show_id
+		WHERE sh.hall_id = ? AND sh.starts_at > ? AND sh.status <> ?
+		AND NOT EXISTS (SELECT 1 FROM seats s WHERE s.zone_id = p.zone_id AND s.hall_id = ?)`
+	var shows []int64
+	if err := tx.SelectContext(ctx, &shows, "SELECT DISTINCT p.show_id "+unused, hallID, now, services.ShowCancelled, hallID); err != nil {
+		return nil, err
+	}
+	if len(shows) == 0 {
+		return nil, nil
+	}
+	_, err := tx.ExecContext(ctx, "DELETE p "+unused, hallID, now, services.ShowCancelled, hallID)
+	return shows, err
+}
+
+// deleteUnusedZones deletes the hall's zones that no seat and no show price names.
+func deleteUnusedZones(ctx context.Context, tx *sqlx.Tx, hallID int64) error {
+	_, err := tx.ExecContext(ctx, `DELETE FROM zones WHERE hall_id = ?
+		AND id NOT IN (SELECT zone_id FROM seats) AND id NOT IN (SELECT zone_id FROM show_prices)`, hallID)
+	return err
 }

@@ -94,17 +94,27 @@ func TestUpdateHall_KeepsZonesPriced(t *testing.T) {
 		t.Error("the cancelled show was priced")
 	}
 	var after struct {
-		Prices      []catalog.ZonePrice `json:"prices"`
-		PricedShows []int64             `json:"priced_shows"`
+		Prices      map[string]int64 `json:"prices"`
+		PricedShows []int64          `json:"priced_shows"`
 	}
 	entries := auditRows(e, "hall", h.ID)
-	if err := json.Unmarshal(entries[0].After, &after); err != nil || len(after.Prices) != 1 || len(after.PricedShows) != 2 {
+	if err := json.Unmarshal(entries[0].After, &after); err != nil || len(after.Prices) != 1 || after.Prices["vip"] != 9000 || len(after.PricedShows) != 2 {
 		t.Errorf("audit of the priced change: %s (%v)", entries[0].After, err)
 	}
+	// the same layout again changes nothing and writes nothing
+	audits = e.CountRows("audit_log")
+	if err := edit("SSSS\nSSSS\nVVVV"); err != nil || e.CountRows("audit_log") != audits {
+		t.Errorf("a change that changes nothing: %v, %d audit entries added", err, e.CountRows("audit_log")-audits)
+	}
 
-	// a price given for a zone the shows price already does not change theirs
+	// a price given for a zone the shows price already does not change theirs, and the
+	// audit records only the prices given
 	if err := edit("SSSS\nPPPP\nVVVV", catalog.ZonePrice{Zone: "vip", PriceMinor: 1}, catalog.ZonePrice{Zone: "premium", PriceMinor: 7000}); err != nil {
 		t.Fatal(err)
+	}
+	after.Prices = nil
+	if err := json.Unmarshal(auditRows(e, "hall", h.ID)[0].After, &after); err != nil || len(after.Prices) != 1 || after.Prices["premium"] != 7000 {
+		t.Errorf("audit of the premium change: %+v (%v)", after, err)
 	}
 	if p, _ := priceOf(show1, "vip"); p != 9000 {
 		t.Errorf("vip of show 1 changed to %d", p)
@@ -117,5 +127,32 @@ func TestUpdateHall_KeepsZonesPriced(t *testing.T) {
 	o, err := e.Orders.Create(ctx, orders.CreateOrderRequest{UserID: e.User(1), ShowID: show1.ID, SeatIDs: []int64{ids["B1"], ids["C1"]}})
 	if err != nil || o.TotalMinor != 7000+9000 {
 		t.Fatalf("B1 (premium) + C1 (vip): %+v %v", o, err)
+	}
+
+	// a zone whose seats all go loses its price on the upcoming shows, new shows need no
+	// price for it, and when it comes back it is priced afresh
+	if _, err := e.Orders.Cancel(ctx, o.UserID, o.OrderNo); err != nil {
+		t.Fatal(err)
+	}
+	if err := edit("SSSS\nPPPP"); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := priceOf(show2, "vip"); ok {
+		t.Error("show 2 still prices vip, which has no seats any more")
+	}
+	in := catalog.NewShow{MovieID: m.ID, HallID: h.ID, StartsAt: now.Add(98 * time.Hour).Truncate(time.Hour), SaleOpensAt: now,
+		Prices: []catalog.ZonePrice{{Zone: "standard", PriceMinor: 4000}, {Zone: "premium", PriceMinor: 7000}}}
+	in.SaleClosesAt = in.StartsAt
+	if _, err := w.CreateShow(ctx, staff, in); err != nil {
+		t.Fatalf("a new show without a price for the gone zone: %v", err)
+	}
+	if err := edit("SSSS\nPPPP\nVVVV"); services.ErrorCode(err) != services.CodeConflict {
+		t.Fatalf("vip back without a price: %v, want CONFLICT", err)
+	}
+	if err := edit("SSSS\nPPPP\nVVVV", catalog.ZonePrice{Zone: "vip", PriceMinor: 9500}); err != nil {
+		t.Fatal(err)
+	}
+	if p, _ := priceOf(show2, "vip"); p != 9500 {
+		t.Errorf("vip came back at %d, want the new 9500", p)
 	}
 }

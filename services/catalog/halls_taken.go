@@ -80,7 +80,7 @@ func refuseTaken(ctx context.Context, tx *sqlx.Tx, lost []int64, now time.Time, 
 		parts = append(parts, fmt.Sprintf("%q on %s (%s)", t.Title, t.StartsAt.In(zone).Format("Mon 2 Jan 15:04"), strings.Join(seats, ", ")))
 	}
 	return &services.Error{Code: services.CodeConflict, Seats: labels, Message: "the new layout removes, moves, blocks or re-zones seats held, sold or kept as house seats for shows that have not started: " +
-		nameFew(parts) + "; keep those seats as they are until the shows are over"}
+		nameFew(parts) + "; keep those seats as they are until those shows have started"}
 }
 
 // nameFew joins the first maxNamedShows of parts with "; " and says how many more there are.

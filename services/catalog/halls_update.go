@@ -13,50 +13,72 @@ import (
 	"seatflow/services/store"
 )
 
-// UpdateHall changes a hall's name and layout, written by actorID, audited as
-// "hall.update", and returns it. A seat whose label stays keeps its id (and its orders);
-// a seat whose label leaves the layout is deleted, or, when orders of past shows name it,
-// leaves the hall and keeps its label for them. Zones the layout uses are created; zones
-// no seat and no show price names any more are deleted. The seat maps in Redis of the
-// hall's shows that have not started follow the new layout (Shows.RefreshHall through SeatMaps).
+// HallChange is a change of a hall; nil fields stay as they are when the change is
+// applied (read under the hall's lock, so a concurrent change is never undone). Prices
+// price the zones the layout uses for the hall's shows that have not started and have
+// no price for them (minor units); shows that price a zone already keep their price.
+type HallChange struct {
+	Name      *string
+	Layout    *string
+	Numbering *Numbering
+	Prices    []ZonePrice
+}
+
+// UpdateHall is ChangeHall with every field of in given.
+func (w *CatalogWriter) UpdateHall(ctx context.Context, actorID, id int64, in HallInput) (*HallLayout, error) {
+	return w.ChangeHall(ctx, actorID, id, HallChange{Name: &in.Name, Layout: &in.Layout, Numbering: &in.Numbering, Prices: in.Prices})
+}
+
+// ChangeHall changes a hall's name, layout and numbering, written by actorID, audited as
+// "hall.update", and returns it; a change that changes nothing writes nothing. A seat
+// whose label stays keeps its id (and its orders); a seat whose label leaves the layout
+// is deleted, or, when orders or house seats name it, leaves the hall and keeps its label
+// for them. Zones the layout uses are created; the prices of zones it no longer uses are
+// dropped from shows that have not started, and zones no seat and no show price names any
+// more are deleted. The seat maps in Redis of the hall's shows that have not started
+// follow the new layout (Shows.RefreshHall through SeatMaps).
 //
 // Seats taken for a show that has not started (held, sold, or a house seat) keep their
 // label, cell, zone and sellability: every seat of the hall is locked for update first,
-// so an order committing now either commits before the edit (which then sees it and is
-// refused) or after it (and is refused itself: catalog.LockSeats; invariant 12). A label
-// that comes back gets its old seat id back (reviveSeats). Each zone of the new layout
-// must stay priced for the hall's shows that have not started: in.Prices supplies the
-// missing prices (priceHallZones).
+// in seat id order as orders lock theirs, so an order committing now either commits
+// before the edit (which then sees it and is refused) or after it (and is refused
+// itself: catalog.LockSeats; invariant 12). A label that comes back gets back the seat id
+// orders or house seats knew it by (reviveSeats). Each zone of the new layout must stay
+// priced for the hall's shows that have not started: ch.Prices supplies missing prices
+// (priceHallZones).
 //
-// Errors: INVALID_REQUEST (name, layout, prices), NOT_FOUND, CONFLICT wrapping
-// ErrDuplicateHallName, CONFLICT naming the seats and the shows (movie title and local
-// start time) when the change would remove, move, block or re-zone a taken seat, CONFLICT
-// naming the shows left with an unpriced zone (nothing is changed), UNAVAILABLE.
-func (w *CatalogWriter) UpdateHall(ctx context.Context, actorID, id int64, in HallInput) (*HallLayout, error) {
-	name, l, err := checkHallInput(in)
-	if err != nil {
-		return nil, err
-	}
-	if err := checkPrices(in.Prices, l.Hall(name), false); err != nil {
+// Errors: INVALID_REQUEST (name, layout, prices; no layout for a hall without layout
+// text), NOT_FOUND, CONFLICT wrapping ErrDuplicateHallName, CONFLICT naming the seats
+// and the shows (movie title and local start time) when the change would remove, move,
+// block or re-zone a taken seat, CONFLICT naming the shows left with an unpriced zone
+// (nothing is changed), UNAVAILABLE.
+func (w *CatalogWriter) ChangeHall(ctx context.Context, actorID, id int64, ch HallChange) (*HallLayout, error) {
+	if err := checkPrices(ch.Prices, nil, false); err != nil {
 		return nil, err
 	}
 	now := w.clock.Now()
-	var priced []int64
+	var (
+		name    string
+		priced  []int64 // shows that got a price
+		touched []int64 // shows whose prices changed
+		changed bool
+	)
 	tctx, cancel := context.WithTimeout(ctx, store.DBTimeout)
 	defer cancel()
-	err = store.InTx(tctx, w.db, func(tx *sqlx.Tx) error {
-		var before services.Hall
-		if err := tx.GetContext(tctx, &before, "SELECT id, name, rows_n, cols_n FROM halls WHERE id = ? FOR UPDATE", id); err != nil {
-			if errors.Is(err, sql.ErrNoRows) {
-				return services.Errorf(services.CodeNotFound, "hall %d not found", id)
-			}
+	err := store.InTx(tctx, w.db, func(tx *sqlx.Tx) error {
+		before, err := lockHall(tctx, tx, id)
+		if err != nil {
 			return err
 		}
-		// Locking the seats waits for order transactions naming them (the foreign key
-		// check locks the seat row) and keeps new ones out until this one commits, so the
-		// read of taken seats below sees every live order seat.
-		if err := tx.SelectContext(tctx, &before.Seats, `SELECT s.id, s.hall_id, s.zone_id, z.code AS zone_code, s.row_no, s.col_no, s.label, s.kind
-			FROM seats s JOIN zones z ON z.id = s.zone_id WHERE s.hall_id = ? ORDER BY s.row_no, s.col_no FOR UPDATE`, id); err != nil {
+		in, err := hallInputOf(before, ch)
+		if err != nil {
+			return err
+		}
+		var l *Layout
+		if name, l, err = checkHallInput(in); err != nil {
+			return err
+		}
+		if err := checkPrices(ch.Prices, l.Hall(name), false); err != nil {
 			return err
 		}
 		d := diffHall(before.Seats, l)
@@ -67,36 +89,126 @@ func (w *CatalogWriter) UpdateHall(ctx context.Context, actorID, id int64, in Ha
 		if err != nil {
 			return err
 		}
-		if priced, err = priceHallZones(tctx, tx, id, l, in.Prices, zones, now, w.zone); err != nil {
+		var applied map[string]int64
+		if priced, applied, err = priceHallZones(tctx, tx, id, l, ch.Prices, zones, now, w.zone); err != nil {
 			return err
+		}
+		unpriced, err := unpriceUnusedZones(tctx, tx, id, now)
+		if err != nil {
+			return err
+		}
+		touched = append(priced, unpriced...)
+		if err := deleteUnusedZones(tctx, tx, id); err != nil {
+			return err
+		}
+		if changed = !d.empty() || name != before.Name || l.Rows != before.Rows || l.Cols != before.Cols || len(touched) > 0; !changed {
+			return nil
 		}
 		if _, err := tx.ExecContext(tctx, "UPDATE halls SET name = ?, rows_n = ?, cols_n = ? WHERE id = ?", name, l.Rows, l.Cols, id); err != nil {
 			return err
 		}
-		beforeAudit := &HallAudit{Name: before.Name, Rows: before.Rows, Cols: before.Cols, Seats: map[string]int{}}
-		beforeAudit.Layout, beforeAudit.Numbering, _ = FormatLayout(&before)
-		for _, s := range before.Seats {
-			if s.Sellable() {
-				beforeAudit.Seats[s.ZoneCode]++
-			} else {
-				beforeAudit.Blocked++
-			}
-		}
 		after := hallAuditOf(name, l)
-		if len(priced) > 0 {
-			after.Prices, after.PricedShows = in.Prices, priced
-		}
-		return w.audit.Record(tctx, tx, actorID, "hall.update", "hall", strconv.FormatInt(id, 10), beforeAudit, after)
+		after.Prices, after.PricedShows = applied, priced
+		return w.audit.Record(tctx, tx, actorID, "hall.update", "hall", strconv.FormatInt(id, 10), hallAuditOfHall(before), after)
 	})
 	if err != nil {
 		return nil, hallWriteError(err, name)
 	}
-	w.catalog.ForgetHall(id)
-	for _, show := range priced {
-		w.catalog.ForgetShow(show)
+	if changed {
+		w.catalog.ForgetHall(id)
+		for _, show := range touched {
+			w.catalog.ForgetShow(show)
+		}
+		w.maps.RefreshHall(ctx, id)
 	}
-	w.maps.RefreshHall(ctx, id)
 	return w.Hall(ctx, id)
+}
+
+// lockHall reads hall id with its seats inside tx, the hall's row and every seat locked
+// for update. The seats are locked in id order, the order in which an order transaction
+// locks its seats (catalog.LockSeats), so the two wait for each other without deadlocking;
+// they are listed by row and column. The locks wait for order transactions naming the
+// seats and keep new ones out until tx ends, so a read of live orders after it sees every
+// one. Errors: NOT_FOUND, or the database's.
+func lockHall(ctx context.Context, tx *sqlx.Tx, id int64) (*services.Hall, error) {
+	var h services.Hall
+	if err := tx.GetContext(ctx, &h, "SELECT id, name, rows_n, cols_n FROM halls WHERE id = ? FOR UPDATE", id); err != nil {
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil, services.Errorf(services.CodeNotFound, "hall %d not found", id)
+		}
+		return nil, err
+	}
+	// a locking read (no snapshot yet): the hall's lock keeps the set of its seats as it is
+	var ids []int64
+	if err := tx.SelectContext(ctx, &ids, "SELECT id FROM seats WHERE hall_id = ? LOCK IN SHARE MODE", id); err != nil {
+		return nil, err
+	}
+	if len(ids) == 0 {
+		return &h, nil
+	}
+	q, args, err := sqlx.In(`SELECT s.id, s.hall_id, s.zone_id, s.row_no, s.col_no, s.label, s.kind
+		FROM seats s WHERE s.id IN (?) ORDER BY s.id FOR UPDATE`, ids)
+	if err != nil {
+		return nil, err
+	}
+	if err := tx.SelectContext(ctx, &h.Seats, tx.Rebind(q), args...); err != nil {
+		return nil, err
+	}
+	var codes []struct {
+		ID   int64  `db:"id"`
+		Code string `db:"code"`
+	}
+	if err := tx.SelectContext(ctx, &codes, "SELECT id, code FROM zones WHERE hall_id = ?", id); err != nil {
+		return nil, err
+	}
+	code := make(map[int64]string, len(codes))
+	for _, z := range codes {
+		code[z.ID] = z.Code
+	}
+	for i := range h.Seats {
+		h.Seats[i].ZoneCode = code[h.Seats[i].ZoneID]
+	}
+	sort.Slice(h.Seats, func(i, j int) bool {
+		a, b := h.Seats[i], h.Seats[j]
+		return a.Row < b.Row || (a.Row == b.Row && a.Col < b.Col)
+	})
+	h.Index()
+	return &h, nil
+}
+
+// hallInputOf is the hall as ch leaves it: the name, layout text and numbering of before
+// where ch has none. Errors: INVALID_REQUEST when before cannot be written as layout text
+// and ch sends no layout.
+func hallInputOf(before *services.Hall, ch HallChange) (HallInput, error) {
+	in := HallInput{Name: before.Name}
+	text, num, ferr := FormatLayout(before)
+	in.Layout, in.Numbering = text, num
+	if ch.Name != nil {
+		in.Name = *ch.Name
+	}
+	if ch.Numbering != nil {
+		in.Numbering = *ch.Numbering
+	}
+	if ch.Layout != nil {
+		in.Layout = *ch.Layout
+	} else if ferr != nil {
+		return in, services.Errorf(services.CodeInvalidRequest, "this hall cannot be written as layout text (%s); send a layout", ferr.Error())
+	}
+	return in, nil
+}
+
+// hallAuditOfHall is the audit view of a hall as stored.
+func hallAuditOfHall(h *services.Hall) *HallAudit {
+	out := &HallAudit{Name: h.Name, Rows: h.Rows, Cols: h.Cols, Seats: map[string]int{}}
+	out.Layout, out.Numbering, _ = FormatLayout(h)
+	for _, s := range h.Seats {
+		if s.Sellable() {
+			out.Seats[s.ZoneCode]++
+		} else {
+			out.Blocked++
+		}
+	}
+	return out
 }
 
 // hallDiff is how a new layout changes a hall's seats (matched by label).
@@ -106,6 +218,11 @@ type hallDiff struct {
 	removed []int64              // label no longer in the layout
 	added   []LayoutSeat
 	lost    []int64 // removed, moved, newly blocked or re-zoned: refused while taken (refuseTaken)
+}
+
+// empty reports whether d changes no seat.
+func (d *hallDiff) empty() bool {
+	return len(d.changed) == 0 && len(d.moved) == 0 && len(d.removed) == 0 && len(d.added) == 0
 }
 
 func diffHall(old []services.Seat, l *Layout) *hallDiff {
@@ -145,7 +262,7 @@ func diffHall(old []services.Seat, l *Layout) *hallDiff {
 
 // applyHallDiff writes d: removed seats deleted (or taken out of the hall when orders or
 // house-seat rows name them), moved and changed seats updated, new ones brought back
-// (reviveSeats) or inserted, unused zones deleted.
+// (reviveSeats) or inserted. It returns zone code -> id of the hall's zones.
 func applyHallDiff(ctx context.Context, tx *sqlx.Tx, hallID int64, l *Layout, d *hallDiff) (map[string]int64, error) {
 	zones, err := ensureZones(ctx, tx, hallID, l)
 	if err != nil {
@@ -219,9 +336,7 @@ func applyHallDiff(ctx context.Context, tx *sqlx.Tx, hallID int64, l *Layout, d 
 	if err := insertSeats(ctx, tx, hallID, zones, added); err != nil {
 		return nil, err
 	}
-	_, err = tx.ExecContext(ctx, `DELETE FROM zones WHERE hall_id = ?
-		AND id NOT IN (SELECT zone_id FROM seats) AND id NOT IN (SELECT zone_id FROM show_prices)`, hallID)
-	return zones, err
+	return zones, nil
 }
 
 // reviveSeats brings back into hall hallID, at their new cells, the seats that left it

@@ -223,7 +223,8 @@ func (w *CatalogWriter) CreateShow(ctx context.Context, actorID int64, in NewSho
 		// the zones as of now (a hall edit may have added one since the cached read):
 		// every one gets a price
 		zones := hall.Zones[:0:0]
-		if err := tx.SelectContext(ctx2, &zones, "SELECT id, code, name FROM zones WHERE hall_id = ? ORDER BY id", in.HallID); err != nil {
+		if err := tx.SelectContext(ctx2, &zones, `SELECT id, code, name FROM zones
+			WHERE hall_id = ? AND id IN (SELECT zone_id FROM seats WHERE hall_id = ?) ORDER BY id`, in.HallID, in.HallID); err != nil {
 			return err
 		}
 		if err := checkPrices(in.Prices, &services.Hall{Name: hall.Name, Zones: zones}, true); err != nil {
