@@ -183,7 +183,10 @@ func TestAdminHalls_API(t *testing.T) {
 			var wg sync.WaitGroup
 			wg.Add(2)
 			go func() { defer wg.Done(); a.do("PATCH", path, staff, map[string]string{"layout": "SSSS\nSSSS"}, nil) }()
-			go func() { defer wg.Done(); a.do("PATCH", path, staff, map[string]string{"name": "Studio API " + strconv.Itoa(round)}, nil) }()
+			go func() {
+				defer wg.Done()
+				a.do("PATCH", path, staff, map[string]string{"name": "Studio API " + strconv.Itoa(round)}, nil)
+			}()
 			wg.Wait()
 			if h := decode(a.do("GET", path, staff, nil, nil), 200); h.Rows != 2 || h.Name != "Studio API "+strconv.Itoa(round) {
 				t.Fatalf("round %d: %d rows, name %q; want the 2-row layout and the new name", round, h.Rows, h.Name)
