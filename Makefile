@@ -77,6 +77,6 @@ bench: build services
 bench-services: services
 	$(GO) test -run '^$$' -bench CreateOrderAgainstCeilings -benchtime=1x -count=1 ./services/orders/
 
-## soak: buyers against one show for SEATFLOW_SOAK_SECONDS (default 90) while FLUSHALL, Redis restarts, DEBUG SLEEP, lost expiry tasks and killed steps are injected on a private redis-server; prints convergence times
+## soak: buyers against one show for SEATFLOW_SOAK_SECONDS (default 90) while FLUSHALL, Redis restarts, DEBUG SLEEP, lost expiry tasks and killed steps are injected on a private redis-server; prints convergence times; then the large linearizability histories (TestLinearizable_SeatStoreLarge)
 soak: services
-	SEATFLOW_SOAK=1 $(GO) test -race -count=1 -timeout 30m -run '^TestSoak_FaultsUnderLoad$$' -v ./services/invariants/
+	SEATFLOW_SOAK=1 $(GO) test -race -count=1 -timeout 30m -run '^(TestSoak_FaultsUnderLoad|TestLinearizable_SeatStoreLarge)$$' -v ./services/invariants/
