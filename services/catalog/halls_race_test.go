@@ -267,3 +267,27 @@ func TestHallEdit_KeepsHouseSeats(t *testing.T) {
 		t.Errorf("D3 came back as seat %d, was %d", got["D3"], r.ids["D3"])
 	}
 }
+
+// TestHallEdit_StaleHallCache_RefusesNotUnavailable: a process whose cached hall still
+// has row D (another process made the edit) orders D1 after the edit took D1 out of the
+// seat map. The hold finds no field for D1; the order is refused with SEAT_NOT_IN_SHOW
+// from the hall as MySQL has it, never UNAVAILABLE. (Invariant 12.)
+func TestHallEdit_StaleHallCache_RefusesNotUnavailable(t *testing.T) {
+	r := newRaceHall(t)
+	other := catalog.NewCatalog(r.e.DB).WithClock(r.e.Clock) // another process's caches
+	if _, err := other.Hall(context.Background(), r.hall.ID); err != nil {
+		t.Fatal(err)
+	}
+	elsewhere := orders.NewOrders(r.e.DB, other, r.e.Seats, r.e.Limiter, r.e.Clock, orders.OrdersConfig{Expiry: r.e.Expiry})
+	if _, err := r.order(1, "A1"); err != nil { // the map is loaded
+		t.Fatal(err)
+	}
+	if err := r.edit(withoutRowD); err != nil {
+		t.Fatal(err)
+	}
+	_, err := elsewhere.Create(context.Background(), orders.CreateOrderRequest{UserID: r.e.User(2), ShowID: r.e.Show.ID, SeatIDs: []int64{r.ids["D1"]}})
+	if services.ErrorCode(err) != services.CodeSeatNotInShow {
+		t.Fatalf("ordering D1 through a stale hall: %v, want SEAT_NOT_IN_SHOW", err)
+	}
+	r.settle(t)
+}

@@ -269,6 +269,11 @@ func (o *Orders) hold(ctx context.Context, show *services.Show, hall *services.H
 			// the script may have run though its reply was lost: undo (owner-checked)
 			o.releaseAfterFailure(order)
 		}
+		if seats.IsNotLoaded(err) {
+			if gone := o.seatsLeftHall(ctx, show, order); gone != nil {
+				return nil, gone
+			}
+		}
 		return nil, err
 	}
 	if o.failHook != nil {
@@ -490,13 +495,14 @@ const liveSeatKey = "uq_order_seats_live"
 
 // persist inserts the order and its seats (and its Idempotency-Key) in one transaction,
 // after checking under a lock that every seat is still the sellable seat of hall hallID
-// in the zone it was priced in (checkSeatsAtCommit).
+// in the zone it was priced in (checkSeatsAtCommit), and refuses seats staff keep as
+// house seats (refuseHouseSeats).
 // Around a rebuild of the show's per-user counts it also counts the user's live seats
 // for the show in MySQL, own ones included: the seat cache enforces the purchase limit,
 // but a hold made just before Redis was wiped commits after the map was rebuilt without
 // it, and the limit must hold then too (limit_check.go says when the count runs).
-// Errors: SEAT_NOT_IN_SHOW, PRICE_CHANGED, LIMIT_EXCEEDED, or the database's (the
-// caller maps them).
+// Errors: SEAT_NOT_IN_SHOW, PRICE_CHANGED, SEAT_TAKEN (house seats), LIMIT_EXCEEDED, or
+// the database's (the caller maps them).
 func (o *Orders) persist(ctx context.Context, order *services.Order, hallID int64, limit int, key string, hash [32]byte) error {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), store.DBTimeout)
 	defer cancel()
@@ -505,6 +511,9 @@ func (o *Orders) persist(ctx context.Context, order *services.Order, hallID int6
 			return err
 		}
 		if err := InsertOrder(ctx, tx, order, true); err != nil {
+			return err
+		}
+		if err := refuseHouseSeats(ctx, tx, order); err != nil {
 			return err
 		}
 		if o.LimitCountNeeded(ctx, order) {

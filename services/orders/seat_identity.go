@@ -2,6 +2,7 @@ package orders
 
 import (
 	"context"
+	"errors"
 	"strings"
 
 	"github.com/jmoiron/sqlx"
@@ -61,4 +62,70 @@ func (o *Orders) hallChanged(ctx context.Context, hallID int64) {
 		return
 	}
 	go o.hallMaps.RefreshHall(context.WithoutCancel(ctx), hallID)
+}
+
+// seatsLeftHall answers SEAT_NOT_IN_SHOW when a seat of order is no longer a sellable
+// seat of the show's hall as MySQL has it now: the hold found the seat missing from the
+// map because a hall edit took it out after this request read the (cached) hall. nil
+// when the seats are all still there (or the hall cannot be read): the caller keeps its
+// error.
+func (o *Orders) seatsLeftHall(ctx context.Context, show *services.Show, order *services.Order) error {
+	if len(order.Seats) == 0 {
+		return nil
+	}
+	o.catalog.ForgetHall(show.HallID)
+	hall, err := o.catalog.Hall(ctx, show.HallID)
+	if err != nil {
+		return nil
+	}
+	ids := make([]int64, len(order.Seats))
+	for i, s := range order.Seats {
+		ids[i] = s.SeatID
+	}
+	err = checkSeatsInShow(show, hall, ids)
+	var se *services.Error
+	if errors.As(err, &se) {
+		se.Message = "the hall changed while you were booking; " + se.Message + "; pick again from the seat map"
+		return se
+	}
+	return nil
+}
+
+// refuseHouseSeats answers SEAT_TAKEN when staff keep a seat of order as a house seat of
+// its show. It runs after the order's rows are inserted, as a locking read: a house
+// block being written now holds its rows, so the read waits for it and sees it, and a
+// block that comes later finds this order's live rows (staff.ShowSeats.Block reads them
+// for update). The seat cache alone cannot tell: after a Redis flush the map is rebuilt
+// from MySQL and a hold and a block may both pass it. Errors: SEAT_TAKEN, or the
+// database's.
+func refuseHouseSeats(ctx context.Context, tx *sqlx.Tx, order *services.Order) error {
+	ids := make([]int64, len(order.Seats))
+	for i, s := range order.Seats {
+		ids[i] = s.SeatID
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	q, args, err := sqlx.In("SELECT seat_id FROM show_house_seats WHERE show_id = ? AND seat_id IN (?) ORDER BY seat_id LOCK IN SHARE MODE", order.ShowID, ids)
+	if err != nil {
+		return err
+	}
+	var house []int64
+	if err := tx.SelectContext(ctx, &house, tx.Rebind(q), args...); err != nil {
+		return err
+	}
+	if len(house) == 0 {
+		return nil
+	}
+	kept := map[int64]bool{}
+	for _, id := range house {
+		kept[id] = true
+	}
+	var labels []string
+	for _, s := range order.Seats {
+		if kept[s.SeatID] {
+			labels = append(labels, s.Label)
+		}
+	}
+	return &services.Error{Code: services.CodeSeatTaken, Seats: labels, Message: "already taken: " + strings.Join(labels, ", ")}
 }

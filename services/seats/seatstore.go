@@ -163,6 +163,11 @@ func (h HoldOutcome) OK() bool { return len(h.Taken) == 0 && !h.Limit && h.SoldO
 // errNotLoaded says the show's map is missing in Redis.
 var errNotLoaded = errors.New("seat map not loaded")
 
+// IsNotLoaded reports whether err says a script found the show's map (or a seat's field)
+// missing even after loading it from MySQL: a seat a hall edit has just taken out of the
+// map gives this too.
+func IsNotLoaded(err error) bool { return errors.Is(err, errNotLoaded) }
+
 // Hold holds every seat of refs for orderNo/userID, all or nothing: every seat free,
 // zone counts and limit (the purchase limit) are checked before the first write.
 // Errors: UNAVAILABLE when Redis or MySQL cannot be reached.

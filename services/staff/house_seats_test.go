@@ -3,6 +3,7 @@ package staff_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"math/rand"
 	"strconv"
 	"strings"
@@ -467,5 +468,36 @@ func TestHouseSeats_SeatsLeftWithoutTheMap(t *testing.T) {
 	}
 	if after.SeatsLeft != before.SeatsLeft-2 {
 		t.Errorf("seats left %d from MySQL after blocking 2 of %d", after.SeatsLeft, before.SeatsLeft)
+	}
+}
+
+// TestHouseSeats_NeverInALiveOrder: after a Redis flush a hold and a house block can both
+// pass the rebuilt seat map; the order's commit then finds the house seat in MySQL and is
+// refused with SEAT_TAKEN, so a seat is never both a house seat and in a live order. The
+// block is written here between the order's hold and its commit, as a block that won
+// the race would be.
+func TestHouseSeats_NeverInALiveOrder(t *testing.T) {
+	e := testenv.NewTestEnv(t, testenv.Unlimited)
+	ids := e.SeatIDs("E5", "E6")
+	blocked := false
+	e.Orders.SetFailHook(func(stage string) error {
+		if stage == "held" && !blocked {
+			blocked = true
+			e.Exec("INSERT INTO show_house_seats (show_id, seat_id, reason, created_at) VALUES (?, ?, 'press', ?)", e.Show.ID, ids[1], e.Clock.Now())
+		}
+		return nil
+	})
+	_, err := e.Create(e.User(1), ids...)
+	e.Orders.SetFailHook(nil)
+	var se *services.Error
+	if !errors.As(err, &se) || se.Code != services.CodeSeatTaken || len(se.Seats) != 1 || se.Seats[0] != "E6" {
+		t.Fatalf("an order of a seat kept as a house seat meanwhile: %v, want SEAT_TAKEN naming E6", err)
+	}
+	var live int
+	if err := e.DB.Get(&live, "SELECT COUNT(*) FROM order_seats WHERE show_id = ? AND live = 1 AND seat_id IN (?, ?)", e.Show.ID, ids[0], ids[1]); err != nil || live != 0 {
+		t.Errorf("%d live order seats on E5, E6 (%v)", live, err)
+	}
+	if v := e.SeatVal(e.Show.ID, ids[0]); v != "F" {
+		t.Errorf("E5 is %q after the refused order, want F", v)
 	}
 }
