@@ -577,17 +577,7 @@ func (o *Orders) liveElsewhere(ctx context.Context, order *services.Order) []str
 	if err != nil || len(live) == 0 {
 		return Labels(order.Seats)
 	}
-	isLive := map[int64]bool{}
-	for _, id := range live {
-		isLive[id] = true
-	}
-	var out []string
-	for _, s := range order.Seats {
-		if isLive[s.SeatID] {
-			out = append(out, s.Label)
-		}
-	}
-	return out
+	return labelsAmong(order, live)
 }
 
 // IdempotencyTTL is how long an Idempotency-Key is honoured.

@@ -117,15 +117,22 @@ func refuseHouseSeats(ctx context.Context, tx *sqlx.Tx, order *services.Order) e
 	if len(house) == 0 {
 		return nil
 	}
-	kept := map[int64]bool{}
-	for _, id := range house {
-		kept[id] = true
+	labels := labelsAmong(order, house)
+	return &services.Error{Code: services.CodeSeatTaken, Seats: labels, Message: "already taken: " + strings.Join(labels, ", ")}
+}
+
+// labelsAmong returns the labels of the order's seats whose ids are in ids, in the
+// order's seat order.
+func labelsAmong(order *services.Order, ids []int64) []string {
+	in := make(map[int64]bool, len(ids))
+	for _, id := range ids {
+		in[id] = true
 	}
-	var labels []string
+	var out []string
 	for _, s := range order.Seats {
-		if kept[s.SeatID] {
-			labels = append(labels, s.Label)
+		if in[s.SeatID] {
+			out = append(out, s.Label)
 		}
 	}
-	return &services.Error{Code: services.CodeSeatTaken, Seats: labels, Message: "already taken: " + strings.Join(labels, ", ")}
+	return out
 }
