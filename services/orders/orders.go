@@ -563,10 +563,7 @@ func (o *Orders) persist(ctx context.Context, order *services.Order, hallID int6
 // unique key refused the insert: Redis had lost a hold). All of the order's seats when
 // the lookup fails.
 func (o *Orders) liveElsewhere(ctx context.Context, order *services.Order) []string {
-	ids := make([]int64, len(order.Seats))
-	for i, s := range order.Seats {
-		ids[i] = s.SeatID
-	}
+	ids := seatIDsOf(order)
 	q, args, err := sqlx.In("SELECT seat_id FROM order_seats WHERE show_id = ? AND live = 1 AND seat_id IN (?)", order.ShowID, ids)
 	var live []int64
 	if err == nil {

@@ -24,10 +24,7 @@ type HallMaps interface {
 // keeps one physical seat one seat id in every live order (DESIGN.md, invariant 12).
 // Errors: those two, or the database's.
 func checkSeatsAtCommit(ctx context.Context, tx *sqlx.Tx, order *services.Order, hallID int64) error {
-	ids := make([]int64, len(order.Seats))
-	for i, s := range order.Seats {
-		ids[i] = s.SeatID
-	}
+	ids := seatIDsOf(order)
 	now, err := catalog.LockSeats(ctx, tx, ids)
 	if err != nil {
 		return err
@@ -78,10 +75,7 @@ func (o *Orders) seatsLeftHall(ctx context.Context, show *services.Show, order *
 	if err != nil {
 		return nil
 	}
-	ids := make([]int64, len(order.Seats))
-	for i, s := range order.Seats {
-		ids[i] = s.SeatID
-	}
+	ids := seatIDsOf(order)
 	err = checkSeatsInShow(show, hall, ids)
 	var se *services.Error
 	if errors.As(err, &se) {
@@ -99,10 +93,7 @@ func (o *Orders) seatsLeftHall(ctx context.Context, show *services.Show, order *
 // from MySQL and a hold and a block may both pass it. Errors: SEAT_TAKEN, or the
 // database's.
 func refuseHouseSeats(ctx context.Context, tx *sqlx.Tx, order *services.Order) error {
-	ids := make([]int64, len(order.Seats))
-	for i, s := range order.Seats {
-		ids[i] = s.SeatID
-	}
+	ids := seatIDsOf(order)
 	if len(ids) == 0 {
 		return nil
 	}
@@ -135,4 +126,13 @@ func labelsAmong(order *services.Order, ids []int64) []string {
 		}
 	}
 	return out
+}
+
+// seatIDsOf returns the ids of the order's seats, in its seat order.
+func seatIDsOf(order *services.Order) []int64 {
+	ids := make([]int64, len(order.Seats))
+	for i, s := range order.Seats {
+		ids[i] = s.SeatID
+	}
+	return ids
 }
