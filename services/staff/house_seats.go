@@ -67,7 +67,10 @@ func (s *ShowSeats) Block(ctx context.Context, actorID, showID int64, seatIDs []
 				return nil, lerr
 			}
 			continue
-		case store.IsRetryable(err) || store.DuplicateOn(err, "PRIMARY"):
+		case store.IsRetryable(err):
+			store.RetryPause(attempt)
+			continue
+		case store.DuplicateOn(err, "PRIMARY"):
 			continue // a concurrent block won a row: the next attempt says which
 		}
 		if errors.Is(err, errHouseNotLoaded) {
