@@ -86,18 +86,19 @@ func (o *Orders) seatsLeftHall(ctx context.Context, show *services.Show, order *
 }
 
 // refuseHouseSeats answers SEAT_TAKEN when staff keep a seat of order as a house seat of
-// its show. It runs after the order's rows are inserted, as a locking read: a house
-// block being written now holds its rows, so the read waits for it and sees it, and a
-// block that comes later finds this order's live rows (staff.ShowSeats.Block reads them
-// for update). The seat cache alone cannot tell: after a Redis flush the map is rebuilt
-// from MySQL and a hold and a block may both pass it. Errors: SEAT_TAKEN, or the
-// database's.
+// its show. It runs after the order's rows are inserted, as a plain read that takes no
+// locks: a house block locks the seats' live order rows for update before it inserts its
+// own (staff.ShowSeats.Block), so an order inserting after that waits for the block's
+// commit and this read, the transaction's first snapshot, sees the block; a block that
+// comes later finds this order's rows. The seat cache alone cannot tell: after a Redis
+// flush the map is rebuilt from MySQL and a hold and a block may both pass it. Errors:
+// SEAT_TAKEN, or the database's.
 func refuseHouseSeats(ctx context.Context, tx *sqlx.Tx, order *services.Order) error {
 	ids := seatIDsOf(order)
 	if len(ids) == 0 {
 		return nil
 	}
-	q, args, err := sqlx.In("SELECT seat_id FROM show_house_seats WHERE show_id = ? AND seat_id IN (?) ORDER BY seat_id LOCK IN SHARE MODE", order.ShowID, ids)
+	q, args, err := sqlx.In("SELECT seat_id FROM show_house_seats WHERE show_id = ? AND seat_id IN (?) ORDER BY seat_id", order.ShowID, ids)
 	if err != nil {
 		return err
 	}
