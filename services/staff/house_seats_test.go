@@ -336,13 +336,14 @@ func TestHouseSeats_NeverStealAHold(t *testing.T) {
 	const buyers, staffers, rounds = 12, 3, 30
 	users := e.BulkUsers(buyers)
 	var blocked, refused, bought atomic.Int64
-	var wg sync.WaitGroup
+	var staffDone atomic.Bool // buyers keep buying while staff still block: the race lasts as long as staff need
+	var wg, staffWG sync.WaitGroup
 	for b := 0; b < buyers; b++ {
 		wg.Add(1)
 		go func(b int) {
 			defer wg.Done()
 			rng := rand.New(rand.NewSource(int64(b)))
-			for r := 0; r < rounds; r++ {
+			for r := 0; r < rounds || !staffDone.Load(); r++ {
 				seat := pool[rng.Intn(len(pool))]
 				o, err := e.Create(users[b], seat)
 				if err != nil {
@@ -358,12 +359,16 @@ func TestHouseSeats_NeverStealAHold(t *testing.T) {
 			}
 		}(b)
 	}
+	// staff go on past their rounds (up to ten times as many) until a block both won and
+	// lost against the buyers: on a slow machine buyers can hold every seat staff pick
+	// for a whole run of rounds
+	raced := func() bool { return blocked.Load() > 0 && refused.Load() > 0 }
 	for s := 0; s < staffers; s++ {
-		wg.Add(1)
+		staffWG.Add(1)
 		go func(s int) {
-			defer wg.Done()
+			defer staffWG.Done()
 			rng := rand.New(rand.NewSource(int64(100 + s)))
-			for r := 0; r < rounds; r++ {
+			for r := 0; r < rounds || (r < 10*rounds && !raced()); r++ {
 				n := 1 + rng.Intn(2)
 				var ids []int64
 				for _, i := range rng.Perm(len(pool))[:n] {
@@ -372,8 +377,10 @@ func TestHouseSeats_NeverStealAHold(t *testing.T) {
 				if rng.Intn(2) == 0 {
 					if _, err := svc.Block(ctx, staff, e.Show.ID, ids, "race"); err == nil {
 						blocked.Add(1)
-					} else if c := services.ErrorCode(err); c == services.CodeSeatTaken || c == services.CodeConflict {
-						refused.Add(1)
+					} else if c := services.ErrorCode(err); c == services.CodeSeatTaken {
+						refused.Add(1) // lost to a buyer
+					} else if c == services.CodeConflict {
+						// lost to another staff member's block
 					} else {
 						t.Errorf("block: %v", err)
 					}
@@ -383,6 +390,8 @@ func TestHouseSeats_NeverStealAHold(t *testing.T) {
 			}
 		}(s)
 	}
+	staffWG.Wait()
+	staffDone.Store(true)
 	wg.Wait()
 	t.Logf("orders %d, blocks %d, refused blocks %d, house seats now %v", bought.Load(), blocked.Load(), refused.Load(), houseRows(e))
 	if blocked.Load() == 0 || refused.Load() == 0 || bought.Load() == 0 {
