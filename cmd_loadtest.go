@@ -31,7 +31,7 @@ func loadtestFlags(cfg web.Config, args []string) (loadtest.Options, error) {
 	var scenarios, dsn string
 	var redisDB int
 	fs.StringVar(&opts.Base, "base", "", "`URL` of a running server to test (default: start one with this binary's serve)")
-	fs.IntVar(&opts.PID, "pid", 0, "process id of the -base server, to sample its RSS (default: not sampled)")
+	fs.IntVar(&opts.PID, "pid", 0, "process id of the -base server, to sample its RSS and CPU time per operation (default: neither)")
 	fs.IntVar(&opts.Clients, "clients", 32, "concurrent clients of every phase")
 	fs.DurationVar(&opts.Duration, "duration", 10*time.Second, "wall time of every ceiling and scenario (a flash sale ends when sold out)")
 	fs.DurationVar(&opts.FlashMax, "flash-max", time.Minute, "longest the flash sale runs when it does not sell out first")

@@ -31,7 +31,8 @@ import (
 type Options struct {
 	// Base is the URL of a running server; empty: start one (Executable serve).
 	Base string
-	// PID is the server's process id for RSS sampling when Base is set (0: no RSS).
+	// PID is the server's process id for RSS sampling and its CPU time per operation
+	// when Base is set (0: neither).
 	PID int
 	// Executable is the seatflow binary whose migrate and serve commands start a server.
 	Executable string
@@ -117,6 +118,7 @@ type run struct {
 	buyers    []Buyer
 	nextBuyer func() Buyer
 	rss       *rssSampler
+	cpu       *cpuMeter
 }
 
 // step is what one operation of a scenario found: its outcome, the answer's code, an
@@ -162,6 +164,9 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 		r.rss = startRSS(ctx, r.opts.PID)
 		defer r.rss.stop()
 	}
+	var cpuNote string
+	r.cpu, cpuNote = r.findCPUProcs(ctx)
+	logf("cpu time of: %s", cpuNote)
 
 	runID := time.Now().UTC().Format("0102150405")
 	logf("fixtures: a %dx%d hall, a 10x20 hall, %d buyers (run %s)", opts.Rows, opts.Cols, opts.Buyers, runID)
@@ -183,7 +188,7 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	logf("buyers registered and logged in through the API in %s", time.Since(t0).Round(time.Millisecond))
 
 	rep := &Report{Clients: opts.Clients, Duration: opts.Duration, FlashMax: r.opts.FlashMax, Base: r.opts.Base, Started: time.Now().UTC(),
-		BigSeats: len(r.big.Seats), Buyers: opts.Buyers}
+		BigSeats: len(r.big.Seats), Buyers: opts.Buyers, CPUNote: cpuNote}
 	for _, c := range []func(context.Context) (*Result, error){r.runHTTPCeiling, r.runRedisCeiling, r.runMySQLCeiling} {
 		res, err := c(ctx)
 		if err != nil {
@@ -233,7 +238,8 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 }
 
 // measure runs op on every client for the run's duration and summarises it as a
-// Result named name (title: what it does; metric: what OK counts).
+// Result named name (title: what it does; metric: what OK counts), with the server's
+// RSS and the CPU time the measured processes spent while the clients ran.
 func (r *run) measure(ctx context.Context, name, title, metric string, op func(ctx context.Context, w int) step) (*Result, error) {
 	return r.measureFor(ctx, r.opts.Duration, name, title, metric, op)
 }
@@ -245,6 +251,7 @@ func (r *run) measureFor(ctx context.Context, d time.Duration, name, title, metr
 	if r.rss != nil {
 		r.rss.phase.Store(0)
 	}
+	cpu0 := r.cpu.snapshot()
 	elapsed := runClients(ctx, name, r.opts.Clients, d, rec, r.opts.Progress, r.opts.ProgressLive, func(ctx context.Context, w int) bool {
 		t0 := time.Now()
 		st := op(ctx, w)
@@ -254,10 +261,12 @@ func (r *run) measureFor(ctx context.Context, d time.Duration, name, title, metr
 		}
 		return !st.stop
 	})
+	cpu := cpuSince(cpu0, r.cpu.snapshot())
 	if ctx.Err() != nil {
 		return nil, ctx.Err()
 	}
 	res := newResult(name, title, metric, r.opts.Clients, elapsed, rec)
+	res.CPU = cpu
 	if r.rss != nil {
 		res.RSSMaxKB = r.rss.phase.Load()
 	}

@@ -24,8 +24,27 @@ func statusOf(ts []Target, prefix string) Target {
 	return Target{}
 }
 
+// withCPU sets r's CPU time so that each process spent the given µs per OK operation.
+func withCPU(r *Result, usPerOp map[string]float64) *Result {
+	r.CPU = map[string]time.Duration{}
+	for p, us := range usPerOp {
+		r.CPU[p] = time.Duration(us * float64(r.OK) * float64(time.Microsecond))
+	}
+	return r
+}
+
+// cpuPrefixes are the names of the CPU targets.
+const (
+	cpuServer  = "flash sale: server CPU"
+	cpuMariaDB = "flash sale: MariaDB CPU"
+	cpuRedis   = "flash sale: Redis CPU"
+)
+
 func TestEvaluateTargets(t *testing.T) {
-	ceilings := []*Result{res(CeilingHTTP, 10000, time.Millisecond), res(CeilingRedis, 20000, time.Millisecond), res(CeilingMySQL, 1000, 5*time.Millisecond)}
+	mysql := withCPU(res(CeilingMySQL, 1000, 5*time.Millisecond), map[string]float64{ProcMariaDB: 370})
+	ceilings := []*Result{res(CeilingHTTP, 10000, time.Millisecond), res(CeilingRedis, 20000, time.Millisecond), mysql}
+	at := map[string]float64{ProcServer: 300, ProcMariaDB: 370, ProcRedis: 100}
+	over := map[string]float64{ProcServer: 301, ProcMariaDB: 371, ProcRedis: 101}
 	cases := []struct {
 		name      string
 		scenarios []*Result
@@ -33,15 +52,20 @@ func TestEvaluateTargets(t *testing.T) {
 		sampled   bool
 		want      map[string]string // target name prefix -> status
 	}{
-		{"all pass", []*Result{res(ScenarioFlash, 600, 50*time.Millisecond), res(ScenarioHotSeats, 5000, 10*time.Millisecond),
-			res(ScenarioSoldOut, 5000, 9*time.Millisecond), res(ScenarioSeatMap, 2500, time.Second), res(ScenarioV1, 60, time.Second)},
-			256 * 1024, true, map[string]string{"flash sale: created orders vs raw": StatusPass, "hot seats": StatusPass, "sold-out": StatusPass,
-				"seat-map": StatusPass, "flash sale: created orders vs V1": StatusPass, "server RSS": StatusPass, "audits": StatusPass}},
-		{"ratio just short, p99 too slow, RSS over", []*Result{res(ScenarioFlash, 599, time.Millisecond), res(ScenarioHotSeats, 6000, 11*time.Millisecond),
-			res(ScenarioSeatMap, 2499, 0), res(ScenarioV1, 60, 0)},
-			256*1024 + 1, true, map[string]string{"flash sale: created orders vs raw": StatusMiss, "hot seats": StatusMiss, "sold-out": StatusNotRun,
-				"seat-map": StatusMiss, "flash sale: created orders vs V1": StatusMiss, "server RSS": StatusMiss, "audits": StatusPass}},
+		{"all pass, at every limit", []*Result{withCPU(res(ScenarioFlash, 1000, 50*time.Millisecond), at), res(ScenarioHotSeats, 5000, 10*time.Millisecond),
+			res(ScenarioSoldOut, 5000, 9*time.Millisecond), res(ScenarioSeatMap, 3000, time.Second), res(ScenarioV1, 100, time.Second)},
+			256 * 1024, true, map[string]string{"flash sale: created orders vs raw": StatusPass, cpuServer: StatusPass, cpuMariaDB: StatusPass,
+				cpuRedis: StatusPass, "hot seats": StatusPass, "sold-out": StatusPass, "seat-map": StatusPass,
+				"flash sale: created orders vs V1": StatusPass, "server RSS": StatusPass, "audits": StatusPass}},
+		{"ratio just short, p99 too slow, CPU and RSS over", []*Result{withCPU(res(ScenarioFlash, 999, time.Millisecond), over),
+			res(ScenarioHotSeats, 6000, 11*time.Millisecond), res(ScenarioSeatMap, 2999, 0), res(ScenarioV1, 100, 0)},
+			256*1024 + 1, true, map[string]string{"flash sale: created orders vs raw": StatusMiss, cpuServer: StatusMiss, cpuMariaDB: StatusMiss,
+				cpuRedis: StatusMiss, "hot seats": StatusMiss, "sold-out": StatusNotRun, "seat-map": StatusMiss,
+				"flash sale: created orders vs V1": StatusMiss, "server RSS": StatusMiss, "audits": StatusPass}},
+		{"the old goals are short of the new ones", []*Result{res(ScenarioFlash, 600, time.Millisecond), res(ScenarioSeatMap, 2500, 0)},
+			0, false, map[string]string{"flash sale: created orders vs raw": StatusMiss, "seat-map": StatusMiss}},
 		{"nothing run, RSS not sampled", nil, 0, false, map[string]string{"flash sale: created orders vs raw": StatusNotRun,
+			cpuServer: StatusNotRun, cpuMariaDB: StatusNotRun, cpuRedis: StatusNotRun,
 			"flash sale: created orders vs V1": StatusNotRun, "server RSS": StatusNotRun, "audits": StatusNotRun}},
 	}
 	for _, c := range cases {
@@ -64,6 +88,50 @@ func TestEvaluateTargets(t *testing.T) {
 	})
 }
 
+func TestReport_CPUTargets(t *testing.T) {
+	mysqlAt := func(us map[string]float64) []*Result {
+		return []*Result{withCPU(res(CeilingMySQL, 1000, time.Millisecond), us)}
+	}
+	ref := map[string]float64{ProcMariaDB: 370}
+	cases := []struct {
+		name     string
+		ceilings []*Result
+		flash    *Result
+		want     map[string]string // target name prefix -> status
+		got      map[string]string // target name prefix -> got
+	}{
+		{"server over 300 µs per order is a MISS", mysqlAt(ref),
+			withCPU(res(ScenarioFlash, 2000, 0), map[string]float64{ProcServer: 300.5, ProcMariaDB: 250, ProcRedis: 40}),
+			map[string]string{cpuServer: StatusMiss, cpuMariaDB: StatusPass, cpuRedis: StatusPass},
+			map[string]string{cpuServer: "300.5 µs/op", cpuMariaDB: "250.0 µs/op vs 370.0 µs/op", cpuRedis: "40.0 µs/op"}},
+		{"MariaDB over the raw transaction's, Redis over 100 µs", mysqlAt(ref),
+			withCPU(res(ScenarioFlash, 2000, 0), map[string]float64{ProcServer: 120, ProcMariaDB: 400, ProcRedis: 100.5}),
+			map[string]string{cpuServer: StatusPass, cpuMariaDB: StatusMiss, cpuRedis: StatusMiss}, nil},
+		{"figures missing are not run", mysqlAt(ref), withCPU(res(ScenarioFlash, 2000, 0), map[string]float64{ProcMariaDB: 300}),
+			map[string]string{cpuServer: StatusNotRun, cpuMariaDB: StatusPass, cpuRedis: StatusNotRun},
+			map[string]string{cpuServer: "-", cpuRedis: "-"}},
+		{"no raw transaction figure: MariaDB not run", mysqlAt(nil), withCPU(res(ScenarioFlash, 2000, 0), map[string]float64{ProcMariaDB: 300}),
+			map[string]string{cpuMariaDB: StatusNotRun}, map[string]string{cpuMariaDB: "300.0 µs/op vs -"}},
+		{"no order created: not run", mysqlAt(ref), withCPU(res(ScenarioFlash, 0, 0), map[string]float64{ProcServer: 1}),
+			map[string]string{cpuServer: StatusNotRun, cpuMariaDB: StatusNotRun, cpuRedis: StatusNotRun}, nil},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			got := EvaluateTargets(c.ceilings, []*Result{c.flash}, 0, false)
+			for prefix, want := range c.want {
+				if s := statusOf(got, prefix); s.Status != want {
+					t.Errorf("%s: %s (%s), want %s", prefix, s.Status, s.Got, want)
+				}
+			}
+			for prefix, want := range c.got {
+				if s := statusOf(got, prefix); s.Got != want {
+					t.Errorf("%s: got %q, want %q", prefix, s.Got, want)
+				}
+			}
+		})
+	}
+}
+
 func TestRatio(t *testing.T) {
 	for _, c := range []struct{ a, b, want float64 }{{1, 2, 0.5}, {3, 0, 0}, {0, 5, 0}} {
 		if got := Ratio(c.a, c.b); got != c.want {
@@ -77,9 +145,11 @@ func sampleReport() *Report {
 	flash.audit = []AuditLine{{Check: "holds without orders", Count: 0, MustBeZero: true}, {Check: "users over the purchase limit", Count: 3, MustBeZero: true}}
 	flash.Notes = []string{"800 seats sold"}
 	flash.Codes = []string{"201 500", "SEAT_TAKEN 7"}
+	withCPU(flash, map[string]float64{ProcServer: 260, ProcMariaDB: 360, ProcRedis: 42.5})
+	mysql := withCPU(res(CeilingMySQL, 1000, time.Millisecond), map[string]float64{ProcMariaDB: 370, ProcClient: 30})
 	rep := &Report{Base: "http://x", Clients: 8, Duration: time.Second, Started: time.Date(2026, 1, 2, 3, 4, 0, 0, time.UTC),
-		Ceilings:  []*Result{res(CeilingHTTP, 10000, time.Millisecond), res(CeilingMySQL, 1000, time.Millisecond)},
-		Scenarios: []*Result{flash}, RSSNote: "not sampled (-base without -pid)"}
+		Ceilings:  []*Result{res(CeilingHTTP, 10000, time.Millisecond), mysql},
+		Scenarios: []*Result{flash}, RSSNote: "not sampled (-base without -pid)", CPUNote: "MariaDB pid 7 (/run/mysqld/mysqld.pid)"}
 	rep.Evaluate()
 	return rep
 }
@@ -89,11 +159,16 @@ func TestReport_Tables(t *testing.T) {
 	sampleReport().WriteTables(&b)
 	out := b.String()
 	for _, want := range []string{
-		"| http | http title | 10000 |",
+		"| ceiling | what | ok/s | p50 | p99 | max | errors | server µs/op | MariaDB µs/op | Redis µs/op | client µs/op |",
+		"| http | http title | 10000 | 0.00 ms | 1.00 ms | 0.00 ms | 0 | - | - | - | - |",
+		"| mysql | mysql title | 1000 | 0.00 ms | 1.00 ms | 0.00 ms | 0 | - | 370.0 | - | 30.0 |",
+		"| / http | server µs/op | MariaDB µs/op | Redis µs/op | client µs/op | RSS max | audit |",
 		"| flash | things | 500 | 500 | 0 | 0 |",
-		"| - | 0.50 | 0.05 |", // no redis ceiling; 500/1000 mysql; 500/10000 http
-		"**FAILED**",
-		"| flash sale: created orders vs raw MariaDB transaction | >= 0.60x, p99 <= 50 ms | 0.50x (500/s vs 1000/s), p99 20.00 ms | MISS |",
+		"| - | 0.50 | 0.05 | 260.0 | 360.0 | 42.5 | - | - | **FAILED** |", // no redis ceiling; 500/1000 mysql; 500/10000 http; CPU
+		"| flash sale: created orders vs raw MariaDB transaction | >= 1.00x, p99 <= 50 ms | 0.50x (500/s vs 1000/s), p99 20.00 ms | MISS |",
+		"| flash sale: server CPU per created order | <= 300 µs | 260.0 µs/op | PASS |",
+		"| flash sale: MariaDB CPU per created order vs raw MariaDB transaction | <= the raw transaction's MariaDB µs/op | 360.0 µs/op vs 370.0 µs/op | PASS |",
+		"| flash sale: Redis CPU per created order | <= 100 µs | 42.5 µs/op | PASS |",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("tables lack %q:\n%s", want, out)
@@ -113,7 +188,8 @@ func TestReport_MarkdownAndPlots(t *testing.T) {
 	}
 	for _, want := range []string{"# seatflow load test, 2026-01-02 03:04 UTC", "## flash: flash title", "answers: 201 500, SEAT_TAKEN 7",
 		"- 800 seats sold", "| users over the purchase limit | 3 | **FAILED** |", "| holds without orders | 0 | ok |",
-		"Server RSS: not sampled", "](flash-throughput.png)", "](latency.png)"} {
+		"Server RSS: not sampled", "](flash-throughput.png)", "](latency.png)",
+		"CPU time of: MariaDB pid 7 (/run/mysqld/mysqld.pid).", "CPU time during the phase: server 0.13 s, MariaDB 0.18 s, Redis 0.02 s."} {
 		if !strings.Contains(string(md), want) {
 			t.Errorf("report.md lacks %q", want)
 		}

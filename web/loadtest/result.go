@@ -30,7 +30,10 @@ type Result struct {
 	Notes     []string
 	// RSSMaxKB is the server's largest resident set during the phase (0: not sampled).
 	RSSMaxKB int64
-	audit    []AuditLine
+	// CPU is the CPU time each process (ProcServer, ProcMariaDB, ProcRedis, ProcClient)
+	// spent during the phase, from /proc/<pid>/stat (see cpu.go); absent: not measured.
+	CPU   map[string]time.Duration
+	audit []AuditLine
 }
 
 // newResult summarises a recorder.
