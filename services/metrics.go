@@ -12,6 +12,8 @@ type Metrics struct {
 	HoldConflicts       prometheus.Counter
 	RateLimited         *prometheus.CounterVec // label scope: user, show, login
 	CreateLatency       prometheus.Histogram   // seconds, create-order requests that got an answer
+	CommitBatchSize     prometheus.Histogram   // orders per committed group-commit transaction
+	CommitBatchRetries  *prometheus.CounterVec // label cause: refused (run again without refused orders), conflict (orders committed one by one)
 	PaymentsLate        prometheus.Counter
 	ExpiryEnqueueErrors prometheus.Counter
 	ExpiryCancelErrors  prometheus.Counter
@@ -58,6 +60,13 @@ func NewMetrics() *Metrics {
 		RateLimited: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "seatflow_rate_limited_total", Help: "Requests refused by a rate limit.",
 		}, []string{"scope"}),
+		CommitBatchSize: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name: "seatflow_order_commit_batch_orders", Help: "Orders committed per group-commit transaction.",
+			Buckets: []float64{1, 2, 4, 8, 16, 32, 64, 128},
+		}),
+		CommitBatchRetries: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "seatflow_order_commit_batch_retries_total", Help: "Group-commit transactions run again: refused (without the orders a commit-time check refused), conflict (order by order after a unique-key conflict).",
+		}, []string{"cause"}),
 		CreateLatency: prometheus.NewHistogram(prometheus.HistogramOpts{
 			Name: "seatflow_create_order_seconds", Help: "Latency of create-order requests in seconds.",
 			Buckets: []float64{.001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5},
@@ -68,7 +77,7 @@ func NewMetrics() *Metrics {
 // Register registers every collector with reg.
 func (m *Metrics) Register(reg prometheus.Registerer) error {
 	for _, c := range []prometheus.Collector{m.OrdersCreated, m.OrdersPaid, m.OrdersCancelled, m.OrdersExpired,
-		m.HoldConflicts, m.RateLimited, m.CreateLatency, m.PaymentsLate, m.ExpiryEnqueueErrors, m.ExpiryCancelErrors,
+		m.HoldConflicts, m.RateLimited, m.CreateLatency, m.CommitBatchSize, m.CommitBatchRetries, m.PaymentsLate, m.ExpiryEnqueueErrors, m.ExpiryCancelErrors,
 		m.ReconcileRuns, m.ReconcileFindings, m.ReconcileDuration, m.ReconcileLeaseLost, m.SeatSyncs, m.OrdersRefunded, m.RefundErrors} {
 		if err := reg.Register(c); err != nil {
 			return err

@@ -134,6 +134,7 @@ func New(cfg Config, clock services.Clock, log *slog.Logger) (*App, error) {
 	a.Orders = orders.NewOrders(db, a.Catalog, a.Seats, a.Limiter, clock, orders.OrdersConfig{
 		HoldFor: cfg.HoldFor(), Metrics: a.Metrics,
 		Expiry: expiry, Logger: log, Zone: cfg.Location(), HallMaps: a.Shows,
+		GroupCommit: orders.GroupCommit{MaxOrders: cfg.CommitBatchMax, MaxWait: cfg.CommitWait, InFlight: cfg.CommitInFlight},
 	})
 	// cached seat maps and best-available's snapshot follow every process's changes
 	a.SeatEvents.OnChange(func(c seats.SeatChange) {

@@ -67,6 +67,15 @@ type Config struct {
 	// ExpiryEnqueue is "sync" (the expiry task is enqueued before the order is
 	// answered) or "async" (after it, by a few workers; reconciliation is the backstop).
 	ExpiryEnqueue string `env:"EXPIRY_ENQUEUE" envDefault:"sync"`
+	// CommitBatchMax is the most created orders one MySQL transaction commits (group
+	// commit; 1: every order commits alone).
+	CommitBatchMax int `env:"COMMIT_BATCH_MAX" envDefault:"64"`
+	// CommitWait is how long a batch may wait for creates that are already between their
+	// Redis hold and their commit (0: never waits; a batch takes what queued while the
+	// batches before it committed).
+	CommitWait time.Duration `env:"COMMIT_WAIT" envDefault:"0s"`
+	// CommitInFlight is how many batches commit at once.
+	CommitInFlight int `env:"COMMIT_IN_FLIGHT" envDefault:"4"`
 	// ReconcileInterval is how often reconciliation runs (one instance at a time).
 	ReconcileInterval time.Duration `env:"RECONCILE_INTERVAL" envDefault:"1m"`
 	// ReconcileGrace is how old a hold without a live order must be before

@@ -10,3 +10,11 @@ func IdempotencyKeyNames(prefix string, userID int64, key string) [2]string {
 	l := newKeyLocks(nil, prefix)
 	return [2]string{l.name(userID, key), l.seenName(userID, key)}
 }
+
+// SetIDStep fixes the ids step of the group commit's multi-row INSERT (0: read the ids
+// back by order number), as AutoIncrementStep would have read it from the server.
+func (o *Orders) SetIDStep(step int64) {
+	o.idStepOnce.Lock()
+	defer o.idStepOnce.Unlock()
+	o.idStepVal, o.idStepKnown = step, true
+}

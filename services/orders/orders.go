@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/jmoiron/sqlx"
@@ -45,6 +46,11 @@ type Orders struct {
 	hallMaps HallMaps
 	locks    *keyLocks
 	best     seats.BestSnapshots // seat values best-available chooses from (best_snapshot.go)
+	group    *groupCommit        // nil: each order commits alone (GroupCommit.MaxOrders 1)
+
+	idStepOnce  sync.Mutex // guards idStepVal, read from the database once (AutoIncrementStep)
+	idStepKnown bool
+	idStepVal   int64
 }
 
 // OrdersConfig holds what Orders needs besides its stores. HoldFor is how long a
@@ -58,6 +64,8 @@ type OrdersConfig struct {
 	// HallMaps refreshes a hall's seat maps when a commit finds a seat changed by a hall
 	// edit (nil: reconciliation does it)
 	HallMaps HallMaps
+	// GroupCommit sizes the batches created orders commit in (zero value: the defaults)
+	GroupCommit GroupCommit
 }
 
 // NewOrders wires the order service.
@@ -74,9 +82,13 @@ func NewOrders(db *sqlx.DB, catalog *catalog.Catalog, seats *seats.SeatStore, li
 	if cfg.HoldFor <= 0 {
 		cfg.HoldFor = 15 * time.Minute
 	}
-	return &Orders{db: db, catalog: catalog, seats: seats, limiter: limiter, clock: clock,
+	o := &Orders{db: db, catalog: catalog, seats: seats, limiter: limiter, clock: clock,
 		metrics: cfg.Metrics, expiry: cfg.Expiry, holdFor: cfg.HoldFor, zone: cfg.Zone, log: cfg.Logger,
 		hallMaps: cfg.HallMaps, locks: newKeyLocks(seats.Redis(), seats.Prefix())}
+	if cfg.GroupCommit.MaxOrders != 1 {
+		o.group = newGroupCommit(cfg.GroupCommit, o.persistBatches)
+	}
+	return o
 }
 
 // SeatsChanged tells best-available of a published seat change (SeatEvents.OnChange).
@@ -252,6 +264,8 @@ func (o *Orders) hold(ctx context.Context, show *services.Show, hall *services.H
 	if n > show.PurchaseLimit {
 		return nil, services.Errorf(services.CodeLimitExceeded, "at most %d seats per person for this show", show.PurchaseLimit)
 	}
+	holding := o.group.startHold() // a batch gathering now may wait for this order
+	defer holding.stop()
 	deadline := now.Add(o.holdFor).Truncate(time.Second)
 	if deadline.After(show.SaleClosesAt) {
 		deadline = show.SaleClosesAt // nobody pays for a show whose sale has closed
@@ -282,7 +296,7 @@ func (o *Orders) hold(ctx context.Context, show *services.Show, hall *services.H
 			return nil, store.Unavailable("the database", err)
 		}
 	}
-	if err := o.persist(ctx, order, show.HallID, show.PurchaseLimit, req.IdempotencyKey, req.hash()); err != nil {
+	if err := o.persistOrder(order, show.HallID, show.PurchaseLimit, req.IdempotencyKey, req.hash(), &holding); err != nil {
 		o.releaseAfterFailure(order)
 		if c := services.ErrorCode(err); c == services.CodeSeatNotInShow || c == services.CodePriceChanged {
 			o.hallChanged(ctx, show.HallID)
@@ -492,72 +506,6 @@ func (o *Orders) releaseAfterFailure(order *services.Order) {
 // liveSeatKey is the unique key of a seat's one live order (invariant 1): the only
 // duplicate that means SEAT_TAKEN.
 const liveSeatKey = "uq_order_seats_live"
-
-// persist inserts the order and its seats (and its Idempotency-Key) in one transaction,
-// after checking under a lock that every seat is still the sellable seat of hall hallID
-// in the zone it was priced in (checkSeatsAtCommit), and refuses seats staff keep as
-// house seats (refuseHouseSeats).
-// Around a rebuild of the show's per-user counts it also counts the user's live seats
-// for the show in MySQL, own ones included: the seat cache enforces the purchase limit,
-// but a hold made just before Redis was wiped commits after the map was rebuilt without
-// it, and the limit must hold then too (limit_check.go says when the count runs).
-// Errors: SEAT_NOT_IN_SHOW, PRICE_CHANGED, SEAT_TAKEN (house seats), LIMIT_EXCEEDED, or
-// the database's (the caller maps them).
-func (o *Orders) persist(ctx context.Context, order *services.Order, hallID int64, limit int, key string, hash [32]byte) error {
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), store.DBTimeout)
-	defer cancel()
-	return store.InTx(ctx, o.db, func(tx *sqlx.Tx) error {
-		if err := checkSeatsAtCommit(ctx, tx, order, hallID); err != nil {
-			return err
-		}
-		if err := InsertOrder(ctx, tx, order, true); err != nil {
-			return err
-		}
-		if err := refuseHouseSeats(ctx, tx, order); err != nil {
-			return err
-		}
-		if o.LimitCountNeeded(ctx, order) {
-			var live int
-			if err := tx.GetContext(ctx, &live, `SELECT COUNT(*) FROM orders o JOIN order_seats os ON os.order_id = o.id AND os.live = 1
-			WHERE o.user_id = ? AND o.show_id = ?`, order.UserID, order.ShowID); err != nil {
-				return err
-			}
-			if live > limit {
-				return services.Errorf(services.CodeLimitExceeded, "at most %d seats per person for this show; you have %d already", limit, live-len(order.Seats))
-			}
-		}
-		if key != "" {
-			remember := func() error {
-				_, err := tx.ExecContext(ctx, "INSERT INTO idempotency_keys (user_id, idem_key, request_hash, order_id, created_at) VALUES (?, ?, ?, ?, ?)",
-					order.UserID, key, hash[:], order.ID, order.CreatedAt)
-				return err
-			}
-			err := remember()
-			if store.DuplicateOn(err, "PRIMARY") {
-				// an expired key of the same name: make room. Only here: a DELETE that
-				// finds nothing would lock a gap of the index, and concurrent creates
-				// would deadlock on those gaps.
-				if _, err := tx.ExecContext(ctx, "DELETE FROM idempotency_keys WHERE user_id = ? AND idem_key = ? AND created_at < ?",
-					order.UserID, key, order.CreatedAt.Add(-IdempotencyTTL)); err != nil {
-					return err
-				}
-				err = remember()
-			}
-			if store.DuplicateOn(err, "PRIMARY") {
-				return errKeyTaken
-			}
-			if err != nil {
-				return err
-			}
-		}
-		if o.failHook != nil {
-			if err := o.failHook("insert"); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
-}
 
 // liveElsewhere names the seats of order that MySQL records in another live order (the
 // unique key refused the insert: Redis had lost a hold). All of the order's seats when

@@ -17,21 +17,16 @@ type HallMaps interface {
 	RefreshHall(ctx context.Context, hallID int64)
 }
 
-// checkSeatsAtCommit locks the order's seats inside tx (catalog.LockSeats) and refuses
-// the commit when a hall edit changed one since the seats were chosen: a seat that left
-// hall hallID, was deleted or blocked is SEAT_NOT_IN_SHOW, a seat now in another zone
-// (another price) is PRICE_CHANGED; Seats names the labels. This is the check that
-// keeps one physical seat one seat id in every live order (DESIGN.md, invariant 12).
-// Errors: those two, or the database's.
-func checkSeatsAtCommit(ctx context.Context, tx *sqlx.Tx, order *services.Order, hallID int64) error {
-	ids := seatIDsOf(order)
-	now, err := catalog.LockSeats(ctx, tx, ids)
-	if err != nil {
-		return err
-	}
+// seatsChanged refuses an order whose seats a hall edit changed since they were chosen,
+// judged on the seats as locked inside the commit's transaction (catalog.LockSeats): a
+// seat that left hall hallID, was deleted or blocked is SEAT_NOT_IN_SHOW, a seat now in
+// another zone (another price) is PRICE_CHANGED; Seats names the labels. This is the
+// check that keeps one physical seat one seat id in every live order (DESIGN.md,
+// invariant 12). nil when every seat is as it was.
+func seatsChanged(order *services.Order, hallID int64, locked map[int64]catalog.LockedSeat) error {
 	var gone, rezoned []string
 	for _, s := range order.Seats {
-		cur, ok := now[s.SeatID]
+		cur, ok := locked[s.SeatID]
 		switch {
 		case !ok || !cur.SellableIn(hallID):
 			gone = append(gone, s.Label)
@@ -85,32 +80,40 @@ func (o *Orders) seatsLeftHall(ctx context.Context, show *services.Show, order *
 	return nil
 }
 
-// refuseHouseSeats answers SEAT_TAKEN when staff keep a seat of order as a house seat of
-// its show. It runs after the order's rows are inserted, as a plain read that takes no
-// locks: a house block locks the seats' live order rows for update before it inserts its
-// own (staff.ShowSeats.Block), so an order inserting after that waits for the block's
-// commit and this read, the transaction's first snapshot, sees the block; a block that
-// comes later finds this order's rows. The seat cache alone cannot tell: after a Redis
-// flush the map is rebuilt from MySQL and a hold and a block may both pass it. Errors:
-// SEAT_TAKEN, or the database's.
-func refuseHouseSeats(ctx context.Context, tx *sqlx.Tx, order *services.Order) error {
-	ids := seatIDsOf(order)
-	if len(ids) == 0 {
-		return nil
+// houseSeatRefusals answers SEAT_TAKEN for each order of ps of which staff keep a seat
+// as a house seat of its show (one read for the batch). It runs after the orders' rows
+// are inserted, as a plain read that takes no locks: a house block locks the seats' live
+// order rows for update before it inserts its own (staff.ShowSeats.Block), so an order
+// inserting after that waits for the block's commit and this read, the transaction's
+// first snapshot, sees the block; a block that comes later finds the orders' rows. The
+// seat cache alone cannot tell: after a Redis flush the map is rebuilt from MySQL and a
+// hold and a block may both pass it. Errors: the database's.
+func houseSeatRefusals(ctx context.Context, tx *sqlx.Tx, ps []*pendingCommit) (map[*pendingCommit]error, error) {
+	where, args := byShow(ps, "show_id", "seat_id", func(p *pendingCommit) []int64 { return seatIDsOf(p.order) })
+	if where == "" {
+		return nil, nil
 	}
-	q, args, err := sqlx.In("SELECT seat_id FROM show_house_seats WHERE show_id = ? AND seat_id IN (?) ORDER BY seat_id", order.ShowID, ids)
-	if err != nil {
-		return err
+	var rows []struct {
+		ShowID int64 `db:"show_id"`
+		SeatID int64 `db:"seat_id"`
 	}
-	var house []int64
-	if err := tx.SelectContext(ctx, &house, tx.Rebind(q), args...); err != nil {
-		return err
+	if err := tx.SelectContext(ctx, &rows, "SELECT show_id, seat_id FROM show_house_seats WHERE "+where+" ORDER BY show_id, seat_id", args...); err != nil {
+		return nil, err
 	}
-	if len(house) == 0 {
-		return nil
+	if len(rows) == 0 {
+		return nil, nil
 	}
-	labels := labelsAmong(order, house)
-	return &services.Error{Code: services.CodeSeatTaken, Seats: labels, Message: "already taken: " + strings.Join(labels, ", ")}
+	house := map[int64][]int64{}
+	for _, r := range rows {
+		house[r.ShowID] = append(house[r.ShowID], r.SeatID)
+	}
+	out := map[*pendingCommit]error{}
+	for _, p := range ps {
+		if labels := labelsAmong(p.order, house[p.order.ShowID]); len(labels) > 0 {
+			out[p] = &services.Error{Code: services.CodeSeatTaken, Seats: labels, Message: "already taken: " + strings.Join(labels, ", ")}
+		}
+	}
+	return out, nil
 }
 
 // labelsAmong returns the labels of the order's seats whose ids are in ids, in the

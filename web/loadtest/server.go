@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -34,13 +35,13 @@ type server struct {
 }
 
 // serverEnv is the environment of the child server: the caller's, without its
-// SEATFLOW_* variables, plus the load test's database, Redis DB, address, high rate
+// SEATFLOW_* variables (but passedThroughVars), plus the load test's database, Redis DB, address, high rate
 // limits, the demo payment provider, a cheap bcrypt cost (buyers are set up through
 // the API) and no periodic reconciliation during the run.
 func serverEnv(opts Options, addr string) []string {
 	var env []string
 	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "SEATFLOW_") {
+		if !strings.HasPrefix(kv, "SEATFLOW_") || passedThrough(kv) {
 			env = append(env, kv)
 		}
 	}
@@ -57,6 +58,19 @@ func serverEnv(opts Options, addr string) []string {
 		env = append(env, "SEATFLOW_"+k+"="+v)
 	}
 	return env
+}
+
+// passedThroughVars are the SEATFLOW_ variables the started server takes from this
+// process's environment, for experiments and profiles: the group commit's sizes, the
+// expiry enqueue mode and the operations address (pprof).
+var passedThroughVars = []string{"SEATFLOW_COMMIT_BATCH_MAX", "SEATFLOW_COMMIT_WAIT", "SEATFLOW_COMMIT_IN_FLIGHT",
+	"SEATFLOW_EXPIRY_ENQUEUE", "SEATFLOW_OPS_ADDR"}
+
+// passedThrough reports whether the environment entry kv ("NAME=value") is one of
+// passedThroughVars.
+func passedThrough(kv string) bool {
+	name, _, _ := strings.Cut(kv, "=")
+	return slices.Contains(passedThroughVars, name)
 }
 
 // startServer creates the load test's database afresh, flushes its Redis DB, runs the

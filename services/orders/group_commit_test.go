@@ -1,0 +1,223 @@
+package orders_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus/testutil"
+	dto "github.com/prometheus/client_model/go"
+
+	"seatflow/services"
+	"seatflow/services/internal/testenv"
+	"seatflow/services/orders"
+)
+
+// batching replaces the env's order service with one whose group commit waits up to
+// 10 s for creates still holding, so creates that hold together commit together.
+func batching(e *testenv.TestEnv) *orders.Orders {
+	o := orders.NewOrders(e.DB, e.Catalog, e.Seats, e.Limiter, e.Clock, orders.OrdersConfig{HoldFor: 15 * time.Minute,
+		Expiry: e.Expiry, HallMaps: e.Shows, GroupCommit: orders.GroupCommit{MaxWait: 10 * time.Second}})
+	e.Orders = o
+	return o
+}
+
+// heldTogether makes the next n creates wait after their Redis hold until all n have
+// held; then last runs (once, before any of them goes on to its commit).
+func heldTogether(t *testing.T, o *orders.Orders, n int, last func()) {
+	var arrived atomic.Int32
+	all := make(chan struct{})
+	o.SetFailHook(func(stage string) error {
+		if stage != "held" {
+			return nil
+		}
+		if int(arrived.Add(1)) == n {
+			if last != nil {
+				last()
+			}
+			close(all)
+		}
+		select {
+		case <-all:
+			return nil
+		case <-time.After(10 * time.Second):
+			return errors.New("the other creates never held their seats")
+		}
+	})
+	t.Cleanup(func() { o.SetFailHook(nil) })
+}
+
+// createAll creates one order per buyer at once, buyer i ordering seats(i).
+func createAll(e *testenv.TestEnv, users []int64, seats func(i int) []int64) ([]*services.Order, []error) {
+	out, errs := make([]*services.Order, len(users)), make([]error, len(users))
+	var wg sync.WaitGroup
+	for i, u := range users {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			out[i], errs[i] = e.Create(u, seats(i)...)
+		}()
+	}
+	wg.Wait()
+	return out, errs
+}
+
+// batches returns how many group-commit transactions committed and how many orders they
+// held in all (the seatflow_order_commit_batch_orders histogram).
+func batches(t *testing.T, o *orders.Orders) (count uint64, orderSum float64) {
+	var m dto.Metric
+	if err := o.Metrics().CommitBatchSize.Write(&m); err != nil {
+		t.Fatal(err)
+	}
+	return m.GetHistogram().GetSampleCount(), m.GetHistogram().GetSampleSum()
+}
+
+// pairOf is the seats buyer i orders in these tests: column i+1 of rows A and B.
+func pairOf(e *testenv.TestEnv) func(i int) []int64 {
+	return func(i int) []int64 { return e.SeatIDs(fmt.Sprintf("A%d", i+1), fmt.Sprintf("B%d", i+1)) }
+}
+
+// checkOrderRows fails the test unless every order's id in MySQL carries its order
+// number and its seats: the ids a multi-row INSERT gave the batch reached the right
+// order_seats rows.
+func checkOrderRows(t *testing.T, e *testenv.TestEnv, list []*services.Order) {
+	t.Helper()
+	for _, o := range list {
+		var no string
+		var seats int
+		if err := e.DB.Get(&no, "SELECT order_no FROM orders WHERE id = ?", o.ID); err != nil || no != o.OrderNo {
+			t.Errorf("order id %d is %q in MySQL (%v), want %s", o.ID, no, err, o.OrderNo)
+		}
+		if err := e.DB.Get(&seats, "SELECT COUNT(*) FROM order_seats WHERE order_id = ? AND live = 1", o.ID); err != nil || seats != len(o.Seats) {
+			t.Errorf("order %s has %d live seat rows (%v), want %d", o.OrderNo, seats, err, len(o.Seats))
+		}
+	}
+}
+
+// TestGroupCommit_ConcurrentCreatesShareOneTransaction: creates that hold their seats at
+// the same moment commit in one MySQL transaction (one batch in the metrics), each
+// answered with its own order, whose id in MySQL carries its order number and seats,
+// whether the ids come from the first id of the INSERT or are read back.
+func TestGroupCommit_ConcurrentCreatesShareOneTransaction(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		step int64 // 0: read the ids back
+	}{{"ids from the first id", 1}, {"ids read back", 0}} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := testenv.NewTestEnv(t, testenv.Unlimited)
+			o := batching(e)
+			o.SetIDStep(tc.step)
+			if _, err := e.Create(e.User(0), e.SeatIDs("J10")...); err != nil { // loads the seat map
+				t.Fatal(err)
+			}
+			const n = 12
+			heldTogether(t, o, n, nil)
+			list, errs := createAll(e, e.BulkUsers(n), pairOf(e))
+			for i, err := range errs {
+				if err != nil {
+					t.Fatalf("create %d: %v", i, err)
+				}
+			}
+			if count, sum := batches(t, o); count != 2 || sum != n+1 {
+				t.Errorf("%d transactions committed %.0f orders, want 2 committing %d (the first order, then one batch of %d)", count, sum, n+1, n)
+			}
+			checkOrderRows(t, e, list)
+			e.CheckInvariants()
+		})
+	}
+}
+
+// TestGroupCommit_ARefusedOrderNeverFailsItsBatch: one order of a batch is refused at
+// its commit; the other orders of the batch commit all the same, and the refused
+// order's holds are released. Refusals after the insert (a house seat, the purchase
+// limit) run the batch again without the order; a unique-key conflict (a seat Redis
+// no longer knew was sold) commits the batch order by order.
+func TestGroupCommit_ARefusedOrderNeverFailsItsBatch(t *testing.T) {
+	const n, victim = 6, 3 // buyer 3 orders A4 and B4
+	for _, tc := range []struct {
+		name   string
+		cause  string // the retry the batch needed
+		code   string
+		inject func(e *testenv.TestEnv, victimUser int64) (undo func())
+	}{
+		{"house seat kept by staff meanwhile", "refused", services.CodeSeatTaken, func(e *testenv.TestEnv, _ int64) func() {
+			e.Exec("INSERT INTO show_house_seats (show_id, seat_id, reason, created_at) VALUES (?, ?, 'press', ?)", e.Show.ID, e.SeatIDs("B4")[0], e.Clock.Now())
+			return func() { e.Exec("DELETE FROM show_house_seats WHERE show_id = ?", e.Show.ID) }
+		}},
+		{"seat sold in MySQL, free in Redis", "conflict", services.CodeSeatTaken, func(e *testenv.TestEnv, _ int64) func() {
+			no := insertLiveOrder(e, e.User(40), "A4")
+			return func() { deleteOrder(e, no) }
+		}},
+		{"purchase limit, counts rebuilt around the hold", "refused", services.CodeLimitExceeded, func(e *testenv.TestEnv, u int64) func() {
+			no := insertLiveOrder(e, u, "C1", "C2", "C3") // 3 + 2 seats > 4
+			e.RDB.HDel(context.Background(), e.Seats.Keys(e.Show.ID)[2], "_")
+			return func() { deleteOrder(e, no) }
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := testenv.NewTestEnv(t, testenv.Unlimited)
+			e.QuietLogs()
+			o := batching(e)
+			if _, err := e.Create(e.User(0), e.SeatIDs("J10")...); err != nil { // loads the seat map
+				t.Fatal(err)
+			}
+			users := e.BulkUsers(n)
+			var undo func()
+			heldTogether(t, o, n, func() { undo = tc.inject(e, users[victim]) })
+			retries := testutil.ToFloat64(o.Metrics().CommitBatchRetries.WithLabelValues(tc.cause))
+			list, errs := createAll(e, users, pairOf(e))
+			var committed []*services.Order
+			for i, err := range errs {
+				switch {
+				case i == victim && services.ErrorCode(err) != tc.code:
+					t.Errorf("the refused order: %v, want %s", err, tc.code)
+				case i != victim && err != nil:
+					t.Errorf("order %d of the batch failed with the refused one: %v", i, err)
+				case i != victim:
+					committed = append(committed, list[i])
+				}
+			}
+			if got := testutil.ToFloat64(o.Metrics().CommitBatchRetries.WithLabelValues(tc.cause)) - retries; got != 1 {
+				t.Errorf("%.0f batch retries of cause %s, want 1", got, tc.cause)
+			}
+			checkOrderRows(t, e, committed)
+			for _, l := range []string{"A4", "B4"} {
+				if v := e.SeatVal(e.Show.ID, e.SeatIDs(l)[0]); v != "F" {
+					t.Errorf("%s is %q after the refused order, want its hold released (F)", l, v)
+				}
+			}
+			undo()
+			e.CheckInvariants()
+		})
+	}
+}
+
+// insertLiveOrder writes a pending order of user for the seats straight into MySQL, as
+// an order committed by a process whose holds Redis then lost; it returns its number.
+func insertLiveOrder(e *testenv.TestEnv, user int64, labels ...string) string {
+	now := e.Clock.Now()
+	o := &services.Order{OrderNo: services.NewOrderNo(now), UserID: user, ShowID: e.Show.ID, Status: services.OrderPending,
+		Currency: "CNY", CreatedAt: now, ExpiresAt: now.Add(15 * time.Minute)}
+	for i, id := range e.SeatIDs(labels...) {
+		o.Seats = append(o.Seats, services.OrderSeat{SeatID: id, Label: labels[i], ZoneCode: "standard", PriceMinor: 4500})
+		o.TotalMinor += 4500
+	}
+	tx := e.DB.MustBegin()
+	if err := orders.InsertOrder(context.Background(), tx, o, true); err != nil {
+		e.T.Fatal(err)
+	}
+	if err := tx.Commit(); err != nil {
+		e.T.Fatal(err)
+	}
+	return o.OrderNo
+}
+
+// deleteOrder removes an order written by insertLiveOrder.
+func deleteOrder(e *testenv.TestEnv, orderNo string) {
+	e.Exec("DELETE os FROM order_seats os JOIN orders o ON o.id = os.order_id WHERE o.order_no = ?", orderNo)
+	e.Exec("DELETE FROM orders WHERE order_no = ?", orderNo)
+}

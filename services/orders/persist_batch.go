@@ -1,0 +1,285 @@
+package orders
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+
+	"seatflow/services"
+	"seatflow/services/catalog"
+	"seatflow/services/store"
+)
+
+// errRetryWithout rolls back a batch whose commit-time checks refused orders after
+// their rows were inserted: the batch runs again without them.
+var errRetryWithout = errors.New("orders refused after their insert")
+
+// persistBatches commits the orders of batch and sends each its outcome on done: nil
+// when its rows committed, else its refusal or the error that failed the batch. A
+// refused order never fails another: the batch runs again without the orders its
+// checks refused, and a unique-key conflict (a seat or an Idempotency-Key that Redis no
+// longer knew was taken) sends every order of the batch through a transaction of its
+// own, where the conflict is that order's alone.
+func (o *Orders) persistBatches(batch []*pendingCommit) {
+	live := batch
+	for len(live) > 0 {
+		refused, err := o.persistBatch(live)
+		rest := make([]*pendingCommit, 0, len(live))
+		for _, p := range live {
+			if e, ok := refused[p]; ok {
+				p.done <- e
+			} else {
+				rest = append(rest, p)
+			}
+		}
+		live = rest
+		switch {
+		case err == nil:
+			o.metrics.CommitBatchSize.Observe(float64(len(live)))
+			for _, p := range live {
+				p.done <- nil
+			}
+			return
+		case errors.Is(err, errRetryWithout):
+			o.metrics.CommitBatchRetries.WithLabelValues("refused").Inc()
+		case len(live) > 1 && (store.DuplicateOn(err, liveSeatKey) || store.DuplicateOn(err, "PRIMARY")):
+			o.metrics.CommitBatchRetries.WithLabelValues("conflict").Inc()
+			var wg sync.WaitGroup
+			for _, p := range live {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					o.persistBatches([]*pendingCommit{p})
+				}()
+			}
+			wg.Wait()
+			return
+		default:
+			for _, p := range live {
+				p.done <- err
+			}
+			return
+		}
+	}
+}
+
+// persistBatch is one transaction for the orders of batch (DESIGN.md, order pipeline
+// step 6), with a fixed number of statements whatever the batch's size:
+//  1. lock every seat of the batch (catalog.LockSeats, id order) and refuse the orders
+//     whose seats a hall edit changed (seatsChanged; they are left out of the inserts);
+//  2. insert the other orders and their seats (InsertOrders: two multi-row INSERTs);
+//  3. refuse orders of house seats (houseSeatRefusals) and, around a rebuild of the
+//     per-user counts, orders over the purchase limit (limitRefusals);
+//  4. insert their Idempotency-Keys (one multi-row INSERT).
+//
+// Refusals of step 3 come after the inserts: it returns them with errRetryWithout, and
+// the transaction is rolled back. The refusals it returns are final answers; the error
+// is the batch's (errRetryWithout, a unique-key conflict, errKeyTaken, the database's).
+func (o *Orders) persistBatch(batch []*pendingCommit) (map[*pendingCommit]error, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), store.DBTimeout)
+	defer cancel()
+	step, err := o.idStep(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var refused map[*pendingCommit]error
+	err = store.InTx(ctx, o.db, func(tx *sqlx.Tx) error {
+		refused = map[*pendingCommit]error{}
+		locked, err := catalog.LockSeats(ctx, tx, batchSeatIDs(batch))
+		if err != nil {
+			return err
+		}
+		ok := make([]*pendingCommit, 0, len(batch))
+		list := make([]*services.Order, 0, len(batch))
+		for _, p := range batch {
+			if e := seatsChanged(p.order, p.hallID, locked); e != nil {
+				refused[p] = e
+				continue
+			}
+			ok = append(ok, p)
+			list = append(list, p.order)
+		}
+		if len(ok) == 0 {
+			return nil
+		}
+		if err := InsertOrders(ctx, tx, list, true, step); err != nil {
+			return err
+		}
+		house, err := houseSeatRefusals(ctx, tx, ok)
+		if err != nil {
+			return err
+		}
+		over, err := o.limitRefusals(ctx, tx, ok)
+		if err != nil {
+			return err
+		}
+		for _, m := range []map[*pendingCommit]error{house, over} {
+			for p, e := range m {
+				if _, done := refused[p]; !done {
+					refused[p] = e
+				}
+			}
+		}
+		if len(house)+len(over) > 0 {
+			return errRetryWithout
+		}
+		if err := o.rememberKeys(ctx, tx, ok); err != nil {
+			return err
+		}
+		if o.failHook != nil {
+			if err := o.failHook("insert"); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	return refused, err
+}
+
+// idStep returns InsertOrders' idStep for this database, read once (AutoIncrementStep).
+func (o *Orders) idStep(ctx context.Context) (int64, error) {
+	o.idStepOnce.Lock()
+	defer o.idStepOnce.Unlock()
+	if o.idStepKnown {
+		return o.idStepVal, nil
+	}
+	step, err := AutoIncrementStep(ctx, o.db)
+	if err != nil {
+		return 0, err
+	}
+	o.idStepVal, o.idStepKnown = step, true
+	return step, nil
+}
+
+// limitRefusals is the purchase limit's second line (DESIGN.md, order pipeline): for the
+// orders of ps whose show's per-user counts were rebuilt around their hold
+// (NeedsLimitCount; one Redis read per show), it counts the buyer's live seats of the
+// show in MySQL, the batch's own rows included (one query for the batch), and refuses
+// with LIMIT_EXCEEDED the orders of buyers over their show's limit. Errors: the
+// database's.
+func (o *Orders) limitRefusals(ctx context.Context, tx *sqlx.Tx, ps []*pendingCommit) (map[*pendingCommit]error, error) {
+	type usersMark struct {
+		mark     string
+		redisNow time.Time
+		err      error
+	}
+	marks := map[int64]usersMark{}
+	var need []*pendingCommit
+	for _, p := range ps {
+		m, seen := marks[p.order.ShowID]
+		if !seen {
+			m.mark, m.redisNow, m.err = o.seats.UsersMark(ctx, p.order.ShowID)
+			marks[p.order.ShowID] = m
+		}
+		if m.err != nil || NeedsLimitCount(p.order.HoldMark, m.mark, m.redisNow) {
+			need = append(need, p)
+		}
+	}
+	if len(need) == 0 {
+		return nil, nil
+	}
+	where, args := byShow(need, "o.show_id", "o.user_id", func(p *pendingCommit) []int64 { return []int64{p.order.UserID} })
+	var rows []struct {
+		ShowID int64 `db:"show_id"`
+		UserID int64 `db:"user_id"`
+		Live   int   `db:"live"`
+	}
+	if err := tx.SelectContext(ctx, &rows, `SELECT o.show_id, o.user_id, COUNT(*) AS live FROM orders o
+		JOIN order_seats os ON os.order_id = o.id AND os.live = 1 WHERE `+where+` GROUP BY o.show_id, o.user_id`, args...); err != nil {
+		return nil, err
+	}
+	live := map[[2]int64]int{}
+	for _, r := range rows {
+		live[[2]int64{r.ShowID, r.UserID}] = r.Live
+	}
+	out := map[*pendingCommit]error{}
+	for _, p := range need {
+		if n := live[[2]int64{p.order.ShowID, p.order.UserID}]; n > p.limit {
+			out[p] = services.Errorf(services.CodeLimitExceeded, "at most %d seats per person for this show; you have %d already", p.limit, n-len(p.order.Seats))
+		}
+	}
+	return out, nil
+}
+
+// rememberKeys inserts the Idempotency-Keys of the orders of ps that have one (one
+// multi-row INSERT). A key of the same name may be left from an expired use: for a
+// single order the expired row is deleted and the insert tried again (only then: a
+// DELETE that finds nothing would lock a gap of the index, and concurrent creates would
+// deadlock on those gaps); a batch returns the duplicate, and persistBatches commits its
+// orders one by one. Errors: errKeyTaken (the key's first order exists), the database's.
+func (o *Orders) rememberKeys(ctx context.Context, tx *sqlx.Tx, ps []*pendingCommit) error {
+	var args []any
+	n := 0
+	for _, p := range ps {
+		if p.key != "" {
+			args = append(args, p.order.UserID, p.key, p.hash[:], p.order.ID, p.order.CreatedAt)
+			n++
+		}
+	}
+	if n == 0 {
+		return nil
+	}
+	insert := func() error {
+		_, err := tx.ExecContext(ctx, "INSERT INTO idempotency_keys (user_id, idem_key, request_hash, order_id, created_at) VALUES "+values(n, 5), args...)
+		return err
+	}
+	err := insert()
+	if !store.DuplicateOn(err, "PRIMARY") || len(ps) > 1 {
+		return err
+	}
+	p := ps[0]
+	if _, err := tx.ExecContext(ctx, "DELETE FROM idempotency_keys WHERE user_id = ? AND idem_key = ? AND created_at < ?",
+		p.order.UserID, p.key, p.order.CreatedAt.Add(-IdempotencyTTL)); err != nil {
+		return err
+	}
+	if err = insert(); store.DuplicateOn(err, "PRIMARY") {
+		return errKeyTaken
+	}
+	return err
+}
+
+// byShow is a WHERE condition matching rows of the batch's shows whose other column is
+// among ids(p) of the orders of that show: "(showCol = ? AND col IN (?, ...)) OR ...",
+// shows in id order; "" when no order has ids.
+func byShow(ps []*pendingCommit, showCol, col string, ids func(p *pendingCommit) []int64) (string, []any) {
+	per := map[int64][]int64{}
+	for _, p := range ps {
+		per[p.order.ShowID] = append(per[p.order.ShowID], ids(p)...)
+	}
+	shows := make([]int64, 0, len(per))
+	for s, list := range per {
+		if len(list) > 0 {
+			shows = append(shows, s)
+		}
+	}
+	slices.Sort(shows)
+	var parts []string
+	var args []any
+	for _, s := range shows {
+		list := per[s]
+		slices.Sort(list)
+		list = slices.Compact(list)
+		parts = append(parts, fmt.Sprintf("(%s = ? AND %s IN (%s))", showCol, col, strings.TrimSuffix(strings.Repeat("?, ", len(list)), ", ")))
+		args = append(args, s)
+		for _, id := range list {
+			args = append(args, id)
+		}
+	}
+	return strings.Join(parts, " OR "), args
+}
+
+// batchSeatIDs returns the seat ids of every order of the batch, sorted, each once.
+func batchSeatIDs(batch []*pendingCommit) []int64 {
+	var ids []int64
+	for _, p := range batch {
+		ids = append(ids, seatIDsOf(p.order)...)
+	}
+	slices.Sort(ids)
+	return slices.Compact(ids)
+}
