@@ -14,6 +14,7 @@ import (
 	"os/exec"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -21,23 +22,41 @@ import (
 	"seatflow/services/seats"
 )
 
-// faultChildEnv marks the process TestFaultChild runs in.
-const faultChildEnv = "SEATFLOW_FAULT_CHILD"
+// faultChildEnv marks the process TestFaultChild runs in; faultOrdersEnv is how many
+// creates its batch gathers.
+const (
+	faultChildEnv  = "SEATFLOW_FAULT_CHILD"
+	faultOrdersEnv = "SEATFLOW_FAULT_ORDERS"
+)
 
 // TestFaultChild is the seatflow process that TestFault_KilledBetweenHoldAndCommit
-// kills: the same configuration as the parent's test app, with a create that stops for
-// good between its INSERTs and its COMMIT. It prints "listening <addr>", then
-// "at-insert" when a create reaches that point. Run by itself it does nothing.
+// kills: the same configuration as the parent's test app, with creates that stop for
+// good between their INSERTs and their COMMIT. The first SEATFLOW_FAULT_ORDERS creates
+// wait after their Redis holds until all have held, and the group commit waits for
+// creates still holding, so they reach the INSERTs as one batch (one transaction). It
+// prints "listening <addr>", then "at-insert" when a transaction reaches that point.
+// Run by itself it does nothing.
 func TestFaultChild(t *testing.T) {
 	if os.Getenv(faultChildEnv) != "1" {
 		t.Skip("the process TestFault_KilledBetweenHoldAndCommit starts and kills")
 	}
-	a, err := New(testConfig(), nil, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	n, _ := strconv.Atoi(os.Getenv(faultOrdersEnv))
+	cfg := testConfig()
+	cfg.CommitWait = time.Minute
+	a, err := New(cfg, nil, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	if err != nil {
 		t.Fatal(err)
 	}
+	var held atomic.Int32
+	allHeld := make(chan struct{})
 	a.Orders.SetFailHook(func(stage string) error {
-		if stage == "insert" {
+		switch stage {
+		case "held":
+			if int(held.Add(1)) == n {
+				close(allHeld)
+			}
+			<-allHeld
+		case "insert":
 			fmt.Println("at-insert")
 			select {} // the process dies here
 		}
@@ -54,28 +73,41 @@ func TestFaultChild(t *testing.T) {
 }
 
 // TestFault_KilledBetweenHoldAndCommit: a seatflow process is killed (SIGKILL) after
-// it held a buyer's seats in Redis and before its MySQL transaction committed. The seats
-// stay held in Redis with no order in MySQL and the buyer's and zone's counters are off;
-// reconciliation leaves them alone within the grace period (the create could still be
-// in flight) and, once the hold is older than the grace, frees the seats and fixes the
-// counters; the cache then agrees with MySQL and another buyer books the seats.
+// it held buyers' seats in Redis and before its MySQL transaction committed: one order,
+// and a batch of three orders of three buyers in one group-commit transaction. The
+// seats stay held in Redis with no order in MySQL and the buyers' and zones' counters
+// are off; reconciliation leaves them alone within the grace period (the creates could
+// still be in flight) and, once the holds are older than the grace, frees the seats and
+// fixes the counters; the cache then agrees with MySQL and another buyer books the seats.
 func TestFault_KilledBetweenHoldAndCommit(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		orders int
+	}{{"one order", 1}, {"a batch of three orders", 3}} {
+		t.Run(tc.name, func(t *testing.T) { killBetweenHoldAndCommit(t, tc.orders) })
+	}
+}
+
+// killBetweenHoldAndCommit is TestFault_KilledBetweenHoldAndCommit for n orders of two
+// seats each, by n buyers, in one transaction of a child process.
+func killBetweenHoldAndCommit(t *testing.T, n int) {
 	a := newTestApp(t, nil)
 	ctx := context.Background()
-	show, seatList := a.onSaleShow(2)
+	show, seatList := a.onSaleShow(2 * n)
 	showID, _ := strconv.ParseInt(show, 10, 64)
-	zone := ""
+	zoneOf := map[string]string{}
 	for _, s := range a.seatMap(show) {
-		if s.ID == seatList[0] {
-			zone = s.Zone
-		}
+		zoneOf[s.ID] = s.Zone
 	}
-	buyer, other := a.newUser(), a.newUser()
 	keys := a.Seats.Keys(showID)
-	zoneBefore := a.Redis.HGet(ctx, keys[1], zone).Val()
+	zonesBefore := map[string]int{}
+	for _, id := range seatList {
+		zonesBefore[zoneOf[id]], _ = strconv.Atoi(a.Redis.HGet(ctx, keys[1], zoneOf[id]).Val())
+	}
+	other := a.newUser()
 
 	child := exec.Command(os.Args[0], "-test.run=^TestFaultChild$", "-test.timeout=2m")
-	child.Env = append(os.Environ(), faultChildEnv+"=1")
+	child.Env = append(os.Environ(), faultChildEnv+"=1", faultOrdersEnv+"="+strconv.Itoa(n))
 	var stderr bytes.Buffer
 	child.Stderr = &stderr
 	out, err := child.StdoutPipe()
@@ -115,58 +147,75 @@ func TestFault_KilledBetweenHoldAndCommit(t *testing.T) {
 	}
 	childBase := "http://" + strings.TrimPrefix(waitLine("listening "), "listening ")
 
-	body, _ := json.Marshal(map[string]any{"seat_ids": seatList})
-	posted := make(chan string, 1)
-	go func() {
-		req, _ := http.NewRequest("POST", childBase+"/api/v1/shows/"+show+"/orders", bytes.NewReader(body))
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Authorization", "Bearer "+buyer)
-		res, err := (&http.Client{Timeout: time.Minute}).Do(req)
-		if err != nil {
-			posted <- err.Error()
-			return
-		}
-		res.Body.Close()
-		posted <- res.Status
-	}()
+	posted := make(chan string, n)
+	for i := 0; i < n; i++ {
+		body, _ := json.Marshal(map[string]any{"seat_ids": seatList[2*i : 2*i+2]})
+		buyer := a.newUser()
+		go func() {
+			req, _ := http.NewRequest("POST", childBase+"/api/v1/shows/"+show+"/orders", bytes.NewReader(body))
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("Authorization", "Bearer "+buyer)
+			res, err := (&http.Client{Timeout: time.Minute}).Do(req)
+			if err != nil {
+				posted <- err.Error()
+				return
+			}
+			res.Body.Close()
+			posted <- res.Status
+		}()
+	}
 	waitLine("at-insert")
-	var orderNo string
+	select { // the n orders are one transaction: no other reaches its insert
+	case l := <-lines:
+		t.Fatalf("the child printed %q after the first transaction reached its insert, want the %d orders in one", l, n)
+	case <-time.After(500 * time.Millisecond):
+	}
+	orderOf := map[string]string{} // seat -> order number
+	users := map[string]bool{}
 	for _, id := range seatList {
 		v := a.Redis.HGet(ctx, keys[0], id).Val()
-		if !strings.HasPrefix(v, "H|") {
-			t.Fatalf("seat %s is %q while the create waits at its insert, want held", id, v)
+		parts := strings.Split(v, "|")
+		if len(parts) != 3 || parts[0] != "H" {
+			t.Fatalf("seat %s is %q while the creates wait at their insert, want held", id, v)
 		}
-		orderNo = strings.Split(v, "|")[1]
+		orderOf[id], users[parts[2]] = parts[1], true
 	}
 	killedAt := time.Now()
 	if err := child.Process.Kill(); err != nil { // SIGKILL
 		t.Fatal(err)
 	}
 	<-exited
-	if got := <-posted; strings.HasPrefix(got, "201") {
-		t.Fatalf("the killed process answered %s", got)
+	for i := 0; i < n; i++ {
+		if got := <-posted; strings.HasPrefix(got, "201") {
+			t.Fatalf("the killed process answered %s", got)
+		}
 	}
 
 	// the drift the process left behind
-	var n int
-	if err := a.DB.Get(&n, "SELECT COUNT(*) FROM orders WHERE order_no = ?", orderNo); err != nil || n != 0 {
-		t.Errorf("%d orders %s in MySQL (%v), want none", n, orderNo, err)
-	}
-	var userID string
 	for _, id := range seatList {
-		v := a.Redis.HGet(ctx, keys[0], id).Val()
-		if parts := strings.Split(v, "|"); len(parts) != 3 || parts[1] != orderNo {
-			t.Errorf("seat %s is %q after the kill, want still held by %s", id, v, orderNo)
-		} else {
-			userID = parts[2]
+		var c int
+		if err := a.DB.Get(&c, "SELECT COUNT(*) FROM orders WHERE order_no = ?", orderOf[id]); err != nil || c != 0 {
+			t.Errorf("%d orders %s in MySQL (%v), want none", c, orderOf[id], err)
 		}
 	}
-	if got := a.Redis.HGet(ctx, keys[2], userID).Val(); got != "2" {
-		t.Errorf("the buyer's counter is %q, want 2 (the dead order's seats)", got)
+	if len(users) != n {
+		t.Fatalf("%d buyers hold the seats, want %d", len(users), n)
 	}
-	before, _ := strconv.Atoi(zoneBefore)
-	if got := a.Redis.HGet(ctx, keys[1], zone).Val(); got != strconv.Itoa(before-2) {
-		t.Errorf("zone %s counts %q free, want %d", zone, got, before-2)
+	for u := range users {
+		if got := a.Redis.HGet(ctx, keys[2], u).Val(); got != "2" {
+			t.Errorf("buyer %s's counter is %q, want 2 (the dead order's seats)", u, got)
+		}
+	}
+	for z, before := range zonesBefore {
+		held := 0
+		for _, id := range seatList {
+			if zoneOf[id] == z {
+				held++
+			}
+		}
+		if got := a.Redis.HGet(ctx, keys[1], z).Val(); got != strconv.Itoa(before-held) {
+			t.Errorf("zone %s counts %q free, want %d", z, got, before-held)
+		}
 	}
 	drift, err := a.Reconciler.Inspect(ctx, showID, 0)
 	if err != nil {
@@ -176,15 +225,15 @@ func TestFault_KilledBetweenHoldAndCommit(t *testing.T) {
 	for _, f := range drift {
 		kinds[f.Kind]++
 	}
-	if kinds[seats.FindingHoldWithoutOrder] != 2 || kinds[seats.FindingUserCount] != 1 || kinds[seats.FindingZoneCount] != 1 {
-		t.Errorf("drift after the kill: %v, want 2 hold_without_order, 1 user_count, 1 zone_count", kinds)
+	if kinds[seats.FindingHoldWithoutOrder] != 2*n || kinds[seats.FindingUserCount] != n || kinds[seats.FindingZoneCount] != len(zonesBefore) {
+		t.Errorf("drift after the kill: %v, want %d hold_without_order, %d user_count, %d zone_count", kinds, 2*n, n, len(zonesBefore))
 	}
 
-	// within the grace period the hold may belong to a create still in flight
+	// within the grace period the holds may belong to creates still in flight
 	if _, err := a.Reconciler.Run(ctx, reconcile.ReconcileOptions{Trigger: reconcile.TriggerManual, ShowID: showID}); err != nil {
 		t.Fatal(err)
 	}
-	if v := a.Redis.HGet(ctx, keys[0], seatList[0]).Val(); !strings.Contains(v, orderNo) {
+	if v := a.Redis.HGet(ctx, keys[0], seatList[0]).Val(); !strings.Contains(v, orderOf[seatList[0]]) {
 		t.Errorf("a run within the grace period released the hold: %q", v)
 	}
 
@@ -207,15 +256,19 @@ func TestFault_KilledBetweenHoldAndCommit(t *testing.T) {
 			t.Errorf("seat %s is %q after reconciliation, want free", id, v)
 		}
 	}
-	if got := a.Redis.HGet(ctx, keys[2], userID).Val(); got != "0" {
-		t.Errorf("the buyer's counter is %q after reconciliation, want 0", got)
+	for u := range users {
+		if got := a.Redis.HGet(ctx, keys[2], u).Val(); got != "0" {
+			t.Errorf("buyer %s's counter is %q after reconciliation, want 0", u, got)
+		}
 	}
-	if got := a.Redis.HGet(ctx, keys[1], zone).Val(); got != zoneBefore {
-		t.Errorf("zone %s counts %q free after reconciliation, want %s", zone, got, zoneBefore)
+	for z, before := range zonesBefore {
+		if got := a.Redis.HGet(ctx, keys[1], z).Val(); got != strconv.Itoa(before) {
+			t.Errorf("zone %s counts %q free after reconciliation, want %d", z, got, before)
+		}
 	}
 	a.checkShowClean(showID)
 
-	r := a.do("POST", "/api/v1/shows/"+show+"/orders", other, map[string]any{"seat_ids": seatList}, nil)
+	r := a.do("POST", "/api/v1/shows/"+show+"/orders", other, map[string]any{"seat_ids": seatList[:2]}, nil)
 	if r.status != 201 {
 		t.Fatalf("another buyer after reconciliation: %d %s", r.status, r.body)
 	}
@@ -224,8 +277,8 @@ func TestFault_KilledBetweenHoldAndCommit(t *testing.T) {
 	if t.Failed() {
 		verdict = "FAILED"
 	}
-	t.Logf("converged in %s from the SIGKILL (clock moved %s, past the %s grace; %d runs, %d fixes); invariant check: %s",
-		converged.Round(time.Millisecond), a.Cfg.ReconcileGrace+5*time.Second, a.Cfg.ReconcileGrace, runs, fixed, verdict)
+	t.Logf("%d orders: converged in %s from the SIGKILL (clock moved %s, past the %s grace; %d runs, %d fixes); invariant check: %s",
+		n, converged.Round(time.Millisecond), a.Cfg.ReconcileGrace+5*time.Second, a.Cfg.ReconcileGrace, runs, fixed, verdict)
 }
 
 // checkShowClean fails the test unless the show's seat cache agrees with MySQL
