@@ -1,11 +1,8 @@
 package orders
 
 import (
-	"context"
 	"strconv"
 	"time"
-
-	"seatflow/services"
 )
 
 // LimitCountWindow is how long after a rebuild of a show's per-user counts every new
@@ -22,7 +19,8 @@ const LimitCountWindow = 15 * time.Second
 // time, Redis's clock in ms) the order's hold saw, nowMark the marker read before the
 // commit, redisNow Redis's clock then. It says yes when the counts were rebuilt after
 // the hold, when they were rebuilt less than limitCountWindow ago, and whenever a marker
-// is missing or unreadable (maps written before markers, "0").
+// is missing or unreadable (maps written before markers, "0"). limitRefusals
+// (persist_batch.go) applies it to every order of a batch.
 func NeedsLimitCount(holdMark, nowMark string, redisNow time.Time) bool {
 	if holdMark == "" || holdMark != nowMark {
 		return true
@@ -32,14 +30,4 @@ func NeedsLimitCount(holdMark, nowMark string, redisNow time.Time) bool {
 		return true
 	}
 	return redisNow.Sub(time.UnixMilli(ms)) < LimitCountWindow
-}
-
-// LimitCountNeeded reads the show's marker and Redis's clock (one round trip) and
-// applies needsLimitCount; when Redis cannot answer, the count runs.
-func (o *Orders) LimitCountNeeded(ctx context.Context, order *services.Order) bool {
-	mark, now, err := o.seats.UsersMark(ctx, order.ShowID)
-	if err != nil {
-		return true
-	}
-	return NeedsLimitCount(order.HoldMark, mark, now)
 }
