@@ -45,6 +45,7 @@ type pendingCommit struct {
 	limit  int    // the show's purchase limit
 	key    string // Idempotency-Key, "" for none
 	hash   [32]byte
+	claim  *keyClaim // the key's lock this create holds (nil: none), given back with the batch
 	done   chan error
 }
 
@@ -154,11 +155,12 @@ func (g *groupCommit) gather() []*pendingCommit {
 
 // persistOrder commits order through the group commit (or alone when MaxOrders is 1):
 // the order's insert, its seats, its Idempotency-Key and the commit-time checks of
-// persistBatch; held is the create's count as holding (startHold), ended once the order
-// is queued. The transaction has a context of its own (store.DBTimeout): a batch serves
+// persistBatch; claim is the create's Idempotency-Key lock (nil: none), which the batch
+// gives back once the order committed; held is the create's count as holding
+// (startHold), ended once the order is queued. The transaction has a context of its own (store.DBTimeout): a batch serves
 // many requests. Errors: as persistBatch's per-order outcomes.
-func (o *Orders) persistOrder(order *services.Order, hallID int64, limit int, key string, hash [32]byte, held *holdMark) error {
-	p := &pendingCommit{order: order, hallID: hallID, limit: limit, key: key, hash: hash}
+func (o *Orders) persistOrder(order *services.Order, hallID int64, limit int, key string, hash [32]byte, claim *keyClaim, held *holdMark) error {
+	p := &pendingCommit{order: order, hallID: hallID, limit: limit, key: key, hash: hash, claim: claim}
 	if o.group == nil {
 		p.done = make(chan error, 1)
 		o.persistBatches([]*pendingCommit{p})

@@ -11,6 +11,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	dto "github.com/prometheus/client_model/go"
+	"github.com/redis/go-redis/v9"
 
 	"seatflow/services"
 	"seatflow/services/internal/testenv"
@@ -220,4 +221,99 @@ func insertLiveOrder(e *testenv.TestEnv, user int64, labels ...string) string {
 func deleteOrder(e *testenv.TestEnv, orderNo string) {
 	e.Exec("DELETE os FROM order_seats os JOIN orders o ON o.id = os.order_id WHERE o.order_no = ?", orderNo)
 	e.Exec("DELETE FROM orders WHERE order_no = ?", orderNo)
+}
+
+// roundTrips counts the commands and pipelines a Redis client sends (one per round
+// trip), by first argument.
+type roundTrips struct {
+	mu    sync.Mutex
+	total int
+	by    map[string]int
+}
+
+func (h *roundTrips) add(name string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.total++
+	h.by[name]++
+}
+
+func (h *roundTrips) DialHook(next redis.DialHook) redis.DialHook { return next }
+
+func (h *roundTrips) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+	return func(ctx context.Context, cmd redis.Cmder) error {
+		if n := cmd.Name(); n != "hello" && n != "client" && n != "select" { // a new connection's set-up
+			h.add(n)
+		}
+		return next(ctx, cmd)
+	}
+}
+
+func (h *roundTrips) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return func(ctx context.Context, cmds []redis.Cmder) error {
+		if n := cmds[0].Name(); n != "hello" && n != "client" && n != "select" {
+			h.add("pipeline " + n)
+		}
+		return next(ctx, cmds)
+	}
+}
+
+// TestGroupCommit_RedisRoundTripsPerOrder counts the seat cache's round trips of n
+// creates with Idempotency-Keys that commit in one batch: per order the precheck read,
+// the key's claim, the two rate limits and the hold; per batch the per-user counts'
+// marker and the key locks given back in one pipeline (before group commit, the marker
+// and the give-back cost a round trip per order: 7n). The expiry task (asynq, not in
+// these tests) adds one per order. Every key's lock is free afterwards and its marker
+// kept, also when Redis lost the release script (NOSCRIPT after a flush).
+func TestGroupCommit_RedisRoundTripsPerOrder(t *testing.T) {
+	ctx := context.Background()
+	for _, flushScripts := range []bool{false, true} {
+		t.Run(fmt.Sprintf("scripts flushed %v", flushScripts), func(t *testing.T) {
+			e := testenv.NewTestEnv(t, testenv.Unlimited)
+			o := batching(e)
+			if _, err := e.Create(e.User(0), e.SeatIDs("J10")...); err != nil { // loads the seat map
+				t.Fatal(err)
+			}
+			const n = 8
+			users := e.BulkUsers(n)
+			if flushScripts {
+				// every script is loaded again by its next Run, but the give-back's EVALSHA
+				// inside the pipeline cannot fall back to EVAL
+				heldTogether(t, o, n, func() { e.RDB.ScriptFlush(ctx) })
+			} else {
+				heldTogether(t, o, n, nil)
+			}
+			rt := &roundTrips{by: map[string]int{}}
+			e.RDB.AddHook(rt)
+			var wg sync.WaitGroup
+			errs := make([]error, n)
+			for i, u := range users {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					_, errs[i] = o.Create(ctx, orders.CreateOrderRequest{UserID: u, ShowID: e.Show.ID, SeatIDs: pairOf(e)(i), IdempotencyKey: fmt.Sprintf("k-%d", i)})
+				}()
+			}
+			wg.Wait()
+			for i, err := range errs {
+				if err != nil {
+					t.Fatalf("create %d: %v", i, err)
+				}
+			}
+			t.Logf("%d round trips for %d orders in one batch: %v", rt.total, n, rt.by)
+			if want := 5*n + 2; !flushScripts && rt.total != want {
+				t.Errorf("%d round trips for %d orders, want %d (5 per order, 2 per batch)", rt.total, n, want)
+			}
+			for i, u := range users {
+				names := orders.IdempotencyKeyNames("sf", u, fmt.Sprintf("k-%d", i))
+				if n, err := e.RDB.Exists(ctx, names[0]).Result(); err != nil || n != 0 {
+					t.Errorf("key k-%d: its lock is still taken (%v)", i, err)
+				}
+				if n, err := e.RDB.Exists(ctx, names[1]).Result(); err != nil || n != 1 {
+					t.Errorf("key k-%d: its seen marker is gone (%v)", i, err)
+				}
+			}
+			e.CheckInvariants()
+		})
+	}
 }

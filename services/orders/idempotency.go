@@ -55,6 +55,7 @@ func (l *keyLocks) seenName(userID int64, key string) string {
 type keyClaim struct {
 	locked, first bool
 	token         string
+	given         bool // given back already (by the group commit, with its batch)
 }
 
 // take takes the lock of (userID, key) and marks the key as used, in one script; a
@@ -87,16 +88,49 @@ func (l *keyLocks) giveBack(userID int64, key string, c keyClaim, forget bool) {
 	_ = l.release.Run(ctx, l.rdb, []string{l.name(userID, key), l.seenName(userID, key)}, c.token, drop).Err()
 }
 
+// giveBackCommitted frees, in one pipeline, the locks of the keys of orders that just
+// committed (their markers stay: the keys now name orders) and marks their claims
+// given, so the creates skip their own giveBack. A script Redis no longer has
+// (NOSCRIPT after a flush) is run again on its own; a lost reply only delays the next
+// request with the key until the lock's TTL, as in giveBack.
+func (l *keyLocks) giveBackCommitted(ps []*pendingCommit) {
+	var mine []*pendingCommit
+	for _, p := range ps {
+		if p.claim != nil && p.claim.locked {
+			mine = append(mine, p)
+		}
+	}
+	if len(mine) == 0 {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), store.RedisTimeout)
+	defer cancel()
+	cmds := make([]*redis.Cmd, len(mine))
+	_, _ = l.rdb.Pipelined(ctx, func(pipe redis.Pipeliner) error {
+		for i, p := range mine {
+			cmds[i] = l.release.EvalSha(ctx, pipe, []string{l.name(p.order.UserID, p.key), l.seenName(p.order.UserID, p.key)}, p.claim.token, "0")
+		}
+		return nil
+	})
+	for i, p := range mine {
+		if redis.HasErrorPrefix(cmds[i].Err(), "NOSCRIPT") {
+			l.giveBack(p.order.UserID, p.key, *p.claim, false)
+		}
+		p.claim.given = true
+	}
+}
+
 // errKeyTaken: the Idempotency-Key already names a live order in MySQL.
 var errKeyTaken = errors.New("the idempotency key names an order already")
 
-// withKey runs create under the lock of the user's Idempotency-Key. A request that
+// withKey runs create under the lock of the user's Idempotency-Key (create gets the
+// claim: the group commit gives the lock back with its batch once the order committed). A request that
 // finds the lock taken waits for the first one: it then returns the first order (a
 // replay), IDEMPOTENCY_MISMATCH, or, when the first failed (failures are not
 // remembered), runs create itself. gate (the rate limits; nil when already counted)
 // runs once, at the same time as the first claim, so the two cost one round trip of
 // waiting; when it refuses, the claim is given back and its error returned.
-func (o *Orders) withKey(ctx context.Context, userID int64, key string, hash [32]byte, gate func() error, create func() (*services.Order, error)) (*services.Order, error) {
+func (o *Orders) withKey(ctx context.Context, userID int64, key string, hash [32]byte, gate func() error, create func(c *keyClaim) (*services.Order, error)) (*services.Order, error) {
 	deadline := time.Now().Add(idemLockTTL + time.Second)
 	for {
 		var gateErr error
@@ -120,13 +154,17 @@ func (o *Orders) withKey(ctx context.Context, userID int64, key string, hash [32
 		}
 		if c.locked {
 			forget := false
-			defer func() { o.locks.giveBack(userID, key, c, forget) }()
+			defer func() {
+				if !c.given {
+					o.locks.giveBack(userID, key, c, forget)
+				}
+			}()
 			if !c.first {
 				if prior, err := o.replay(ctx, userID, key, hash); prior != nil || err != nil {
 					return prior, err
 				}
 			}
-			order, err := create()
+			order, err := create(&c)
 			forget = err != nil && c.first
 			return order, err
 		}

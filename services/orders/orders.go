@@ -224,7 +224,7 @@ func (o *Orders) Create(ctx context.Context, req CreateOrderRequest) (*services.
 		if err := allow(); err != nil {
 			return nil, err
 		}
-		return o.hold(ctx, show, hall, req, now)
+		return o.hold(ctx, show, hall, req, now, nil)
 	}
 	if pre.seen {
 		// a replay creates nothing, so it costs no rate-limit token; a key never seen
@@ -239,8 +239,8 @@ func (o *Orders) Create(ctx context.Context, req CreateOrderRequest) (*services.
 		}
 		allow = nil
 	}
-	return o.withKey(ctx, req.UserID, req.IdempotencyKey, req.hash(), allow, func() (*services.Order, error) {
-		order, err := o.hold(ctx, show, hall, req, now)
+	return o.withKey(ctx, req.UserID, req.IdempotencyKey, req.hash(), allow, func(claim *keyClaim) (*services.Order, error) {
+		order, err := o.hold(ctx, show, hall, req, now, claim)
 		if services.ErrorCode(err) == services.CodeSeatTaken && o.seats.AnyHeldBy(ctx, show.ID, req.SeatIDs, req.UserID) {
 			// the seats are this buyer's own: a retry whose key Redis forgot (a flush)
 			// finds its first order in MySQL
@@ -255,8 +255,9 @@ func (o *Orders) Create(ctx context.Context, req CreateOrderRequest) (*services.
 }
 
 // hold runs the pipeline from the purchase limit on: the Lua hold, the MySQL
-// transaction, the expiry task.
-func (o *Orders) hold(ctx context.Context, show *services.Show, hall *services.Hall, req CreateOrderRequest, now time.Time) (*services.Order, error) {
+// transaction, the expiry task. claim is the request's Idempotency-Key lock (nil
+// without a key), given back with the order's batch once it committed.
+func (o *Orders) hold(ctx context.Context, show *services.Show, hall *services.Hall, req CreateOrderRequest, now time.Time, claim *keyClaim) (*services.Order, error) {
 	n := len(req.SeatIDs)
 	if n == 0 {
 		n = req.Quantity
@@ -296,7 +297,7 @@ func (o *Orders) hold(ctx context.Context, show *services.Show, hall *services.H
 			return nil, store.Unavailable("the database", err)
 		}
 	}
-	if err := o.persistOrder(order, show.HallID, show.PurchaseLimit, req.IdempotencyKey, req.hash(), &holding); err != nil {
+	if err := o.persistOrder(order, show.HallID, show.PurchaseLimit, req.IdempotencyKey, req.hash(), claim, &holding); err != nil {
 		o.releaseAfterFailure(order)
 		if c := services.ErrorCode(err); c == services.CodeSeatNotInShow || c == services.CodePriceChanged {
 			o.hallChanged(ctx, show.HallID)
