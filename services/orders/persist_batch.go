@@ -77,7 +77,8 @@ func (o *Orders) persistBatches(batch []*pendingCommit) {
 //     whose seats a hall edit changed (seatsChanged; they are left out of the inserts);
 //  2. insert the other orders and their seats (InsertOrders: two multi-row INSERTs);
 //  3. refuse orders of house seats (houseSeatRefusals) and, around a rebuild of the
-//     per-user counts, orders over the purchase limit (limitRefusals);
+//     per-user counts, orders over the purchase limit (limitRefusals; their buyers'
+//     rows were locked before step 2, lockCountedBuyers);
 //  4. insert their Idempotency-Keys (one multi-row INSERT).
 //
 // Refusals of step 3 come after the inserts: it returns them with errRetryWithout, and
@@ -110,6 +111,10 @@ func (o *Orders) persistBatch(batch []*pendingCommit) (map[*pendingCommit]error,
 		if len(ok) == 0 {
 			return nil
 		}
+		counted, err := o.lockCountedBuyers(ctx, tx, ok)
+		if err != nil {
+			return err
+		}
 		if err := InsertOrders(ctx, tx, list, true, step); err != nil {
 			return err
 		}
@@ -117,7 +122,7 @@ func (o *Orders) persistBatch(batch []*pendingCommit) (map[*pendingCommit]error,
 		if err != nil {
 			return err
 		}
-		over, err := o.limitRefusals(ctx, tx, ok)
+		over, err := limitRefusals(ctx, tx, counted)
 		if err != nil {
 			return err
 		}
@@ -159,13 +164,14 @@ func (o *Orders) idStep(ctx context.Context) (int64, error) {
 	return step, nil
 }
 
-// limitRefusals is the purchase limit's second line (DESIGN.md, order pipeline): for the
-// orders of ps whose show's per-user counts were rebuilt around their hold
-// (NeedsLimitCount; one Redis read per show), it counts the buyer's live seats of the
-// show in MySQL, the batch's own rows included (one query for the batch), and refuses
-// with LIMIT_EXCEEDED the orders of buyers over their show's limit. Errors: the
-// database's.
-func (o *Orders) limitRefusals(ctx context.Context, tx *sqlx.Tx, ps []*pendingCommit) (map[*pendingCommit]error, error) {
+// lockCountedBuyers picks the orders of ps whose show's per-user counts were rebuilt
+// around their hold (NeedsLimitCount; one Redis read per show): their buyers' live
+// seats must be counted in MySQL, the purchase limit's second line (DESIGN.md, order
+// pipeline, 3b). It locks those buyers' user rows (FOR UPDATE, in id order) before the
+// batch inserts anything, so two transactions counting one buyer take turns, and the
+// later one's count (a plain read: the transaction's snapshot starts after the lock)
+// sees the earlier one's committed seats. Errors: the database's.
+func (o *Orders) lockCountedBuyers(ctx context.Context, tx *sqlx.Tx, ps []*pendingCommit) ([]*pendingCommit, error) {
 	type usersMark struct {
 		mark     string
 		redisNow time.Time
@@ -173,6 +179,7 @@ func (o *Orders) limitRefusals(ctx context.Context, tx *sqlx.Tx, ps []*pendingCo
 	}
 	marks := map[int64]usersMark{}
 	var need []*pendingCommit
+	var users []int64
 	for _, p := range ps {
 		m, seen := marks[p.order.ShowID]
 		if !seen {
@@ -181,8 +188,29 @@ func (o *Orders) limitRefusals(ctx context.Context, tx *sqlx.Tx, ps []*pendingCo
 		}
 		if m.err != nil || NeedsLimitCount(p.order.HoldMark, m.mark, m.redisNow) {
 			need = append(need, p)
+			users = append(users, p.order.UserID)
 		}
 	}
+	if len(need) == 0 {
+		return nil, nil
+	}
+	slices.Sort(users)
+	q, args, err := sqlx.In("SELECT id FROM users WHERE id IN (?) ORDER BY id FOR UPDATE", slices.Compact(users))
+	if err != nil {
+		return nil, err
+	}
+	var locked []int64
+	if err := tx.SelectContext(ctx, &locked, tx.Rebind(q), args...); err != nil {
+		return nil, err
+	}
+	return need, nil
+}
+
+// limitRefusals counts, for the orders of need (lockCountedBuyers), the buyer's live
+// seats of the show in MySQL, the batch's own rows included (one query for the batch),
+// and refuses with LIMIT_EXCEEDED the orders of buyers over their show's limit.
+// Errors: the database's.
+func limitRefusals(ctx context.Context, tx *sqlx.Tx, need []*pendingCommit) (map[*pendingCommit]error, error) {
 	if len(need) == 0 {
 		return nil, nil
 	}
