@@ -73,9 +73,10 @@ type Config struct {
 	// CommitWait is how long a batch may wait for creates that are already between their
 	// Redis hold and their commit (0: never waits; a batch takes what queued while the
 	// batches before it committed).
-	CommitWait time.Duration `env:"COMMIT_WAIT" envDefault:"0s"`
-	// CommitInFlight is how many batches commit at once.
-	CommitInFlight int `env:"COMMIT_IN_FLIGHT" envDefault:"4"`
+	CommitWait time.Duration `env:"COMMIT_WAIT" envDefault:"2ms"`
+	// CommitInFlight is how many batches commit at once (2 measured best on two cores:
+	// BENCHMARKS.md).
+	CommitInFlight int `env:"COMMIT_IN_FLIGHT" envDefault:"2"`
 	// ReconcileInterval is how often reconciliation runs (one instance at a time).
 	ReconcileInterval time.Duration `env:"RECONCILE_INTERVAL" envDefault:"1m"`
 	// ReconcileGrace is how old a hold without a live order must be before

@@ -21,7 +21,7 @@ import (
 type GroupCommit struct {
 	MaxOrders int           // orders in one transaction at most (default 64; 1 commits order by order)
 	MaxWait   time.Duration // how long a batch waits for creates already holding (default 0: none)
-	InFlight  int           // batches committing at once (default 4)
+	InFlight  int           // batches committing at once (default 2)
 }
 
 func (g GroupCommit) withDefaults() GroupCommit {
@@ -29,7 +29,7 @@ func (g GroupCommit) withDefaults() GroupCommit {
 		g.MaxOrders = 64
 	}
 	if g.InFlight <= 0 {
-		g.InFlight = 4
+		g.InFlight = 2
 	}
 	if g.MaxWait < 0 {
 		g.MaxWait = 0
