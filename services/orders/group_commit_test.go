@@ -381,3 +381,64 @@ func TestGroupCommit_PurchaseLimitAcrossBatchesAfterARebuild(t *testing.T) {
 	// the seat cache's count of the buyer stays short of the first order's seats (the
 	// rebuild could not see them) until reconciliation repairs it (user_count, invariant 3)
 }
+
+// TestGroupCommit_PurchaseLimitWithinABatch: as TestGroupCommit_PurchaseLimitAcrossBatchesAfterARebuild,
+// but the buyer's two orders (2 and 3 seats, 5 together) reach the same batch: the one
+// queued first fits and commits, only the other is refused with LIMIT_EXCEEDED.
+func TestGroupCommit_PurchaseLimitWithinABatch(t *testing.T) {
+	e := testenv.NewTestEnv(t, testenv.Unlimited)
+	e.QuietLogs()
+	ctx := context.Background()
+	o := batching(e)
+	if _, err := e.Create(e.User(0), e.SeatIDs("J10")...); err != nil { // loads the seat map
+		t.Fatal(err)
+	}
+	u := e.User(1)
+	firstHeld, bothHeld := make(chan struct{}), make(chan struct{})
+	var helds atomic.Int32
+	o.SetFailHook(func(stage string) error {
+		if stage != "held" {
+			return nil
+		}
+		switch helds.Add(1) {
+		case 1:
+			// the counts are lost; the next hold reloads them from MySQL, without this order
+			e.RDB.Del(ctx, e.Seats.Keys(e.Show.ID)[2])
+			close(firstHeld)
+		case 2:
+			close(bothHeld)
+		}
+		select { // both submit together: one batch
+		case <-bothHeld:
+		case <-time.After(10 * time.Second):
+		}
+		return nil
+	})
+	defer o.SetFailHook(nil)
+	var wg sync.WaitGroup
+	var errs [2]error
+	wg.Add(2)
+	go func() { defer wg.Done(); _, errs[0] = e.Create(u, e.SeatIDs("C1", "C2")...) }()
+	go func() {
+		defer wg.Done()
+		<-firstHeld
+		_, errs[1] = e.Create(u, e.SeatIDs("D1", "D2", "D3")...)
+	}()
+	wg.Wait()
+	t.Logf("first order: %v; second order: %v", errs[0], errs[1])
+	refused := 0
+	for _, err := range errs {
+		if err != nil {
+			refused++
+			if services.ErrorCode(err) != services.CodeLimitExceeded {
+				t.Errorf("refused with %v, want LIMIT_EXCEEDED", err)
+			}
+		}
+	}
+	if refused != 1 {
+		t.Errorf("%d of the buyer's two orders refused, want 1 (the one queued first fits)", refused)
+	}
+	if count, _ := batches(t, o); count != 2 {
+		t.Errorf("%d transactions committed, want 2 (the first order, then the batch without the refused one)", count)
+	}
+}

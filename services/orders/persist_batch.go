@@ -207,8 +207,9 @@ func (o *Orders) lockCountedBuyers(ctx context.Context, tx *sqlx.Tx, ps []*pendi
 }
 
 // limitRefusals counts, for the orders of need (lockCountedBuyers), the buyer's live
-// seats of the show in MySQL, the batch's own rows included (one query for the batch),
-// and refuses with LIMIT_EXCEEDED the orders of buyers over their show's limit.
+// seats of the show in MySQL (one query for the batch) and refuses with LIMIT_EXCEEDED
+// each order that would take its buyer over the show's limit; a buyer's orders in the
+// batch are admitted in queue order, so the first that fits commits.
 // Errors: the database's.
 func limitRefusals(ctx context.Context, tx *sqlx.Tx, need []*pendingCommit) (map[*pendingCommit]error, error) {
 	if len(need) == 0 {
@@ -228,11 +229,19 @@ func limitRefusals(ctx context.Context, tx *sqlx.Tx, need []*pendingCommit) (map
 	for _, r := range rows {
 		live[[2]int64{r.ShowID, r.UserID}] = r.Live
 	}
+	// the count holds the batch's own rows: take them out, then admit the batch's orders
+	// of each buyer in queue order while they fit, as if they had committed one by one
+	for _, p := range need {
+		live[[2]int64{p.order.ShowID, p.order.UserID}] -= len(p.order.Seats)
+	}
 	out := map[*pendingCommit]error{}
 	for _, p := range need {
-		if n := live[[2]int64{p.order.ShowID, p.order.UserID}]; n > p.limit {
-			out[p] = services.Errorf(services.CodeLimitExceeded, "at most %d seats per person for this show; you have %d already", p.limit, n-len(p.order.Seats))
+		k := [2]int64{p.order.ShowID, p.order.UserID}
+		if have := live[k]; have+len(p.order.Seats) > p.limit {
+			out[p] = services.Errorf(services.CodeLimitExceeded, "at most %d seats per person for this show; you have %d already", p.limit, have)
+			continue
 		}
+		live[k] += len(p.order.Seats)
 	}
 	return out, nil
 }
