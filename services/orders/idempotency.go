@@ -50,6 +50,11 @@ func (l *keyLocks) seenName(userID int64, key string) string {
 	return l.prefix + ":idem-seen:" + l.tag(userID, key)
 }
 
+// epochName is the key holding when Redis began keeping the "seen" markers (UTC
+// seconds, set by the first keyed request that finds it missing): until
+// IdempotencyTTL after it, a key without a marker may still name an order in MySQL.
+func (l *keyLocks) epochName() string { return l.prefix + ":idem-epoch" }
+
 // keyClaim is the outcome of claiming a key: locked when this request holds the lock,
 // first when the key had not been used before.
 type keyClaim struct {

@@ -211,6 +211,9 @@ func (o *Orders) Create(ctx context.Context, req CreateOrderRequest) (*services.
 		return nil, err
 	}
 	if pre.refusal != nil {
+		if pre.unsure {
+			return o.refusedUnlessReplay(ctx, req, pre.refusal)
+		}
 		return nil, pre.refusal
 	}
 	allow := func() error {
@@ -241,17 +244,35 @@ func (o *Orders) Create(ctx context.Context, req CreateOrderRequest) (*services.
 	}
 	return o.withKey(ctx, req.UserID, req.IdempotencyKey, req.hash(), allow, func(claim *keyClaim) (*services.Order, error) {
 		order, err := o.hold(ctx, show, hall, req, now, claim)
-		if services.ErrorCode(err) == services.CodeSeatTaken && o.seats.AnyHeldBy(ctx, show.ID, req.SeatIDs, req.UserID) {
-			// the seats are this buyer's own: a retry whose key Redis forgot (a flush)
-			// finds its first order in MySQL
-			if prior, rerr := o.replay(ctx, req.UserID, req.IdempotencyKey, req.hash()); prior != nil {
-				return prior, nil
-			} else if rerr != nil {
-				return nil, rerr
-			}
+		if err != nil && (pre.unsure || services.ErrorCode(err) == services.CodeSeatTaken && o.seats.AnyHeldBy(ctx, show.ID, req.SeatIDs, req.UserID)) {
+			// a retry whose key Redis forgot (a flush): its first order, in MySQL,
+			// outranks the refusal (the seats are this buyer's own, the limit counts them)
+			return o.refusedUnlessReplay(ctx, req, err)
 		}
 		return order, err
 	})
+}
+
+// refusedUnlessReplay returns the first order of req's Idempotency-Key (or
+// IDEMPOTENCY_MISMATCH) when MySQL has one, else refusal: a refusal (SEAT_TAKEN,
+// SOLD_OUT, LIMIT_EXCEEDED, NO_ADJACENT_SEATS) of a keyed request that Redis could not
+// tell from a replay (API.md: a replay returns the first answer for 24 h, and
+// IDEMPOTENCY_MISMATCH outranks those refusals). Other errors, and a lookup that fails,
+// return refusal as it is.
+func (o *Orders) refusedUnlessReplay(ctx context.Context, req CreateOrderRequest, refusal error) (*services.Order, error) {
+	switch services.ErrorCode(refusal) {
+	case services.CodeSeatTaken, services.CodeSoldOut, services.CodeLimitExceeded, services.CodeNoAdjacentSeats:
+	default:
+		return nil, refusal
+	}
+	prior, err := o.replay(ctx, req.UserID, req.IdempotencyKey, req.hash())
+	switch {
+	case prior != nil:
+		return prior, nil
+	case services.ErrorCode(err) == services.CodeIdempotencyMismatch:
+		return nil, err
+	}
+	return nil, refusal
 }
 
 // hold runs the pipeline from the purchase limit on: the Lua hold, the MySQL

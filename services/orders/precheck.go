@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"strconv"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 
@@ -17,6 +18,10 @@ import (
 type precheck struct {
 	seen    bool  // the key's "seen" marker exists: the request may be a replay
 	refusal error // SEAT_TAKEN or SOLD_OUT, as the hold script would answer; nil: go on
+	// unsure: the request has a key without a marker, and Redis may not have a marker of
+	// every key in use (its markers began less than IdempotencyTTL ago: a flush, a new
+	// Redis), so a refusal must first ask MySQL whether the key names an order
+	unsure bool
 }
 
 // precheck reads, in one round trip (a pipeline; the keys live in two hash slots), the
@@ -33,11 +38,13 @@ func (o *Orders) precheck(ctx context.Context, show *services.Show, hall *servic
 	defer cancel()
 	keys := o.seats.Keys(show.ID)
 	var seen *redis.IntCmd
+	var epoch *redis.StringCmd
 	var seatList *redis.SliceCmd
 	var zone *redis.StringCmd
 	_, err := o.seats.Redis().Pipelined(ctx, func(p redis.Pipeliner) error {
 		if req.IdempotencyKey != "" {
 			seen = p.Exists(ctx, o.locks.seenName(req.UserID, req.IdempotencyKey))
+			epoch = p.Get(ctx, o.locks.epochName())
 		}
 		if len(req.SeatIDs) > 0 {
 			fields := make([]string, len(req.SeatIDs))
@@ -56,6 +63,7 @@ func (o *Orders) precheck(ctx context.Context, show *services.Show, hall *servic
 	var out precheck
 	if seen != nil {
 		out.seen = seen.Val() > 0
+		out.unsure = !out.seen && o.markersYoung(ctx, epoch)
 	}
 	n := len(req.SeatIDs)
 	if n == 0 {
@@ -87,4 +95,18 @@ func (o *Orders) precheck(ctx context.Context, show *services.Show, hall *servic
 		out.refusal = services.Errorf(services.CodeSoldOut, "zone %s has %d seats left", req.Zone, free)
 	}
 	return out, nil
+}
+
+// markersYoung reports whether Redis's Idempotency-Key markers began less than
+// IdempotencyTTL ago by the application's clock (epoch is the read of
+// keyLocks.epochName, in UTC seconds): keys used before then may have no marker. A
+// missing epoch (a flushed or new Redis) is set to now, and markers are young.
+func (o *Orders) markersYoung(ctx context.Context, epoch *redis.StringCmd) bool {
+	now := o.clock.Now()
+	since, err := epoch.Int64()
+	if errors.Is(err, redis.Nil) {
+		_ = o.seats.Redis().SetNX(ctx, o.locks.epochName(), now.Unix(), 0).Err()
+		return true
+	}
+	return err != nil || now.Sub(time.Unix(since, 0)) < IdempotencyTTL
 }

@@ -1,0 +1,61 @@
+package orders_test
+
+import (
+	"context"
+	"testing"
+
+	"seatflow/services"
+	"seatflow/services/internal/testenv"
+	"seatflow/services/orders"
+)
+
+// TestIdempotencyKey_ReplayOutranksRefusalsAfterAFlush: once Redis lost its data (the
+// keys' markers with it), a replay of a keyed create must still return its first order,
+// and a reuse of the key with another body IDEMPOTENCY_MISMATCH, although the seat cache
+// rebuilt from MySQL now refuses the request (its seats are sold to this very order, the
+// zone has too few left, the buyer's limit counts the order's seats). API.md: a replay
+// returns the first answer for 24 h; IDEMPOTENCY_MISMATCH outranks SEAT_TAKEN, SOLD_OUT
+// and LIMIT_EXCEEDED.
+func TestIdempotencyKey_ReplayOutranksRefusalsAfterAFlush(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name  string
+		first func(e *testenv.TestEnv, u int64) orders.CreateOrderRequest
+		other func(e *testenv.TestEnv, u int64) orders.CreateOrderRequest // same key, another body
+	}{
+		{"chosen seats (SEAT_TAKEN by its own order)", func(e *testenv.TestEnv, u int64) orders.CreateOrderRequest {
+			return orders.CreateOrderRequest{UserID: u, ShowID: e.Show.ID, SeatIDs: e.SeatIDs("E5", "E6"), IdempotencyKey: "k"}
+		}, func(e *testenv.TestEnv, u int64) orders.CreateOrderRequest {
+			return orders.CreateOrderRequest{UserID: u, ShowID: e.Show.ID, SeatIDs: e.SeatIDs("E5"), IdempotencyKey: "k"}
+		}},
+		{"best available over the limit (LIMIT_EXCEEDED counting its own order)", func(e *testenv.TestEnv, u int64) orders.CreateOrderRequest {
+			return orders.CreateOrderRequest{UserID: u, ShowID: e.Show.ID, Zone: "premium", Quantity: 3, IdempotencyKey: "k"}
+		}, func(e *testenv.TestEnv, u int64) orders.CreateOrderRequest {
+			return orders.CreateOrderRequest{UserID: u, ShowID: e.Show.ID, Zone: "premium", Quantity: 2, IdempotencyKey: "k"}
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := testenv.NewTestEnv(t, testenv.Unlimited)
+			e.QuietLogs()
+			u := e.User(1)
+			first, err := e.Orders.Create(ctx, tc.first(e, u))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := e.RDB.FlushDB(ctx).Err(); err != nil {
+				t.Fatal(err)
+			}
+			again, err := e.Orders.Create(ctx, tc.first(e, u))
+			if err != nil || again.OrderNo != first.OrderNo {
+				t.Fatalf("the replay after a flush: %+v %v, want order %s", again, err, first.OrderNo)
+			}
+			if _, err := e.Orders.Create(ctx, tc.other(e, u)); services.ErrorCode(err) != services.CodeIdempotencyMismatch {
+				t.Errorf("the key with another body after a flush: %v, want IDEMPOTENCY_MISMATCH", err)
+			}
+			if n := e.CountOrders(); n != 1 {
+				t.Errorf("%d orders, want the first only", n)
+			}
+			e.CheckInvariants()
+		})
+	}
+}
