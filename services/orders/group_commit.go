@@ -73,7 +73,7 @@ func newGroupCommit(cfg GroupCommit, commit func([]*pendingCommit)) *groupCommit
 // order's truth, and a caller that left early would release holds of a committed order.
 // held is the create's count as holding: it ends once p is queued, under the lock, so
 // a gathering leader that sees no create holding sees every one of them queued.
-func (g *groupCommit) submit(p *pendingCommit, held *holdMark) error {
+func (g *groupCommit) submit(p *pendingCommit, held *holdCount) error {
 	p.done = make(chan error, 1)
 	g.mu.Lock()
 	g.queue = append(g.queue, p)
@@ -159,7 +159,7 @@ func (g *groupCommit) gather() []*pendingCommit {
 // gives back once the order committed; held is the create's count as holding
 // (startHold), ended once the order is queued. The transaction has a context of its own (store.DBTimeout): a batch serves
 // many requests. Errors: as persistBatch's per-order outcomes.
-func (o *Orders) persistOrder(order *services.Order, hallID int64, limit int, key string, hash [32]byte, claim *keyClaim, held *holdMark) error {
+func (o *Orders) persistOrder(order *services.Order, hallID int64, limit int, key string, hash [32]byte, claim *keyClaim, held *holdCount) error {
 	p := &pendingCommit{order: order, hallID: hallID, limit: limit, key: key, hash: hash, claim: claim}
 	if o.group == nil {
 		p.done = make(chan error, 1)
@@ -169,24 +169,24 @@ func (o *Orders) persistOrder(order *services.Order, hallID int64, limit int, ke
 	return o.group.submit(p, held)
 }
 
-// holdMark counts one create as between the start of its hold and its submit while it
+// holdCount counts one create as between the start of its hold and its submit while it
 // is not stopped (a batch gathering may wait for it; GroupCommit.MaxWait).
-type holdMark struct {
+type holdCount struct {
 	g       *groupCommit
 	stopped bool
 }
 
 // startHold counts a create as holding; nil-safe (no group commit: nothing to count).
-func (g *groupCommit) startHold() holdMark {
+func (g *groupCommit) startHold() holdCount {
 	if g == nil {
-		return holdMark{stopped: true}
+		return holdCount{stopped: true}
 	}
 	g.holding.Add(1)
-	return holdMark{g: g}
+	return holdCount{g: g}
 }
 
 // stop ends the count (once; later calls do nothing).
-func (h *holdMark) stop() {
+func (h *holdCount) stop() {
 	if !h.stopped {
 		h.stopped = true
 		h.g.holding.Add(-1)

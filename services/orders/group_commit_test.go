@@ -355,16 +355,7 @@ func TestGroupCommit_PurchaseLimitAcrossBatchesAfterARebuild(t *testing.T) {
 		return nil
 	})
 	defer e.Orders.SetFailHook(nil)
-	var wg sync.WaitGroup
-	var errs [2]error
-	wg.Add(2)
-	go func() { defer wg.Done(); _, errs[0] = e.Create(u, e.SeatIDs("C1", "C2")...) }()
-	go func() {
-		defer wg.Done()
-		<-firstHeld
-		_, errs[1] = e.Create(u, e.SeatIDs("D1", "D2", "D3")...)
-	}()
-	wg.Wait()
+	errs := twoOrdersOfOneBuyer(e, u, firstHeld)
 	t.Logf("first order: %v; second order: %v", errs[0], errs[1])
 	if (errs[0] == nil) == (errs[1] == nil) {
 		t.Errorf("orders of 2 and 3 seats of one buyer: %v and %v, want one of them LIMIT_EXCEEDED", errs[0], errs[1])
@@ -415,16 +406,7 @@ func TestGroupCommit_PurchaseLimitWithinABatch(t *testing.T) {
 		return nil
 	})
 	defer o.SetFailHook(nil)
-	var wg sync.WaitGroup
-	var errs [2]error
-	wg.Add(2)
-	go func() { defer wg.Done(); _, errs[0] = e.Create(u, e.SeatIDs("C1", "C2")...) }()
-	go func() {
-		defer wg.Done()
-		<-firstHeld
-		_, errs[1] = e.Create(u, e.SeatIDs("D1", "D2", "D3")...)
-	}()
-	wg.Wait()
+	errs := twoOrdersOfOneBuyer(e, u, firstHeld)
 	t.Logf("first order: %v; second order: %v", errs[0], errs[1])
 	refused := 0
 	for _, err := range errs {
@@ -441,4 +423,21 @@ func TestGroupCommit_PurchaseLimitWithinABatch(t *testing.T) {
 	if count, _ := batches(t, o); count != 2 {
 		t.Errorf("%d transactions committed, want 2 (the first order, then the batch without the refused one)", count)
 	}
+}
+
+// twoOrdersOfOneBuyer creates buyer u's orders of C1, C2 and of D1, D2, D3 (5 seats
+// together, over the limit of 4), the second once firstHeld is closed (by the fail hook,
+// after the first order's hold), and returns their errors.
+func twoOrdersOfOneBuyer(e *testenv.TestEnv, u int64, firstHeld chan struct{}) [2]error {
+	var wg sync.WaitGroup
+	var errs [2]error
+	wg.Add(2)
+	go func() { defer wg.Done(); _, errs[0] = e.Create(u, e.SeatIDs("C1", "C2")...) }()
+	go func() {
+		defer wg.Done()
+		<-firstHeld
+		_, errs[1] = e.Create(u, e.SeatIDs("D1", "D2", "D3")...)
+	}()
+	wg.Wait()
+	return errs
 }

@@ -51,7 +51,7 @@ func (l *keyLocks) seenName(userID int64, key string) string {
 }
 
 // epochName is the key holding when Redis began keeping the "seen" markers (UTC
-// seconds, set by the first keyed request that finds it missing): until
+// seconds, set by the first keyed request that finds it missing, markersYoung): until
 // IdempotencyTTL after it, a key without a marker may still name an order in MySQL.
 func (l *keyLocks) epochName() string { return l.prefix + ":idem-epoch" }
 

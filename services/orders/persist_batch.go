@@ -42,7 +42,9 @@ func (o *Orders) persistBatches(batch []*pendingCommit) {
 		live = rest
 		switch {
 		case err == nil:
-			o.metrics.CommitBatchSize.Observe(float64(len(live)))
+			if len(live) > 0 { // all refused before their insert: nothing committed
+				o.metrics.CommitBatchSize.Observe(float64(len(live)))
+			}
 			o.locks.giveBackCommitted(live)
 			for _, p := range live {
 				p.done <- nil

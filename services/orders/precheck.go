@@ -2,6 +2,7 @@ package orders
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"strconv"
 	"time"
@@ -100,13 +101,22 @@ func (o *Orders) precheck(ctx context.Context, show *services.Show, hall *servic
 // markersYoung reports whether Redis's Idempotency-Key markers began less than
 // IdempotencyTTL ago by the application's clock (epoch is the read of
 // keyLocks.epochName, in UTC seconds): keys used before then may have no marker. A
-// missing epoch (a flushed or new Redis) is set to now, and markers are young.
+// missing epoch (a flushed or new Redis) is set once: to now when MySQL holds a key
+// used in the last IdempotencyTTL (markers are young), else to IdempotencyTTL ago (no
+// key that counts can lack its marker: a new install, or a flush after a quiet day,
+// costs no lookups). An epoch that cannot be read counts as young.
 func (o *Orders) markersYoung(ctx context.Context, epoch *redis.StringCmd) bool {
 	now := o.clock.Now()
 	since, err := epoch.Int64()
-	if errors.Is(err, redis.Nil) {
-		_ = o.seats.Redis().SetNX(ctx, o.locks.epochName(), now.Unix(), 0).Err()
-		return true
+	if !errors.Is(err, redis.Nil) {
+		return err != nil || now.Sub(time.Unix(since, 0)) < IdempotencyTTL
 	}
-	return err != nil || now.Sub(time.Unix(since, 0)) < IdempotencyTTL
+	start := now
+	var last sql.NullTime
+	if err := o.db.GetContext(ctx, &last, "SELECT MAX(created_at) FROM idempotency_keys"); err == nil &&
+		(!last.Valid || now.Sub(last.Time) >= IdempotencyTTL) {
+		start = now.Add(-IdempotencyTTL)
+	}
+	_ = o.seats.Redis().SetNX(ctx, o.locks.epochName(), start.Unix(), 0).Err()
+	return now.Sub(start) < IdempotencyTTL
 }

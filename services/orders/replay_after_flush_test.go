@@ -3,6 +3,7 @@ package orders_test
 import (
 	"context"
 	"testing"
+	"time"
 
 	"seatflow/services"
 	"seatflow/services/internal/testenv"
@@ -56,6 +57,48 @@ func TestIdempotencyKey_ReplayOutranksRefusalsAfterAFlush(t *testing.T) {
 				t.Errorf("%d orders, want the first only", n)
 			}
 			e.CheckInvariants()
+		})
+	}
+}
+
+// TestIdempotencyKey_MarkersEpochAfterAFlush: the first keyed request after Redis lost
+// its data sets the epoch of the key markers: now when MySQL holds a key used in the
+// last 24 h (refusals then ask MySQL for 24 h), 24 h ago when it holds none (a new
+// install, or a flush after a quiet day: refusals cost no lookups). Times are the
+// application's clock.
+func TestIdempotencyKey_MarkersEpochAfterAFlush(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name    string
+		lastKey time.Duration // age of the newest key in MySQL; 0: none
+		young   bool
+	}{
+		{"no key in MySQL", 0, false},
+		{"newest key 25 h old", 25 * time.Hour, false},
+		{"newest key an hour old", time.Hour, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := testenv.NewTestEnv(t, testenv.Unlimited)
+			if tc.lastKey > 0 {
+				o, err := e.Orders.Create(ctx, orders.CreateOrderRequest{UserID: e.User(2), ShowID: e.Show.ID, SeatIDs: e.SeatIDs("A1"), IdempotencyKey: "old"})
+				if err != nil {
+					t.Fatal(err)
+				}
+				e.Exec("UPDATE idempotency_keys SET created_at = ? WHERE order_id = ?", e.Clock.Now().Add(-tc.lastKey), o.ID)
+			}
+			if err := e.RDB.FlushDB(ctx).Err(); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := e.Orders.Create(ctx, orders.CreateOrderRequest{UserID: e.User(1), ShowID: e.Show.ID, SeatIDs: e.SeatIDs("B1"), IdempotencyKey: "new"}); err != nil {
+				t.Fatal(err)
+			}
+			want := e.Clock.Now().Add(-orders.IdempotencyTTL)
+			if tc.young {
+				want = e.Clock.Now()
+			}
+			if got, err := e.RDB.Get(ctx, "sf:idem-epoch").Int64(); err != nil || got != want.Unix() {
+				t.Errorf("epoch %d (%v), want %d (%s)", got, err, want.Unix(), want)
+			}
 		})
 	}
 }
