@@ -14,7 +14,7 @@ func IdempotencyKeyNames(prefix string, userID int64, key string) [2]string {
 // SetIDStep fixes the ids step of the group commit's multi-row INSERT (0: read the ids
 // back by order number), as AutoIncrementStep would have read it from the server.
 func (o *Orders) SetIDStep(step int64) {
-	o.idStepOnce.Lock()
-	defer o.idStepOnce.Unlock()
+	o.idStepMu.Lock()
+	defer o.idStepMu.Unlock()
 	o.idStepVal, o.idStepKnown = step, true
 }

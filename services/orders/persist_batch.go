@@ -153,8 +153,8 @@ func (o *Orders) persistBatch(batch []*pendingCommit) (map[*pendingCommit]error,
 
 // idStep returns InsertOrders' idStep for this database, read once (AutoIncrementStep).
 func (o *Orders) idStep(ctx context.Context) (int64, error) {
-	o.idStepOnce.Lock()
-	defer o.idStepOnce.Unlock()
+	o.idStepMu.Lock()
+	defer o.idStepMu.Unlock()
 	if o.idStepKnown {
 		return o.idStepVal, nil
 	}
