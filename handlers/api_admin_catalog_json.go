@@ -67,13 +67,16 @@ type showBody struct {
 	SaleClosesAt  json.RawMessage `json:"sale_closes_at"`
 	Prices        json.RawMessage `json:"prices"`
 	PurchaseLimit json.RawMessage `json:"purchase_limit"`
+	WaitingRoom   json.RawMessage `json:"waiting_room"`
+	AdmitPerMin   json.RawMessage `json:"admit_per_minute"`
 }
 
-const showShape = `{"movie_id":"1","hall_id":"2","starts_at":"2030-01-01T19:30:00+08:00","sale_opens_at":"...","sale_closes_at":"...","prices":[{"zone":"standard","price_minor":4500}],"purchase_limit":4}`
+const showShape = `{"movie_id":"1","hall_id":"2","starts_at":"2030-01-01T19:30:00+08:00","sale_opens_at":"...","sale_closes_at":"...","prices":[{"zone":"standard","price_minor":4500}],"purchase_limit":4,"waiting_room":false,"admit_per_minute":600}`
 
 // parseNewShow reads a create-show body: ids as strings of digits (numbers accepted),
 // times RFC 3339 with any offset, prices a list of {"zone","price_minor"}, an optional
-// purchase_limit. Errors: INVALID_REQUEST.
+// purchase_limit, an optional waiting_room (true for a show of high expected demand) and
+// admit_per_minute. Errors: INVALID_REQUEST.
 func parseNewShow(body []byte) (catalog.NewShow, error) {
 	var in showBody
 	var out catalog.NewShow
@@ -110,11 +113,22 @@ func parseNewShow(body []byte) (catalog.NewShow, error) {
 			return out, err
 		}
 	}
+	if isSet(in.WaitingRoom) {
+		if out.WaitingRoom, err = jsonBool(in.WaitingRoom, "waiting_room"); err != nil {
+			return out, err
+		}
+	}
+	if isSet(in.AdmitPerMin) {
+		if out.AdmitPerMinute, err = jsonPace(in.AdmitPerMin); err != nil {
+			return out, err
+		}
+	}
 	return out, nil
 }
 
 // parseShowChange reads a PATCH body: any of sale_opens_at, sale_closes_at,
-// purchase_limit, prices (null or absent leaves a field as it is). Errors: INVALID_REQUEST.
+// purchase_limit, prices, waiting_room, admit_per_minute (null or absent leaves a field
+// as it is). Errors: INVALID_REQUEST.
 func parseShowChange(body []byte) (catalog.ShowChange, error) {
 	var in showBody
 	var out catalog.ShowChange
@@ -151,7 +165,40 @@ func parseShowChange(body []byte) (catalog.ShowChange, error) {
 		}
 		out.Prices = p
 	}
+	if isSet(in.WaitingRoom) {
+		on, err := jsonBool(in.WaitingRoom, "waiting_room")
+		if err != nil {
+			return out, err
+		}
+		out.WaitingRoom = &on
+	}
+	if isSet(in.AdmitPerMin) {
+		n, err := jsonPace(in.AdmitPerMin)
+		if err != nil {
+			return out, err
+		}
+		out.AdmitPerMinute = &n
+	}
 	return out, nil
+}
+
+// jsonBool reads true or false (not a string, not a number).
+func jsonBool(r json.RawMessage, name string) (bool, error) {
+	var b bool
+	if json.Unmarshal(r, &b) != nil {
+		return false, invalid("%s must be true or false", name)
+	}
+	return b, nil
+}
+
+// jsonPace reads a waiting room's pace, a whole number of buyers a minute from 1 to
+// MaxAdmitPerMinute.
+func jsonPace(r json.RawMessage) (int, error) {
+	n, err := jsonInt(r)
+	if err != nil || n < 1 || n > catalog.MaxAdmitPerMinute {
+		return 0, invalid("admit_per_minute must be a whole number from 1 to %d", catalog.MaxAdmitPerMinute)
+	}
+	return int(n), nil
 }
 
 // jsonTime reads an RFC 3339 time string with any offset, returned in UTC.

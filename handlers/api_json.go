@@ -42,6 +42,10 @@ type showJSON struct {
 	Zones         []zoneJSON `json:"zones,omitempty"`
 	PurchaseLimit int        `json:"purchase_limit,omitempty"`
 	HoldMinutes   int        `json:"hold_minutes,omitempty"`
+	// WaitingRoom: only buyers the show's waiting room admitted may create orders
+	// (API.md "Waiting room"); AdmitPerMinute is its pace, in the detail of such a show.
+	WaitingRoom    bool `json:"waiting_room"`
+	AdmitPerMinute int  `json:"admit_per_minute,omitempty"`
 }
 
 type seatJSON struct {
@@ -96,6 +100,10 @@ func showOut(s *services.Show, detail bool, holdFor time.Duration) showJSON {
 		SaleClosesAt: rfc(s.SaleClosesAt),
 		Status:       s.Status,
 		SeatsLeft:    s.SeatsLeft,
+		WaitingRoom:  s.WaitingRoom,
+	}
+	if detail && s.WaitingRoom {
+		out.AdmitPerMinute = s.AdmitPerMinute
 	}
 	if detail {
 		out.Zones = make([]zoneJSON, len(s.Zones))

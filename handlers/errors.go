@@ -17,6 +17,7 @@ var statusOf = map[string]int{
 	services.CodeInvalidRequest:      fiber.StatusBadRequest,
 	services.CodeUnauthenticated:     fiber.StatusUnauthorized,
 	services.CodeForbidden:           fiber.StatusForbidden,
+	services.CodeNotAdmitted:         fiber.StatusForbidden,
 	services.CodeNotFound:            fiber.StatusNotFound,
 	services.CodeSeatTaken:           fiber.StatusConflict,
 	services.CodeNoAdjacentSeats:     fiber.StatusConflict,

@@ -32,6 +32,7 @@ var serviceMessageID = map[string]string{
 	services.CodeInvalidRequest:      "svc.invalid_request",
 	services.CodeUnauthenticated:     "svc.unauthenticated",
 	services.CodeForbidden:           "svc.forbidden",
+	services.CodeNotAdmitted:         "svc.not_admitted",
 	services.CodeNotFound:            "svc.not_found",
 	services.CodeSeatTaken:           "svc.seat_taken",
 	services.CodeNoAdjacentSeats:     "svc.no_adjacent_seats",

@@ -83,3 +83,9 @@ var IdemClaim string
 //
 //go:embed idem_release.lua
 var IdemRelease string
+
+// WaitingRoom is one show's waiting room: join, read, admit at the pace, close, set the
+// pace, read the room's figures. It writes no seat state. See waiting_room.lua.
+//
+//go:embed waiting_room.lua
+var WaitingRoom string

@@ -25,6 +25,7 @@ const (
 	CodeRateLimited         = "RATE_LIMITED"
 	CodeUnavailable         = "UNAVAILABLE"
 	CodeConflict            = "CONFLICT"
+	CodeNotAdmitted         = "NOT_ADMITTED" // 403: the show's waiting room has not admitted the buyer
 	// CodeInternal is a fault on the server's side that trying again will not fix (a
 	// statement MySQL refuses, a row that does not scan): 500, and logged.
 	CodeInternal = "INTERNAL"

@@ -25,6 +25,14 @@ type Metrics struct {
 	ReconcileDuration  prometheus.Histogram   // seconds per run
 	ReconcileLeaseLost prometheus.Counter
 	SeatSyncs          *prometheus.CounterVec // label result: queued, done, failed, lost
+
+	// The waiting rooms (API.md "Waiting room"). RoomWaiting is read from Redis by
+	// every instance's room ticker: each reports the same value, take the max.
+	RoomWaiting       *prometheus.GaugeVec   // label show_id: buyers waiting (the rooms that are on)
+	RoomAdmitted      prometheus.Counter     // buyers admitted (by this instance's admissions)
+	RoomAbandoned     prometheus.Counter     // waiting places expired at the front, unread for 120 s
+	RoomTokenRefusals *prometheus.CounterVec // label reason: missing, invalid, expired, other (user or show)
+	RoomWait          prometheus.Histogram   // seconds from joining (or the opening) to admission
 }
 
 // NewMetrics builds the collectors (not yet registered).
@@ -67,6 +75,18 @@ func NewMetrics() *Metrics {
 		CommitBatchRetries: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "seatflow_order_commit_batch_retries_total", Help: "Group-commit transactions run again: refused (without the orders a commit-time check refused), conflict (order by order after a unique-key conflict).",
 		}, []string{"cause"}),
+		RoomWaiting: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "seatflow_waiting_room_waiting", Help: "Buyers waiting in a show's waiting room (every instance reports the same value).",
+		}, []string{"show_id"}),
+		RoomAdmitted:  c("waiting_room_admitted_total", "Buyers a waiting room admitted."),
+		RoomAbandoned: c("waiting_room_abandoned_total", "Waiting places that expired at the front of the queue, unread for 120 s."),
+		RoomTokenRefusals: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "seatflow_waiting_room_token_refusals_total", Help: "Order creations refused 403 NOT_ADMITTED, by reason.",
+		}, []string{"reason"}),
+		RoomWait: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name: "seatflow_waiting_room_wait_seconds", Help: "Seconds from joining a waiting room (or its opening) to admission.",
+			Buckets: []float64{1, 5, 15, 30, 60, 120, 300, 600, 1200, 1800, 3600},
+		}),
 		CreateLatency: prometheus.NewHistogram(prometheus.HistogramOpts{
 			Name: "seatflow_create_order_seconds", Help: "Latency of create-order requests in seconds.",
 			Buckets: []float64{.001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5},
@@ -78,7 +98,8 @@ func NewMetrics() *Metrics {
 func (m *Metrics) Register(reg prometheus.Registerer) error {
 	for _, c := range []prometheus.Collector{m.OrdersCreated, m.OrdersPaid, m.OrdersCancelled, m.OrdersExpired,
 		m.HoldConflicts, m.RateLimited, m.CreateLatency, m.CommitBatchSize, m.CommitBatchRetries, m.PaymentsLate, m.ExpiryEnqueueErrors, m.ExpiryCancelErrors,
-		m.ReconcileRuns, m.ReconcileFindings, m.ReconcileDuration, m.ReconcileLeaseLost, m.SeatSyncs, m.OrdersRefunded, m.RefundErrors} {
+		m.ReconcileRuns, m.ReconcileFindings, m.ReconcileDuration, m.ReconcileLeaseLost, m.SeatSyncs, m.OrdersRefunded, m.RefundErrors,
+		m.RoomWaiting, m.RoomAdmitted, m.RoomAbandoned, m.RoomTokenRefusals, m.RoomWait} {
 		if err := reg.Register(c); err != nil {
 			return err
 		}

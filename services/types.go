@@ -175,12 +175,16 @@ type Show struct {
 	SaleClosesAt  time.Time `db:"sale_closes_at"`
 	Status        string    `db:"status"` // as read: StatusAt the time of reading (see StoredStatus)
 	PurchaseLimit int       `db:"purchase_limit"`
-	Currency      string    `db:"currency"`
-	CreatedAt     time.Time `db:"created_at"`
-	Movie         Movie     `db:"movie"`
-	HallName      string    `db:"hall_name"`
-	Zones         []Zone    `db:"-"` // with this show's prices
-	SeatsLeft     int       `db:"-"`
+	// WaitingRoom: only buyers the show's waiting room admitted may create orders;
+	// AdmitPerMinute is its pace (API.md "Waiting room").
+	WaitingRoom    bool      `db:"waiting_room"`
+	AdmitPerMinute int       `db:"admit_per_minute"`
+	Currency       string    `db:"currency"`
+	CreatedAt      time.Time `db:"created_at"`
+	Movie          Movie     `db:"movie"`
+	HallName       string    `db:"hall_name"`
+	Zones          []Zone    `db:"-"` // with this show's prices
+	SeatsLeft      int       `db:"-"`
 	// StoredStatus is the status column as stored; "" when Status was not derived.
 	StoredStatus string `db:"-"`
 }

@@ -20,6 +20,13 @@ const CleaningTime = 15 * time.Minute
 // MaxPurchaseLimit is the largest purchase limit staff may give a show.
 const MaxPurchaseLimit = 100
 
+// MaxAdmitPerMinute is the fastest pace staff may give a waiting room (API.md: 1..100000
+// buyers a minute); DefaultAdmitPerMinute is the pace of a room created without one.
+const (
+	MaxAdmitPerMinute     = 100_000
+	DefaultAdmitPerMinute = 600
+)
+
 // MaxPriceMinor is the largest zone price in minor units.
 const MaxPriceMinor = 100_000_000
 
@@ -50,6 +57,10 @@ type NewShow struct {
 	SaleClosesAt  time.Time
 	Prices        []ZonePrice
 	PurchaseLimit int
+	// WaitingRoom turns the show's waiting room on from the start (a show of high
+	// expected demand); AdmitPerMinute is its pace (0 means DefaultAdmitPerMinute).
+	WaitingRoom    bool
+	AdmitPerMinute int
 }
 
 // ShowChange is a partial update of a show: nil fields stay as they are; Prices gives
@@ -59,10 +70,15 @@ type ShowChange struct {
 	SaleClosesAt  *time.Time
 	PurchaseLimit *int
 	Prices        []ZonePrice
+	// WaitingRoom turns the waiting room on or off; AdmitPerMinute sets its pace
+	// (1..MaxAdmitPerMinute), live: the queue follows at its next admission.
+	WaitingRoom    *bool
+	AdmitPerMinute *int
 }
 
 func (c ShowChange) empty() bool {
-	return c.SaleOpensAt == nil && c.SaleClosesAt == nil && c.PurchaseLimit == nil && len(c.Prices) == 0
+	return c.SaleOpensAt == nil && c.SaleClosesAt == nil && c.PurchaseLimit == nil && len(c.Prices) == 0 &&
+		c.WaitingRoom == nil && c.AdmitPerMinute == nil
 }
 
 // ShowWriteAudit is what the audit log keeps of a show before and after a write.
@@ -75,6 +91,8 @@ type ShowWriteAudit struct {
 	Status        string           `json:"status"`
 	StoredStatus  string           `json:"stored_status"`
 	PurchaseLimit int              `json:"purchase_limit"`
+	WaitingRoom   bool             `json:"waiting_room"`
+	AdmitPerMin   int              `json:"admit_per_minute"`
 	Currency      string           `json:"currency"`
 	Prices        map[string]int64 `json:"prices"`
 }
@@ -82,7 +100,7 @@ type ShowWriteAudit struct {
 func showWriteAuditOf(s *services.Show, now time.Time) *ShowWriteAudit {
 	a := &ShowWriteAudit{MovieID: s.MovieID, HallID: s.HallID, StartsAt: s.StartsAt, SaleOpensAt: s.SaleOpensAt,
 		SaleClosesAt: s.SaleClosesAt, Status: s.StatusAt(now), StoredStatus: s.Stored(), PurchaseLimit: s.PurchaseLimit,
-		Currency: s.Currency, Prices: map[string]int64{}}
+		WaitingRoom: s.WaitingRoom, AdmitPerMin: s.AdmitPerMinute, Currency: s.Currency, Prices: map[string]int64{}}
 	for _, z := range s.Zones {
 		a.Prices[z.Code] = z.PriceMinor
 	}
@@ -123,6 +141,15 @@ func checkWindow(opens, closes, starts time.Time) error {
 	}
 	if closes.After(starts) {
 		return services.Errorf(services.CodeInvalidRequest, "sale_closes_at must not be after starts_at")
+	}
+	return nil
+}
+
+// checkPace refuses a waiting room's pace outside 1..MaxAdmitPerMinute. Errors:
+// INVALID_REQUEST.
+func checkPace(n int) error {
+	if n < 1 || n > MaxAdmitPerMinute {
+		return services.Errorf(services.CodeInvalidRequest, "admit_per_minute must be a whole number from 1 to %d", MaxAdmitPerMinute)
 	}
 	return nil
 }
@@ -183,6 +210,13 @@ func (w *CatalogWriter) CreateShow(ctx context.Context, actorID int64, in NewSho
 	s := &services.Show{MovieID: in.MovieID, HallID: in.HallID, StartsAt: in.StartsAt.UTC(), SaleOpensAt: in.SaleOpensAt.UTC(),
 		SaleClosesAt: in.SaleClosesAt.UTC(), Status: services.ShowOnSale, PurchaseLimit: in.PurchaseLimit, Currency: w.currency,
 		CreatedAt: now.UTC().Truncate(time.Microsecond)}
+	s.WaitingRoom, s.AdmitPerMinute = in.WaitingRoom, in.AdmitPerMinute
+	if s.AdmitPerMinute == 0 {
+		s.AdmitPerMinute = DefaultAdmitPerMinute
+	}
+	if err := checkPace(s.AdmitPerMinute); err != nil {
+		return nil, err
+	}
 	if s.PurchaseLimit == 0 {
 		s.PurchaseLimit = w.defaultLimit
 	}
@@ -242,8 +276,9 @@ func (w *CatalogWriter) CreateShow(ctx context.Context, actorID int64, in NewSho
 		if err := noOverlap(ctx2, tx, in.HallID, 0, s.StartsAt, s.Movie.RuntimeMin); err != nil {
 			return err
 		}
-		res, err := tx.ExecContext(ctx2, `INSERT INTO shows (movie_id, hall_id, starts_at, sale_opens_at, sale_closes_at, status, purchase_limit, currency, created_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`, s.MovieID, s.HallID, s.StartsAt, s.SaleOpensAt, s.SaleClosesAt, s.Status, s.PurchaseLimit, s.Currency, s.CreatedAt)
+		res, err := tx.ExecContext(ctx2, `INSERT INTO shows (movie_id, hall_id, starts_at, sale_opens_at, sale_closes_at, status, purchase_limit,
+			waiting_room, admit_per_minute, currency, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			s.MovieID, s.HallID, s.StartsAt, s.SaleOpensAt, s.SaleClosesAt, s.Status, s.PurchaseLimit, s.WaitingRoom, s.AdmitPerMinute, s.Currency, s.CreatedAt)
 		if err != nil {
 			if store.DuplicateOn(err, "uq_shows_hall_start") {
 				return services.Errorf(services.CodeConflict, "hall %s already has a show (perhaps cancelled) starting at %s", hall.Name, s.StartsAt.Format(time.RFC3339))
@@ -313,7 +348,7 @@ func noOverlap(ctx context.Context, tx *sqlx.Tx, hallID, except int64, starts ti
 func lockShow(ctx context.Context, tx *sqlx.Tx, id int64) (*services.Show, error) {
 	s := &services.Show{}
 	err := tx.GetContext(ctx, s, `SELECT id, movie_id, hall_id, starts_at, sale_opens_at, sale_closes_at, status,
-		purchase_limit, currency, created_at FROM shows WHERE id = ? FOR UPDATE`, id)
+		purchase_limit, waiting_room, admit_per_minute, currency, created_at FROM shows WHERE id = ? FOR UPDATE`, id)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, services.Errorf(services.CodeNotFound, "show %d not found", id)
 	}
@@ -326,13 +361,19 @@ func lockShow(ctx context.Context, tx *sqlx.Tx, id int64) (*services.Show, error
 	return s, err
 }
 
-// UpdateShow changes a show's sale window, purchase limit and zone prices for actorID,
+// UpdateShow changes a show's sale window, purchase limit, zone prices and waiting room
+// (on/off, pace) for actorID,
 // audited as "show.update", and returns it as the public API reads it. An empty change
 // writes nothing. Errors: INVALID_REQUEST (as CreateShow), NOT_FOUND, CONFLICT (a
 // cancelled show), UNAVAILABLE.
 func (w *CatalogWriter) UpdateShow(ctx context.Context, actorID, id int64, ch ShowChange) (*services.Show, error) {
 	if ch.PurchaseLimit != nil {
 		if err := checkLimit(*ch.PurchaseLimit); err != nil {
+			return nil, err
+		}
+	}
+	if ch.AdmitPerMinute != nil {
+		if err := checkPace(*ch.AdmitPerMinute); err != nil {
 			return nil, err
 		}
 	}
@@ -359,6 +400,12 @@ func (w *CatalogWriter) UpdateShow(ctx context.Context, actorID, id int64, ch Sh
 		}
 		if ch.PurchaseLimit != nil {
 			s.PurchaseLimit = *ch.PurchaseLimit
+		}
+		if ch.WaitingRoom != nil {
+			s.WaitingRoom = *ch.WaitingRoom
+		}
+		if ch.AdmitPerMinute != nil {
+			s.AdmitPerMinute = *ch.AdmitPerMinute
 		}
 		if windowChanged && s.StoredStatus != services.ShowDraft {
 			s.StoredStatus = services.ShowOnSale // the status follows the new window
@@ -479,8 +526,9 @@ func (w *CatalogWriter) writeShow(ctx context.Context, actorID, id int64, change
 		if err != nil || action == "" {
 			return err
 		}
-		if _, err := tx.ExecContext(ctx, `UPDATE shows SET sale_opens_at = ?, sale_closes_at = ?, purchase_limit = ?, status = ?
-			WHERE id = ?`, s.SaleOpensAt, s.SaleClosesAt, s.PurchaseLimit, s.StoredStatus, id); err != nil {
+		if _, err := tx.ExecContext(ctx, `UPDATE shows SET sale_opens_at = ?, sale_closes_at = ?, purchase_limit = ?,
+			waiting_room = ?, admit_per_minute = ?, status = ? WHERE id = ?`,
+			s.SaleOpensAt, s.SaleClosesAt, s.PurchaseLimit, s.WaitingRoom, s.AdmitPerMinute, s.StoredStatus, id); err != nil {
 			return err
 		}
 		return w.audit.Record(ctx, tx, actorID, action, "show", strconv.FormatInt(id, 10), before, showWriteAuditOf(s, now))

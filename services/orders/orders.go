@@ -48,7 +48,7 @@ type Orders struct {
 	best     seats.BestSnapshots // seat values best-available chooses from (best_snapshot.go)
 	group    *groupCommit        // nil: each order commits alone (GroupCommit.MaxOrders 1)
 
-	idStepMu  sync.Mutex // guards idStepVal, read from the database once (AutoIncrementStep)
+	idStepMu    sync.Mutex // guards idStepVal, read from the database once (AutoIncrementStep)
 	idStepKnown bool
 	idStepVal   int64
 }

@@ -1,0 +1,179 @@
+-- waiting_room: one show's waiting room (API.md "Waiting room"); it gates who may call
+-- the order path and writes no seat state. Every key is the show's (one hash slot):
+-- KEYS[1] meta  hash: pace (buyers a minute), t (ms the admission credit was last
+--               counted to), credit (admissions owed, fractional), seq (last queue
+--               number), pseq (joins before the opening), shuffled, closed (reason),
+--               admitted, abandoned (totals)
+-- KEYS[2] queue zset: the waiting, scored by queue number (position = rank + 1)
+-- KEYS[3] pre   zset: who joined before the opening, scored by arrival
+-- KEYS[4] ent   hash: user id -> "<st>|<seq>|<admitted until ms>|<queue id>|<first
+--               position>|<joined ms>", st w(aiting) a(dmitted) x(expired, abandoned)
+-- KEYS[5] seen  hash: user id -> ms of the entry's last read (heartbeat)
+-- KEYS[6] adm   zset: user id -> ms of admission, the last minute (measured pace)
+-- ARGV: op (join|read|advance|close|pace|stats), now ms (the app's clock), sale opening
+-- ms, default pace, user id, new queue id, shuffle seed (1..2^31-2), arg (close: the
+-- reason, "" reopens; pace: buyers a minute), idle ms (120000), admitted-for ms
+-- (600000).
+-- join/read reply: {st, position, admitted until ms, queue id, first position, waiting,
+-- pace, admitted in the last minute, opened 0|1, closed reason, admitted now, abandoned
+-- now, wait ms of each admitted now...}; st is w, a, x, c (closed) or "none".
+-- Moves are published on the show's room channel (meta with "meta" replaced by "moves")
+-- when anyone was admitted or expired at the front, or the room closed.
+local meta, queue, pre, ent, seen, adm = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6]
+local op, now, opens, pace_default = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
+local uid, qid, seed, arg = ARGV[5], ARGV[6], tonumber(ARGV[7]), ARGV[8]
+local idle, admit_for = tonumber(ARGV[9]), tonumber(ARGV[10])
+local channel = (string.gsub(meta, 'meta$', 'moves'))
+
+local function int(n) return string.format('%d', n) end
+
+local function get(u)
+  local v = redis.call('HGET', ent, u)
+  if not v then return nil end
+  local st, seq, till, id, first, joined = string.match(v, '^(%a)|(%d+)|(%d+)|([^|]*)|(%d+)|(%d+)$')
+  return {st = st, seq = tonumber(seq), till = tonumber(till), qid = id, first = tonumber(first), joined = tonumber(joined)}
+end
+
+local function put(u, e)
+  redis.call('HSET', ent, u, e.st .. '|' .. int(e.seq) .. '|' .. int(e.till) .. '|' .. e.qid .. '|' .. int(e.first) .. '|' .. int(e.joined))
+end
+
+-- shuffle: at the first call at or after the opening, everyone who joined before it is
+-- given a queue number by a uniform random permutation (Fisher-Yates over a
+-- Park-Miller generator seeded by the caller), once.
+local function shuffle()
+  if now < opens or redis.call('HGET', meta, 'shuffled') then return end
+  local all = redis.call('ZRANGE', pre, 0, -1)
+  local x = seed % 2147483646 + 1
+  for i = #all, 2, -1 do
+    x = (x * 48271) % 2147483647
+    local j = x % i + 1
+    all[i], all[j] = all[j], all[i]
+  end
+  for i, u in ipairs(all) do
+    redis.call('ZADD', queue, i, u)
+    local e = get(u)
+    e.seq, e.first = i, i
+    put(u, e)
+  end
+  redis.call('DEL', pre)
+  redis.call('HSET', meta, 'shuffled', 1, 'seq', #all, 't', int(opens), 'credit', 0)
+end
+
+-- advance admits from the front as the pace's credit allows: an entry unread for idle
+-- ms is expired (abandoned) and costs no credit. Credit accrues from the opening at
+-- pace/60000 a ms, at most a second's worth (or 1) banked.
+local function advance()
+  local m = redis.call('HMGET', meta, 'pace', 't', 'credit', 'closed')
+  local pace = tonumber(m[1])
+  if not pace then
+    pace = pace_default
+    redis.call('HSET', meta, 'pace', pace)
+  end
+  local waits = {}
+  if m[4] or now < opens then return pace, 0, 0, waits end
+  shuffle()
+  local t, credit = tonumber(m[2]) or opens, tonumber(m[3]) or 0
+  if not m[2] then t = opens end
+  if now > t then
+    credit = credit + (now - t) * pace / 60000
+    t = now
+  end
+  local cap = math.max(1, pace / 60)
+  if credit > cap then credit = cap end
+  local admitted, abandoned = 0, 0
+  while credit >= 1 and admitted + abandoned < 5000 do
+    local head = redis.call('ZRANGE', queue, 0, 0)
+    if #head == 0 then break end
+    local u = head[1]
+    redis.call('ZREM', queue, u)
+    local e = get(u)
+    if (tonumber(redis.call('HGET', seen, u)) or 0) < now - idle then
+      e.st, abandoned = 'x', abandoned + 1
+    else
+      e.st, e.till, credit, admitted = 'a', now + admit_for, credit - 1, admitted + 1
+      redis.call('ZADD', adm, now, u)
+      local from = e.joined
+      if from < opens then from = opens end
+      waits[#waits + 1] = now - from
+    end
+    put(u, e)
+  end
+  redis.call('HSET', meta, 't', int(t), 'credit', tostring(credit))
+  if admitted > 0 then redis.call('HINCRBY', meta, 'admitted', admitted) end
+  if abandoned > 0 then redis.call('HINCRBY', meta, 'abandoned', abandoned) end
+  redis.call('ZREMRANGEBYSCORE', adm, '-inf', '(' .. int(now - 60000))
+  if admitted + abandoned > 0 then redis.call('PUBLISH', channel, 'moved') end
+  return pace, admitted, abandoned, waits
+end
+
+local function reply(e, pace, admitted, abandoned, waits)
+  local closed = redis.call('HGET', meta, 'closed')
+  local waiting = redis.call('ZCARD', queue) + redis.call('ZCARD', pre)
+  local recent = redis.call('ZCOUNT', adm, now - 60000, '+inf')
+  local opened = 0
+  if now >= opens then opened = 1 end
+  local out = {'none', 0, 0, '', 0, waiting, pace, recent, opened, closed or '', admitted, abandoned}
+  if e then
+    local st, pos = e.st, 0
+    if st == 'w' and closed then
+      st = 'c'
+    elseif st == 'w' then
+      local r = redis.call('ZRANK', queue, uid)
+      if r then pos = r + 1 end
+    elseif st == 'a' and e.till <= now then
+      st = 'x'
+    end
+    out[1], out[2], out[3], out[4], out[5] = st, pos, int(e.till), e.qid, e.first
+  end
+  for _, w in ipairs(waits) do out[#out + 1] = int(w) end
+  return out
+end
+
+if op == 'join' then
+  shuffle()
+  local e = get(uid)
+  local live = e and (e.st == 'w' or (e.st == 'a' and e.till > now))
+  if not live and redis.call('HGET', meta, 'closed') then
+    return reply(nil, tonumber(redis.call('HGET', meta, 'pace')) or pace_default, 0, 0, {})
+  end
+  if not live then
+    e = {st = 'w', seq = 0, till = 0, qid = qid, first = 0, joined = now}
+    if now < opens then
+      redis.call('ZADD', pre, redis.call('HINCRBY', meta, 'pseq', 1), uid)
+    else
+      e.seq = redis.call('HINCRBY', meta, 'seq', 1)
+      redis.call('ZADD', queue, e.seq, uid)
+      e.first = redis.call('ZRANK', queue, uid) + 1
+    end
+    put(uid, e)
+  end
+  redis.call('HSET', seen, uid, int(now))
+  local pace, admitted, abandoned, waits = advance()
+  return reply(get(uid), pace, admitted, abandoned, waits)
+elseif op == 'read' then
+  local e = get(uid)
+  if e and e.st == 'w' then redis.call('HSET', seen, uid, int(now)) end
+  local pace, admitted, abandoned, waits = advance()
+  return reply(get(uid), pace, admitted, abandoned, waits)
+elseif op == 'advance' then
+  local pace, admitted, abandoned, waits = advance()
+  return reply(nil, pace, admitted, abandoned, waits)
+elseif op == 'close' then
+  if arg == '' then
+    redis.call('HDEL', meta, 'closed')
+  elseif not redis.call('HGET', meta, 'closed') then
+    redis.call('HSET', meta, 'closed', arg)
+    redis.call('PUBLISH', channel, 'closed')
+  end
+  return reply(nil, tonumber(redis.call('HGET', meta, 'pace')) or pace_default, 0, 0, {})
+elseif op == 'pace' then
+  redis.call('HSET', meta, 'pace', arg)
+  return reply(nil, tonumber(arg), 0, 0, {})
+elseif op == 'stats' then
+  local m = redis.call('HMGET', meta, 'pace', 'admitted', 'abandoned')
+  local out = reply(nil, tonumber(m[1]) or pace_default, 0, 0, {})
+  out[11], out[12] = tonumber(m[2]) or 0, tonumber(m[3]) or 0
+  return out
+end
+return redis.error_reply('unknown op ' .. op)

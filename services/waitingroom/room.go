@@ -1,0 +1,305 @@
+package waitingroom
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/binary"
+	"encoding/hex"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"seatflow/lua"
+	"seatflow/services"
+	"seatflow/services/store"
+)
+
+// An entry's status (API.md "Waiting room").
+const (
+	StatusWaiting  = "waiting"
+	StatusAdmitted = "admitted"
+	StatusExpired  = "expired" // admitted but unused in time, or gone silent while waiting
+	StatusClosed   = "closed"  // sold out, sale closed or show cancelled while waiting
+)
+
+// Why a room closed (Entry.Closed, Stats.Closed).
+const (
+	ClosedSoldOut   = "sold_out"
+	ClosedSale      = "sale_closed"
+	ClosedCancelled = "cancelled"
+)
+
+// IdleFor is how long a waiting entry may go unread (no GET, POST or open event stream)
+// before it is expired when it reaches the front (API.md: 120 s).
+const IdleFor = 120 * time.Second
+
+// Entry is one buyer's place in a show's waiting room.
+type Entry struct {
+	QueueID string
+	Status  string // Status* constants
+	// Position is the 1-based place among those still waiting; 0 when not waiting, and
+	// for everyone who joined before the sale opened until it opens.
+	Position int
+	// FirstPosition is the position the entry was first given (at joining, or at the
+	// opening's shuffle): the progress bar's whole length.
+	FirstPosition int
+	Waiting       int      // everyone waiting in the room
+	Wait          Estimate // zero unless waiting with a position
+	// AdmissionToken and AdmissionExpiresAt (UTC, whole seconds) are set when admitted.
+	AdmissionToken     string
+	AdmissionExpiresAt time.Time
+	Closed             string // Closed* when the room closed
+	Opened             bool   // the sale has opened (positions are drawn)
+}
+
+// Stats is a room as staff see it.
+type Stats struct {
+	On              bool
+	Pace            int // buyers a minute, as the queue applies it
+	Waiting         int
+	AdmittedLastMin int // measured: admissions in the last 60 s
+	AdmittedTotal   int
+	AbandonedTotal  int
+	Closed          string // Closed* or ""
+}
+
+// Rooms keeps every show's waiting room in Redis (lua/waiting_room.lua). Any number of
+// instances share them: the pace's credit is counted in Redis from the callers' clocks
+// (never backwards), so instances that advance a room at once admit no more than one.
+type Rooms struct {
+	rdb     redis.UniversalClient
+	prefix  string
+	script  *redis.Script
+	clock   services.Clock
+	tokens  *Tokens
+	metrics *services.Metrics
+}
+
+// NewRooms returns the rooms whose keys start with prefix (e.g. "sf"), signing
+// admissions with tokens; metrics may be nil.
+func NewRooms(rdb redis.UniversalClient, prefix string, clock services.Clock, tokens *Tokens, metrics *services.Metrics) *Rooms {
+	return &Rooms{rdb: rdb, prefix: prefix, script: redis.NewScript(lua.WaitingRoom), clock: clock, tokens: tokens, metrics: metrics}
+}
+
+// Tokens returns the admission tokens' signer and checker.
+func (r *Rooms) Tokens() *Tokens { return r.tokens }
+
+// Keys returns the room's keys in the script's order, all in the show's hash slot:
+// meta, queue, pre, ent, seen, adm.
+func (r *Rooms) Keys(showID int64) []string {
+	tag := r.prefix + ":{show:" + strconv.FormatInt(showID, 10) + "}:room:"
+	return []string{tag + "meta", tag + "queue", tag + "pre", tag + "ent", tag + "seen", tag + "adm"}
+}
+
+// activeKey is the set of show ids whose rooms the tickers advance (its own slot; read
+// and written by single-key commands only).
+func (r *Rooms) activeKey() string { return r.prefix + ":rooms" }
+
+// reply is the script's answer (waiting_room.lua).
+type reply struct {
+	status                         string
+	position, first, waiting, pace int
+	recent                         int
+	till                           time.Time
+	queueID, closed                string
+	opened                         bool
+	admitted, abandoned            int
+	waits                          []time.Duration
+}
+
+func (r *Rooms) run(ctx context.Context, show *services.Show, op string, userID int64, arg string) (*reply, error) {
+	var seed [4]byte
+	_, _ = rand.Read(seed[:])
+	qid := make([]byte, 8)
+	_, _ = rand.Read(qid)
+	now := r.clock.Now()
+	ctx, cancel := context.WithTimeout(ctx, store.RedisTimeout)
+	defer cancel()
+	raw, err := r.script.Run(ctx, r.rdb, r.Keys(show.ID), op, now.UnixMilli(), show.SaleOpensAt.UnixMilli(),
+		show.AdmitPerMinute, strconv.FormatInt(userID, 10), hex.EncodeToString(qid),
+		binary.BigEndian.Uint32(seed[:])%2147483646+1, arg, IdleFor.Milliseconds(), AdmittedFor.Milliseconds()).Slice()
+	if err != nil {
+		return nil, store.Unavailable("the waiting room", err)
+	}
+	if len(raw) < 12 {
+		return nil, fmt.Errorf("waiting room: reply of %d values", len(raw))
+	}
+	num := func(v any) int64 {
+		switch x := v.(type) {
+		case int64:
+			return x
+		case string:
+			n, _ := strconv.ParseInt(x, 10, 64)
+			return n
+		}
+		return 0
+	}
+	str := func(v any) string { s, _ := v.(string); return s }
+	out := &reply{status: str(raw[0]), position: int(num(raw[1])), till: time.UnixMilli(num(raw[2])).UTC(),
+		queueID: str(raw[3]), first: int(num(raw[4])), waiting: int(num(raw[5])), pace: int(num(raw[6])),
+		recent: int(num(raw[7])), opened: num(raw[8]) == 1, closed: str(raw[9]),
+		admitted: int(num(raw[10])), abandoned: int(num(raw[11]))}
+	for _, w := range raw[12:] {
+		out.waits = append(out.waits, time.Duration(num(w))*time.Millisecond)
+	}
+	if op != "stats" {
+		r.count(out)
+	}
+	return out, nil
+}
+
+// count adds what one script call admitted and expired to the metrics.
+func (r *Rooms) count(rep *reply) {
+	if r.metrics == nil {
+		return
+	}
+	r.metrics.RoomAdmitted.Add(float64(rep.admitted))
+	r.metrics.RoomAbandoned.Add(float64(rep.abandoned))
+	for _, w := range rep.waits {
+		r.metrics.RoomWait.Observe(w.Seconds())
+	}
+}
+
+// entry turns a reply into the caller's Entry; nil when they have none.
+func (r *Rooms) entry(show *services.Show, userID int64, rep *reply) *Entry {
+	if rep.status == "none" {
+		return nil
+	}
+	e := &Entry{QueueID: rep.queueID, Position: rep.position, FirstPosition: rep.first, Waiting: rep.waiting,
+		Closed: rep.closed, Opened: rep.opened}
+	switch rep.status {
+	case "w":
+		e.Status = StatusWaiting
+		if e.Position > 0 {
+			e.Wait = EstimateWait(e.Position, rep.pace, rep.recent, r.clock.Now().Sub(show.SaleOpensAt))
+		}
+	case "a":
+		e.Status = StatusAdmitted
+		e.AdmissionExpiresAt = rep.till.Truncate(time.Second)
+	case "c":
+		e.Status = StatusClosed
+	default:
+		e.Status = StatusExpired
+	}
+	if !show.WaitingRoom && (e.Status == StatusWaiting || e.Status == StatusAdmitted) {
+		// the room was turned off: everyone may order (no token is asked for)
+		e.Status, e.Position, e.Wait = StatusAdmitted, 0, Estimate{}
+		if e.AdmissionExpiresAt.IsZero() {
+			e.AdmissionExpiresAt = r.clock.Now().Add(AdmittedFor).Truncate(time.Second)
+		}
+	}
+	if e.Status == StatusAdmitted {
+		e.AdmissionToken = r.tokens.Sign(userID, show.ID, e.AdmissionExpiresAt)
+	}
+	return e
+}
+
+// Join puts userID in show's waiting room, or returns their entry when they are in it
+// (waiting or admitted: one entry per user and show; after an expired entry they join
+// again at the back). Someone waiting when the room closed gets their entry, closed. Errors: ORDER_STATE (the show has no waiting room, or is not
+// taking a queue: draft, cancelled, sale closed, sold out), UNAVAILABLE.
+func (r *Rooms) Join(ctx context.Context, show *services.Show, userID int64) (*Entry, error) {
+	now := r.clock.Now()
+	switch st := show.StatusAt(now); {
+	case !show.WaitingRoom:
+		return nil, services.Errorf(services.CodeOrderState, "show %d has no waiting room: choose your seats", show.ID)
+	case st != services.ShowOnSale && st != services.ShowScheduled:
+		return nil, services.Errorf(services.CodeOrderState, "show %d is not taking a queue (%s)", show.ID, st)
+	}
+	ctx2, cancel := context.WithTimeout(ctx, store.RedisTimeout)
+	err := r.rdb.SAdd(ctx2, r.activeKey(), show.ID).Err()
+	cancel()
+	if err != nil {
+		return nil, store.Unavailable("the waiting room", err)
+	}
+	rep, err := r.run(ctx, show, "join", userID, "")
+	if err != nil {
+		return nil, err
+	}
+	e := r.entry(show, userID, rep)
+	if e == nil { // a closed room takes nobody new
+		return nil, services.Errorf(services.CodeOrderState, "show %d is not taking a queue (%s)", show.ID, rep.closed)
+	}
+	return e, nil
+}
+
+// Read returns userID's entry in show's room, counting as a heartbeat, and admits
+// whoever the pace allows first. Errors: NOT_FOUND (not in the queue), UNAVAILABLE.
+func (r *Rooms) Read(ctx context.Context, show *services.Show, userID int64) (*Entry, error) {
+	rep, err := r.run(ctx, show, "read", userID, "")
+	if err != nil {
+		return nil, err
+	}
+	e := r.entry(show, userID, rep)
+	if e == nil {
+		return nil, services.Errorf(services.CodeNotFound, "you are not in the waiting room of show %d", show.ID)
+	}
+	return e, nil
+}
+
+// Advance admits from the front of show's room as its pace allows and returns how many
+// are waiting. Errors: UNAVAILABLE.
+func (r *Rooms) Advance(ctx context.Context, show *services.Show) (int, error) {
+	rep, err := r.run(ctx, show, "advance", 0, "")
+	if err != nil {
+		return 0, err
+	}
+	return rep.waiting, nil
+}
+
+// Close closes show's room for reason (Closed*): everyone waiting reads status closed,
+// nobody new may join, nobody more is admitted; reason "" opens it again. Errors:
+// UNAVAILABLE.
+func (r *Rooms) Close(ctx context.Context, show *services.Show, reason string) error {
+	_, err := r.run(ctx, show, "close", 0, reason)
+	return err
+}
+
+// SetPace makes the room admit perMinute buyers a minute from its next admission (staff
+// changed the show's pace; MySQL holds it too, for a room Redis lost). Errors:
+// UNAVAILABLE.
+func (r *Rooms) SetPace(ctx context.Context, show *services.Show, perMinute int) error {
+	_, err := r.run(ctx, show, "pace", 0, strconv.Itoa(perMinute))
+	return err
+}
+
+// Stats reads show's room as staff see it. Errors: UNAVAILABLE.
+func (r *Rooms) Stats(ctx context.Context, show *services.Show) (*Stats, error) {
+	rep, err := r.run(ctx, show, "stats", 0, "")
+	if err != nil {
+		return nil, err
+	}
+	return &Stats{On: show.WaitingRoom, Pace: rep.pace, Waiting: rep.waiting, AdmittedLastMin: rep.recent,
+		AdmittedTotal: rep.admitted, AbandonedTotal: rep.abandoned, Closed: rep.closed}, nil
+}
+
+// Active lists the shows whose rooms someone joined (the tickers advance them).
+// Errors: UNAVAILABLE.
+func (r *Rooms) Active(ctx context.Context) ([]int64, error) {
+	ctx, cancel := context.WithTimeout(ctx, store.RedisTimeout)
+	defer cancel()
+	ids, err := r.rdb.SMembers(ctx, r.activeKey()).Result()
+	if err != nil {
+		return nil, store.Unavailable("the waiting room", err)
+	}
+	out := make([]int64, 0, len(ids))
+	for _, s := range ids {
+		if n, err := strconv.ParseInt(s, 10, 64); err == nil {
+			out = append(out, n)
+		}
+	}
+	return out, nil
+}
+
+// Forget drops showID from the active rooms (its room is off or its sale is over).
+// Errors: UNAVAILABLE.
+func (r *Rooms) Forget(ctx context.Context, showID int64) error {
+	ctx, cancel := context.WithTimeout(ctx, store.RedisTimeout)
+	defer cancel()
+	if err := r.rdb.SRem(ctx, r.activeKey(), showID).Err(); err != nil {
+		return store.Unavailable("the waiting room", err)
+	}
+	return nil
+}

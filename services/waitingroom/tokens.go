@@ -1,0 +1,88 @@
+package waitingroom
+
+import (
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"strconv"
+	"strings"
+	"time"
+
+	"seatflow/services"
+)
+
+// AdmittedFor is how long an admission token is valid (API.md: 10 minutes).
+const AdmittedFor = 10 * time.Minute
+
+// Tokens signs and checks admission tokens: "<show>.<user>.<expiry unix s>.<HMAC>",
+// HMAC-SHA256 under a secret every instance shares, bound to one user and one show.
+type Tokens struct {
+	secret []byte
+	refuse func(reason string) // counts refusals by reason; may be nil
+}
+
+// NewTokens returns Tokens signing with secret; an empty secret is a random one of this
+// process (tokens then work on this instance only: set SEATFLOW_ADMISSION_SECRET on
+// every instance). refused, when not nil, is told the reason of each refusal: missing,
+// invalid, expired or other (another user's or show's token).
+func NewTokens(secret []byte, refused func(reason string)) *Tokens {
+	if len(secret) == 0 {
+		secret = make([]byte, 32)
+		_, _ = rand.Read(secret)
+	}
+	return &Tokens{secret: secret, refuse: refused}
+}
+
+func (t *Tokens) mac(body string) string {
+	m := hmac.New(sha256.New, t.secret)
+	m.Write([]byte("admission|" + body))
+	return base64.RawURLEncoding.EncodeToString(m.Sum(nil))
+}
+
+// Sign returns the token admitting userID to showID's order path until exp (whole
+// seconds, UTC).
+func (t *Tokens) Sign(userID, showID int64, exp time.Time) string {
+	body := strconv.FormatInt(showID, 10) + "." + strconv.FormatInt(userID, 10) + "." + strconv.FormatInt(exp.Unix(), 10)
+	return body + "." + t.mac(body)
+}
+
+// Check accepts token when it is this process's signature for userID and showID and
+// has not expired at now. Errors: NOT_ADMITTED, saying why (no token, a token that is
+// not ours, expired, another user's or show's).
+func (t *Tokens) Check(token string, userID, showID int64, now time.Time) error {
+	reason, msg := t.check(token, userID, showID, now)
+	if reason == "" {
+		return nil
+	}
+	if t.refuse != nil {
+		t.refuse(reason)
+	}
+	return &services.Error{Code: services.CodeNotAdmitted, Message: msg}
+}
+
+func (t *Tokens) check(token string, userID, showID int64, now time.Time) (reason, msg string) {
+	if token == "" {
+		return "missing", "this show's sale has a waiting room: join it (POST /api/v1/shows/" + strconv.FormatInt(showID, 10) + "/queue) and send the admission token you get in the Admission-Token header"
+	}
+	i := strings.LastIndexByte(token, '.')
+	if i < 0 || !hmac.Equal([]byte(token[i+1:]), []byte(t.mac(token[:i]))) {
+		return "invalid", "the admission token is not valid"
+	}
+	parts := strings.Split(token[:i], ".")
+	if len(parts) != 3 {
+		return "invalid", "the admission token is not valid"
+	}
+	show, err1 := strconv.ParseInt(parts[0], 10, 64)
+	user, err2 := strconv.ParseInt(parts[1], 10, 64)
+	exp, err3 := strconv.ParseInt(parts[2], 10, 64)
+	switch {
+	case err1 != nil || err2 != nil || err3 != nil:
+		return "invalid", "the admission token is not valid"
+	case show != showID || user != userID:
+		return "other", "the admission token is for another show or another buyer"
+	case !now.Before(time.Unix(exp, 0)):
+		return "expired", "your admission has expired: join the waiting room again"
+	}
+	return "", ""
+}
