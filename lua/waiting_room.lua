@@ -1,6 +1,6 @@
 -- waiting_room: one show's waiting room (API.md "Waiting room"); it gates who may call
 -- the order path and writes no seat state. Every key is the show's (one hash slot):
--- KEYS[1] meta  hash: pace (buyers a minute), t (ms the admission credit was last
+-- KEYS[1] meta  hash: t (ms the admission credit was last
 --               counted to), credit (admissions owed, fractional), seq (last queue
 --               number), pseq (joins before the opening), shuffled, closed (reason),
 --               admitted, abandoned (totals)
@@ -10,17 +10,19 @@
 --               position>|<joined ms>", st w(aiting) a(dmitted) x(expired, abandoned)
 -- KEYS[5] seen  hash: user id -> ms of the entry's last read (heartbeat)
 -- KEYS[6] adm   zset: user id -> ms of admission, the last minute (measured pace)
--- ARGV: op (join|read|advance|close|pace|stats), now ms (the app's clock), sale opening
--- ms, default pace, user id, new queue id, shuffle seed (1..2^31-2), arg (close: the
--- reason, "" reopens; pace: buyers a minute), idle ms (120000), admitted-for ms
--- (600000).
+-- ARGV: op (join|read|advance|close|stats), now ms (the app's clock), sale opening ms,
+-- pace (buyers a minute, the show's as the caller read it), user id, new queue id,
+-- shuffle seed (1..2^31-2), arg (close: the reason, "" reopens), idle ms (120000),
+-- admitted-for ms (600000).
 -- join/read reply: {st, position, admitted until ms, queue id, first position, waiting,
 -- pace, admitted in the last minute, opened 0|1, closed reason, admitted now, abandoned
--- now, wait ms of each admitted now...}; st is w, a, x, c (closed) or "none".
+-- now, wait ms of each admitted now...}; st is w, a, x, c (closed) or "none". The other
+-- ops reply the same without an entry; stats gives the totals admitted and abandoned
+-- in place of "now".
 -- Moves are published on the show's room channel (meta with "meta" replaced by "moves")
 -- when anyone was admitted or expired at the front, or the room closed.
 local meta, queue, pre, ent, seen, adm = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6]
-local op, now, opens, pace_default = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
+local op, now, opens, pace = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
 local uid, qid, seed, arg = ARGV[5], ARGV[6], tonumber(ARGV[7]), ARGV[8]
 local idle, admit_for = tonumber(ARGV[9]), tonumber(ARGV[10])
 local channel = (string.gsub(meta, 'meta$', 'moves'))
@@ -64,17 +66,11 @@ end
 -- ms is expired (abandoned) and costs no credit. Credit accrues from the opening at
 -- pace/60000 a ms, at most a second's worth (or 1) banked.
 local function advance()
-  local m = redis.call('HMGET', meta, 'pace', 't', 'credit', 'closed')
-  local pace = tonumber(m[1])
-  if not pace then
-    pace = pace_default
-    redis.call('HSET', meta, 'pace', pace)
-  end
+  local m = redis.call('HMGET', meta, 't', 'credit', 'closed')
   local waits = {}
-  if m[4] or now < opens then return pace, 0, 0, waits end
+  if m[3] or now < opens then return 0, 0, waits end
   shuffle()
-  local t, credit = tonumber(m[2]) or opens, tonumber(m[3]) or 0
-  if not m[2] then t = opens end
+  local t, credit = tonumber(m[1]) or opens, tonumber(m[2]) or 0
   if now > t then
     credit = credit + (now - t) * pace / 60000
     t = now
@@ -104,10 +100,10 @@ local function advance()
   if abandoned > 0 then redis.call('HINCRBY', meta, 'abandoned', abandoned) end
   redis.call('ZREMRANGEBYSCORE', adm, '-inf', '(' .. int(now - 60000))
   if admitted + abandoned > 0 then redis.call('PUBLISH', channel, 'moved') end
-  return pace, admitted, abandoned, waits
+  return admitted, abandoned, waits
 end
 
-local function reply(e, pace, admitted, abandoned, waits)
+local function reply(e, admitted, abandoned, waits)
   local closed = redis.call('HGET', meta, 'closed')
   local waiting = redis.call('ZCARD', queue) + redis.call('ZCARD', pre)
   local recent = redis.call('ZCOUNT', adm, now - 60000, '+inf')
@@ -135,7 +131,7 @@ if op == 'join' then
   local e = get(uid)
   local live = e and (e.st == 'w' or (e.st == 'a' and e.till > now))
   if not live and redis.call('HGET', meta, 'closed') then
-    return reply(nil, tonumber(redis.call('HGET', meta, 'pace')) or pace_default, 0, 0, {})
+    return reply(nil, 0, 0, {})
   end
   if not live then
     e = {st = 'w', seq = 0, till = 0, qid = qid, first = 0, joined = now}
@@ -149,16 +145,13 @@ if op == 'join' then
     put(uid, e)
   end
   redis.call('HSET', seen, uid, int(now))
-  local pace, admitted, abandoned, waits = advance()
-  return reply(get(uid), pace, admitted, abandoned, waits)
+  return reply(get(uid), advance())
 elseif op == 'read' then
   local e = get(uid)
   if e and e.st == 'w' then redis.call('HSET', seen, uid, int(now)) end
-  local pace, admitted, abandoned, waits = advance()
-  return reply(get(uid), pace, admitted, abandoned, waits)
+  return reply(get(uid), advance())
 elseif op == 'advance' then
-  local pace, admitted, abandoned, waits = advance()
-  return reply(nil, pace, admitted, abandoned, waits)
+  return reply(nil, advance())
 elseif op == 'close' then
   if arg == '' then
     redis.call('HDEL', meta, 'closed')
@@ -166,14 +159,9 @@ elseif op == 'close' then
     redis.call('HSET', meta, 'closed', arg)
     redis.call('PUBLISH', channel, 'closed')
   end
-  return reply(nil, tonumber(redis.call('HGET', meta, 'pace')) or pace_default, 0, 0, {})
-elseif op == 'pace' then
-  redis.call('HSET', meta, 'pace', arg)
-  return reply(nil, tonumber(arg), 0, 0, {})
+  return reply(nil, 0, 0, {})
 elseif op == 'stats' then
-  local m = redis.call('HMGET', meta, 'pace', 'admitted', 'abandoned')
-  local out = reply(nil, tonumber(m[1]) or pace_default, 0, 0, {})
-  out[11], out[12] = tonumber(m[2]) or 0, tonumber(m[3]) or 0
-  return out
+  local m = redis.call('HMGET', meta, 'admitted', 'abandoned')
+  return reply(nil, tonumber(m[1]) or 0, tonumber(m[2]) or 0, {})
 end
 return redis.error_reply('unknown op ' .. op)

@@ -39,6 +39,7 @@ type Orders struct {
 	clock    services.Clock
 	metrics  *services.Metrics
 	expiry   ExpiryScheduler
+	admitted Admission // the waiting rooms' token check; nil refuses every order of a show whose room is on
 	holdFor  time.Duration
 	zone     *time.Location
 	log      *slog.Logger
@@ -100,6 +101,16 @@ func (o *Orders) HoldFor() time.Duration { return o.holdFor }
 // SetExpiry replaces the expiry scheduler; tests lose or fail expiry tasks with it.
 func (o *Orders) SetExpiry(e ExpiryScheduler) { o.expiry = e }
 
+// Admission checks the admission token of an order for a show whose waiting room is on
+// (waitingroom.Tokens): nil when token admits userID to showID at now. Errors:
+// NOT_ADMITTED.
+type Admission interface {
+	Check(token string, userID, showID int64, now time.Time) error
+}
+
+// SetAdmission sets the waiting rooms' token check (API.md "Waiting room").
+func (o *Orders) SetAdmission(a Admission) { o.admitted = a }
+
 // SetFailHook makes the service fail at a named stage ("insert") when hook returns an
 // error; tests use it to prove that a failure after the hold releases everything.
 func (o *Orders) SetFailHook(hook func(stage string) error) { o.failHook = hook }
@@ -117,6 +128,9 @@ type CreateOrderRequest struct {
 	Accessible         bool
 	ExpectedTotalMinor *int64
 	IdempotencyKey     string
+	// AdmissionToken is the waiting room's token (header Admission-Token or the
+	// browser's cookie), needed when the show's waiting room is on.
+	AdmissionToken string
 }
 
 // hash identifies the request's content for Idempotency-Key comparison.
@@ -171,11 +185,12 @@ func (r *CreateOrderRequest) validate() error {
 }
 
 // Create runs the create pipeline (DESIGN.md, Order pipeline): validation, show on sale,
-// hall membership, one pipelined read that refuses seats already taken (precheck.go),
-// rate limits and the Idempotency-Key's lock (in parallel), one Lua hold, one MySQL
-// transaction (holds released on any failure), then the expiry task. It returns the pending order;
-// a replay of an Idempotency-Key returns the first order as it was created.
-// Errors: INVALID_REQUEST, NOT_FOUND, NOT_ON_SALE, SEAT_NOT_IN_SHOW, RATE_LIMITED,
+// the waiting room's admission token (when the show's room is on), hall membership, one
+// pipelined read that refuses seats already taken (precheck.go), rate limits and the
+// Idempotency-Key's lock (in parallel), one Lua hold, one MySQL transaction (holds
+// released on any failure), then the expiry task. It returns the pending order; a
+// replay of an Idempotency-Key returns the first order as it was created.
+// Errors: INVALID_REQUEST, NOT_FOUND, NOT_ON_SALE, NOT_ADMITTED, SEAT_NOT_IN_SHOW, RATE_LIMITED,
 // IDEMPOTENCY_MISMATCH, PRICE_CHANGED, SEAT_TAKEN, SOLD_OUT, NO_ADJACENT_SEATS,
 // LIMIT_EXCEEDED, UNAVAILABLE. Every error leaves Redis and MySQL as they were.
 func (o *Orders) Create(ctx context.Context, req CreateOrderRequest) (*services.Order, error) {
@@ -191,6 +206,14 @@ func (o *Orders) Create(ctx context.Context, req CreateOrderRequest) (*services.
 	now := o.clock.Now()
 	if !show.OnSaleAt(now) {
 		return nil, notOnSale(show, now, o.zone)
+	}
+	if show.WaitingRoom { // before any rate-limit token or hold is spent
+		if o.admitted == nil {
+			return nil, &services.Error{Code: services.CodeNotAdmitted, Message: "this show's waiting room admits nobody here"}
+		}
+		if err := o.admitted.Check(req.AdmissionToken, req.UserID, show.ID, now); err != nil {
+			return nil, err
+		}
 	}
 	hall, err := o.catalog.Hall(ctx, show.HallID)
 	if err != nil {

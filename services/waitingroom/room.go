@@ -68,6 +68,8 @@ type Stats struct {
 // Rooms keeps every show's waiting room in Redis (lua/waiting_room.lua). Any number of
 // instances share them: the pace's credit is counted in Redis from the callers' clocks
 // (never backwards), so instances that advance a room at once admit no more than one.
+// The pace is the show's AdmitPerMinute as each caller read it (the catalog's cache
+// follows a staff change within catalog.ShowCacheTTL on every instance).
 type Rooms struct {
 	rdb     redis.UniversalClient
 	prefix  string
@@ -254,14 +256,6 @@ func (r *Rooms) Advance(ctx context.Context, show *services.Show) (int, error) {
 // UNAVAILABLE.
 func (r *Rooms) Close(ctx context.Context, show *services.Show, reason string) error {
 	_, err := r.run(ctx, show, "close", 0, reason)
-	return err
-}
-
-// SetPace makes the room admit perMinute buyers a minute from its next admission (staff
-// changed the show's pace; MySQL holds it too, for a room Redis lost). Errors:
-// UNAVAILABLE.
-func (r *Rooms) SetPace(ctx context.Context, show *services.Show, perMinute int) error {
-	_, err := r.run(ctx, show, "pace", 0, strconv.Itoa(perMinute))
 	return err
 }
 
