@@ -25,6 +25,7 @@ func (d *Deps) apiCreateOrder(c *fiber.Ctx) error {
 	}
 	req.ShowID = showID
 	req.IdempotencyKey = utils.CopyString(c.Get("Idempotency-Key"))
+	req.AdmissionToken = admissionToken(c, showID)
 	ctx, cancel := ctxOf(c)
 	defer cancel()
 	o, err := d.Orders.Create(ctx, req)

@@ -31,6 +31,7 @@ import (
 	"seatflow/services/reconcile"
 	"seatflow/services/seats"
 	"seatflow/services/staff"
+	"seatflow/services/waitingroom"
 )
 
 // ShowService is what the handlers need of services.Shows.
@@ -140,6 +141,24 @@ type TicketService interface {
 	Verify(ref string, o *services.Order) bool
 }
 
+// WaitingRoomService is what the handlers need of waitingroom.Rooms.
+type WaitingRoomService interface {
+	Join(ctx context.Context, showID, userID int64) (*waitingroom.Entry, error)
+	Read(ctx context.Context, showID, userID int64) (*waitingroom.Entry, error)
+	Stats(ctx context.Context, showID int64) (*waitingroom.Stats, error)
+}
+
+// RoomMoves tells a waiting buyer's event stream that their room moved
+// (waitingroom.Moves).
+type RoomMoves interface {
+	Watch(showID int64) (<-chan struct{}, func())
+}
+
+// AdmissionChecker checks a waiting room's admission token (waitingroom.Tokens).
+type AdmissionChecker interface {
+	Valid(token string, userID, showID int64, now time.Time) bool
+}
+
 // Deps are the services the handlers call.
 type Deps struct {
 	Shows     ShowService
@@ -182,4 +201,9 @@ type Deps struct {
 	ShowSeats ShowSeatService
 	// Tickets signs the tickets of paid orders and checks them for staff.
 	Tickets TicketService
+	// Rooms are the shows' waiting rooms, Moves tells their event streams of a move,
+	// Admission checks the admission cookie before the seat map is shown.
+	Rooms     WaitingRoomService
+	Moves     RoomMoves
+	Admission AdmissionChecker
 }

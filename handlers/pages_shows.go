@@ -14,7 +14,8 @@ import (
 	"seatflow/views"
 )
 
-// showPage shows one show with its seat map form. A refused booking redirected here
+// showPage shows one show with its seat map form (a show whose waiting room is on sends
+// whoever it has not admitted to the waiting page). A refused booking redirected here
 // (see bookSeats) is told above the map with the picks kept; ?seat= ticks seats too
 // (coming back from signing in). Either way only seats still free stay ticked.
 func (d *Deps) showPage(c *fiber.Ctx) error {
@@ -28,6 +29,9 @@ func (d *Deps) showPage(c *fiber.Ctx) error {
 	if err != nil {
 		return errorPage(c, err)
 	}
+	if d.mustQueue(c, m.Show) {
+		return c.Redirect(views.QueueURL(id), fiber.StatusSeeOther)
+	}
 	picks := queryPicks(c)
 	var msg string
 	var lost map[int64]bool
@@ -40,6 +44,20 @@ func (d *Deps) showPage(c *fiber.Ctx) error {
 		picks = f.Picks
 	}
 	return d.renderShow(c, m, fiber.StatusOK, msg, picks, lost)
+}
+
+// mustQueue reports whether the visitor must go through show's waiting room before its
+// seat map: the room is on, the sale is open or about to, and they hold no valid
+// admission (a signed-out visitor signs in on the way).
+func (d *Deps) mustQueue(c *fiber.Ctx, show *services.Show) bool {
+	if !show.WaitingRoom || d.Admission == nil {
+		return false
+	}
+	if st := show.StatusAt(nowUTC()); st != services.ShowOnSale && st != services.ShowScheduled {
+		return false
+	}
+	u := currentUser(c)
+	return u == nil || !d.Admission.Valid(admissionToken(c, show.ID), u.ID, show.ID, nowUTC())
 }
 
 // renderShow renders the show page; selected seats stay checked where still free, lost
@@ -104,7 +122,8 @@ func (d *Deps) bookSeats(c *fiber.Ctx) error {
 	if problem != "" {
 		return setBookFlash(c, showID, bookFlash{Code: "input", Message: problem, Picks: ids})
 	}
-	order, err := d.Orders.Create(ctx, orders.CreateOrderRequest{UserID: u.ID, ShowID: showID, SeatIDs: ids})
+	order, err := d.Orders.Create(ctx, orders.CreateOrderRequest{UserID: u.ID, ShowID: showID, SeatIDs: ids,
+		AdmissionToken: admissionToken(c, showID)})
 	if err == nil {
 		return c.Redirect(views.OrderURL(order.OrderNo), fiber.StatusSeeOther)
 	}
@@ -158,7 +177,8 @@ func (d *Deps) bookBest(c *fiber.Ctx) error {
 	ctx, cancel := ctxOf(c)
 	defer cancel()
 	order, err := d.Orders.Create(ctx, orders.CreateOrderRequest{UserID: currentUser(c).ID, ShowID: showID,
-		Zone: strings.Clone(zone), Quantity: qty, Accessible: c.FormValue("accessible") == "1"})
+		Zone: strings.Clone(zone), Quantity: qty, Accessible: c.FormValue("accessible") == "1",
+		AdmissionToken: admissionToken(c, showID)})
 	if err == nil {
 		return c.Redirect(views.OrderURL(order.OrderNo)+"?chosen=1", fiber.StatusSeeOther)
 	}

@@ -48,7 +48,10 @@ func (d *Deps) apiRoutes(app fiber.Router) {
 	// a signed-in user (401 UNAUTHENTICATED otherwise)
 	user := signedIn(v1, RequireUser)
 	user.Post("/auth/logout", d.apiLogout)
-	user.Post("/shows/:id/orders", d.apiCreateOrder)
+	user.Post("/shows/:id/orders", d.apiCreateOrder) // Admission-Token when the show's waiting room is on
+	user.Post("/shows/:id/queue", d.apiJoinQueue)
+	user.Get("/shows/:id/queue", d.apiQueue)
+	user.Get("/shows/:id/queue/events", d.apiQueueEvents)
 	user.Get("/orders", d.apiOrders)
 	user.Get("/orders/:no", d.apiOrder)
 	user.Post("/orders/:no/cancel", d.apiCancel)
@@ -72,6 +75,7 @@ func (d *Deps) apiRoutes(app fiber.Router) {
 	staff.Post("/shows/:id/close-sale", d.apiAdminCloseSale)
 	staff.Post("/shows/:id/cancel", d.apiAdminCancelShow)
 	staff.Get("/shows/:id/seats", d.apiStaffSeatMap)
+	staff.Get("/shows/:id/waiting-room", d.apiAdminWaitingRoom)
 	staff.Post("/shows/:id/house-seats", d.apiHouseSeats(true))
 	staff.Post("/shows/:id/house-seats/unblock", d.apiHouseSeats(false))
 	staff.Post("/shows/:id/seats/:seat_id/release", d.apiReleaseSeat)
@@ -114,6 +118,8 @@ func (d *Deps) pageRoutes(app fiber.Router) {
 	// a signed-in user; signed out: to the sign-in form, coming back afterwards
 	user := signedIn(app, requirePageUser)
 	user.Post("/shows/:id/best", d.bookBest)
+	user.Get("/shows/:id/queue", d.queuePage) // the waiting room of a flash on-sale
+	user.Post("/shows/:id/queue", d.joinQueue)
 	orders := app.Group("/orders", requirePageUser) // every path below /orders
 	orders.Get("/", d.ordersPage)
 	orders.Get("/:no", d.orderPage)

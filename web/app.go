@@ -31,6 +31,7 @@ import (
 	"seatflow/services/seats"
 	"seatflow/services/staff"
 	"seatflow/services/store"
+	"seatflow/services/waitingroom"
 	"seatflow/static"
 )
 
@@ -74,6 +75,10 @@ type App struct {
 	stopBackground context.CancelFunc
 	asyncExpiry    *orders.AsyncExpiry // nil unless SEATFLOW_EXPIRY_ENQUEUE=async
 	dashboard      *staff.Dashboard
+	// Rooms are the shows' waiting rooms; roomMoves tells this process's queue event
+	// streams of a move; their ticker advances the rooms once a second.
+	Rooms     *waitingroom.Rooms
+	roomMoves *waitingroom.Moves
 }
 
 // New opens MySQL and Redis and builds every service; it starts nothing. clock may be
@@ -146,6 +151,17 @@ func New(cfg Config, clock services.Clock, log *slog.Logger) (*App, error) {
 		Grace: cfg.ReconcileGrace, Tasks: queue, Metrics: a.Metrics, Logger: log,
 		Lease: store.NewLease(rdb, cfg.KeyPrefix, "reconcile", 30*time.Second),
 	})
+	tokens := waitingroom.NewTokens([]byte(cfg.AdmissionSecret), func(reason string) {
+		a.Metrics.RoomTokenRefusals.WithLabelValues(reason).Inc()
+	})
+	if cfg.AdmissionSecret == "" {
+		log.Debug("SEATFLOW_ADMISSION_SECRET is not set; admission tokens work on this instance only")
+	}
+	a.Rooms = waitingroom.NewRooms(rdb, cfg.KeyPrefix, a.Catalog, clock, tokens, a.Metrics)
+	a.Orders.SetAdmission(tokens)
+	a.roomMoves = waitingroom.NewMoves(rdb, cfg.KeyPrefix, log)
+	go a.roomMoves.Run(bg)
+	go waitingroom.NewTicker(a.Rooms, a.Seats, a.Metrics, log).Run(bg)
 	a.scheduler = jobs.NewScheduler(a.Reconciler, a.Orders, cfg.ReconcileInterval, log)
 	a.CatalogWriter = catalog.NewCatalogWriter(db, a.Catalog, a.Shows, a.Audit, clock,
 		catalog.WriterConfig{Currency: cfg.Currency, DefaultLimit: cfg.PurchaseLimit, Zone: cfg.Location()})
@@ -201,7 +217,8 @@ func (a *App) newHTTP() *fiber.App {
 	d.Dashboard, d.ExpiryQueue = a.dashboard, a.expiryQueue
 	d.ShowSeats = staff.NewShowSeats(a.DB, a.Orders, a.Audit, a.Cfg.ReconcileGrace)
 	d.Tickets = orders.NewTickets([]byte(a.Cfg.TicketSecret)) // empty: a random secret of this process
-	app.Use(handlers.Lang(a.Cfg.SecureCookies))               // the moviegoer pages' language; console and API stay English
+	d.Rooms, d.Moves, d.Admission = a.Rooms, a.roomMoves, a.Rooms.Tokens()
+	app.Use(handlers.Lang(a.Cfg.SecureCookies)) // the moviegoer pages' language; console and API stay English
 	app.Use(handlers.DemoPayments(a.Cfg.DemoPayments))
 	app.Use(d.Authenticate)
 	// CSRF for the browser's forms, after Authenticate so the 403 page shows who is

@@ -91,10 +91,13 @@ type Config struct {
 	// TicketSecret signs the ticket references in the tickets' QR codes; empty: a
 	// random secret per process (tickets then stop verifying after a restart).
 	TicketSecret string `env:"TICKET_SECRET"`
+	// AdmissionSecret signs the waiting rooms' admission tokens; every instance behind
+	// one address must share it. Empty: a random secret per process (one instance only).
+	AdmissionSecret string `env:"ADMISSION_SECRET"`
 }
 
 // LogValue is the configuration as logs show it: the DSN's password, the Redis
-// password, the webhook secret and the ticket secret hidden.
+// password, the webhook, ticket and admission secrets hidden.
 func (c Config) LogValue() slog.Value {
 	c.MySQLDSN = store.RedactDSN(c.MySQLDSN)
 	if c.RedisPassword != "" {
@@ -105,6 +108,9 @@ func (c Config) LogValue() slog.Value {
 	}
 	if c.TicketSecret != "" {
 		c.TicketSecret = "xxxxx"
+	}
+	if c.AdmissionSecret != "" {
+		c.AdmissionSecret = "xxxxx"
 	}
 	type plain Config // without this method
 	return slog.AnyValue(plain(c))

@@ -59,11 +59,13 @@ func securityHeaders(secure bool) fiber.Handler {
 	}
 }
 
-// liveWriteTimeout gives a live seat map stream (/shows/<id>/live) a write deadline as
+// liveWriteTimeout gives a live seat map stream (/shows/<id>/live) and a waiting room's
+// event stream (/api/v1/shows/<id>/queue/events) a write deadline as
 // long as the stream lives; every other request keeps the server's WriteTimeout.
 func liveWriteTimeout(h *fasthttp.RequestHeader) fasthttp.RequestConfig {
 	p, _, _ := bytes.Cut(h.RequestURI(), []byte("?"))
-	if bytes.HasPrefix(p, []byte("/shows/")) && bytes.HasSuffix(p, []byte("/live")) {
+	if bytes.HasPrefix(p, []byte("/shows/")) && bytes.HasSuffix(p, []byte("/live")) ||
+		bytes.HasPrefix(p, []byte("/api/v1/shows/")) && bytes.HasSuffix(p, []byte("/queue/events")) {
 		return fasthttp.RequestConfig{WriteTimeout: handlers.LiveStreamFor + time.Minute}
 	}
 	return fasthttp.RequestConfig{}

@@ -72,6 +72,7 @@ type Stats struct {
 // follows a staff change within catalog.ShowCacheTTL on every instance).
 type Rooms struct {
 	rdb     redis.UniversalClient
+	shows   ShowSource
 	prefix  string
 	script  *redis.Script
 	clock   services.Clock
@@ -79,10 +80,23 @@ type Rooms struct {
 	metrics *services.Metrics
 }
 
-// NewRooms returns the rooms whose keys start with prefix (e.g. "sf"), signing
-// admissions with tokens; metrics may be nil.
-func NewRooms(rdb redis.UniversalClient, prefix string, clock services.Clock, tokens *Tokens, metrics *services.Metrics) *Rooms {
-	return &Rooms{rdb: rdb, prefix: prefix, script: redis.NewScript(lua.WaitingRoom), clock: clock, tokens: tokens, metrics: metrics}
+// NewRooms returns the rooms whose keys start with prefix (e.g. "sf") of the shows
+// shows reads, signing admissions with tokens; metrics may be nil.
+func NewRooms(rdb redis.UniversalClient, prefix string, shows ShowSource, clock services.Clock, tokens *Tokens, metrics *services.Metrics) *Rooms {
+	return &Rooms{rdb: rdb, shows: shows, prefix: prefix, script: redis.NewScript(lua.WaitingRoom), clock: clock, tokens: tokens, metrics: metrics}
+}
+
+// show reads a show buyers may see (not a draft) from the catalog's cache. Errors:
+// NOT_FOUND, UNAVAILABLE.
+func (r *Rooms) show(ctx context.Context, id int64) (*services.Show, error) {
+	s, err := r.shows.CachedShow(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if s.Stored() == services.ShowDraft {
+		return nil, services.Errorf(services.CodeNotFound, "show %d not found", id)
+	}
+	return s, nil
 }
 
 // Tokens returns the admission tokens' signer and checker.
@@ -200,9 +214,14 @@ func (r *Rooms) entry(show *services.Show, userID int64, rep *reply) *Entry {
 
 // Join puts userID in show's waiting room, or returns their entry when they are in it
 // (waiting or admitted: one entry per user and show; after an expired entry they join
-// again at the back). Someone waiting when the room closed gets their entry, closed. Errors: ORDER_STATE (the show has no waiting room, or is not
+// again at the back). Someone waiting when the room closed gets their entry, closed.
+// Errors also: NOT_FOUND (no such show). Errors: ORDER_STATE (the show has no waiting room, or is not
 // taking a queue: draft, cancelled, sale closed, sold out), UNAVAILABLE.
-func (r *Rooms) Join(ctx context.Context, show *services.Show, userID int64) (*Entry, error) {
+func (r *Rooms) Join(ctx context.Context, showID, userID int64) (*Entry, error) {
+	show, err := r.show(ctx, showID)
+	if err != nil {
+		return nil, err
+	}
 	now := r.clock.Now()
 	switch st := show.StatusAt(now); {
 	case !show.WaitingRoom:
@@ -211,7 +230,7 @@ func (r *Rooms) Join(ctx context.Context, show *services.Show, userID int64) (*E
 		return nil, services.Errorf(services.CodeOrderState, "show %d is not taking a queue (%s)", show.ID, st)
 	}
 	ctx2, cancel := context.WithTimeout(ctx, store.RedisTimeout)
-	err := r.rdb.SAdd(ctx2, r.activeKey(), show.ID).Err()
+	err = r.rdb.SAdd(ctx2, r.activeKey(), show.ID).Err()
 	cancel()
 	if err != nil {
 		return nil, store.Unavailable("the waiting room", err)
@@ -228,8 +247,13 @@ func (r *Rooms) Join(ctx context.Context, show *services.Show, userID int64) (*E
 }
 
 // Read returns userID's entry in show's room, counting as a heartbeat, and admits
-// whoever the pace allows first. Errors: NOT_FOUND (not in the queue), UNAVAILABLE.
-func (r *Rooms) Read(ctx context.Context, show *services.Show, userID int64) (*Entry, error) {
+// whoever the pace allows first. Errors: NOT_FOUND (no such show, or not in the
+// queue), UNAVAILABLE.
+func (r *Rooms) Read(ctx context.Context, showID, userID int64) (*Entry, error) {
+	show, err := r.show(ctx, showID)
+	if err != nil {
+		return nil, err
+	}
 	rep, err := r.run(ctx, show, "read", userID, "")
 	if err != nil {
 		return nil, err
@@ -259,13 +283,18 @@ func (r *Rooms) Close(ctx context.Context, show *services.Show, reason string) e
 	return err
 }
 
-// Stats reads show's room as staff see it. Errors: UNAVAILABLE.
-func (r *Rooms) Stats(ctx context.Context, show *services.Show) (*Stats, error) {
+// Stats reads a show's room as staff see it (drafts too). Errors: NOT_FOUND,
+// UNAVAILABLE.
+func (r *Rooms) Stats(ctx context.Context, showID int64) (*Stats, error) {
+	show, err := r.shows.CachedShow(ctx, showID)
+	if err != nil {
+		return nil, err
+	}
 	rep, err := r.run(ctx, show, "stats", 0, "")
 	if err != nil {
 		return nil, err
 	}
-	return &Stats{On: show.WaitingRoom, Pace: rep.pace, Waiting: rep.waiting, AdmittedLastMin: rep.recent,
+	return &Stats{On: show.WaitingRoom, Pace: show.AdmitPerMinute, Waiting: rep.waiting, AdmittedLastMin: rep.recent,
 		AdmittedTotal: rep.admitted, AbandonedTotal: rep.abandoned, Closed: rep.closed}, nil
 }
 

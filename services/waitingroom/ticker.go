@@ -28,7 +28,6 @@ type SeatStates interface {
 // pace's credit lives in Redis.
 type Ticker struct {
 	rooms   *Rooms
-	shows   ShowSource
 	seats   SeatStates
 	metrics *services.Metrics
 	log     *slog.Logger
@@ -39,8 +38,8 @@ type Ticker struct {
 const TickEvery = time.Second
 
 // NewTicker returns the ticker of rooms; metrics may be nil.
-func NewTicker(rooms *Rooms, shows ShowSource, seats SeatStates, metrics *services.Metrics, log *slog.Logger) *Ticker {
-	return &Ticker{rooms: rooms, shows: shows, seats: seats, metrics: metrics, log: log, every: TickEvery}
+func NewTicker(rooms *Rooms, seats SeatStates, metrics *services.Metrics, log *slog.Logger) *Ticker {
+	return &Ticker{rooms: rooms, seats: seats, metrics: metrics, log: log, every: TickEvery}
 }
 
 // Run ticks until ctx ends.
@@ -76,7 +75,7 @@ func (t *Ticker) Tick(ctx context.Context) error {
 }
 
 func (t *Ticker) tickOne(ctx context.Context, id int64) error {
-	show, err := t.shows.CachedShow(ctx, id)
+	show, err := t.rooms.shows.CachedShow(ctx, id)
 	if services.ErrorCode(err) == services.CodeNotFound {
 		return t.rooms.Forget(ctx, id)
 	}

@@ -1,0 +1,59 @@
+package handlers
+
+import (
+	"github.com/gofiber/fiber/v2"
+
+	"seatflow/services"
+	"seatflow/services/waitingroom"
+	"seatflow/views"
+)
+
+// queuePage is a show's waiting page for the signed-in buyer: their place, or a button
+// to join; admitted (or the room off), the seat map.
+func (d *Deps) queuePage(c *fiber.Ctx) error {
+	showID, ok := idParam(c, "id")
+	if !ok {
+		return renderErrorPage(c, fiber.StatusNotFound, tr(c, "err.no_show", nil))
+	}
+	ctx, cancel := ctxOf(c)
+	defer cancel()
+	show, err := d.Shows.Get(ctx, showID)
+	if err != nil {
+		return errorPage(c, err)
+	}
+	if !show.WaitingRoom {
+		return c.Redirect(views.ShowURL(showID), fiber.StatusSeeOther)
+	}
+	e, err := d.Rooms.Read(ctx, showID, currentUser(c).ID)
+	if err != nil && services.ErrorCode(err) != services.CodeNotFound {
+		return errorPage(c, err)
+	}
+	if e != nil {
+		d.setAdmission(c, showID, e)
+		if e.Status == waitingroom.StatusAdmitted {
+			return c.Redirect(views.ShowURL(showID), fiber.StatusSeeOther)
+		}
+	}
+	return render(c, fiber.StatusOK, views.QueuePage(views.QueuePageProps{
+		Page: page(c, show.Movie.Title), Show: show, Entry: e, Now: nowUTC(), Zone: d.Shows.Zone()}))
+}
+
+// joinQueue puts the signed-in buyer in the show's waiting room and shows the waiting
+// page (303); a show that takes no queue shows why.
+func (d *Deps) joinQueue(c *fiber.Ctx) error {
+	showID, ok := idParam(c, "id")
+	if !ok {
+		return renderErrorPage(c, fiber.StatusNotFound, tr(c, "err.no_show", nil))
+	}
+	ctx, cancel := ctxOf(c)
+	defer cancel()
+	e, err := d.Rooms.Join(ctx, showID, currentUser(c).ID)
+	if err != nil {
+		return errorPage(c, err)
+	}
+	d.setAdmission(c, showID, e)
+	if e.Status == waitingroom.StatusAdmitted {
+		return c.Redirect(views.ShowURL(showID), fiber.StatusSeeOther)
+	}
+	return c.Redirect(views.QueueURL(showID), fiber.StatusSeeOther)
+}

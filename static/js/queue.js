@@ -1,0 +1,1 @@
+// queue.js: placeholder until the waiting page's script lands
