@@ -64,7 +64,7 @@ end
 
 -- advance admits from the front as the pace's credit allows: an entry unread for idle
 -- ms is expired (abandoned) and costs no credit. Credit accrues from the opening at
--- pace/60000 a ms, at most a second's worth (or 1) banked.
+-- pace/60000 a ms, at most five seconds' worth (or 1) banked.
 local function advance()
   local m = redis.call('HMGET', meta, 't', 'credit', 'closed')
   local waits = {}
@@ -75,7 +75,7 @@ local function advance()
     credit = credit + (now - t) * pace / 60000
     t = now
   end
-  local cap = math.max(1, pace / 60)
+  local cap = math.max(1, pace / 12) -- five seconds' worth: the pace holds when advanced at least that often
   if credit > cap then credit = cap end
   local admitted, abandoned = 0, 0
   while credit >= 1 and admitted + abandoned < 5000 do
@@ -145,11 +145,13 @@ if op == 'join' then
     put(uid, e)
   end
   redis.call('HSET', seen, uid, int(now))
-  return reply(get(uid), advance())
+  local admitted, abandoned, waits = advance() -- before reading the entry it may admit
+  return reply(get(uid), admitted, abandoned, waits)
 elseif op == 'read' then
   local e = get(uid)
   if e and e.st == 'w' then redis.call('HSET', seen, uid, int(now)) end
-  return reply(get(uid), advance())
+  local admitted, abandoned, waits = advance() -- before reading the entry it may admit
+  return reply(get(uid), admitted, abandoned, waits)
 elseif op == 'advance' then
   return reply(nil, advance())
 elseif op == 'close' then

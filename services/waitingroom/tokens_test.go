@@ -1,0 +1,80 @@
+package waitingroom
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"seatflow/services"
+)
+
+// TestTokens_BoundToUserShowAndTime: a token admits its user to its show until it
+// expires; anything else is NOT_ADMITTED with the reason counted.
+func TestTokens_BoundToUserShowAndTime(t *testing.T) {
+	now := time.Date(2030, 1, 1, 10, 0, 0, 0, time.UTC)
+	var reasons []string
+	tok := NewTokens([]byte("shared"), func(r string) { reasons = append(reasons, r) })
+	good := tok.Sign(7, 42, now.Add(AdmittedFor))
+	other := NewTokens([]byte("another secret"), nil).Sign(7, 42, now.Add(AdmittedFor))
+	for _, c := range []struct {
+		name, token string
+		user, show  int64
+		at          time.Time
+		reason      string
+	}{
+		{"own token", good, 7, 42, now, ""},
+		{"a second before expiry", good, 7, 42, now.Add(AdmittedFor - time.Second), ""},
+		{"at expiry", good, 7, 42, now.Add(AdmittedFor), "expired"},
+		{"another buyer", good, 8, 42, now, "other"},
+		{"another show", good, 7, 43, now, "other"},
+		{"no token", "", 7, 42, now, "missing"},
+		{"another secret", other, 7, 42, now, "invalid"},
+		{"edited user", strings.Replace(good, ".7.", ".8.", 1), 8, 42, now, "invalid"},
+		{"garbage", "x.y", 7, 42, now, "invalid"},
+		{"no signature", "42.7.99999999999", 7, 42, now, "invalid"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			reasons = nil
+			err := tok.Check(c.token, c.user, c.show, c.at)
+			if c.reason == "" {
+				if err != nil || !tok.Valid(c.token, c.user, c.show, c.at) {
+					t.Fatalf("refused: %v", err)
+				}
+				return
+			}
+			if services.ErrorCode(err) != services.CodeNotAdmitted {
+				t.Fatalf("got %v, want NOT_ADMITTED", err)
+			}
+			if len(reasons) != 1 || reasons[0] != c.reason {
+				t.Errorf("counted %v, want [%s]", reasons, c.reason)
+			}
+			if tok.Valid(c.token, c.user, c.show, c.at) {
+				t.Error("Valid says yes")
+			}
+		})
+	}
+}
+
+// TestEstimateWait: the pace sets the estimate until the room has run 10 s; then a
+// measured rate below the pace takes over (never a faster one); the range brackets it.
+func TestEstimateWait(t *testing.T) {
+	for _, c := range []struct {
+		name                   string
+		position, pace, recent int
+		since                  time.Duration
+		want                   Estimate
+	}{
+		{"not waiting", 0, 60, 0, time.Minute, Estimate{}},
+		{"at the pace", 60, 60, 0, 0, Estimate{Seconds: 60, Low: 48, High: 72}},
+		{"measured slower than the pace", 60, 120, 30, time.Minute, Estimate{Seconds: 120, Low: 96, High: 141}},
+		{"measured faster than the pace is not believed", 60, 60, 120, time.Minute, Estimate{Seconds: 60, Low: 48, High: 72}},
+		{"too early to measure", 60, 120, 1, 5 * time.Second, Estimate{Seconds: 30, Low: 24, High: 38}},
+		{"a short window", 10, 120, 10, 20 * time.Second, Estimate{Seconds: 20, Low: 16, High: 26}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if got := EstimateWait(c.position, c.pace, c.recent, c.since); got != c.want {
+				t.Errorf("EstimateWait(%d, %d, %d, %v) = %+v, want %+v", c.position, c.pace, c.recent, c.since, got, c.want)
+			}
+		})
+	}
+}
