@@ -79,6 +79,10 @@ func presentCredentials(_ context.Context, in *openapi3filter.AuthenticationInpu
 
 var checkOptions = &openapi3filter.Options{AuthenticationFunc: presentCredentials, MultiError: true, IncludeResponseStatus: true}
 
+// An event stream is checked as text (its events' JSON is the same as the matching GET
+// answer, which is checked there).
+func init() { openapi3filter.RegisterBodyDecoder("text/event-stream", openapi3filter.FileBodyDecoder) }
+
 // checkOpenAPI checks one request (its body given as bytes) and its answer against the
 // document; it returns a message naming the route and every problem, or "" when both
 // agree with it.

@@ -58,6 +58,7 @@ func testConfig() Config {
 	cfg.RedisDB = testRedisDB
 	cfg.BcryptCost = 4
 	cfg.PaymentWebhookSecret = "web-test-secret"
+	cfg.AdmissionSecret = "web-test-admission-secret" // shared by every instance of a test
 	cfg.DemoPayments = true
 	return cfg
 }
