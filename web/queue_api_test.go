@@ -64,6 +64,13 @@ func TestWaitingRoom_API(t *testing.T) {
 	if r := a.do("GET", "/api/v1/admin/shows/"+show+"/waiting-room", buyerA, nil, nil); r.status != 403 {
 		t.Fatalf("a customer reading the staff view: %d", r.status)
 	}
+	metrics := string(a.do("GET", "/metrics", "", nil, nil).body)
+	for _, want := range []string{`seatflow_waiting_room_token_refusals_total{reason="missing"} 1`,
+		`seatflow_waiting_room_admitted_total 1`, "seatflow_waiting_room_wait_seconds_count 1"} {
+		if !strings.Contains(metrics, want) {
+			t.Errorf("/metrics lacks %q", want)
+		}
+	}
 	// staff raise the pace: buyer B's stream (on the other instance) tells of the admission and ends
 	if r := a.do("PATCH", "/api/v1/admin/shows/"+show, staff, map[string]any{"admit_per_minute": 6000}, nil); r.status != 200 {
 		t.Fatalf("raise the pace: %d %s", r.status, r.body)
