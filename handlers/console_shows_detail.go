@@ -1,6 +1,8 @@
 package handlers
 
 import (
+	"context"
+	"log/slog"
 	"strconv"
 	"time"
 
@@ -9,6 +11,7 @@ import (
 
 	"seatflow/services"
 	"seatflow/services/catalog"
+	"seatflow/services/waitingroom"
 	"seatflow/views"
 )
 
@@ -42,13 +45,24 @@ func (d *Deps) loadShow(c *fiber.Ctx) (*services.Show, catalog.SeatCounts, bool,
 
 // showDetailPage is a show for staff; after a cancellation (?cancelled_orders=&
 // refunded_orders=) it shows what the cancellation did, after sale control what changed.
+// With ?part=waiting-room (the panel's htmx refresh) it is the waiting room's figures
+// alone.
 func (d *Deps) showDetailPage(c *fiber.Ctx) error {
+	if c.Query("part") == views.WaitingRoomPart {
+		return d.waitingRoomFiguresPartial(c)
+	}
 	return d.renderShowDetail(c, fiber.StatusOK, nil, "")
 }
 
 // renderShowDetail renders a show's page; form (nil: as stored) keeps what the user
 // typed in the edit form after a refused save.
 func (d *Deps) renderShowDetail(c *fiber.Ctx, status int, form *views.ShowEditForm, msg string) error {
+	return d.renderShowPage(c, status, form, nil, msg)
+}
+
+// renderShowPage renders a show's page; form and room (nil: as stored) keep what the
+// user typed in the edit form or the waiting room form after a refused save.
+func (d *Deps) renderShowPage(c *fiber.Ctx, status int, form *views.ShowEditForm, room *views.WaitingRoomForm, msg string) error {
 	s, counts, ok, err := d.loadShow(c)
 	if !ok {
 		return err
@@ -57,8 +71,15 @@ func (d *Deps) renderShowDetail(c *fiber.Ctx, status int, form *views.ShowEditFo
 	if form != nil {
 		f = *form
 	}
-	p := views.ShowDetailProps{Page: page(c, s.Movie.Title), Show: s, Counts: counts, Zone: d.Shows.Zone(), Now: nowUTC(),
-		Form: f, Error: msg}
+	rf := views.WaitingRoomForm{On: s.WaitingRoom, Pace: strconv.Itoa(s.AdmitPerMinute)}
+	if room != nil {
+		rf = *room
+	}
+	ctx, cancel := ctxOf(c)
+	defer cancel()
+	now := nowUTC()
+	p := views.ShowDetailProps{Page: page(c, s.Movie.Title), Show: s, Counts: counts, Zone: d.Shows.Zone(), Now: now,
+		Form: f, Room: rf, Figures: d.roomFigures(ctx, s, s.StatusAt(now) != services.ShowCancelled), Error: msg}
 	if status == fiber.StatusOK {
 		switch c.Query("done") {
 		case "opened":
@@ -67,6 +88,8 @@ func (d *Deps) renderShowDetail(c *fiber.Ctx, status int, form *views.ShowEditFo
 			p.Notice = "The sale is closed: no new orders."
 		case "saved":
 			p.Notice = "Saved."
+		case "waiting-room":
+			p.Notice = views.RoomNotice(s.WaitingRoom, s.AdmitPerMinute)
 		case "cancelled":
 			if s.Status == services.ShowCancelled {
 				co, _ := strconv.Atoi(c.Query("cancelled_orders"))
@@ -133,6 +156,96 @@ func (d *Deps) updateShowPage(c *fiber.Ctx) error {
 		return d.renderShowDetail(c, st, &f, consoleMessage(se.Message, d.Shows.Zone()))
 	}
 	return c.Redirect(views.AdminShowURL(s.ID)+"?done=saved", fiber.StatusSeeOther)
+}
+
+// roomUnreadable says that a show's waiting room could not be read.
+const roomUnreadable = "The waiting room's figures could not be read; try again shortly."
+
+// roomFigures reads show s's waiting room for its console page, refreshing itself when
+// poll is set; a room that cannot be read says so in place of its figures (the rest of
+// the page still shows). A room that recorded no reason to be closed is closed all the
+// same when the show is cancelled or its sale closed (nobody may join it then).
+func (d *Deps) roomFigures(ctx context.Context, s *services.Show, poll bool) views.WaitingRoomFigures {
+	now := nowUTC()
+	f := views.WaitingRoomFigures{ShowID: s.ID, Now: now, Zone: d.Shows.Zone(), Poll: poll}
+	if d.Rooms == nil {
+		f.Error, f.Poll = "The waiting room is not available in this process.", false
+		return f
+	}
+	st, err := d.Rooms.Stats(ctx, s.ID)
+	if err != nil {
+		slog.Warn("show page: waiting room unavailable", "show", s.ID, "err", err)
+		f.Error = roomUnreadable
+		return f
+	}
+	room := *st
+	if room.Closed == "" {
+		switch s.StatusAt(now) {
+		case services.ShowCancelled:
+			room.Closed = waitingroom.ClosedCancelled
+		case services.ShowClosed:
+			room.Closed = waitingroom.ClosedSale
+		}
+	}
+	f.Stats = &room
+	return f
+}
+
+// waitingRoomFiguresPartial is a show's waiting room figures alone, for the panel's
+// htmx refresh (which stops once the show is cancelled); 404 for an unknown show.
+func (d *Deps) waitingRoomFiguresPartial(c *fiber.Ctx) error {
+	showID, ok := idParam(c, "id")
+	if !ok {
+		return noSuchShow(c)
+	}
+	ctx, cancel := ctxOf(c)
+	defer cancel()
+	s, err := d.CatalogConsole.Show(ctx, showID)
+	switch {
+	case services.ErrorCode(err) == services.CodeNotFound:
+		return noSuchShow(c)
+	case err != nil:
+		slog.Warn("show page: show unavailable", "show", showID, "err", err)
+		return render(c, fiber.StatusOK, views.WaitingRoomFiguresPanel(views.WaitingRoomFigures{ShowID: showID,
+			Error: roomUnreadable, Now: nowUTC(), Zone: d.Shows.Zone(), Poll: true}))
+	}
+	f := d.roomFigures(ctx, s, s.StatusAt(nowUTC()) != services.ShowCancelled)
+	return render(c, fiber.StatusOK, views.WaitingRoomFiguresPanel(f))
+}
+
+// waitingRoomPage turns the show's waiting room on or off (waiting_room=on: on) and
+// sets its pace (admit_per_minute, buyers a minute, live: the queue follows at its next
+// admission), then redirects (303) back; a pace that is not a whole number from 1 to
+// catalog.MaxAdmitPerMinute (400) or a refusal (409: a cancelled show) shows the page
+// again with the input and why, nothing changed.
+func (d *Deps) waitingRoomPage(c *fiber.Ctx) error {
+	s, _, ok, err := d.loadShow(c)
+	if !ok {
+		return err
+	}
+	f := roomForm(c)
+	pace, err := strconv.Atoi(f.Pace)
+	if err != nil || pace < 1 || pace > catalog.MaxAdmitPerMinute {
+		return d.renderShowPage(c, fiber.StatusBadRequest, nil, &f, paceProblem)
+	}
+	// only what changed: an untouched room writes nothing
+	var ch catalog.ShowChange
+	if f.On != s.WaitingRoom {
+		ch.WaitingRoom = &f.On
+	}
+	if pace != s.AdmitPerMinute {
+		ch.AdmitPerMinute = &pace
+	}
+	ctx, cancel := ctxOf(c)
+	defer cancel()
+	if _, err := d.CatalogAdmin.UpdateShow(ctx, currentUser(c).ID, s.ID, ch); err != nil {
+		st, se := pageError(c, err)
+		if st >= fiber.StatusInternalServerError {
+			return renderErrorPage(c, st, se.Message)
+		}
+		return d.renderShowPage(c, st, nil, &f, consoleMessage(se.Message, d.Shows.Zone()))
+	}
+	return c.Redirect(views.AdminShowURL(s.ID)+"?done=waiting-room", fiber.StatusSeeOther)
 }
 
 // errMessage is a service error's message.

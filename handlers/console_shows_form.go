@@ -21,7 +21,7 @@ var priceRe = regexp.MustCompile(`^[0-9]{1,9}(\.[0-9]{1,2})?$`)
 
 // apiWords turns the field names of service messages into the console's words.
 var apiWords = strings.NewReplacer("sale_opens_at", "the sale opening", "sale_closes_at", "the sale closing",
-	"starts_at", "the start", "purchase_limit", "the purchase limit", "runtime_min", "the runtime", "movie_id", "the movie", "hall_id", "the hall")
+	"starts_at", "the start", "purchase_limit", "the purchase limit", "admit_per_minute", "the pace", "runtime_min", "the runtime", "movie_id", "the movie", "hall_id", "the hall")
 
 var utcTime = regexp.MustCompile(`\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z`)
 
@@ -82,19 +82,29 @@ func formPrices(c *fiber.Ctx, zones []services.Zone, currency string, required b
 	return prices, typed, problem
 }
 
+// paceProblem says what a waiting room's pace must be.
+var paceProblem = "The pace must be a whole number of buyers a minute from 1 to " + strconv.Itoa(catalog.MaxAdmitPerMinute) + "."
+
 // showForm reads the new-show form as typed.
 func showForm(c *fiber.Ctx) views.ShowForm {
 	v := func(name string) string { return utils.CopyString(strings.TrimSpace(c.FormValue(name))) }
 	return views.ShowForm{MovieID: v("movie_id"), HallID: v("hall_id"), Date: v("date"), Start: v("start"),
 		OpensDate: v("opens_date"), OpensTime: v("opens_time"), ClosesDate: v("closes_date"), ClosesTime: v("closes_time"),
-		Limit: v("purchase_limit"), Days: v("days"), Prices: map[string]string{}}
+		Limit: v("purchase_limit"), Days: v("days"), WaitingRoom: c.FormValue("waiting_room") == "on",
+		Pace: v("admit_per_minute"), Prices: map[string]string{}}
+}
+
+// roomForm reads a show's waiting room form as typed (the box unticked: off).
+func roomForm(c *fiber.Ctx) views.WaitingRoomForm {
+	return views.WaitingRoomForm{On: c.FormValue("waiting_room") == "on",
+		Pace: utils.CopyString(strings.TrimSpace(c.FormValue("admit_per_minute")))}
 }
 
 // localShow turns the typed form into the service's input; problem says what is
 // wrong in words (empty closing: the sale closes at the start).
 func localShow(f views.ShowForm, hall *catalog.HallSummary, prices []catalog.ZonePrice) (catalog.LocalShow, string) {
 	in := catalog.LocalShow{Date: f.Date, Start: f.Start, OpensDate: f.OpensDate, OpensTime: f.OpensTime,
-		ClosesDate: f.ClosesDate, ClosesTime: f.ClosesTime, Prices: prices}
+		ClosesDate: f.ClosesDate, ClosesTime: f.ClosesTime, Prices: prices, WaitingRoom: f.WaitingRoom}
 	if in.ClosesDate == "" {
 		in.ClosesDate = f.Date
 	}
@@ -115,6 +125,13 @@ func localShow(f views.ShowForm, hall *catalog.HallSummary, prices []catalog.Zon
 			return in, "The purchase limit must be a whole number from 1 to " + strconv.Itoa(catalog.MaxPurchaseLimit) + "."
 		}
 		in.PurchaseLimit = n
+	}
+	if f.Pace != "" { // empty: the default pace
+		n, err := strconv.Atoi(f.Pace)
+		if err != nil || n < 1 || n > catalog.MaxAdmitPerMinute {
+			return in, paceProblem
+		}
+		in.AdmitPerMinute = n
 	}
 	var err error
 	if in.Days, err = strconv.Atoi(f.Days); err != nil || in.Days < 1 || in.Days > catalog.MaxRepeatDays {

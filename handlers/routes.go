@@ -160,6 +160,7 @@ func (d *Deps) consoleRoutes(app fiber.Router) {
 	staff.Post("/shows/:id", d.updateShowPage)
 	staff.Post("/shows/:id/open-sale", d.saleControlPage(true))
 	staff.Post("/shows/:id/close-sale", d.saleControlPage(false))
+	staff.Post("/shows/:id/waiting-room", d.waitingRoomPage) // on/off and pace; its figures: GET /shows/:id?part=waiting-room
 	staff.Get("/shows/:id/cancel", d.cancelShowConfirmPage)
 	staff.Post("/shows/:id/cancel", d.cancelShowPage)
 	// a show's seat map for staff: house seats, releasing a stuck hold

@@ -15,6 +15,8 @@ const MaxRepeatDays = 31
 // is created (1..MaxRepeatDays): day i starts i days after the first at the same local
 // clock time and its sale closes i days later too (each show's sale closes the same
 // way before its start); the sale opens at the same instant for every day.
+// WaitingRoom turns every day's waiting room on from the start (a show of high
+// expected demand) at AdmitPerMinute buyers a minute (0 means DefaultAdmitPerMinute).
 type LocalShow struct {
 	MovieID, HallID        int64
 	Date, Start            string
@@ -23,6 +25,8 @@ type LocalShow struct {
 	Prices                 []ZonePrice
 	PurchaseLimit          int
 	Days                   int
+	WaitingRoom            bool
+	AdmitPerMinute         int
 }
 
 // DayResult is the outcome of one day of a repeat: its local date (YYYY-MM-DD) and the
@@ -50,7 +54,8 @@ func Created(results []DayResult) int {
 // in the hall, is skipped and reported with its reason, and the other days are still
 // created. It returns one result per day in date order. What applies to every day is
 // checked first and refused with nothing created. Errors: INVALID_REQUEST (days out of
-// range, malformed date or time, purchase limit or prices), NOT_FOUND (movie or hall),
+// range, malformed date or time, purchase limit, waiting room pace or prices),
+// NOT_FOUND (movie or hall),
 // CONFLICT (a retired movie), UNAVAILABLE (also when the store fails mid-way: the
 // results so far are returned with it).
 func (w *CatalogWriter) CreateDaily(ctx context.Context, actorID int64, in LocalShow) ([]DayResult, error) {
@@ -70,6 +75,11 @@ func (w *CatalogWriter) CreateDaily(ctx context.Context, actorID int64, in Local
 	}
 	if err := checkLimit(limit); err != nil {
 		return nil, err
+	}
+	if in.AdmitPerMinute != 0 {
+		if err := checkPace(in.AdmitPerMinute); err != nil {
+			return nil, err
+		}
 	}
 	hall, err := w.catalog.Hall(ctx, in.HallID)
 	if err != nil {
@@ -115,7 +125,8 @@ func (w *CatalogWriter) createDay(ctx context.Context, actorID int64, in LocalSh
 		return nil, prefixed("sale closes: ", err)
 	}
 	return w.CreateShow(ctx, actorID, NewShow{MovieID: in.MovieID, HallID: in.HallID, StartsAt: starts,
-		SaleOpensAt: opens, SaleClosesAt: closes, Prices: in.Prices, PurchaseLimit: in.PurchaseLimit})
+		SaleOpensAt: opens, SaleClosesAt: closes, Prices: in.Prices, PurchaseLimit: in.PurchaseLimit,
+		WaitingRoom: in.WaitingRoom, AdmitPerMinute: in.AdmitPerMinute})
 }
 
 // parseDates reads the show's date and the sale window's dates (YYYY-MM-DD, calendar

@@ -102,6 +102,8 @@ func TestCatalogWriter_CreateDaily(t *testing.T) {
 		{"bad sale date", func(l *catalog.LocalShow) { l.OpensDate = "" }, services.CodeInvalidRequest},
 		{"missing price", func(l *catalog.LocalShow) { l.Prices = l.Prices[:1] }, services.CodeInvalidRequest},
 		{"bad limit", func(l *catalog.LocalShow) { l.PurchaseLimit = catalog.MaxPurchaseLimit + 1 }, services.CodeInvalidRequest},
+		{"pace too fast", func(l *catalog.LocalShow) { l.WaitingRoom, l.AdmitPerMinute = true, catalog.MaxAdmitPerMinute+1 }, services.CodeInvalidRequest},
+		{"negative pace", func(l *catalog.LocalShow) { l.AdmitPerMinute = -1 }, services.CodeInvalidRequest},
 		{"unknown movie", func(l *catalog.LocalShow) { l.MovieID = 987654 }, services.CodeNotFound},
 		{"unknown hall", func(l *catalog.LocalShow) { l.HallID = 987654 }, services.CodeNotFound},
 	}
@@ -116,5 +118,43 @@ func TestCatalogWriter_CreateDaily(t *testing.T) {
 	}
 	if n := e.CountRows("shows"); n != shows {
 		t.Errorf("refused repeats stored shows: %d -> %d", shows, n)
+	}
+}
+
+// TestCatalogWriter_CreateDailyWaitingRoom: a repeat created with its waiting room on
+// gives every day the room at the pace asked for (the default pace when none is given);
+// without it every day's room is off.
+func TestCatalogWriter_CreateDailyWaitingRoom(t *testing.T) {
+	e, w, staff, m := newCatalogWriterEnv(t)
+	ctx := context.Background()
+	cases := []struct {
+		name     string
+		date     string
+		on       bool
+		pace     int
+		wantPace int
+	}{
+		{"on at a pace", "2027-06-01", true, 1200, 1200},
+		{"on at the default pace", "2027-06-05", true, 0, catalog.DefaultAdmitPerMinute},
+		{"off", "2027-06-09", false, 0, catalog.DefaultAdmitPerMinute},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			in := localShowOf(m, e, c.date, 2)
+			in.WaitingRoom, in.AdmitPerMinute = c.on, c.pace
+			res, err := w.CreateDaily(ctx, staff, in)
+			if err != nil || catalog.Created(res) != 2 {
+				t.Fatalf("results %+v, %v", res, err)
+			}
+			for _, r := range res {
+				s, err := w.Show(ctx, r.Show.ID)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if s.WaitingRoom != c.on || s.AdmitPerMinute != c.wantPace {
+					t.Errorf("day %s: waiting room %v at %d a minute, want %v at %d", r.Date, s.WaitingRoom, s.AdmitPerMinute, c.on, c.wantPace)
+				}
+			}
+		})
 	}
 }
