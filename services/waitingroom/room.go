@@ -283,8 +283,9 @@ func (r *Rooms) Close(ctx context.Context, show *services.Show, reason string) e
 	return err
 }
 
-// Stats reads a show's room as staff see it (drafts too). Errors: NOT_FOUND,
-// UNAVAILABLE.
+// Stats reads a show's room as staff see it (drafts too); Closed is the room's reason,
+// or the show's when the room has none yet (cancelled, sale closed). Errors:
+// NOT_FOUND, UNAVAILABLE.
 func (r *Rooms) Stats(ctx context.Context, showID int64) (*Stats, error) {
 	show, err := r.shows.CachedShow(ctx, showID)
 	if err != nil {
@@ -293,6 +294,14 @@ func (r *Rooms) Stats(ctx context.Context, showID int64) (*Stats, error) {
 	rep, err := r.run(ctx, show, "stats", 0, "")
 	if err != nil {
 		return nil, err
+	}
+	if rep.closed == "" { // a room nobody joined is never ticked: its show still says
+		switch show.StatusAt(r.clock.Now()) {
+		case services.ShowCancelled:
+			rep.closed = ClosedCancelled
+		case services.ShowClosed:
+			rep.closed = ClosedSale
+		}
 	}
 	return &Stats{On: show.WaitingRoom, Pace: show.AdmitPerMinute, Waiting: rep.waiting, AdmittedLastMin: rep.recent,
 		AdmittedTotal: rep.admitted, AbandonedTotal: rep.abandoned, Closed: rep.closed}, nil
