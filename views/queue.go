@@ -1,6 +1,7 @@
 package views
 
 import (
+	"encoding/json"
 	"time"
 
 	"seatflow/services"
@@ -23,6 +24,79 @@ type QueuePageProps struct {
 	Zone  *time.Location
 }
 
+// What the waiting page shows (QueuePageProps.State; the section's data-queue-state,
+// which static/js/queue.js reads).
+const (
+	QueueJoin     = "join"     // not in the queue: explain and offer to join
+	QueuePre      = "pre"      // waiting for the sale to open, no position yet
+	QueueWaiting  = "waiting"  // waiting with a position
+	QueueAdmitted = "admitted" // admitted: on to the seat map
+	QueueExpired  = "expired"  // the place lapsed: offer to join again
+	QueueClosed   = "closed"   // the room closed (or the show takes no queue): say why
+)
+
+// State is what the page shows (Queue* constants). Without an entry, a show that can
+// no longer take a queue (cancelled, sale closed, started) reads as closed.
+func (p QueuePageProps) State() string {
+	e := p.Entry
+	if e == nil {
+		if st := p.Show.StatusAt(p.Now); st != services.ShowOnSale && st != services.ShowScheduled {
+			return QueueClosed
+		}
+		return QueueJoin
+	}
+	switch e.Status {
+	case waitingroom.StatusWaiting:
+		if !e.Opened {
+			return QueuePre
+		}
+		return QueueWaiting
+	case waitingroom.StatusAdmitted:
+		return QueueAdmitted
+	case waitingroom.StatusClosed:
+		return QueueClosed
+	}
+	return QueueExpired
+}
+
+// Live reports whether the page follows the entry as it moves (static/js/queue.js).
+func (p QueuePageProps) Live() bool {
+	st := p.State()
+	return st == QueuePre || st == QueueWaiting
+}
+
+// ClosedReason says in l why the queue takes nobody: the room's reason, else the
+// show's state.
+func (p QueuePageProps) ClosedReason(l Lang) string {
+	if p.Entry != nil {
+		switch p.Entry.Closed {
+		case waitingroom.ClosedSoldOut:
+			return l.T("queue.closed_sold_out", nil)
+		case waitingroom.ClosedSale:
+			return l.T("queue.closed_sale_closed", nil)
+		case waitingroom.ClosedCancelled:
+			return l.T("queue.closed_cancelled", nil)
+		}
+	}
+	if p.Show.Status == services.ShowCancelled {
+		return l.T("queue.closed_cancelled", nil)
+	}
+	if r := l.StateOf(p.Show, p.Now, p.Zone).Reason; r != "" {
+		return r
+	}
+	return l.T("queue.closed_sale_closed", nil)
+}
+
+// OpensText is the sentence about the sale's opening and the random order at it, with
+// the opening in the cinema's zone.
+func (p QueuePageProps) OpensText(l Lang) string {
+	return l.T("queue.opens_at", D{"Time": l.DayTime(p.Show.SaleOpensAt, p.Zone)})
+}
+
+// Opened reports whether the show's sale has opened (before it, joining the queue gives
+// a place in a random order at the opening).
+func (p QueuePageProps) Opened() bool { return !p.Now.Before(p.Show.SaleOpensAt) }
+
 // QueueProgress is how far the entry has come, 0..100: the share of its first position
 // already admitted ahead of it.
 func QueueProgress(e *waitingroom.Entry) int {
@@ -37,4 +111,42 @@ func QueueProgress(e *waitingroom.Entry) int {
 		done = 0
 	}
 	return done * 100 / e.FirstPosition
+}
+
+// QueueWait is an estimated wait as a range in l: seconds under a minute ("8–15
+// seconds"), else whole minutes ("2–4 minutes", "about 3 minutes" when both ends
+// round alike). static/js/queue.js formats the same way.
+func (l Lang) QueueWait(w waitingroom.Estimate) string {
+	lo, hi := max(w.Low, 1), max(w.High, 1)
+	if hi < 60 {
+		return l.T("queue.wait_seconds", D{"Low": min(lo, hi), "High": hi})
+	}
+	loM, hiM := max((lo+30)/60, 1), (hi+59)/60
+	if loM >= hiM {
+		return l.N("queue.wait_about", hiM, nil)
+	}
+	return l.T("queue.wait_minutes", D{"Low": loM, "High": hiM})
+}
+
+// QueueScriptText is the sentences static/js/queue.js writes, in l, as JSON for the
+// waiting page's data-queue-text attribute; the script fills {n}, {low} and {high}, and
+// picks a count's _one or _other form.
+func QueueScriptText(l Lang) string {
+	m := map[string]string{
+		"position":     l.T("queue.position", D{"Position": "{n}"}),
+		"wait_seconds": l.T("queue.wait_seconds", D{"Low": "{low}", "High": "{high}"}),
+		"wait_minutes": l.T("queue.wait_minutes", D{"Low": "{low}", "High": "{high}"}),
+		"admitted":     l.T("queue.admitted", nil),
+	}
+	for _, c := range []struct {
+		key, id string
+	}{{"waiting", "queue.waiting"}, {"wait_about", "queue.wait_about"}} {
+		m[c.key+"_one"] = l.N(c.id, 1, D{"Count": "{n}"})
+		m[c.key+"_other"] = l.N(c.id, 2, D{"Count": "{n}"})
+	}
+	b, err := json.Marshal(m)
+	if err != nil {
+		return "{}"
+	}
+	return string(b)
 }
