@@ -9,7 +9,8 @@ import (
 )
 
 // queuePage is a show's waiting page for the signed-in buyer: their place, or a button
-// to join; admitted (or the room off), the seat map.
+// to join (or why the room takes nobody: sold out, sale closed, cancelled); admitted
+// (or the room off), the seat map.
 func (d *Deps) queuePage(c *fiber.Ctx) error {
 	showID, ok := idParam(c, "id")
 	if !ok {
@@ -27,6 +28,11 @@ func (d *Deps) queuePage(c *fiber.Ctx) error {
 	e, err := d.Rooms.Read(ctx, showID, currentUser(c).ID)
 	if err != nil && services.ErrorCode(err) != services.CodeNotFound {
 		return errorPage(c, err)
+	}
+	if e == nil { // a room that closed (sold out) says so instead of offering to join
+		if st, err := d.Rooms.Stats(ctx, showID); err == nil && st.Closed != "" {
+			e = &waitingroom.Entry{Status: waitingroom.StatusClosed, Closed: st.Closed}
+		}
 	}
 	if e != nil {
 		d.setAdmission(c, showID, e)
