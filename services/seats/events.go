@@ -7,7 +7,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/redis/go-redis/v9"
 
@@ -151,18 +150,7 @@ func (e *SeatEvents) Close() {
 // ends, subscribing again a second after a failure; after a gap every viewer is told
 // to reload.
 func (e *SeatEvents) Run(ctx context.Context) {
-	first := true
-	for ctx.Err() == nil {
-		err := e.listen(ctx, !first)
-		first = false
-		if err != nil && ctx.Err() == nil {
-			e.log.Warn("seat events: subscription failed; retrying", "err", err)
-		}
-		select {
-		case <-ctx.Done():
-		case <-time.After(time.Second):
-		}
-	}
+	store.KeepSubscribed(ctx, e.log, "seat events", e.listen)
 }
 
 func (e *SeatEvents) listen(ctx context.Context, again bool) error {

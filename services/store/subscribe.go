@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"log/slog"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -30,6 +31,24 @@ func SubscribeOnce(ctx context.Context, sub *redis.PubSub, ready func(), handle 
 				return nil
 			}
 			handle(m)
+		}
+	}
+}
+
+// KeepSubscribed runs listen (one subscription, SubscribeOnce) until ctx ends, again a
+// second after it returns; again tells listen that messages may have been missed since
+// the last subscription. A failure is logged as what's.
+func KeepSubscribed(ctx context.Context, log *slog.Logger, what string, listen func(ctx context.Context, again bool) error) {
+	first := true
+	for ctx.Err() == nil {
+		err := listen(ctx, !first)
+		first = false
+		if err != nil && ctx.Err() == nil {
+			log.Warn(what+": subscription failed; retrying", "err", err)
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(time.Second):
 		}
 	}
 }

@@ -74,11 +74,8 @@ func (m *Moves) tell(showID int64) {
 // Run subscribes (PSUBSCRIBE) until ctx ends, again a second after a failure; after a
 // gap every watcher is told (it may have missed a move).
 func (m *Moves) Run(ctx context.Context) {
-	first := true
-	for ctx.Err() == nil {
-		again := !first
-		first = false
-		err := store.SubscribeOnce(ctx, m.rdb.PSubscribe(ctx, m.pattern), func() {
+	store.KeepSubscribed(ctx, m.log, "waiting room moves", func(ctx context.Context, again bool) error {
+		return store.SubscribeOnce(ctx, m.rdb.PSubscribe(ctx, m.pattern), func() {
 			if again {
 				m.tell(0)
 			}
@@ -87,14 +84,7 @@ func (m *Moves) Run(ctx context.Context) {
 				m.tell(id)
 			}
 		}, redis.WithChannelSize(1024))
-		if err != nil && ctx.Err() == nil {
-			m.log.Warn("waiting room moves: subscription failed; retrying", "err", err)
-		}
-		select {
-		case <-ctx.Done():
-		case <-time.After(time.Second):
-		}
-	}
+	})
 }
 
 // showOfChannel reads the show id of "<prefix>:{show:<id>}:room:moves"; 0 when none.
