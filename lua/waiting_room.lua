@@ -40,26 +40,34 @@ local function put(u, e)
   redis.call('HSET', ent, u, e.st .. '|' .. int(e.seq) .. '|' .. int(e.till) .. '|' .. e.qid .. '|' .. int(e.first) .. '|' .. int(e.joined))
 end
 
--- shuffle: at the first call at or after the opening, everyone who joined before it is
--- given a queue number by a uniform random permutation (Fisher-Yates over a
--- Park-Miller generator seeded by the caller), once.
+-- shuffle: at a call at or after the opening, everyone who joined before it (pre) is
+-- queued behind whoever is already queued, in a uniform random order (Fisher-Yates over a
+-- Park-Miller generator seeded by the caller); pre is emptied in the same step, so each
+-- place is drawn once, even when staff move the opening or a caller's show is stale.
+-- The first time, the admission credit starts counting at the opening.
 local function shuffle()
-  if now < opens or redis.call('HGET', meta, 'shuffled') then return end
+  if now < opens then return end
   local all = redis.call('ZRANGE', pre, 0, -1)
-  local x = seed % 2147483646 + 1
-  for i = #all, 2, -1 do
-    x = (x * 48271) % 2147483647
-    local j = x % i + 1
-    all[i], all[j] = all[j], all[i]
+  if #all > 0 then
+    local x = seed % 2147483646 + 1
+    for i = #all, 2, -1 do
+      x = (x * 48271) % 2147483647
+      local j = x % i + 1
+      all[i], all[j] = all[j], all[i]
+    end
+    local base, ahead = tonumber(redis.call('HGET', meta, 'seq')) or 0, redis.call('ZCARD', queue)
+    for i, u in ipairs(all) do
+      redis.call('ZADD', queue, base + i, u)
+      local e = get(u)
+      e.seq, e.first = base + i, ahead + i
+      put(u, e)
+    end
+    redis.call('DEL', pre)
+    redis.call('HSET', meta, 'seq', base + #all)
   end
-  for i, u in ipairs(all) do
-    redis.call('ZADD', queue, i, u)
-    local e = get(u)
-    e.seq, e.first = i, i
-    put(u, e)
+  if not redis.call('HGET', meta, 'shuffled') then
+    redis.call('HSET', meta, 'shuffled', 1, 't', int(opens), 'credit', 0)
   end
-  redis.call('DEL', pre)
-  redis.call('HSET', meta, 'shuffled', 1, 'seq', #all, 't', int(opens), 'credit', 0)
 end
 
 -- advance admits from the front as the pace's credit allows: an entry unread for idle

@@ -361,3 +361,38 @@ type offset struct {
 }
 
 func (o *offset) Now() time.Time { return o.base.Now().Add(o.by) }
+
+// TestWaitingRoom_OpeningMovedLater: staff move a sale's opening into the future after
+// its room took a buyer (or an instance still has the old opening cached): those who
+// join before the new opening wait without a position and are drawn, once each, into
+// the queue at the new opening.
+func TestWaitingRoom_OpeningMovedLater(t *testing.T) {
+	r := newRoomEnv(t)
+	r.shows.add(1, r.Clock.Now().Add(-time.Hour), 1)
+	if e := r.join(t, 1, 1); e.Status != waitingroom.StatusAdmitted {
+		t.Fatalf("first buyer of a room open for an hour: %+v", e)
+	}
+	r.shows.add(1, r.Clock.Now().Add(10*time.Minute), 1)
+	for u := int64(2); u <= 4; u++ {
+		if e := r.join(t, 1, u); e.Position != 0 || e.Opened {
+			t.Fatalf("user %d before the new opening: %+v", u, e)
+		}
+	}
+	for i := 0; i < 10; i++ { // they keep their places alive until the opening
+		r.Clock.Advance(time.Minute)
+		for u := int64(2); u <= 4; u++ {
+			r.read(t, 1, u)
+		}
+	}
+	places := map[int]bool{}
+	for u := int64(2); u <= 4; u++ {
+		e := r.read(t, 1, u)
+		if e.Status != waitingroom.StatusWaiting && e.Status != waitingroom.StatusAdmitted {
+			t.Errorf("user %d after the new opening: %s", u, e.Status)
+		}
+		places[e.FirstPosition] = true
+	}
+	if len(places) != 3 || !places[1] || !places[2] || !places[3] {
+		t.Errorf("places drawn at the new opening %v, want 1, 2 and 3 once each", places)
+	}
+}
