@@ -113,7 +113,7 @@ func New(cfg Config, clock services.Clock, log *slog.Logger) (*App, error) {
 	a.Audit = audit.NewAudit(db, clock)
 	a.Seats = seats.NewSeatStore(rdb, db, a.Catalog, cfg.KeyPrefix)
 	a.Shows = seats.NewShows(db, a.Catalog, a.Seats, clock, cfg.Location())
-	a.sessions = accounts.NewSessionCache(rdb, cfg.KeyPrefix, cfg.SessionCacheTTL, log)
+	a.sessions = accounts.NewSessionCache(rdb, cfg.KeyPrefix, min(cfg.SessionCacheTTL, cfg.SessionIdle/2), log)
 	a.Users = accounts.NewUsers(db, clock, cfg.BcryptCost).WithSessions(
 		accounts.SessionPolicy{Idle: cfg.SessionIdle, MaxAge: cfg.SessionMaxAge}, a.sessions)
 	var bg context.Context

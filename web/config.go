@@ -60,7 +60,8 @@ type Config struct {
 	SessionMaxAge time.Duration `env:"SESSION_MAX_AGE" envDefault:"168h"`
 	// SessionCacheTTL is how long a process answers a session from memory before it asks
 	// MySQL again (logout and role changes reach every process at once through Redis).
-	SessionCacheTTL time.Duration `env:"SESSION_CACHE_TTL" envDefault:"5s"`
+	// At most half of SessionIdle is used (an idle session must not live on in memory).
+	SessionCacheTTL time.Duration `env:"SESSION_CACHE_TTL" envDefault:"30s"`
 	LogLevel        string        `env:"LOG_LEVEL" envDefault:"info"`
 	// ExpiryCheckInterval is how often the asynq worker looks for due expiry tasks.
 	ExpiryCheckInterval time.Duration `env:"EXPIRY_CHECK_INTERVAL" envDefault:"1s"`
