@@ -103,11 +103,16 @@ local function advance()
     end
     put(u, e)
   end
+  if admitted + abandoned == 0 then
+    -- nothing moved: t and credit stay as stored, and the next call counts the same credit
+    -- from them (the cap gives one answer either way), so a read writes no room state
+    return 0, 0, waits
+  end
   redis.call('HSET', meta, 't', int(t), 'credit', tostring(credit))
   if admitted > 0 then redis.call('HINCRBY', meta, 'admitted', admitted) end
   if abandoned > 0 then redis.call('HINCRBY', meta, 'abandoned', abandoned) end
   redis.call('ZREMRANGEBYSCORE', adm, '-inf', '(' .. int(now - 60000))
-  if admitted + abandoned > 0 then redis.call('PUBLISH', channel, 'moved') end
+  redis.call('PUBLISH', channel, 'moved')
   return admitted, abandoned, waits
 end
 

@@ -15,9 +15,10 @@ type ShowSource interface {
 	CachedShow(ctx context.Context, id int64) (*services.Show, error)
 }
 
-// SeatStates reads a show's stored seat values (the seat store; seats.SeatValue decodes
-// them).
+// SeatStates reads a show's free seats per zone (absent when its map is not loaded) and
+// its stored seat values (the seat store; seats.SeatValue decodes them).
 type SeatStates interface {
+	ZoneFree(ctx context.Context, showIDs []int64) (map[int64]map[string]int, error)
 	States(ctx context.Context, showID int64) (map[int64]string, error)
 }
 
@@ -117,7 +118,16 @@ func (t *Ticker) closedBecause(ctx context.Context, show *services.Show) (string
 	default:
 		return "", nil
 	}
-	states, err := t.seats.States(ctx, show.ID)
+	free, err := t.seats.ZoneFree(ctx, []int64{show.ID})
+	if err != nil {
+		return "", err
+	}
+	for _, n := range free[show.ID] {
+		if n > 0 { // the common case, read from the zone counters: no walk of the seats
+			return "", nil
+		}
+	}
+	states, err := t.seats.States(ctx, show.ID) // none free: is any seat held (it may come back)?
 	if err != nil {
 		return "", err
 	}

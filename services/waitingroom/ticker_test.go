@@ -28,6 +28,22 @@ func (f *fakeSeats) States(context.Context, int64) (map[int64]string, error) {
 	return out, nil
 }
 
+func (f *fakeSeats) ZoneFree(_ context.Context, ids []int64) (map[int64]map[string]int, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	free := 0
+	for _, v := range f.values {
+		if v == "F" {
+			free++
+		}
+	}
+	out := map[int64]map[string]int{}
+	for _, id := range ids {
+		out[id] = map[string]int{"standard": free}
+	}
+	return out, nil
+}
+
 func (f *fakeSeats) set(vals ...string) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
