@@ -36,7 +36,7 @@ func loadtestFlags(cfg web.Config, args []string) (loadtest.Options, error) {
 	fs.DurationVar(&opts.Duration, "duration", 10*time.Second, "wall time of every ceiling and scenario (a flash sale ends when sold out)")
 	fs.DurationVar(&opts.FlashMax, "flash-max", time.Minute, "longest the flash sale runs when it does not sell out first")
 	fs.DurationVar(&opts.PreloadLead, "preload-lead", 16*time.Second, "how long before the flash sale (and the seat-map reads) the show's seat map is loaded, as the publish job loads maps ahead")
-	fs.StringVar(&scenarios, "scenarios", strings.Join(loadtest.AllScenarios, ","), "comma-separated scenarios to run")
+	fs.StringVar(&scenarios, "scenarios", strings.Join(loadtest.AllScenarios, ","), "comma-separated scenarios to run, of "+strings.Join(loadtest.KnownScenarios, ","))
 	fs.StringVar(&opts.Out, "out", "", "results `folder` (default loadtest-results/<UTC timestamp>)")
 	fs.StringVar(&dsn, "mysql-dsn", "", "MySQL DSN of the server's database, for fixtures, ceilings and audits (default: SEATFLOW_MYSQL_DSN with -base, else its database renamed seatflow_loadtest, which is dropped and created afresh)")
 	fs.StringVar(&opts.RedisAddr, "redis-addr", cfg.RedisAddr, "Redis `address` of the server")
@@ -44,6 +44,10 @@ func loadtestFlags(cfg web.Config, args []string) (loadtest.Options, error) {
 	fs.IntVar(&opts.Rows, "rows", 100, "rows of the flash-sale hall")
 	fs.IntVar(&opts.Cols, "cols", 200, "seats per row of the flash-sale hall")
 	fs.IntVar(&opts.Buyers, "buyers", 2000, "buyers registered and logged in through the API before the timed part")
+	fs.IntVar(&opts.Visitors, "visitors", 10000, "waitroom: visitors queueing for the show (accounts and sessions inserted in MySQL before the timed part)")
+	fs.IntVar(&opts.AdmitPerMinute, "admit-per-minute", 600, "waitroom: pace of the show's waiting room, buyers a minute")
+	fs.IntVar(&opts.VisitorConns, "visitor-conns", 200, "waitroom: most requests the visitors have in flight at once (and connections)")
+	fs.DurationVar(&opts.QueuePoll, "queue-poll", 5*time.Second, "waitroom: mean time between one waiting visitor's reads of its place (each 0.5x to 1.5x of it)")
 	if err := fs.Parse(args); err != nil {
 		return opts, err
 	}

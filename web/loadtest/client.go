@@ -33,6 +33,9 @@ func NewClient(base string, conns int) *Client {
 	return &Client{base: base, hc: &http.Client{Transport: tr, Timeout: 30 * time.Second}}
 }
 
+// Close closes the client's idle connections.
+func (c *Client) Close() { c.hc.CloseIdleConnections() }
+
 // Answer is what one request got: the HTTP status, the error code of a non-2xx body,
 // the body size in bytes and the body itself when the caller asked to keep it.
 type Answer struct {
@@ -48,6 +51,12 @@ var bufPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 // Idempotency-Key, reads the whole answer and decodes the error code of a non-2xx
 // answer. keep keeps the body in Answer.Body. Errors are transport errors only.
 func (c *Client) Do(ctx context.Context, method, path, token, idemKey string, body []byte, keep bool) (Answer, error) {
+	return c.DoAdmitted(ctx, method, path, token, idemKey, "", body, keep)
+}
+
+// DoAdmitted is Do with an Admission-Token header (admission "": none), as a buyer the
+// show's waiting room admitted sends orders.
+func (c *Client) DoAdmitted(ctx context.Context, method, path, token, idemKey, admission string, body []byte, keep bool) (Answer, error) {
 	var rd io.Reader
 	if body != nil {
 		rd = bytes.NewReader(body)
@@ -64,6 +73,9 @@ func (c *Client) Do(ctx context.Context, method, path, token, idemKey string, bo
 	}
 	if idemKey != "" {
 		req.Header.Set("Idempotency-Key", idemKey)
+	}
+	if admission != "" {
+		req.Header.Set("Admission-Token", admission)
 	}
 	return c.send(req, keep)
 }

@@ -2,6 +2,9 @@ package loadtest
 
 import (
 	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
 	"fmt"
 	"strings"
 	"sync"
@@ -9,14 +12,16 @@ import (
 	"time"
 
 	"github.com/jmoiron/sqlx"
+	"golang.org/x/crypto/bcrypt"
 
 	"seatflow/services"
 	"seatflow/services/orders"
 )
 
 // This file is the load test's fixture: a hall, a movie and on-sale shows inserted with
-// plain SQL (the server reads them like any other show), and buyers registered and
-// logged in through the API before the timed part.
+// plain SQL (the server reads them like any other show), buyers registered and logged
+// in through the API before the timed part, and the waiting room's crowd of visitors
+// with their sessions inserted with plain SQL.
 
 // Zone codes of the fixture halls: the first third of the rows is premium.
 const (
@@ -251,4 +256,88 @@ func registerBuyers(ctx context.Context, c *Client, runID string, n, parallel in
 	}
 	wg.Wait()
 	return out, firstErr
+}
+
+// NewVisitors inserts n customers (the visitors of show showID) and a live session of
+// each straight into MySQL, in multi-row INSERTs of visitorBatch rows (registering
+// thousands through the API would take minutes), and returns them with their session
+// tokens. Their password is buyerPassword (bcrypt cost 4), so each could also sign in.
+func (f *Fixtures) NewVisitors(ctx context.Context, showID int64, n int) ([]Buyer, error) {
+	hash, err := bcrypt.GenerateFromPassword([]byte(buyerPassword), 4)
+	if err != nil {
+		return nil, err
+	}
+	const visitorBatch = 1000
+	out := make([]Buyer, 0, n)
+	now := time.Now().UTC()
+	for lo := 0; lo < n; lo += visitorBatch {
+		hi := min(lo+visitorBatch, n)
+		emails := make([]string, 0, hi-lo)
+		args := make([]any, 0, 5*(hi-lo))
+		for i := lo; i < hi; i++ {
+			email := fmt.Sprintf("visitor%d.show%d.%s@loadtest.example", i, showID, strings.ToLower(f.runID))
+			emails = append(emails, email)
+			args = append(args, email, fmt.Sprintf("Visitor %d", i), hash, "customer", now)
+		}
+		if _, err := f.db.ExecContext(ctx, "INSERT INTO users (email, name, password_hash, role, created_at) VALUES "+
+			strings.TrimSuffix(strings.Repeat("(?,?,?,?,?),", hi-lo), ","), args...); err != nil {
+			return nil, fmt.Errorf("fixture visitors: %w", err)
+		}
+		q, qargs, err := sqlx.In("SELECT id, email FROM users WHERE email IN (?)", emails)
+		if err != nil {
+			return nil, err
+		}
+		var rows []struct {
+			ID    int64  `db:"id"`
+			Email string `db:"email"`
+		}
+		if err := f.db.SelectContext(ctx, &rows, f.db.Rebind(q), qargs...); err != nil {
+			return nil, fmt.Errorf("fixture visitors: %w", err)
+		}
+		ids := make(map[string]int64, len(rows))
+		for _, r := range rows {
+			ids[r.Email] = r.ID
+		}
+		args = args[:0]
+		for _, email := range emails {
+			id, ok := ids[email]
+			if !ok {
+				return nil, fmt.Errorf("fixture visitors: %s was not inserted", email)
+			}
+			tok := make([]byte, 32)
+			if _, err := rand.Read(tok); err != nil {
+				return nil, err
+			}
+			b := Buyer{ID: id, Token: base64.RawURLEncoding.EncodeToString(tok)}
+			h := sha256.Sum256([]byte(b.Token)) // what the server keys a session by
+			args = append(args, h[:], id, now, now, now.Add(7*24*time.Hour))
+			out = append(out, b)
+		}
+		if _, err := f.db.ExecContext(ctx, "INSERT INTO sessions (token_hash, user_id, created_at, last_seen_at, expires_at) VALUES "+
+			strings.TrimSuffix(strings.Repeat("(?,?,?,?,?),", len(emails)), ","), args...); err != nil {
+			return nil, fmt.Errorf("fixture visitor sessions: %w", err)
+		}
+	}
+	return out, nil
+}
+
+// NewRoomShow inserts an on-sale show of the hall like NewShow, with its waiting room
+// on at admitPerMinute buyers a minute.
+func (f *Fixtures) NewRoomShow(ctx context.Context, h *Hall, purchaseLimit, admitPerMinute int) (int64, error) {
+	id, err := f.NewShow(ctx, h, purchaseLimit)
+	if err != nil {
+		return 0, err
+	}
+	if _, err := f.db.ExecContext(ctx, "UPDATE shows SET waiting_room = 1, admit_per_minute = ? WHERE id = ?", admitPerMinute, id); err != nil {
+		return 0, fmt.Errorf("fixture waiting room: %w", err)
+	}
+	return id, nil
+}
+
+// SetSaleOpens moves a show's sale opening to at (UTC).
+func (f *Fixtures) SetSaleOpens(ctx context.Context, show int64, at time.Time) error {
+	if _, err := f.db.ExecContext(ctx, "UPDATE shows SET sale_opens_at = ? WHERE id = ?", at.UTC(), show); err != nil {
+		return fmt.Errorf("fixture sale opening: %w", err)
+	}
+	return nil
 }

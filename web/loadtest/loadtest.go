@@ -1,6 +1,7 @@
 // Package loadtest is `seatflow loadtest`: it targets a running server or starts one,
 // creates buyers through the API, drives scenarios (a flash sale, rejection storms,
-// seat-map reads during a sale, and the V1 baseline) with a fixed number of clients,
+// seat-map reads during a sale, and the V1 baseline; on demand, a crowd in a show's
+// waiting room, waitroom.go) with a fixed number of clients,
 // measures the ceilings of this machine in the same run (raw EVALSHA of the hold script,
 // a raw MariaDB order transaction, an HTTP no-op), audits MySQL and Redis after every
 // scenario and writes a report (report.md and PNG plots) to a results folder.
@@ -64,6 +65,14 @@ type Options struct {
 	// production); the order transaction counts buyers' seats in MySQL for 15 s after a
 	// map is (re)built. 0: the sale starts right after the load.
 	PreloadLead time.Duration
+	// Visitors, AdmitPerMinute, VisitorConns and QueuePoll shape the waitroom scenario:
+	// how many visitors queue for the show (accounts and sessions inserted in MySQL), the
+	// pace of its waiting room (buyers a minute), the most requests the visitors have in
+	// flight at once (and so connections), and the mean time between one waiting
+	// visitor's reads of its place (each drawn from 0.5x to 1.5x of it). 0: 10,000
+	// visitors, 600 a minute, 200 connections, 5 s.
+	Visitors, AdmitPerMinute, VisitorConns int
+	QueuePoll                              time.Duration
 	// Progress receives the progress lines (nil: none): rewritten every second when
 	// ProgressLive (a terminal), else one line per phase. Log gets the run's messages.
 	Progress     io.Writer
@@ -85,9 +94,27 @@ func (o *Options) defaults() error {
 		return errors.New("buyers must be at least 1")
 	}
 	for _, s := range o.Scenarios {
-		if !slices.Contains(AllScenarios, s) {
-			return fmt.Errorf("unknown scenario %q (known: %v)", s, AllScenarios)
+		if !slices.Contains(KnownScenarios, s) {
+			return fmt.Errorf("unknown scenario %q (known: %v)", s, KnownScenarios)
 		}
+	}
+	if o.Visitors <= 0 {
+		o.Visitors = defaultVisitors
+	}
+	if o.AdmitPerMinute <= 0 {
+		o.AdmitPerMinute = defaultAdmitPerMinute
+	}
+	if o.AdmitPerMinute > 100000 {
+		return errors.New("admit-per-minute must be at most 100000")
+	}
+	if o.VisitorConns <= 0 {
+		o.VisitorConns = defaultVisitorConns
+	}
+	if o.QueuePoll <= 0 {
+		o.QueuePoll = defaultQueuePoll
+	}
+	if o.QueuePoll > 60*time.Second {
+		return errors.New("queue-poll must be at most 60s: a waiting place unread for 120 s is given up")
 	}
 	if o.KeyPrefix == "" {
 		o.KeyPrefix = "sf"
@@ -211,6 +238,8 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 			res, err = r.seatMapDuringSale(ctx)
 		case ScenarioV1:
 			res, err = r.baselineV1(ctx)
+		case ScenarioWaitRoom:
+			res, err = r.waitRoom(ctx)
 		}
 		if err != nil {
 			return nil, fmt.Errorf("scenario %s: %w", name, err)
@@ -219,6 +248,9 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 			logf("  audit %-9s %-40s %d%s", name, a.Check, a.Count, map[bool]string{true: "  FAILED", false: ""}[a.Failed()])
 		}
 		rep.Scenarios = append(rep.Scenarios, res)
+		if res.Room != nil && res.Room.Reads != nil {
+			rep.Scenarios = append(rep.Scenarios, res.Room.Reads)
+		}
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}

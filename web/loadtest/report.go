@@ -79,8 +79,9 @@ func (rep *Report) Evaluate() {
 // sale (Result.CPUPerOp, µs per operation): server <= 300 µs, MariaDB <= the MariaDB
 // µs/op of the raw MariaDB transaction ceiling of the same run, Redis <= 100 µs;
 // taken-seat answers (hot seats, sold-out show) >= 0.5x the HTTP no-op with p99 <= 10 ms;
-// seat-map reads >= 0.30x the HTTP no-op; the flash sale >= 10x the V1 baseline; server
-// RSS <= 256 MiB (rssSampled false: not run); every audit clean.
+// seat-map reads >= 0.30x the HTTP no-op; the flash sale >= 10x the V1 baseline; the
+// waiting room's (roomTargets); server RSS <= 256 MiB (rssSampled false: not run); every
+// audit clean.
 func EvaluateTargets(ceilings, scenarios []*Result, rssMaxKB int64, rssSampled bool) []Target {
 	rep := &Report{Ceilings: ceilings, Scenarios: scenarios}
 	var out []Target
@@ -125,6 +126,7 @@ func EvaluateTargets(ceilings, scenarios []*Result, rssMaxKB int64, rssSampled b
 	compare(scen(ScenarioSoldOut), ceil(CeilingHTTP), "sold-out show: taken-seat answers vs HTTP no-op", ">= 0.50x, p99 <= 10 ms", 0.5, 10*time.Millisecond)
 	compare(scen(ScenarioSeatMap), ceil(CeilingHTTP), "seat-map reads during a sale vs HTTP no-op", ">= 0.30x", 0.30, 0)
 	compare(scen(ScenarioFlash), scen(ScenarioV1), "flash sale: created orders vs V1 baseline", ">= 10x", 10, 0)
+	out = append(out, roomTargets(scen(ScenarioWaitRoom))...)
 	rss := Target{Name: "server RSS throughout", Want: "<= 256 MiB", Got: "-", Status: StatusNotRun}
 	if rssSampled {
 		rss.Got = fmt.Sprintf("max %.1f MiB", float64(rssMaxKB)/1024)
@@ -145,6 +147,73 @@ func EvaluateTargets(ceilings, scenarios []*Result, rssMaxKB int64, rssSampled b
 		}
 	}
 	return append(out, audit)
+}
+
+// targetRoomOrderP99 is the ceiling of the admitted buyers' order p99 while the crowd
+// waits, and targetRoomPaceSlack how far the measured admission pace may stray from the
+// configured one.
+const (
+	targetRoomOrderP99  = 50 * time.Millisecond
+	targetRoomPaceSlack = 0.20
+)
+
+// roomTargets are the waitroom scenario's targets (room nil: not run): admitted buyers'
+// order p99 <= 50 ms; the admission pace within ±20 % of the configured one while
+// someone waits; every order sent without a valid token refused NOT_ADMITTED; no order
+// of the show in MySQL by a buyer who was not admitted.
+func roomTargets(room *Result) []Target {
+	names := []string{"waiting room: admitted buyers' order p99", "waiting room: admission pace vs configured",
+		"waiting room: orders without a valid token refused", "waiting room: orders in MySQL of buyers not admitted"}
+	wants := []string{"<= 50 ms", "within ±20 %", "100 % NOT_ADMITTED", "0"}
+	out := make([]Target, len(names))
+	for i := range out {
+		out[i] = Target{Name: names[i], Want: wants[i], Got: "-", Status: StatusNotRun}
+	}
+	if room == nil || room.Room == nil {
+		return out
+	}
+	f := room.Room
+	out[0].Got = fmt.Sprintf("p99 %s, p50 %s (%d orders)", fmtMS(room.P99), fmtMS(room.P50), room.OK)
+	out[0].Status = passMiss(room.OK > 0 && room.P99 <= targetRoomOrderP99)
+	if f.MeasuredPace > 0 {
+		r := Ratio(f.MeasuredPace, float64(f.Pace))
+		out[1].Got = fmt.Sprintf("%.0f/min vs %d/min (%.2fx over %.1f s)", f.MeasuredPace, f.Pace, r, f.PaceWindow.Seconds())
+		out[1].Status = passMiss(r >= 1-targetRoomPaceSlack && r <= 1+targetRoomPaceSlack)
+	} else {
+		out[1].Got = "- (nobody waited a whole second)"
+	}
+	out[2].Got = fmt.Sprintf("%d of %d", f.RefusedNotAdmitted, f.Refusals)
+	out[2].Status = passMiss(f.Refusals > 0 && f.RefusedNotAdmitted == f.Refusals)
+	out[3].Got = fmt.Sprintf("%d of %d orders", f.OrdersUnadmitted, f.OrdersInMySQL)
+	out[3].Status = passMiss(f.OrdersUnadmitted == 0)
+	return out
+}
+
+// writeRoomVsNoop writes the waiting room's queue reads beside the HTTP no-op of the
+// same run: latencies and the CPU time per operation of each measured process, with
+// their ratios (nothing when either is missing).
+func (rep *Report) writeRoomVsNoop(w io.Writer) {
+	q, http := rep.find(rep.Scenarios, ScenarioWaitRoomQueue), rep.find(rep.Ceilings, CeilingHTTP)
+	if q == nil || http == nil {
+		return
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "| waiting room | queue read | HTTP no-op | ratio |")
+	fmt.Fprintln(w, "|---|---:|---:|---:|")
+	for _, l := range []struct {
+		name string
+		a, b time.Duration
+	}{{"p50", q.P50, http.P50}, {"p99", q.P99, http.P99}} {
+		fmt.Fprintf(w, "| %s | %s | %s | %.2f |\n", l.name, fmtMS(l.a), fmtMS(l.b), Ratio(float64(l.a), float64(l.b)))
+	}
+	fmt.Fprintf(w, "| ok/s (paced vs saturated) | %.0f | %.0f | %.2f |\n", q.Rate(), http.Rate(), Ratio(q.Rate(), http.Rate()))
+	for _, p := range CPUProcs {
+		a, okA := q.CPUPerOp(p)
+		b, okB := http.CPUPerOp(p)
+		if okA && okB {
+			fmt.Fprintf(w, "| %s µs/op | %.1f | %.1f | %.2f |\n", p, a, b, Ratio(a, b))
+		}
+	}
 }
 
 func passMiss(ok bool) string {
@@ -198,6 +267,7 @@ func (rep *Report) WriteTables(w io.Writer) {
 			s.Rejected, s.Errors, fmtMS(s.P50), fmtMS(s.P90), fmtMS(s.P99), fmtMS(s.Max), ratio(s, redis), ratio(s, mysql), ratio(s, http),
 			cpuCells(s), fmtRSS(s.RSSMaxKB), audit)
 	}
+	rep.writeRoomVsNoop(w)
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "| target | wanted | got | result |")
 	fmt.Fprintln(w, "|---|---|---|---|")

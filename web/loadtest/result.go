@@ -32,7 +32,9 @@ type Result struct {
 	RSSMaxKB int64
 	// CPU is the CPU time each process (ProcServer, ProcMariaDB, ProcRedis, ProcClient)
 	// spent during the phase, from /proc/<pid>/stat (see cpu.go); absent: not measured.
-	CPU   map[string]time.Duration
+	CPU map[string]time.Duration
+	// Room is what the waitroom scenario found (nil for every other phase).
+	Room  *RoomFigures
 	audit []AuditLine
 }
 

@@ -18,8 +18,16 @@ const (
 	ScenarioV1       = "v1"
 )
 
+// ScenarioWaitRoom is not in the standard set: it inserts its own crowd of visitors and
+// runs only when asked for (-scenarios waitroom).
+const ScenarioWaitRoom = "waitroom"
+
 // AllScenarios is the standard set.
 var AllScenarios = []string{ScenarioFlash, ScenarioSoldOut, ScenarioHotSeats, ScenarioSeatMap, ScenarioV1}
+
+// KnownScenarios are the scenarios Options.Scenarios may name: the standard set and
+// the waiting room.
+var KnownScenarios = append(append([]string{}, AllScenarios...), ScenarioWaitRoom)
 
 // sale is the state of one flash sale as the clients see it: blocks of up to 4 adjacent
 // seats for chosen-seat orders (each handed out once), the zones found sold out, and

@@ -23,8 +23,9 @@ import (
 // test runs two packages at once.
 const smokeRedisDB = 14
 
-// TestSmoke_WholeRunAgainstInProcessServer runs every ceiling and scenario against a
-// server started in this process, on the database
+// TestSmoke_WholeRunAgainstInProcessServer runs every ceiling and scenario (the
+// standard set and the waiting room, with a crowd of 100) against a server started in
+// this process, on the database
 // seatflow_loadtest_smoke<SEATFLOW_TEST_SUFFIX> (dropped and created) and Redis DB 14 of
 // SEATFLOW_TEST_REDIS_ADDR, with 4 clients, a big hall of 10 x 40 seats and 100 buyers
 // (the fewest the sold-out fixture's 200 seats need within its purchase limit). By
@@ -118,9 +119,9 @@ func TestSmoke_WholeRunAgainstInProcessServer(t *testing.T) {
 
 	out := t.TempDir()
 	var log strings.Builder
-	rep, err := Run(ctx, Options{Base: url, PID: os.Getpid(), Clients: 4, Duration: duration, Scenarios: AllScenarios, Out: out,
+	rep, err := Run(ctx, Options{Base: url, PID: os.Getpid(), Clients: 4, Duration: duration, Scenarios: KnownScenarios, Out: out,
 		MySQLDSN: cfg.MySQLDSN, RedisAddr: cfg.RedisAddr, RedisDB: smokeRedisDB, KeyPrefix: cfg.KeyPrefix, Currency: cfg.Currency,
-		Rows: 10, Cols: 40, Buyers: 100, Log: &log})
+		Rows: 10, Cols: 40, Buyers: 100, Visitors: 100, AdmitPerMinute: 120, VisitorConns: 8, QueuePoll: 200 * time.Millisecond, Log: &log})
 	t.Log(log.String())
 	if err != nil {
 		t.Fatal(err)
@@ -133,8 +134,8 @@ func TestSmoke_WholeRunAgainstInProcessServer(t *testing.T) {
 			t.Errorf("ceiling %s: %d ok, %d errors (%s)", c.Name, c.OK, c.Errors, c.FirstError)
 		}
 	}
-	if len(rep.Scenarios) != len(AllScenarios) {
-		t.Fatalf("%d scenarios ran, want %d", len(rep.Scenarios), len(AllScenarios))
+	if len(rep.Scenarios) != len(KnownScenarios)+1 { // the waiting room has two rows
+		t.Fatalf("%d scenarios ran, want %d", len(rep.Scenarios), len(KnownScenarios)+1)
 	}
 	for _, s := range rep.Scenarios {
 		if s.OK == 0 {
@@ -143,7 +144,10 @@ func TestSmoke_WholeRunAgainstInProcessServer(t *testing.T) {
 		if s.Name == ScenarioFlash && s.SeatsSold == 0 {
 			t.Errorf("the flash sale sold no seat (%d orders, %v)", s.OK, s.Codes)
 		}
-		if len(s.Audit()) == 0 {
+		if s.Name == ScenarioWaitRoom {
+			checkRoom(t, s)
+		}
+		if len(s.Audit()) == 0 && s.Name != ScenarioWaitRoomQueue { // the queue reads are the waitroom's second row
 			t.Errorf("scenario %s was not audited", s.Name)
 		}
 		for _, l := range s.Audit() {
@@ -179,4 +183,28 @@ func TestSmoke_WholeRunAgainstInProcessServer(t *testing.T) {
 		t.Errorf("%d seats are in more than one pending or paid order", twice)
 	}
 	t.Logf("%d pending or paid orders, no seat sold twice", orders)
+}
+
+// checkRoom checks the waitroom scenario of the smoke run: a tiny crowd (100 visitors,
+// 2 admitted a second) joined, someone was admitted and ordered, every order sent
+// without a valid token was refused NOT_ADMITTED, and MySQL holds no order of a buyer
+// who was not admitted; it asserts no speed.
+func checkRoom(t *testing.T, s *Result) {
+	t.Helper()
+	f := s.Room
+	if f == nil || f.Reads == nil {
+		t.Fatal("the waitroom scenario has no room figures")
+	}
+	if f.Joined != int64(f.Visitors) || f.AdmittedSeen == 0 || f.Admitted < f.AdmittedSeen {
+		t.Errorf("waitroom: %d of %d joined, the room admitted %d, %d read their admission", f.Joined, f.Visitors, f.Admitted, f.AdmittedSeen)
+	}
+	if f.Refusals == 0 || f.RefusedNotAdmitted != f.Refusals {
+		t.Errorf("waitroom: %d of %d orders without a valid token refused NOT_ADMITTED (others: %v)", f.RefusedNotAdmitted, f.Refusals, f.RefusalCodes)
+	}
+	if f.OrdersInMySQL != s.OK || f.OrdersUnadmitted != 0 {
+		t.Errorf("waitroom: %d orders in MySQL, %d seen created, %d of buyers not admitted", f.OrdersInMySQL, s.OK, f.OrdersUnadmitted)
+	}
+	if s.Errors > 0 || f.Reads.Errors > 0 {
+		t.Errorf("waitroom: %d order errors (%s), %d read errors (%s)", s.Errors, s.FirstError, f.Reads.Errors, f.Reads.FirstError)
+	}
 }
