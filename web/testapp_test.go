@@ -56,6 +56,10 @@ func testConfig() Config {
 		cfg.RedisAddr = addr
 	}
 	cfg.RedisDB = testRedisDB
+	// pub/sub channels are shared by every DB of a Redis server: a prefix of their own
+	// keeps the live seat maps and waiting rooms of these tests from hearing the seat
+	// changes of the services tests and the load test's smoke run running beside them
+	cfg.KeyPrefix = "sfweb"
 	cfg.BcryptCost = 4
 	cfg.PaymentWebhookSecret = "web-test-secret"
 	cfg.AdmissionSecret = "web-test-admission-secret" // shared by every instance of a test

@@ -59,6 +59,7 @@ func TestSmoke_WholeRunAgainstInProcessServer(t *testing.T) {
 		cfg.RedisAddr = addr
 	}
 	cfg.RedisDB, cfg.BcryptCost, cfg.DemoPayments, cfg.AllowEviction = smokeRedisDB, 4, true, true
+	cfg.KeyPrefix = "sfsmoke" // its pub/sub channels (shared by every Redis DB) are its own
 	cfg.ReconcileInterval = 24 * time.Hour
 	const high = 100000000
 	cfg.RateUserPerMinute, cfg.RateUserBurst, cfg.RateShowPerSecond, cfg.RateShowBurst = high, high, high, high
