@@ -403,7 +403,7 @@ func TestBrowser_QueueSecondInLine(t *testing.T) {
 func TestBrowser_QueueBeforeSaleOpens(t *testing.T) {
 	a := newTestApp(t, nil)
 	staff := a.demoToken("staff")
-	views := []queueView{queueViews[0], queueViews[3]}
+	views := []queueView{queueViews[3]} // the Chinese phone; English is read by the other tests
 	shows := a.queueShows(len(views), false)
 	for i, v := range views {
 		t.Run(v.name, func(t *testing.T) {
