@@ -3,7 +3,8 @@
 -- KEYS[1] meta  hash: t (ms the admission credit was last
 --               counted to), credit (admissions owed, fractional), seq (last queue
 --               number), pseq (joins before the opening), shuffled, closed (reason),
---               admitted, abandoned (totals)
+--               admitted, abandoned (totals), busy (ms since when the queue has not
+--               been empty: admissions since then measure the pace the room keeps)
 -- KEYS[2] queue zset: the waiting, scored by queue number (position = rank + 1)
 -- KEYS[3] pre   zset: who joined before the opening, scored by arrival
 -- KEYS[4] ent   hash: user id -> "<st>|<seq>|<admitted until ms>|<queue id>|<first
@@ -16,7 +17,8 @@
 -- admitted-for ms (600000).
 -- join/read reply: {st, position, admitted until ms, queue id, first position, waiting,
 -- pace, admitted in the last minute, opened 0|1, closed reason, admitted now, abandoned
--- now, wait ms of each admitted now...}; st is w, a, x, c (closed) or "none". The other
+-- now, admitted while busy in the last minute, that window in ms, wait ms of each
+-- admitted now...}; st is w, a, x, c (closed) or "none". The other
 -- ops reply the same without an entry; stats gives the totals admitted and abandoned
 -- in place of "now".
 -- Moves are published on the show's room channel (meta with "meta" replaced by "moves")
@@ -56,6 +58,7 @@ local function shuffle()
       all[i], all[j] = all[j], all[i]
     end
     local base, ahead = tonumber(redis.call('HGET', meta, 'seq')) or 0, redis.call('ZCARD', queue)
+    if ahead == 0 then redis.call('HSET', meta, 'busy', int(now)) end
     for i, u in ipairs(all) do
       redis.call('ZADD', queue, base + i, u)
       local e = get(u)
@@ -112,6 +115,7 @@ local function advance()
   if admitted > 0 then redis.call('HINCRBY', meta, 'admitted', admitted) end
   if abandoned > 0 then redis.call('HINCRBY', meta, 'abandoned', abandoned) end
   redis.call('ZREMRANGEBYSCORE', adm, '-inf', '(' .. int(now - 60000))
+  if redis.call('ZCARD', queue) == 0 then redis.call('HDEL', meta, 'busy') end
   redis.call('PUBLISH', channel, 'moved')
   return admitted, abandoned, waits
 end
@@ -120,9 +124,14 @@ local function reply(e, admitted, abandoned, waits)
   local closed = redis.call('HGET', meta, 'closed')
   local waiting = redis.call('ZCARD', queue) + redis.call('ZCARD', pre)
   local recent = redis.call('ZCOUNT', adm, now - 60000, '+inf')
+  local busy, busy_n, busy_ms = tonumber(redis.call('HGET', meta, 'busy')), 0, 0
+  if busy then
+    if busy < now - 60000 then busy = now - 60000 end
+    busy_n, busy_ms = redis.call('ZCOUNT', adm, busy, '+inf'), now - busy
+  end
   local opened = 0
   if now >= opens then opened = 1 end
-  local out = {'none', 0, 0, '', 0, waiting, pace, recent, opened, closed or '', admitted, abandoned}
+  local out = {'none', 0, 0, '', 0, waiting, pace, recent, opened, closed or '', admitted, abandoned, busy_n, int(busy_ms)}
   if e then
     local st, pos = e.st, 0
     if st == 'w' and closed then
@@ -152,6 +161,7 @@ if op == 'join' then
       redis.call('ZADD', pre, redis.call('HINCRBY', meta, 'pseq', 1), uid)
     else
       e.seq = redis.call('HINCRBY', meta, 'seq', 1)
+      if redis.call('ZCARD', queue) == 0 then redis.call('HSET', meta, 'busy', int(now)) end
       redis.call('ZADD', queue, e.seq, uid)
       e.first = redis.call('ZRANK', queue, uid) + 1
     end

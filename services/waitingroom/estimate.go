@@ -11,17 +11,19 @@ import (
 type Estimate struct{ Seconds, Low, High int }
 
 // EstimateWait estimates the wait of the buyer at position (1-based) in a room paced at
-// pace buyers a minute that admitted recent buyers in the last minute, sinceOpen after
-// the opening. The rate is the pace, or the measured rate when the room has run for 10 s
-// and kept less than its pace (an estimate never promises what the room did not keep).
-func EstimateWait(position, pace, recent int, sinceOpen time.Duration) Estimate {
+// pace buyers a minute that admitted recent buyers in the last busy window (the time,
+// up to a minute, in which its queue was never empty: admissions then were limited by
+// the pace, not by who came). The rate is the pace, or the measured rate when the window
+// is at least 10 s long and the room kept less than its pace in it (an estimate never
+// promises what the room did not keep).
+func EstimateWait(position, pace, recent int, busyFor time.Duration) Estimate {
 	if position <= 0 || pace <= 0 {
 		return Estimate{}
 	}
 	rate := float64(pace) / 60 // buyers a second
-	if sinceOpen >= 10*time.Second && recent > 0 {
-		window := math.Min(60, sinceOpen.Seconds())
-		if measured := float64(recent) / window; measured < rate {
+	if busyFor >= 10*time.Second {
+		window := math.Min(60, busyFor.Seconds())
+		if measured := math.Max(float64(recent), 1) / window; measured < rate {
 			rate = measured
 		}
 	}

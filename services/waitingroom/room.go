@@ -118,6 +118,8 @@ type reply struct {
 	status                         string
 	position, first, waiting, pace int
 	recent                         int
+	busyAdmitted                   int           // admitted since the queue was last empty, within the last minute
+	busyFor                        time.Duration // that window
 	till                           time.Time
 	queueID, closed                string
 	opened                         bool
@@ -139,7 +141,7 @@ func (r *Rooms) run(ctx context.Context, show *services.Show, op string, userID 
 	if err != nil {
 		return nil, store.Unavailable("the waiting room", err)
 	}
-	if len(raw) < 12 {
+	if len(raw) < 14 {
 		return nil, fmt.Errorf("waiting room: reply of %d values", len(raw))
 	}
 	num := func(v any) int64 {
@@ -156,8 +158,9 @@ func (r *Rooms) run(ctx context.Context, show *services.Show, op string, userID 
 	out := &reply{status: str(raw[0]), position: int(num(raw[1])), till: time.UnixMilli(num(raw[2])).UTC(),
 		queueID: str(raw[3]), first: int(num(raw[4])), waiting: int(num(raw[5])), pace: int(num(raw[6])),
 		recent: int(num(raw[7])), opened: num(raw[8]) == 1, closed: str(raw[9]),
-		admitted: int(num(raw[10])), abandoned: int(num(raw[11]))}
-	for _, w := range raw[12:] {
+		admitted: int(num(raw[10])), abandoned: int(num(raw[11])),
+		busyAdmitted: int(num(raw[12])), busyFor: time.Duration(num(raw[13])) * time.Millisecond}
+	for _, w := range raw[14:] {
 		out.waits = append(out.waits, time.Duration(num(w))*time.Millisecond)
 	}
 	if op != "stats" {
@@ -189,7 +192,7 @@ func (r *Rooms) entry(show *services.Show, userID int64, rep *reply) *Entry {
 	case "w":
 		e.Status = StatusWaiting
 		if e.Position > 0 {
-			e.Wait = EstimateWait(e.Position, rep.pace, rep.recent, r.clock.Now().Sub(show.SaleOpensAt))
+			e.Wait = EstimateWait(e.Position, rep.pace, rep.busyAdmitted, rep.busyFor)
 		}
 	case "a":
 		e.Status = StatusAdmitted

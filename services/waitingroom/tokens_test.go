@@ -55,13 +55,14 @@ func TestTokens_BoundToUserShowAndTime(t *testing.T) {
 	}
 }
 
-// TestEstimateWait: the pace sets the estimate until the room has run 10 s; then a
-// measured rate below the pace takes over (never a faster one); the range brackets it.
+// TestEstimateWait: the pace sets the estimate until the queue has been busy 10 s; then
+// a measured rate below the pace takes over (never a faster one; a busy room that
+// admitted nobody counts as one admission); the range brackets it.
 func TestEstimateWait(t *testing.T) {
 	for _, c := range []struct {
 		name                   string
 		position, pace, recent int
-		since                  time.Duration
+		busyFor                time.Duration
 		want                   Estimate
 	}{
 		{"not waiting", 0, 60, 0, time.Minute, Estimate{}},
@@ -69,11 +70,13 @@ func TestEstimateWait(t *testing.T) {
 		{"measured slower than the pace", 60, 120, 30, time.Minute, Estimate{Seconds: 120, Low: 96, High: 141}},
 		{"measured faster than the pace is not believed", 60, 60, 120, time.Minute, Estimate{Seconds: 60, Low: 48, High: 72}},
 		{"too early to measure", 60, 120, 1, 5 * time.Second, Estimate{Seconds: 30, Low: 24, High: 38}},
+		{"a queue that was not busy (empty, or just filled)", 60, 120, 0, 0, Estimate{Seconds: 30, Low: 24, High: 38}},
+		{"busy and stalled", 10, 120, 0, time.Minute, Estimate{Seconds: 600, Low: 480, High: 693}},
 		{"a short window", 10, 120, 10, 20 * time.Second, Estimate{Seconds: 20, Low: 16, High: 26}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			if got := EstimateWait(c.position, c.pace, c.recent, c.since); got != c.want {
-				t.Errorf("EstimateWait(%d, %d, %d, %v) = %+v, want %+v", c.position, c.pace, c.recent, c.since, got, c.want)
+			if got := EstimateWait(c.position, c.pace, c.recent, c.busyFor); got != c.want {
+				t.Errorf("EstimateWait(%d, %d, %d, %v) = %+v, want %+v", c.position, c.pace, c.recent, c.busyFor, got, c.want)
 			}
 		})
 	}
