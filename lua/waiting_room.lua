@@ -13,7 +13,7 @@
 -- KEYS[6] adm   zset: user id -> ms of admission, the last minute (measured pace)
 -- ARGV: op (join|read|advance|close|stats), now ms (the app's clock), sale opening ms,
 -- pace (buyers a minute, the show's as the caller read it), user id, new queue id,
--- shuffle seed (1..2^31-2), arg (close: the reason, "" reopens), idle ms (120000),
+-- shuffle seed (1..2^31-2), arg (close: the reason, "" reopens; then it advances), idle ms (120000),
 -- admitted-for ms (600000).
 -- join/read reply: {st, position, admitted until ms, queue id, first position, waiting,
 -- pace, admitted in the last minute, opened 0|1, closed reason, admitted now, abandoned
@@ -184,7 +184,8 @@ elseif op == 'close' then
     redis.call('HSET', meta, 'closed', arg)
     redis.call('PUBLISH', channel, 'closed')
   end
-  return reply(nil, 0, 0, {})
+  local admitted, abandoned, waits = advance() -- the tickers' one call a room: nothing when closed
+  return reply(nil, admitted, abandoned, waits)
 elseif op == 'stats' then
   local m = redis.call('HMGET', meta, 'admitted', 'abandoned')
   return reply(nil, tonumber(m[1]) or 0, tonumber(m[2]) or 0, {})

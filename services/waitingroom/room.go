@@ -279,11 +279,15 @@ func (r *Rooms) Advance(ctx context.Context, show *services.Show) (int, error) {
 }
 
 // Close closes show's room for reason (Closed*): everyone waiting reads status closed,
-// nobody new may join, nobody more is admitted; reason "" opens it again. Errors:
-// UNAVAILABLE.
-func (r *Rooms) Close(ctx context.Context, show *services.Show, reason string) error {
-	_, err := r.run(ctx, show, "close", 0, reason)
-	return err
+// nobody new may join, nobody more is admitted; reason "" opens it again. In the same
+// script call it then admits as Advance does (the tickers' one round trip a room a
+// second) and returns how many are waiting. Errors: UNAVAILABLE.
+func (r *Rooms) Close(ctx context.Context, show *services.Show, reason string) (int, error) {
+	rep, err := r.run(ctx, show, "close", 0, reason)
+	if err != nil {
+		return 0, err
+	}
+	return rep.waiting, nil
 }
 
 // Stats reads a show's room as staff see it (drafts too); Closed is the room's reason,

@@ -94,10 +94,7 @@ func (t *Ticker) tickOne(ctx context.Context, id int64) error {
 	if err != nil {
 		return err
 	}
-	if err := t.rooms.Close(ctx, show, reason); err != nil {
-		return err
-	}
-	waiting, err := t.rooms.Advance(ctx, show)
+	waiting, err := t.rooms.Close(ctx, show, reason) // "" keeps it open; admits either way
 	if err != nil {
 		return err
 	}
