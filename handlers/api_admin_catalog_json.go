@@ -69,14 +69,16 @@ type showBody struct {
 	PurchaseLimit json.RawMessage `json:"purchase_limit"`
 	WaitingRoom   json.RawMessage `json:"waiting_room"`
 	AdmitPerMin   json.RawMessage `json:"admit_per_minute"`
+	SingleSeat    json.RawMessage `json:"single_seat_rule"`
 }
 
-const showShape = `{"movie_id":"1","hall_id":"2","starts_at":"2030-01-01T19:30:00+08:00","sale_opens_at":"...","sale_closes_at":"...","prices":[{"zone":"standard","price_minor":4500}],"purchase_limit":4,"waiting_room":false,"admit_per_minute":600}`
+const showShape = `{"movie_id":"1","hall_id":"2","starts_at":"2030-01-01T19:30:00+08:00","sale_opens_at":"...","sale_closes_at":"...","prices":[{"zone":"standard","price_minor":4500}],"purchase_limit":4,"waiting_room":false,"admit_per_minute":600,"single_seat_rule":"warn"}`
 
 // parseNewShow reads a create-show body: ids as strings of digits (numbers accepted),
 // times RFC 3339 with any offset, prices a list of {"zone","price_minor"}, an optional
 // purchase_limit, an optional waiting_room (true for a show of high expected demand) and
-// admit_per_minute. Errors: INVALID_REQUEST.
+// admit_per_minute, and an optional single_seat_rule (off, warn, enforce). Errors:
+// INVALID_REQUEST.
 func parseNewShow(body []byte) (catalog.NewShow, error) {
 	var in showBody
 	var out catalog.NewShow
@@ -123,11 +125,25 @@ func parseNewShow(body []byte) (catalog.NewShow, error) {
 			return out, err
 		}
 	}
+	if isSet(in.SingleSeat) {
+		if out.SingleSeatRule, err = jsonRule(in.SingleSeat); err != nil {
+			return out, err
+		}
+	}
 	return out, nil
 }
 
+// jsonRule reads a single-seat rule: "off", "warn" or "enforce".
+func jsonRule(r json.RawMessage) (string, error) {
+	var s string
+	if json.Unmarshal(r, &s) != nil || !catalog.ValidRule(s) {
+		return "", invalid(`single_seat_rule must be "off", "warn" or "enforce"`)
+	}
+	return s, nil
+}
+
 // parseShowChange reads a PATCH body: any of sale_opens_at, sale_closes_at,
-// purchase_limit, prices, waiting_room, admit_per_minute (null or absent leaves a field
+// purchase_limit, prices, waiting_room, admit_per_minute, single_seat_rule (null or absent leaves a field
 // as it is). Errors: INVALID_REQUEST.
 func parseShowChange(body []byte) (catalog.ShowChange, error) {
 	var in showBody
@@ -178,6 +194,13 @@ func parseShowChange(body []byte) (catalog.ShowChange, error) {
 			return out, err
 		}
 		out.AdmitPerMinute = &n
+	}
+	if isSet(in.SingleSeat) {
+		rule, err := jsonRule(in.SingleSeat)
+		if err != nil {
+			return out, err
+		}
+		out.SingleSeatRule = &rule
 	}
 	return out, nil
 }

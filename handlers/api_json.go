@@ -46,6 +46,8 @@ type showJSON struct {
 	// (API.md "Waiting room"); AdmitPerMinute is its pace, in the detail of such a show.
 	WaitingRoom    bool `json:"waiting_room"`
 	AdmitPerMinute int  `json:"admit_per_minute,omitempty"`
+	// SingleSeatRule is off, warn or enforce (API.md "Seat rules and the waiting list").
+	SingleSeatRule string `json:"single_seat_rule"`
 }
 
 type seatJSON struct {
@@ -84,6 +86,9 @@ type orderJSON struct {
 	PaidAt       string          `json:"paid_at,omitempty"`
 	CancelledAt  string          `json:"cancelled_at,omitempty"`
 	CancelReason string          `json:"cancel_reason,omitempty"`
+	// Stranded names the lone empty seats the order left when it was created (the
+	// single-seat rule's warn, or a best-available fallback); only in the 201 answer.
+	Stranded []string `json:"stranded,omitempty"`
 }
 
 func id(n int64) string { return strconv.FormatInt(n, 10) }
@@ -92,15 +97,19 @@ func rfc(t time.Time) string { return t.UTC().Format(time.RFC3339) }
 
 func showOut(s *services.Show, detail bool, holdFor time.Duration) showJSON {
 	out := showJSON{
-		ID:           id(s.ID),
-		Movie:        movieJSON{ID: id(s.Movie.ID), Title: s.Movie.Title, RuntimeMin: s.Movie.RuntimeMin},
-		Hall:         hallJSON{ID: id(s.HallID), Name: s.HallName},
-		StartsAt:     rfc(s.StartsAt),
-		SaleOpensAt:  rfc(s.SaleOpensAt),
-		SaleClosesAt: rfc(s.SaleClosesAt),
-		Status:       s.Status,
-		SeatsLeft:    s.SeatsLeft,
-		WaitingRoom:  s.WaitingRoom,
+		ID:             id(s.ID),
+		Movie:          movieJSON{ID: id(s.Movie.ID), Title: s.Movie.Title, RuntimeMin: s.Movie.RuntimeMin},
+		Hall:           hallJSON{ID: id(s.HallID), Name: s.HallName},
+		StartsAt:       rfc(s.StartsAt),
+		SaleOpensAt:    rfc(s.SaleOpensAt),
+		SaleClosesAt:   rfc(s.SaleClosesAt),
+		Status:         s.Status,
+		SeatsLeft:      s.SeatsLeft,
+		WaitingRoom:    s.WaitingRoom,
+		SingleSeatRule: s.SingleSeatRule,
+	}
+	if out.SingleSeatRule == "" {
+		out.SingleSeatRule = seats.RuleOff
 	}
 	if detail && s.WaitingRoom {
 		out.AdmitPerMinute = s.AdmitPerMinute
@@ -131,7 +140,8 @@ func seatMapOut(m *seats.SeatMap) seatMapJSON {
 
 func orderOut(o *services.Order) orderJSON {
 	out := orderJSON{OrderNo: o.OrderNo, Status: o.Status, ShowID: id(o.ShowID), TotalMinor: o.TotalMinor,
-		Currency: o.Currency, CreatedAt: rfc(o.CreatedAt), ExpiresAt: rfc(o.ExpiresAt), Seats: make([]orderSeatJSON, len(o.Seats))}
+		Currency: o.Currency, CreatedAt: rfc(o.CreatedAt), ExpiresAt: rfc(o.ExpiresAt), Seats: make([]orderSeatJSON, len(o.Seats)),
+		Stranded: o.Stranded}
 	for i, s := range o.Seats {
 		out.Seats[i] = orderSeatJSON{ID: id(s.SeatID), Label: s.Label, Zone: s.ZoneCode, PriceMinor: s.PriceMinor}
 	}

@@ -21,6 +21,7 @@ var statusOf = map[string]int{
 	services.CodeNotFound:            fiber.StatusNotFound,
 	services.CodeSeatTaken:           fiber.StatusConflict,
 	services.CodeNoAdjacentSeats:     fiber.StatusConflict,
+	services.CodeSingleSeatGap:       fiber.StatusConflict,
 	services.CodeSoldOut:             fiber.StatusConflict,
 	services.CodePriceChanged:        fiber.StatusConflict,
 	services.CodeOrderState:          fiber.StatusConflict,

@@ -36,6 +36,7 @@ var serviceMessageID = map[string]string{
 	services.CodeNotFound:            "svc.not_found",
 	services.CodeSeatTaken:           "svc.seat_taken",
 	services.CodeNoAdjacentSeats:     "svc.no_adjacent_seats",
+	services.CodeSingleSeatGap:       "svc.single_seat_gap",
 	services.CodeSoldOut:             "svc.sold_out",
 	services.CodePriceChanged:        "svc.price_changed",
 	services.CodeOrderState:          "svc.order_state",

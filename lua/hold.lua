@@ -1,17 +1,33 @@
 -- Hold a batch of seats for one order, all or nothing.
 -- KEYS[1] seats hash, KEYS[2] zone free counts hash, KEYS[3] per-user seat counts hash
--- ARGV[1] order_no, ARGV[2] user_id, ARGV[3] purchase limit,
--- ARGV[4..] pairs: seat_id, zone_code
--- Replies: {"OK", users marker (the per-user counts' rebuild time, see load.lua)} | {"NOT_LOADED"} | {"TAKEN", seat_id, ...} | {"LIMIT", held_now}
---        | {"SOLD_OUT", zone_code} | {"DUP", seat_id}
+-- ARGV[1] order_no, ARGV[2] user_id, ARGV[3] purchase limit, or "limit|rule|rows" with
+-- the single-seat rule ("warn" or "enforce") and how many row strings end ARGV,
+-- ARGV[4..] pairs: seat_id, zone_code, then the row strings: one per row the batch
+-- touches, its runs of standard seats side by side separated by ";", each seat
+-- "seat_id:zone_code" separated by "," (seats.RuleArgs).
+-- Replies: {"OK", users marker (the per-user counts' rebuild time, see load.lua),
+--          stranded seat_id, ...} | {"NOT_LOADED"} | {"TAKEN", seat_id, ...}
+--        | {"LIMIT", held_now} | {"SOLD_OUT", zone_code} | {"DUP", seat_id}
+--        | {"GAP", stranded seat_id, ...}
+-- A seat is stranded (seats/strand.go, the definition this mirrors) when the batch
+-- leaves it free with neither seat of its run beside it free, one of them being the
+-- batch's. "enforce" answers GAP when a row holding a stranded seat offers, for a zone
+-- of which the batch takes k seats there, k free seats of that zone side by side that
+-- strand none.
 -- Every check runs before the first write: Redis never rolls back a script's writes.
 local seats, zones, users = KEYS[1], KEYS[2], KEYS[3]
-local owner, user, limit = ARGV[1], ARGV[2], tonumber(ARGV[3])
+local owner, user = ARGV[1], ARGV[2]
+local limit, rule, nrows = string.match(ARGV[3], '^(%d+)|(%a+)|(%d+)$')
+if limit then
+  limit, nrows = tonumber(limit), tonumber(nrows)
+else
+  limit, rule, nrows = tonumber(ARGV[3]), '', 0
+end
 if redis.call('EXISTS', seats) == 0 or redis.call('EXISTS', zones) == 0
     or redis.call('EXISTS', users) == 0 then
   return {'NOT_LOADED'}
 end
-local n = (#ARGV - 3) / 2
+local n = (#ARGV - 3 - nrows) / 2
 local taken, need, seen = {}, {}, {}
 for i = 0, n - 1 do
   local id, zone = ARGV[4 + 2 * i], ARGV[5 + 2 * i]
@@ -33,6 +49,62 @@ for zone, k in pairs(need) do
   if not free then return {'NOT_LOADED'} end
   if tonumber(free) < k then return {'SOLD_OUT', zone} end
 end
+local stranded, gap = {}, false
+for r = 1, nrows do
+  local runs, ids = {}, {}
+  for runText in string.gmatch(ARGV[3 + 2 * n + r], '[^;]+') do
+    local run = {}
+    for id, zone in string.gmatch(runText, '(%d+):([^,]+)') do
+      run[#run + 1] = {id = id, zone = zone}
+      ids[#ids + 1] = id
+    end
+    runs[#runs + 1] = run
+  end
+  local vals = redis.call('HMGET', seats, unpack(ids))
+  local free, k = 1, 1
+  for _, run in ipairs(runs) do
+    for _, s in ipairs(run) do
+      s.free = vals[k] == 'F'
+      k = k + 1
+    end
+  end
+  local function freeAfter(s) return s ~= nil and s.free and not seen[s.id] end
+  local rowStranded, want = {}, {}
+  for _, run in ipairs(runs) do
+    for j, s in ipairs(run) do
+      if seen[s.id] then want[s.zone] = (want[s.zone] or 0) + 1 end
+      if freeAfter(s) and not freeAfter(run[j - 1]) and not freeAfter(run[j + 1])
+          and ((run[j - 1] and seen[run[j - 1].id]) or (run[j + 1] and seen[run[j + 1].id])) then
+        rowStranded[#rowStranded + 1] = s.id
+      end
+    end
+  end
+  local function strandsBeyond(run, at, dir)
+    local s = run[at]
+    if not s or not s.free then return false end
+    local past = run[at + dir]
+    return not past or not past.free
+  end
+  if #rowStranded > 0 and rule == 'enforce' and not gap then
+    for zone, want_k in pairs(want) do
+      for _, run in ipairs(runs) do
+        local streak = 0
+        for j, s in ipairs(run) do
+          if s.free and s.zone == zone then streak = streak + 1 else streak = 0 end
+          if streak >= want_k and not strandsBeyond(run, j - want_k, -1)
+              and not strandsBeyond(run, j + 1, 1) then
+            gap = true
+          end
+        end
+      end
+    end
+  end
+  for _, id in ipairs(rowStranded) do stranded[#stranded + 1] = id end
+end
+if gap then
+  table.insert(stranded, 1, 'GAP')
+  return stranded
+end
 local val = 'H|' .. owner .. '|' .. user
 for i = 0, n - 1 do redis.call('HSET', seats, ARGV[4 + 2 * i], val) end
 for zone, k in pairs(need) do redis.call('HINCRBY', zones, zone, -k) end
@@ -40,4 +112,6 @@ redis.call('HINCRBY', users, user, n)
 local changed = {}
 for i = 0, n - 1 do changed[#changed + 1] = ARGV[4 + 2 * i] .. '=H' end
 notify(seats, zones, changed)
-return {'OK', redis.call('HGET', users, '_') or '0'}
+local out = {'OK', redis.call('HGET', users, '_') or '0'}
+for _, id in ipairs(stranded) do out[#out + 1] = id end
+return out

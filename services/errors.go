@@ -25,7 +25,8 @@ const (
 	CodeRateLimited         = "RATE_LIMITED"
 	CodeUnavailable         = "UNAVAILABLE"
 	CodeConflict            = "CONFLICT"
-	CodeNotAdmitted         = "NOT_ADMITTED" // 403: the show's waiting room has not admitted the buyer
+	CodeNotAdmitted         = "NOT_ADMITTED"    // 403: the show's waiting room has not admitted the buyer
+	CodeSingleSeatGap       = "SINGLE_SEAT_GAP" // 409: the seats would leave a lone empty seat (Error.Seats names it)
 	// CodeInternal is a fault on the server's side that trying again will not fix (a
 	// statement MySQL refuses, a row that does not scan): 500, and logged.
 	CodeInternal = "INTERNAL"

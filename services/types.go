@@ -101,6 +101,11 @@ type Hall struct {
 	byID  map[int64]*Seat
 	pos   map[int64]int        // seat id -> its index in Seats
 	rows  map[string][][]int32 // zone code -> its rows, nearest the sweet spot first (bestavailable.go), each its seats' indexes in column order
+	// the single-seat rule's grid (seats/strand.go): a standard seat's standard
+	// neighbours in its row (index in Seats, -1: aisle, gap, other kind or row end),
+	// and per row number its runs of standard seats side by side
+	left, right []int32
+	runs        map[int][][]int32
 }
 
 // Seat returns the hall's seat with that id, or false.
@@ -139,6 +144,7 @@ func (h *Hall) Index() {
 		}
 		return sa.Col < sb.Col
 	})
+	h.indexRuns(order)
 	h.rows = map[string][][]int32{}
 	last := map[string]int{}
 	for _, i := range order {
@@ -157,6 +163,39 @@ func (h *Hall) Index() {
 		})
 	}
 }
+
+// indexRuns links each standard seat to the standard seats right beside it in its row
+// (order: every seat's index, by row then column) and groups them into runs.
+func (h *Hall) indexRuns(order []int32) {
+	h.left, h.right = make([]int32, len(h.Seats)), make([]int32, len(h.Seats))
+	h.runs = map[int][][]int32{}
+	prev := int32(-1)
+	for _, i := range order {
+		h.left[i], h.right[i] = -1, -1
+		s := &h.Seats[i]
+		if s.Kind != KindStandard {
+			prev = -1
+			continue
+		}
+		if prev >= 0 && h.Seats[prev].Row == s.Row && h.Seats[prev].Col == s.Col-1 {
+			h.left[i], h.right[prev] = prev, i
+			runs := h.runs[s.Row]
+			runs[len(runs)-1] = append(runs[len(runs)-1], i)
+		} else {
+			h.runs[s.Row] = append(h.runs[s.Row], []int32{i})
+		}
+		prev = i
+	}
+}
+
+// Beside returns the standard seats right beside seat index i in its row, as indexes in
+// Seats (-1: none, i.e. an aisle, a gap, a seat of another kind or the row's end). A
+// seat that is not standard has none: it never takes part in the single-seat rule.
+func (h *Hall) Beside(i int32) (left, right int32) { return h.left[i], h.right[i] }
+
+// Runs returns a row's runs of standard seats side by side (indexes in Seats, in column
+// order), by row number (Seat.Row).
+func (h *Hall) Runs(row int) [][]int32 { return h.runs[row] }
 
 // RowPenalty is the part of a block's score its row gives: how far the row is from the
 // sweet spot, about 60 % of the way back (weighted 1.5 against a column's distance).
@@ -177,8 +216,11 @@ type Show struct {
 	PurchaseLimit int       `db:"purchase_limit"`
 	// WaitingRoom: only buyers the show's waiting room admitted may create orders;
 	// AdmitPerMinute is its pace (API.md "Waiting room").
-	WaitingRoom    bool      `db:"waiting_room"`
-	AdmitPerMinute int       `db:"admit_per_minute"`
+	WaitingRoom    bool `db:"waiting_room"`
+	AdmitPerMinute int  `db:"admit_per_minute"`
+	// SingleSeatRule is off, warn or enforce (seats.Rule*; API.md "Seat rules and the
+	// waiting list").
+	SingleSeatRule string    `db:"single_seat_rule"`
 	Currency       string    `db:"currency"`
 	CreatedAt      time.Time `db:"created_at"`
 	Movie          Movie     `db:"movie"`
@@ -269,6 +311,9 @@ type Order struct {
 	CancelReason *string    `db:"cancel_reason"`
 	Seats        []OrderSeat
 	HoldMark     string `db:"-" json:"-"` // the per-user counts' marker its hold saw (orders/limit_check.go)
+	// Stranded names the seats this order left as lone empty seats when it was created
+	// (labels; the single-seat rule's warn, or a best-available fallback). Not stored.
+	Stranded []string `db:"-" json:"-"`
 }
 
 // Live reports whether the order still occupies its seats (pending or paid).

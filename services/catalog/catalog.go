@@ -69,7 +69,7 @@ func (c *Catalog) loadHall(ctx context.Context, id int64) (*services.Hall, error
 }
 
 const showColumns = `sh.id, sh.movie_id, sh.hall_id, sh.starts_at, sh.sale_opens_at, sh.sale_closes_at,
-	sh.status, sh.purchase_limit, sh.waiting_room, sh.admit_per_minute, sh.currency, sh.created_at, h.name AS hall_name,
+	sh.status, sh.purchase_limit, sh.waiting_room, sh.admit_per_minute, sh.single_seat_rule, sh.currency, sh.created_at, h.name AS hall_name,
 	m.id AS "movie.id", m.title AS "movie.title", m.runtime_min AS "movie.runtime_min",
 	m.rating AS "movie.rating", m.synopsis AS "movie.synopsis"
 	FROM shows sh JOIN movies m ON m.id = sh.movie_id JOIN halls h ON h.id = sh.hall_id`

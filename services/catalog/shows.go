@@ -61,6 +61,8 @@ type NewShow struct {
 	// expected demand); AdmitPerMinute is its pace (0 means DefaultAdmitPerMinute).
 	WaitingRoom    bool
 	AdmitPerMinute int
+	// SingleSeatRule is off, warn or enforce ("" means off).
+	SingleSeatRule string
 }
 
 // ShowChange is a partial update of a show: nil fields stay as they are; Prices gives
@@ -74,11 +76,13 @@ type ShowChange struct {
 	// (1..MaxAdmitPerMinute), live: the queue follows at its next admission.
 	WaitingRoom    *bool
 	AdmitPerMinute *int
+	// SingleSeatRule sets the single-seat rule (off, warn, enforce) for new orders.
+	SingleSeatRule *string
 }
 
 func (c ShowChange) empty() bool {
 	return c.SaleOpensAt == nil && c.SaleClosesAt == nil && c.PurchaseLimit == nil && len(c.Prices) == 0 &&
-		c.WaitingRoom == nil && c.AdmitPerMinute == nil
+		c.WaitingRoom == nil && c.AdmitPerMinute == nil && c.SingleSeatRule == nil
 }
 
 // ShowWriteAudit is what the audit log keeps of a show before and after a write.
@@ -93,6 +97,7 @@ type ShowWriteAudit struct {
 	PurchaseLimit int              `json:"purchase_limit"`
 	WaitingRoom   bool             `json:"waiting_room"`
 	AdmitPerMin   int              `json:"admit_per_minute"`
+	SingleSeat    string           `json:"single_seat_rule"`
 	Currency      string           `json:"currency"`
 	Prices        map[string]int64 `json:"prices"`
 }
@@ -100,7 +105,7 @@ type ShowWriteAudit struct {
 func showWriteAuditOf(s *services.Show, now time.Time) *ShowWriteAudit {
 	a := &ShowWriteAudit{MovieID: s.MovieID, HallID: s.HallID, StartsAt: s.StartsAt, SaleOpensAt: s.SaleOpensAt,
 		SaleClosesAt: s.SaleClosesAt, Status: s.StatusAt(now), StoredStatus: s.Stored(), PurchaseLimit: s.PurchaseLimit,
-		WaitingRoom: s.WaitingRoom, AdmitPerMin: s.AdmitPerMinute, Currency: s.Currency, Prices: map[string]int64{}}
+		WaitingRoom: s.WaitingRoom, AdmitPerMin: s.AdmitPerMinute, SingleSeat: s.SingleSeatRule, Currency: s.Currency, Prices: map[string]int64{}}
 	for _, z := range s.Zones {
 		a.Prices[z.Code] = z.PriceMinor
 	}
@@ -141,6 +146,26 @@ func checkWindow(opens, closes, starts time.Time) error {
 	}
 	if closes.After(starts) {
 		return services.Errorf(services.CodeInvalidRequest, "sale_closes_at must not be after starts_at")
+	}
+	return nil
+}
+
+// The single-seat rules a show may have (seats.Rule*, repeated here: seats imports
+// catalog).
+const (
+	RuleOff     = "off"
+	RuleWarn    = "warn"
+	RuleEnforce = "enforce"
+)
+
+// ValidRule reports whether rule is off, warn or enforce.
+func ValidRule(rule string) bool { return checkRule(rule) == nil }
+
+// checkRule refuses a single-seat rule other than off, warn or enforce. Errors:
+// INVALID_REQUEST.
+func checkRule(rule string) error {
+	if rule != RuleOff && rule != RuleWarn && rule != RuleEnforce {
+		return services.Errorf(services.CodeInvalidRequest, "single_seat_rule must be off, warn or enforce")
 	}
 	return nil
 }
@@ -210,7 +235,13 @@ func (w *CatalogWriter) CreateShow(ctx context.Context, actorID int64, in NewSho
 	s := &services.Show{MovieID: in.MovieID, HallID: in.HallID, StartsAt: in.StartsAt.UTC(), SaleOpensAt: in.SaleOpensAt.UTC(),
 		SaleClosesAt: in.SaleClosesAt.UTC(), Status: services.ShowOnSale, PurchaseLimit: in.PurchaseLimit, Currency: w.currency,
 		CreatedAt: now.UTC().Truncate(time.Microsecond)}
-	s.WaitingRoom, s.AdmitPerMinute = in.WaitingRoom, in.AdmitPerMinute
+	s.WaitingRoom, s.AdmitPerMinute, s.SingleSeatRule = in.WaitingRoom, in.AdmitPerMinute, in.SingleSeatRule
+	if s.SingleSeatRule == "" {
+		s.SingleSeatRule = RuleOff
+	}
+	if err := checkRule(s.SingleSeatRule); err != nil {
+		return nil, err
+	}
 	if s.AdmitPerMinute == 0 {
 		s.AdmitPerMinute = DefaultAdmitPerMinute
 	}
@@ -277,8 +308,8 @@ func (w *CatalogWriter) CreateShow(ctx context.Context, actorID int64, in NewSho
 			return err
 		}
 		res, err := tx.ExecContext(ctx2, `INSERT INTO shows (movie_id, hall_id, starts_at, sale_opens_at, sale_closes_at, status, purchase_limit,
-			waiting_room, admit_per_minute, currency, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-			s.MovieID, s.HallID, s.StartsAt, s.SaleOpensAt, s.SaleClosesAt, s.Status, s.PurchaseLimit, s.WaitingRoom, s.AdmitPerMinute, s.Currency, s.CreatedAt)
+			waiting_room, admit_per_minute, single_seat_rule, currency, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			s.MovieID, s.HallID, s.StartsAt, s.SaleOpensAt, s.SaleClosesAt, s.Status, s.PurchaseLimit, s.WaitingRoom, s.AdmitPerMinute, s.SingleSeatRule, s.Currency, s.CreatedAt)
 		if err != nil {
 			if store.DuplicateOn(err, "uq_shows_hall_start") {
 				return services.Errorf(services.CodeConflict, "hall %s already has a show (perhaps cancelled) starting at %s", hall.Name, s.StartsAt.Format(time.RFC3339))
@@ -348,7 +379,7 @@ func noOverlap(ctx context.Context, tx *sqlx.Tx, hallID, except int64, starts ti
 func lockShow(ctx context.Context, tx *sqlx.Tx, id int64) (*services.Show, error) {
 	s := &services.Show{}
 	err := tx.GetContext(ctx, s, `SELECT id, movie_id, hall_id, starts_at, sale_opens_at, sale_closes_at, status,
-		purchase_limit, waiting_room, admit_per_minute, currency, created_at FROM shows WHERE id = ? FOR UPDATE`, id)
+		purchase_limit, waiting_room, admit_per_minute, single_seat_rule, currency, created_at FROM shows WHERE id = ? FOR UPDATE`, id)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, services.Errorf(services.CodeNotFound, "show %d not found", id)
 	}
@@ -374,6 +405,11 @@ func (w *CatalogWriter) UpdateShow(ctx context.Context, actorID, id int64, ch Sh
 	}
 	if ch.AdmitPerMinute != nil {
 		if err := checkPace(*ch.AdmitPerMinute); err != nil {
+			return nil, err
+		}
+	}
+	if ch.SingleSeatRule != nil {
+		if err := checkRule(*ch.SingleSeatRule); err != nil {
 			return nil, err
 		}
 	}
@@ -406,6 +442,9 @@ func (w *CatalogWriter) UpdateShow(ctx context.Context, actorID, id int64, ch Sh
 		}
 		if ch.AdmitPerMinute != nil {
 			s.AdmitPerMinute = *ch.AdmitPerMinute
+		}
+		if ch.SingleSeatRule != nil {
+			s.SingleSeatRule = *ch.SingleSeatRule
 		}
 		if windowChanged && s.StoredStatus != services.ShowDraft {
 			s.StoredStatus = services.ShowOnSale // the status follows the new window
@@ -527,8 +566,8 @@ func (w *CatalogWriter) writeShow(ctx context.Context, actorID, id int64, change
 			return err
 		}
 		if _, err := tx.ExecContext(ctx, `UPDATE shows SET sale_opens_at = ?, sale_closes_at = ?, purchase_limit = ?,
-			waiting_room = ?, admit_per_minute = ?, status = ? WHERE id = ?`,
-			s.SaleOpensAt, s.SaleClosesAt, s.PurchaseLimit, s.WaitingRoom, s.AdmitPerMinute, s.StoredStatus, id); err != nil {
+			waiting_room = ?, admit_per_minute = ?, single_seat_rule = ?, status = ? WHERE id = ?`,
+			s.SaleOpensAt, s.SaleClosesAt, s.PurchaseLimit, s.WaitingRoom, s.AdmitPerMinute, s.SingleSeatRule, s.StoredStatus, id); err != nil {
 			return err
 		}
 		return w.audit.Record(ctx, tx, actorID, action, "show", strconv.FormatInt(id, 10), before, showWriteAuditOf(s, now))

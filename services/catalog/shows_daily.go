@@ -26,6 +26,7 @@ type LocalShow struct {
 	PurchaseLimit          int
 	Days                   int
 	WaitingRoom            bool
+	SingleSeatRule         string // off, warn or enforce ("" means off)
 	AdmitPerMinute         int
 }
 
@@ -126,7 +127,7 @@ func (w *CatalogWriter) createDay(ctx context.Context, actorID int64, in LocalSh
 	}
 	return w.CreateShow(ctx, actorID, NewShow{MovieID: in.MovieID, HallID: in.HallID, StartsAt: starts,
 		SaleOpensAt: opens, SaleClosesAt: closes, Prices: in.Prices, PurchaseLimit: in.PurchaseLimit,
-		WaitingRoom: in.WaitingRoom, AdmitPerMinute: in.AdmitPerMinute})
+		WaitingRoom: in.WaitingRoom, AdmitPerMinute: in.AdmitPerMinute, SingleSeatRule: in.SingleSeatRule})
 }
 
 // parseDates reads the show's date and the sale window's dates (YYYY-MM-DD, calendar

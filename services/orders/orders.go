@@ -453,17 +453,35 @@ func Labels(seats []services.OrderSeat) []string {
 	return out
 }
 
-// holdChosen holds the seats the buyer chose, all or none, in one Lua call.
+// holdChosen holds the seats the buyer chose, all or none, in one Lua call, which also
+// applies the show's single-seat rule to the seat values it holds over (seats/strand.go).
 func (o *Orders) holdChosen(ctx context.Context, show *services.Show, hall *services.Hall, order *services.Order, req CreateOrderRequest) error {
 	if err := price(show, hall, order, req.SeatIDs, req.ExpectedTotalMinor); err != nil {
 		return err
 	}
-	out, err := o.seats.Hold(ctx, show.ID, order.OrderNo, req.UserID, show.PurchaseLimit, refsOf(order))
+	rule, rows := seats.RuleArgs(hall, show.SingleSeatRule, req.SeatIDs)
+	out, err := o.seats.HoldUnderRule(ctx, show.ID, order.OrderNo, req.UserID, show.PurchaseLimit, refsOf(order), rule, rows)
 	if err != nil {
 		return err
 	}
 	order.HoldMark = out.Mark
+	order.Stranded = labelsOf(hall, out.Stranded)
 	return o.holdError(show, hall, out)
+}
+
+// labelsOf returns the labels of seat ids in the hall ("F8"), in their order.
+func labelsOf(hall *services.Hall, ids []int64) []string {
+	if len(ids) == 0 {
+		return nil
+	}
+	out := make([]string, len(ids))
+	for i, id := range ids {
+		out[i] = strconv.FormatInt(id, 10)
+		if s, ok := hall.Seat(id); ok {
+			out[i] = s.Label
+		}
+	}
+	return out
 }
 
 // holdError turns a refused hold into the contract's error.
@@ -482,6 +500,10 @@ func (o *Orders) holdError(show *services.Show, hall *services.Hall, out seats.H
 		}
 		sort.Strings(names)
 		return &services.Error{Code: services.CodeSeatTaken, Message: "already taken: " + strings.Join(names, ", "), Seats: names}
+	case out.Gap:
+		names := labelsOf(hall, out.Stranded)
+		return &services.Error{Code: services.CodeSingleSeatGap, Seats: names, Message: "these seats would leave " +
+			strings.Join(names, ", ") + " as a single empty seat; other seats in the same row leave none"}
 	case out.Limit:
 		return services.Errorf(services.CodeLimitExceeded, "you hold or own %d seats for this show; the limit is %d per person", out.LimitNow, show.PurchaseLimit)
 	default:
@@ -496,12 +518,18 @@ func (o *Orders) holdBestAvailable(ctx context.Context, show *services.Show, hal
 	snap := o.best.Of(show.ID)
 	read := func(ctx context.Context) (map[int64]string, error) { return o.seats.States(ctx, show.ID) }
 	fresh := false
+	// a plain pick is held only if, on the values it holds over, it strands nothing its
+	// row could have spared (enforce); an accessible block is held as it is (warn)
+	rule := seats.RuleEnforce
+	if req.Accessible {
+		rule = seats.RuleWarn
+	}
 	for attempt := 0; attempt < 4; attempt++ {
 		free := 0
 		ids, err := snap.Choose(ctx, fresh, hall, read, func(freeSeats []bool) []int64 {
-			var ids []int64
-			ids, free = seats.BestBlock(hall, freeSeats, req.Zone, req.Quantity, req.Accessible, false)
-			return ids
+			p := seats.ChooseBlock(hall, freeSeats, req.Zone, req.Quantity, req.Accessible, false)
+			free = p.Free
+			return p.IDs
 		})
 		if err != nil {
 			return err
@@ -522,12 +550,20 @@ func (o *Orders) holdBestAvailable(ctx context.Context, show *services.Show, hal
 		if err := price(show, hall, order, ids, req.ExpectedTotalMinor); err != nil {
 			return err
 		}
-		out, err := o.seats.Hold(ctx, show.ID, order.OrderNo, req.UserID, show.PurchaseLimit, refsOf(order))
+		ruleName, rows := seats.RuleArgs(hall, rule, ids)
+		out, err := o.seats.HoldUnderRule(ctx, show.ID, order.OrderNo, req.UserID, show.PurchaseLimit, refsOf(order), ruleName, rows)
 		if err != nil {
 			return err
 		}
+		if out.Gap {
+			// the seats beside the block changed since the snapshot: choose again on a
+			// fresh read
+			fresh = true
+			continue
+		}
 		if len(out.Taken) == 0 {
 			order.HoldMark = out.Mark
+			order.Stranded = labelsOf(hall, out.Stranded)
 			return o.holdError(show, hall, out)
 		}
 		// another buyer took one of these seats between the read and the hold: note it

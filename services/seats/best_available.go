@@ -8,13 +8,26 @@ import (
 
 // BestAvailable picks quantity free seats side by side (consecutive columns, no aisle
 // between them) in one row of zone, the block nearest the hall's sweet spot: about 60 %
-// of the way back, centred. A plain request takes only standard seats; an accessible
-// request takes a block holding at least one wheelchair space (standard seats, and
-// companion seats next to a wheelchair space of the block, may fill it). states maps
-// seat id to its stored value (see SeatValue). It returns the seat ids of the block (nil
-// when none fits) and how many matching seats of the zone are free in all.
+// of the way back, centred, among the blocks that strand no seat (Stranded) when there
+// is one; only when none is left does it fall back to the best block that does (as
+// seats.io's best-available does). A plain request takes only standard seats; an
+// accessible request takes a block holding at least one wheelchair space (standard
+// seats, and companion seats next to a wheelchair space of the block, may fill it).
+// states maps seat id to its stored value (see SeatValue). It returns the seat ids of
+// the block (nil when none fits) and how many matching seats of the zone are free in
+// all; ChooseBlock also says what a fallback strands.
 func BestAvailable(hall *services.Hall, states map[int64]string, zone string, quantity int, accessible bool) ([]int64, int) {
-	return BestBlock(hall, freeSeats(hall, states), zone, quantity, accessible, true)
+	p := ChooseBlock(hall, freeSeats(hall, states), zone, quantity, accessible, true)
+	return p.IDs, p.Free
+}
+
+// Pick is what best-available chose: the block's seat ids (nil: none fits), how many
+// matching seats of the zone are free in all, and the seats the block strands (indexes
+// in hall.Seats; not empty only when every block left strands one).
+type Pick struct {
+	IDs      []int64
+	Free     int
+	Stranded []int32
 }
 
 // freeSeats turns seat values into a slice parallel to hall.Seats: true where free.
@@ -26,12 +39,20 @@ func freeSeats(hall *services.Hall, states map[int64]string) []bool {
 	return free
 }
 
-// BestBlock is BestAvailable on free, a slice parallel to hall.Seats (true: free).
-// It visits the zone's rows nearest the sweet spot first (hall.index orders them) and
-// stops at the first row whose distance alone scores worse than the best block found,
-// so an early choice in a big hall looks at a few rows, not at every seat. The free
-// count is exact when count is set or no block is found; otherwise it is 0.
+// BestBlock is ChooseBlock's ids and free count.
 func BestBlock(hall *services.Hall, free []bool, zone string, quantity int, accessible, count bool) ([]int64, int) {
+	p := ChooseBlock(hall, free, zone, quantity, accessible, count)
+	return p.IDs, p.Free
+}
+
+// ChooseBlock is BestAvailable on free, a slice parallel to hall.Seats (true: free).
+// It visits the zone's rows nearest the sweet spot first (hall.index orders them) and
+// stops at the first row whose distance alone scores worse than the best block found
+// that strands nothing, so an early choice in a big hall looks at a few rows, not at
+// every seat. A block can strand only the seat just beyond each of its ends, so each
+// block costs two lookups. The free count is exact when count is set or no block is
+// found; otherwise it is 0.
+func ChooseBlock(hall *services.Hall, free []bool, zone string, quantity int, accessible, count bool) Pick {
 	eligible := func(i int32) bool {
 		if !free[i] {
 			return false
@@ -57,56 +78,115 @@ func BestBlock(hall *services.Hall, free []bool, zone string, quantity int, acce
 	if count {
 		total = freeCount()
 		if quantity < 1 || total < quantity {
-			return nil, total
+			return Pick{Free: total}
 		}
 	}
 	if quantity < 1 {
-		return nil, freeCount()
+		return Pick{Free: freeCount()}
 	}
 	centre := float64(hall.Cols+1) / 2
-	var best []*services.Seat
-	bestScore := math.Inf(1)
-	var seats []*services.Seat
+	type choice struct {
+		block    []int32
+		score    float64
+		stranded []int32
+	}
+	clean, fallback := choice{score: math.Inf(1)}, choice{score: math.Inf(1)}
+	better := func(c *choice, block []int32, score float64) bool {
+		if c.block == nil || score < c.score {
+			return true
+		}
+		if score > c.score {
+			return false
+		}
+		// on a tie the lower row, then the lower column, wins
+		a, b := &hall.Seats[block[0]], &hall.Seats[c.block[0]]
+		return a.Row < b.Row || (a.Row == b.Row && a.Col < b.Col)
+	}
+	var cand, stranded []int32
 	for _, row := range rows {
 		penalty := hall.RowPenalty(hall.Seats[row[0]].Row)
-		if penalty > bestScore {
+		if penalty > clean.score {
 			break // every later row is as far or farther
 		}
-		seats = seats[:0]
+		cand = cand[:0]
 		for _, i := range row {
 			if eligible(i) {
-				seats = append(seats, &hall.Seats[i])
+				cand = append(cand, i)
 			}
 		}
-		for start := 0; start+quantity <= len(seats); start++ {
-			block := seats[start : start+quantity]
-			if block[quantity-1].Col-block[0].Col != quantity-1 {
+		for start := 0; start+quantity <= len(cand); start++ {
+			block := cand[start : start+quantity]
+			first, last := &hall.Seats[block[0]], &hall.Seats[block[quantity-1]]
+			if last.Col-first.Col != quantity-1 {
 				continue // a gap (aisle or taken seat) splits it
 			}
-			if accessible && !HasWheelchair(block) {
-				continue
+			if accessible || hasKindAt(hall, block, services.KindCompanion) {
+				if accessible && !hasKindAt(hall, block, services.KindWheelchair) {
+					continue
+				}
+				if hasKindAt(hall, block, services.KindCompanion) && len(unaccompanied(seatsAt(hall, block))) > 0 {
+					continue // a companion seat goes only with its wheelchair space
+				}
 			}
-			if hasKind(block, services.KindCompanion) && len(unaccompanied(block)) > 0 {
-				continue // a companion seat goes only with its wheelchair space
-			}
-			score := penalty + math.Abs(float64(block[0].Col+block[quantity-1].Col)/2-centre)
-			// on a tie the lower row, then the lower column, wins
-			if score < bestScore || (score == bestScore && (block[0].Row < best[0].Row || (block[0].Row == best[0].Row && block[0].Col < best[0].Col))) {
-				bestScore, best = score, append(best[:0:0], block...)
+			score := penalty + math.Abs(float64(first.Col+last.Col)/2-centre)
+			stranded = strandedBeyond(hall, free, block[0], block[quantity-1], stranded[:0])
+			if len(stranded) == 0 {
+				if better(&clean, block, score) {
+					clean = choice{block: append(clean.block[:0:0], block...), score: score}
+				}
+			} else if clean.block == nil && better(&fallback, block, score) {
+				fallback = choice{block: append(fallback.block[:0:0], block...), score: score, stranded: append([]int32(nil), stranded...)}
 			}
 		}
 	}
-	if best == nil {
+	best := clean
+	if best.block == nil {
+		best = fallback
+	}
+	if best.block == nil {
 		if !count {
 			total = freeCount()
 		}
-		return nil, total
+		return Pick{Free: total}
 	}
-	ids := make([]int64, len(best))
-	for i, s := range best {
-		ids[i] = s.ID
+	ids := make([]int64, len(best.block))
+	for i, s := range best.block {
+		ids[i] = hall.Seats[s].ID
 	}
-	return ids, total
+	return Pick{IDs: ids, Free: total, Stranded: best.stranded}
+}
+
+// strandedBeyond appends to out the seats that taking the block first..last (one run of
+// seats side by side) strands: only the seat just beyond either end can be (Stranded).
+func strandedBeyond(hall *services.Hall, free []bool, first, last int32, out []int32) []int32 {
+	if l, _ := hall.Beside(first); l >= 0 && free[l] {
+		if ll, _ := hall.Beside(l); ll < 0 || !free[ll] {
+			out = append(out, l)
+		}
+	}
+	if _, r := hall.Beside(last); r >= 0 && free[r] {
+		if _, rr := hall.Beside(r); rr < 0 || !free[rr] {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+func hasKindAt(hall *services.Hall, block []int32, kind string) bool {
+	for _, i := range block {
+		if hall.Seats[i].Kind == kind {
+			return true
+		}
+	}
+	return false
+}
+
+func seatsAt(hall *services.Hall, block []int32) []*services.Seat {
+	out := make([]*services.Seat, len(block))
+	for k, i := range block {
+		out[k] = &hall.Seats[i]
+	}
+	return out
 }
 
 // HasWheelchair reports whether the block has a wheelchair space.

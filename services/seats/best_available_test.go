@@ -12,8 +12,8 @@ import (
 )
 
 // referenceBestAvailable is the plain statement of best-available's rule (every block
-// of every row scored, ties to the lower row, then the lower column), kept to check the
-// indexed scan against.
+// of every row scored, ties to the lower row, then the lower column; a block stranding
+// no seat, by Stranded, before any that does), kept to check the indexed scan against.
 func referenceBestAvailable(hall *services.Hall, states map[int64]string, zone string, quantity int, accessible bool) ([]int64, int) {
 	rows := map[int][]*services.Seat{}
 	free := 0
@@ -29,8 +29,9 @@ func referenceBestAvailable(hall *services.Hall, states map[int64]string, zone s
 		return nil, free
 	}
 	idealRow, centre := 0.6*float64(hall.Rows+1), float64(hall.Cols+1)/2
+	freeNow := freeSeats(hall, states)
 	var best []*services.Seat
-	bestScore := math.Inf(1)
+	bestScore, bestClean := math.Inf(1), false
 	for row, seats := range rows {
 		sort.Slice(seats, func(i, j int) bool { return seats[i].Col < seats[j].Col })
 		for start := 0; start+quantity <= len(seats); start++ {
@@ -39,8 +40,16 @@ func referenceBestAvailable(hall *services.Hall, states map[int64]string, zone s
 				continue
 			}
 			score := math.Abs(float64(row)-idealRow)*1.5 + math.Abs(float64(block[0].Col+block[quantity-1].Col)/2-centre)
-			if score < bestScore || (score == bestScore && (row < best[0].Row || (row == best[0].Row && block[0].Col < best[0].Col))) {
-				bestScore, best = score, block
+			idx := make([]int64, len(block))
+			for k, s := range block {
+				idx[k] = s.ID
+			}
+			clean := len(Stranded(hall, freeNow, Indexes(hall, idx))) == 0
+			if bestClean && !clean {
+				continue
+			}
+			if (clean && !bestClean) || score < bestScore || (score == bestScore && (row < best[0].Row || (row == best[0].Row && block[0].Col < best[0].Col))) {
+				bestScore, best, bestClean = score, block, clean
 			}
 		}
 	}

@@ -155,10 +155,14 @@ type HoldOutcome struct {
 	Limit    bool
 	SoldOut  string // zone code without enough free seats
 	Mark     string // after a hold: the per-user counts' marker (their rebuild time, ms)
+	// Stranded lists the seats the batch strands (seats/strand.go), when a single-seat
+	// rule was given; with Gap the batch was refused for them (enforce).
+	Stranded []int64
+	Gap      bool
 }
 
 // OK reports whether the whole batch was held.
-func (h HoldOutcome) OK() bool { return len(h.Taken) == 0 && !h.Limit && h.SoldOut == "" }
+func (h HoldOutcome) OK() bool { return len(h.Taken) == 0 && !h.Limit && h.SoldOut == "" && !h.Gap }
 
 // errNotLoaded says the show's map is missing in Redis.
 var errNotLoaded = errors.New("seat map not loaded")
@@ -172,25 +176,46 @@ func IsNotLoaded(err error) bool { return errors.Is(err, errNotLoaded) }
 // zone counts and limit (the purchase limit) are checked before the first write.
 // Errors: UNAVAILABLE when Redis or MySQL cannot be reached.
 func (s *SeatStore) Hold(ctx context.Context, showID int64, orderNo string, userID int64, limit int, refs []SeatRef) (HoldOutcome, error) {
-	args := append([]any{orderNo, strconv.FormatInt(userID, 10), strconv.Itoa(limit)}, RefArgs(refs)...)
+	return s.HoldUnderRule(ctx, showID, orderNo, userID, limit, refs, "", nil)
+}
+
+// HoldUnderRule is Hold that also applies a single-seat rule (RuleWarn or RuleEnforce,
+// with rows from RuleArgs) in the same script run, against the seat values the hold
+// writes over: the outcome lists the seats the batch strands, and under enforce a batch
+// refused for them (Gap) holds nothing. rule "" is Hold.
+func (s *SeatStore) HoldUnderRule(ctx context.Context, showID int64, orderNo string, userID int64, limit int, refs []SeatRef, rule string, rows []string) (HoldOutcome, error) {
+	lim := strconv.Itoa(limit)
+	if rule != "" && len(rows) > 0 {
+		lim += "|" + rule + "|" + strconv.Itoa(len(rows))
+	}
+	args := append([]any{orderNo, strconv.FormatInt(userID, 10), lim}, RefArgs(refs)...)
+	for _, r := range rows {
+		args = append(args, r)
+	}
 	res, err := s.runLoaded(ctx, showID, s.hold, args)
 	if err != nil {
 		return HoldOutcome{}, err
+	}
+	ids := func(vs []string) []int64 {
+		var out []int64
+		for _, v := range vs {
+			id, _ := strconv.ParseInt(v, 10, 64)
+			out = append(out, id)
+		}
+		return out
 	}
 	switch res[0] {
 	case "OK":
 		out := HoldOutcome{}
 		if len(res) > 1 {
 			out.Mark = res[1]
+			out.Stranded = ids(res[2:])
 		}
 		return out, nil
+	case "GAP":
+		return HoldOutcome{Gap: true, Stranded: ids(res[1:])}, nil
 	case "TAKEN":
-		out := HoldOutcome{}
-		for _, v := range res[1:] {
-			id, _ := strconv.ParseInt(v, 10, 64)
-			out.Taken = append(out.Taken, id)
-		}
-		return out, nil
+		return HoldOutcome{Taken: ids(res[1:])}, nil
 	case "LIMIT":
 		n, _ := strconv.Atoi(res[1])
 		return HoldOutcome{Limit: true, LimitNow: n}, nil
