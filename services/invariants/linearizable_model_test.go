@@ -924,11 +924,16 @@ var (
 
 // hold is lua/hold.lua.
 func (s *lzState) hold(argv []string) []string {
-	owner, user, limit := argv[0], argv[1], atoi(argv[2])
+	owner, user := argv[0], argv[1]
+	limit, rule, nrows := atoi(argv[2]), "", 0
+	if parts := strings.Split(argv[2], "|"); len(parts) == 3 {
+		limit, rule, nrows = atoi(parts[0]), parts[1], atoi(parts[2])
+	}
 	if len(s.seats) == 0 || len(s.zones) == 0 || len(s.users) == 0 {
 		return []string{"NOT_LOADED"}
 	}
-	pairs := argv[3:]
+	pairs := argv[3 : len(argv)-nrows]
+	rows := argv[len(argv)-nrows:]
 	n := len(pairs) / 2
 	var taken []string
 	need, seen := map[string]int{}, map[string]bool{}
@@ -967,6 +972,9 @@ func (s *lzState) hold(argv []string) []string {
 			return []string{"SOLD_OUT", zone}
 		}
 	}
+	if stranded, gap := s.strandCheck(rule, rows, seen); gap {
+		return append([]string{"GAP"}, stranded...)
+	}
 	for i := 0; i < n; i++ {
 		s.seats[pairs[2*i]] = "H|" + owner + "|" + user
 	}
@@ -975,6 +983,69 @@ func (s *lzState) hold(argv []string) []string {
 	}
 	hincr(s.users, user, n)
 	return []string{"OK"}
+}
+
+// strandCheck is hold.lua's single-seat check over its row strings (runs separated by
+// ";", seats "id:zone" by ","): the seats the batch (chosen) strands, and whether
+// enforce refuses it.
+func (s *lzState) strandCheck(rule string, rows []string, chosen map[string]bool) ([]string, bool) {
+	type cell struct {
+		id, zone string
+		free     bool
+	}
+	var stranded []string
+	gap := false
+	for _, row := range rows {
+		var runs [][]cell
+		for _, text := range strings.Split(row, ";") {
+			var run []cell
+			for _, seat := range strings.Split(text, ",") {
+				id, zone, _ := strings.Cut(seat, ":")
+				run = append(run, cell{id, zone, s.seats[id] == "F"})
+			}
+			runs = append(runs, run)
+		}
+		freeAfter := func(run []cell, j int) bool { return j >= 0 && j < len(run) && run[j].free && !chosen[run[j].id] }
+		isChosen := func(run []cell, j int) bool { return j >= 0 && j < len(run) && chosen[run[j].id] }
+		var rowStranded []string
+		want := map[string]int{}
+		for _, run := range runs {
+			for j, c := range run {
+				if chosen[c.id] {
+					want[c.zone]++
+				}
+				if freeAfter(run, j) && !freeAfter(run, j-1) && !freeAfter(run, j+1) && (isChosen(run, j-1) || isChosen(run, j+1)) {
+					rowStranded = append(rowStranded, c.id)
+				}
+			}
+		}
+		beyond := func(run []cell, at, dir int) bool {
+			if at < 0 || at >= len(run) || !run[at].free {
+				return false
+			}
+			past := at + dir
+			return past < 0 || past >= len(run) || !run[past].free
+		}
+		if len(rowStranded) > 0 && rule == "enforce" {
+			for zone, k := range want {
+				for _, run := range runs {
+					streak := 0
+					for j, c := range run {
+						if c.free && c.zone == zone {
+							streak++
+						} else {
+							streak = 0
+						}
+						if streak >= k && !beyond(run, j-k, -1) && !beyond(run, j+1, 1) {
+							gap = true
+						}
+					}
+				}
+			}
+		}
+		stranded = append(stranded, rowStranded...)
+	}
+	return stranded, gap
 }
 
 // release is lua/release.lua.
