@@ -1,14 +1,18 @@
 -- Hold a batch of seats for one order, all or nothing.
--- KEYS[1] seats hash, KEYS[2] zone free counts hash, KEYS[3] per-user seat counts hash
--- ARGV[1] order_no, ARGV[2] user_id, ARGV[3] purchase limit, or "limit|rule|rows" with
--- the single-seat rule ("warn" or "enforce") and how many row strings end ARGV,
+-- KEYS[1] seats hash, KEYS[2] zone free counts hash, KEYS[3] per-user seat counts hash,
+-- KEYS[4] (optional) the waiting list's gate: zone code -> free count from which the
+-- zone's seats are kept for its waiting list
+-- ARGV[1] order_no, ARGV[2] user_id, ARGV[3] purchase limit, or "limit|rule|rows|flags"
+-- with the single-seat rule ("", "warn" or "enforce"), how many row strings end ARGV,
+-- and flags: "o" a waiting list's offer (the gate does not apply to it), "a" a batch
+-- with a wheelchair space (nor to it),
 -- ARGV[4..] pairs: seat_id, zone_code, then the row strings: one per row the batch
 -- touches, its runs of standard seats side by side separated by ";", each seat
 -- "seat_id:zone_code" separated by "," (seats.RuleArgs).
 -- Replies: {"OK", users marker (the per-user counts' rebuild time, see load.lua),
 --          stranded seat_id, ...} | {"NOT_LOADED"} | {"TAKEN", seat_id, ...}
 --        | {"LIMIT", held_now} | {"SOLD_OUT", zone_code} | {"DUP", seat_id}
---        | {"GAP", stranded seat_id, ...}
+--        | {"GAP", stranded seat_id, ...} | {"WAITLIST", zone_code}
 -- A seat is stranded (seats/strand.go, the definition this mirrors) when the batch
 -- leaves it free with neither seat of its run beside it free, one of them being the
 -- batch's. "enforce" answers GAP when a row holding a stranded seat offers, for a zone
@@ -17,12 +21,11 @@
 -- Every check runs before the first write: Redis never rolls back a script's writes.
 local seats, zones, users = KEYS[1], KEYS[2], KEYS[3]
 local owner, user = ARGV[1], ARGV[2]
-local limit, rule, nrows = string.match(ARGV[3], '^(%d+)|(%a+)|(%d+)$')
-if limit then
-  limit, nrows = tonumber(limit), tonumber(nrows)
-else
-  limit, rule, nrows = tonumber(ARGV[3]), '', 0
-end
+local opts = {}
+for part in string.gmatch(ARGV[3] .. '|', '([^|]*)|') do opts[#opts + 1] = part end
+local limit, rule = tonumber(opts[1]), opts[2] or ''
+local nrows, flags = tonumber(opts[3] or '0') or 0, opts[4] or ''
+local gate = KEYS[4]
 if redis.call('EXISTS', seats) == 0 or redis.call('EXISTS', zones) == 0
     or redis.call('EXISTS', users) == 0 then
   return {'NOT_LOADED'}
@@ -48,6 +51,10 @@ for zone, k in pairs(need) do
   local free = redis.call('HGET', zones, zone)
   if not free then return {'NOT_LOADED'} end
   if tonumber(free) < k then return {'SOLD_OUT', zone} end
+  if gate and flags == '' then
+    local from = redis.call('HGET', gate, zone)
+    if from and tonumber(free) >= tonumber(from) then return {'WAITLIST', zone} end
+  end
 end
 local stranded, gap = {}, false
 for r = 1, nrows do

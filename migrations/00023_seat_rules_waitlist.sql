@@ -6,7 +6,9 @@ ALTER TABLE shows
 
 -- One row per place on a show's waiting list. active is 1 while the place is waiting
 -- or offered and NULL once it ended, so a user holds one open place per show
--- (uq_waitlist_open). An offer is a pending order (order_id) made for the place.
+-- (uq_waitlist_open). An offer is a pending order made for the place: its number is
+-- written (offered_at) before the order is created, so a place whose order never
+-- committed goes back to waiting, with its rank.
 CREATE TABLE waitlist_entries (
   id          BIGINT UNSIGNED NOT NULL AUTO_INCREMENT PRIMARY KEY,
   show_id     BIGINT UNSIGNED NOT NULL,
@@ -15,15 +17,15 @@ CREATE TABLE waitlist_entries (
   zone_code   VARCHAR(32) NULL,
   status      ENUM('waiting','offered','left','closed') NOT NULL DEFAULT 'waiting',
   active      TINYINT(1) NULL DEFAULT 1,
-  order_id    BIGINT UNSIGNED NULL,
+  order_no    VARCHAR(32) CHARACTER SET ascii COLLATE ascii_bin NULL,
+  offered_at  DATETIME(6) NULL,
   created_at  DATETIME(6) NOT NULL,
   updated_at  DATETIME(6) NOT NULL,
   UNIQUE KEY uq_waitlist_open (show_id, user_id, active),
   KEY ix_waitlist_show_status (show_id, status, id),
   KEY ix_waitlist_user (user_id, created_at),
   CONSTRAINT fk_waitlist_show FOREIGN KEY (show_id) REFERENCES shows (id),
-  CONSTRAINT fk_waitlist_user FOREIGN KEY (user_id) REFERENCES users (id),
-  CONSTRAINT fk_waitlist_order FOREIGN KEY (order_id) REFERENCES orders (id)
+  CONSTRAINT fk_waitlist_user FOREIGN KEY (user_id) REFERENCES users (id)
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_unicode_ci;
 
 -- +goose Down

@@ -926,7 +926,7 @@ var (
 func (s *lzState) hold(argv []string) []string {
 	owner, user := argv[0], argv[1]
 	limit, rule, nrows := atoi(argv[2]), "", 0
-	if parts := strings.Split(argv[2], "|"); len(parts) == 3 {
+	if parts := strings.Split(argv[2], "|"); len(parts) >= 3 {
 		limit, rule, nrows = atoi(parts[0]), parts[1], atoi(parts[2])
 	}
 	if len(s.seats) == 0 || len(s.zones) == 0 || len(s.users) == 0 {

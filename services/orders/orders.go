@@ -131,6 +131,9 @@ type CreateOrderRequest struct {
 	// AdmissionToken is the waiting room's token (header Admission-Token or the
 	// browser's cookie), needed when the show's waiting room is on.
 	AdmissionToken string
+
+	offerNo  string        // CreateOffer: the order number, chosen before the order exists
+	offerFor time.Duration // CreateOffer: how long the offer holds its seats
 }
 
 // hash identifies the request's content for Idempotency-Key comparison.
@@ -311,11 +314,18 @@ func (o *Orders) hold(ctx context.Context, show *services.Show, hall *services.H
 	}
 	holding := o.group.startHold() // a batch gathering now may wait for this order
 	defer holding.stop()
-	deadline := now.Add(o.holdFor).Truncate(time.Second)
+	holdFor, orderNo := o.holdFor, req.offerNo
+	if req.offerFor > 0 {
+		holdFor = req.offerFor
+	}
+	if orderNo == "" {
+		orderNo = services.NewOrderNo(now)
+	}
+	deadline := now.Add(holdFor).Truncate(time.Second)
 	if deadline.After(show.SaleClosesAt) {
 		deadline = show.SaleClosesAt // nobody pays for a show whose sale has closed
 	}
-	order := &services.Order{OrderNo: services.NewOrderNo(now), UserID: req.UserID, ShowID: show.ID, Status: services.OrderPending,
+	order := &services.Order{OrderNo: orderNo, UserID: req.UserID, ShowID: show.ID, Status: services.OrderPending,
 		Currency: show.Currency, CreatedAt: now, ExpiresAt: deadline}
 	var err error
 	if len(req.SeatIDs) > 0 {
@@ -460,13 +470,31 @@ func (o *Orders) holdChosen(ctx context.Context, show *services.Show, hall *serv
 		return err
 	}
 	rule, rows := seats.RuleArgs(hall, show.SingleSeatRule, req.SeatIDs)
-	out, err := o.seats.HoldUnderRule(ctx, show.ID, order.OrderNo, req.UserID, show.PurchaseLimit, refsOf(order), rule, rows)
+	out, err := o.seats.HoldUnderRule(ctx, show.ID, order.OrderNo, req.UserID, show.PurchaseLimit, refsOf(order), rule, rows, holdFlags(hall, req))
 	if err != nil {
 		return err
 	}
 	order.HoldMark = out.Mark
 	order.Stranded = labelsOf(hall, out.Stranded)
 	return o.holdError(show, hall, out)
+}
+
+// holdFlags says who a hold is for, as the waiting list's gate sees it: a waiting
+// list's offer, a batch with a wheelchair space (nobody waits for those on the list), or
+// the public.
+func holdFlags(hall *services.Hall, req CreateOrderRequest) string {
+	if req.offerNo != "" {
+		return seats.HoldOffer
+	}
+	if req.Accessible {
+		return seats.HoldAccessible
+	}
+	for _, id := range req.SeatIDs {
+		if s, ok := hall.Seat(id); ok && s.Kind == services.KindWheelchair {
+			return seats.HoldAccessible
+		}
+	}
+	return seats.HoldPublic
 }
 
 // labelsOf returns the labels of seat ids in the hall ("F8"), in their order.
@@ -504,6 +532,8 @@ func (o *Orders) holdError(show *services.Show, hall *services.Hall, out seats.H
 		names := labelsOf(hall, out.Stranded)
 		return &services.Error{Code: services.CodeSingleSeatGap, Seats: names, Message: "these seats would leave " +
 			strings.Join(names, ", ") + " as a single empty seat; other seats in the same row leave none"}
+	case out.Waitlist != "":
+		return services.Errorf(services.CodeSoldOut, "zone %s is sold out: the seats that came back are offered to its waiting list first", out.Waitlist)
 	case out.Limit:
 		return services.Errorf(services.CodeLimitExceeded, "you hold or own %d seats for this show; the limit is %d per person", out.LimitNow, show.PurchaseLimit)
 	default:
@@ -551,7 +581,7 @@ func (o *Orders) holdBestAvailable(ctx context.Context, show *services.Show, hal
 			return err
 		}
 		ruleName, rows := seats.RuleArgs(hall, rule, ids)
-		out, err := o.seats.HoldUnderRule(ctx, show.ID, order.OrderNo, req.UserID, show.PurchaseLimit, refsOf(order), ruleName, rows)
+		out, err := o.seats.HoldUnderRule(ctx, show.ID, order.OrderNo, req.UserID, show.PurchaseLimit, refsOf(order), ruleName, rows, holdFlags(hall, req))
 		if err != nil {
 			return err
 		}

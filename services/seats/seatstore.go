@@ -106,6 +106,13 @@ func (s *SeatStore) Keys(showID int64) []string {
 	return []string{tag + "seats", tag + "zones", tag + "users"}
 }
 
+// WaitlistGateKey is the hash of the show's waiting-list gate (zone code -> the zone's
+// free count from which its seats are kept for the list; written by the waiting list
+// after each serve, read by the hold script), in the show's hash slot.
+func (s *SeatStore) WaitlistGateKey(showID int64) string {
+	return s.prefix + ":{show:" + strconv.FormatInt(showID, 10) + "}:waitlist"
+}
+
 // FenceKey is the key holding the highest reconciliation lease token that repaired the
 // show's map, in the show's hash slot.
 func (s *SeatStore) FenceKey(showID int64) string {
@@ -159,10 +166,25 @@ type HoldOutcome struct {
 	// rule was given; with Gap the batch was refused for them (enforce).
 	Stranded []int64
 	Gap      bool
+	// Waitlist is the zone whose free seats are kept for its waiting list (the batch
+	// was refused for it; see HoldFlags).
+	Waitlist string
 }
 
 // OK reports whether the whole batch was held.
-func (h HoldOutcome) OK() bool { return len(h.Taken) == 0 && !h.Limit && h.SoldOut == "" && !h.Gap }
+func (h HoldOutcome) OK() bool {
+	return len(h.Taken) == 0 && !h.Limit && h.SoldOut == "" && !h.Gap && h.Waitlist == ""
+}
+
+// HoldFlags say who a hold is for, as the waiting list's gate sees it: HoldPublic (the
+// gate applies: a zone whose free count reached its gate keeps its seats for the list),
+// HoldOffer (a waiting list's offer) or HoldAccessible (a batch with a wheelchair space;
+// nobody waits for those on the list).
+const (
+	HoldPublic     = ""
+	HoldOffer      = "o"
+	HoldAccessible = "a"
+)
 
 // errNotLoaded says the show's map is missing in Redis.
 var errNotLoaded = errors.New("seat map not loaded")
@@ -176,23 +198,27 @@ func IsNotLoaded(err error) bool { return errors.Is(err, errNotLoaded) }
 // zone counts and limit (the purchase limit) are checked before the first write.
 // Errors: UNAVAILABLE when Redis or MySQL cannot be reached.
 func (s *SeatStore) Hold(ctx context.Context, showID int64, orderNo string, userID int64, limit int, refs []SeatRef) (HoldOutcome, error) {
-	return s.HoldUnderRule(ctx, showID, orderNo, userID, limit, refs, "", nil)
+	return s.HoldUnderRule(ctx, showID, orderNo, userID, limit, refs, "", nil, HoldPublic)
 }
 
 // HoldUnderRule is Hold that also applies a single-seat rule (RuleWarn or RuleEnforce,
 // with rows from RuleArgs) in the same script run, against the seat values the hold
 // writes over: the outcome lists the seats the batch strands, and under enforce a batch
-// refused for them (Gap) holds nothing. rule "" is Hold.
-func (s *SeatStore) HoldUnderRule(ctx context.Context, showID int64, orderNo string, userID int64, limit int, refs []SeatRef, rule string, rows []string) (HoldOutcome, error) {
+// refused for them (Gap) holds nothing. rule "" is Hold. flags (HoldPublic, HoldOffer,
+// HoldAccessible) decide whether the waiting list's gate (WaitlistGateKey) applies.
+func (s *SeatStore) HoldUnderRule(ctx context.Context, showID int64, orderNo string, userID int64, limit int, refs []SeatRef, rule string, rows []string, flags string) (HoldOutcome, error) {
 	lim := strconv.Itoa(limit)
-	if rule != "" && len(rows) > 0 {
-		lim += "|" + rule + "|" + strconv.Itoa(len(rows))
+	if rule == "" || len(rows) == 0 {
+		rule, rows = "", nil
+	}
+	if rule != "" || flags != "" {
+		lim += "|" + rule + "|" + strconv.Itoa(len(rows)) + "|" + flags
 	}
 	args := append([]any{orderNo, strconv.FormatInt(userID, 10), lim}, RefArgs(refs)...)
 	for _, r := range rows {
 		args = append(args, r)
 	}
-	res, err := s.runLoaded(ctx, showID, s.hold, args)
+	res, err := s.runLoadedOn(ctx, showID, s.hold, append(s.Keys(showID), s.WaitlistGateKey(showID)), args)
 	if err != nil {
 		return HoldOutcome{}, err
 	}
@@ -214,6 +240,8 @@ func (s *SeatStore) HoldUnderRule(ctx context.Context, showID int64, orderNo str
 		return out, nil
 	case "GAP":
 		return HoldOutcome{Gap: true, Stranded: ids(res[1:])}, nil
+	case "WAITLIST":
+		return HoldOutcome{Waitlist: res[1]}, nil
 	case "TAKEN":
 		return HoldOutcome{Taken: ids(res[1:])}, nil
 	case "LIMIT":
@@ -265,8 +293,13 @@ func (s *SeatStore) Sell(ctx context.Context, showID int64, orderNo string, user
 // runLoaded runs a script that answers NOT_LOADED when the map is missing; it then
 // loads the map from MySQL and runs the script once more.
 func (s *SeatStore) runLoaded(ctx context.Context, showID int64, sc *redis.Script, args []any) ([]string, error) {
+	return s.runLoadedOn(ctx, showID, sc, s.Keys(showID), args)
+}
+
+// runLoadedOn is runLoaded with the script's keys given (the show's three, then more of
+// the same slot).
+func (s *SeatStore) runLoadedOn(ctx context.Context, showID int64, sc *redis.Script, keys []string, args []any) ([]string, error) {
 	defer s.Changed(showID) // whatever the outcome: the script may have run
-	keys := s.Keys(showID)
 	for attempt := 0; ; attempt++ {
 		rctx, cancel := context.WithTimeout(ctx, store.RedisTimeout)
 		res, err := sc.Run(rctx, s.rdb, keys, args...).StringSlice()

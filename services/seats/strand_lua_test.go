@@ -90,7 +90,7 @@ func TestStranded_LuaAgreesWithGo(t *testing.T) {
 			for _, rule := range []string{seats.RuleEnforce, seats.RuleWarn} {
 				no := fmt.Sprintf("T%d%d%s", h, try, rule[:1])
 				name, args := seats.RuleArgs(hall, rule, chosen)
-				out, err := e.Seats.HoldUnderRule(ctx, show.ID, no, 1, 100, refs, name, args)
+				out, err := e.Seats.HoldUnderRule(ctx, show.ID, no, 1, 100, refs, name, args, seats.HoldPublic)
 				if err != nil {
 					t.Fatal(err)
 				}

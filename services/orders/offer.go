@@ -1,0 +1,53 @@
+package orders
+
+import (
+	"context"
+	"time"
+
+	"seatflow/services"
+	"seatflow/services/seats"
+)
+
+// Offer asks for a waiting list's offer (API.md "Seat rules and the waiting list"): a
+// pending order for UserID of the seats SeatIDs (a block best-available chose), under the
+// order number OrderNo (services.NewOrderNo, written beside the waiting-list place
+// first), holding them for HoldFor (the deadline is never after the sale closes).
+type Offer struct {
+	UserID  int64
+	ShowID  int64
+	SeatIDs []int64
+	OrderNo string
+	HoldFor time.Duration
+}
+
+// CreateOffer creates the pending order of a waiting list's offer through the order
+// pipeline's own steps: show on sale, seats of the show, companion rule, the Lua hold
+// (purchase limit included), the MySQL transaction and the expiry task. It spends no
+// rate-limit token and needs no waiting-room admission: the place on the list is the
+// buyer's request. Errors: those of Create (NOT_ON_SALE, SEAT_NOT_IN_SHOW, SEAT_TAKEN,
+// LIMIT_EXCEEDED, SOLD_OUT, UNAVAILABLE, ...); every error leaves both stores as they were.
+func (o *Orders) CreateOffer(ctx context.Context, in Offer) (*services.Order, error) {
+	req := CreateOrderRequest{UserID: in.UserID, ShowID: in.ShowID, SeatIDs: in.SeatIDs, offerNo: in.OrderNo, offerFor: in.HoldFor}
+	if err := req.validate(); err != nil {
+		return nil, err
+	}
+	show, err := o.catalog.CachedShow(ctx, in.ShowID)
+	if err != nil {
+		return nil, err
+	}
+	now := o.clock.Now()
+	if !show.OnSaleAt(now) {
+		return nil, notOnSale(show, now, o.zone)
+	}
+	hall, err := o.catalog.Hall(ctx, show.HallID)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkSeatsInShow(show, hall, in.SeatIDs); err != nil {
+		return nil, err
+	}
+	if err := seats.CheckCompanions(hall, in.SeatIDs); err != nil {
+		return nil, err
+	}
+	return o.hold(ctx, show, hall, req, now, nil)
+}

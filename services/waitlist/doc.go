@@ -1,0 +1,14 @@
+// Package waitlist keeps the waiting lists of sold-out shows (API.md "Seat rules and
+// the waiting list", DESIGN.md §10): buyers join a show's list for a quantity of seats
+// (of a zone, or any), and when seats come back by any path (a cancel, an expiry, a
+// refund, reconciliation, house seats freed, a lapsed offer) the places are served in
+// order: the first whose quantity fits gets an offer, a pending order of a best-available
+// block made on the buyer's behalf with a 10-minute deadline.
+//
+// It owns the table waitlist_entries. It imports catalog (shows, halls), seats (the seat
+// values, best-available, change events) and orders (an offer is created through the
+// order pipeline, orders.CreateOffer, so the Lua hold, the purchase limit and the MySQL
+// unique key guard it as any order). Serving a show is exclusive across instances (a
+// MySQL named lock per show); seat change events make it prompt, a sweep every few
+// seconds makes it certain.
+package waitlist

@@ -1,0 +1,241 @@
+package waitlist
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+
+	"seatflow/services"
+	"seatflow/services/catalog"
+	"seatflow/services/orders"
+	"seatflow/services/seats"
+	"seatflow/services/store"
+)
+
+// OfferFor is how long an offer holds its seats for the buyer to pay (API.md: 10 minutes).
+const OfferFor = 10 * time.Minute
+
+// Entry states as the API gives them. waiting, offered, left and closed are stored; an
+// offer whose order was paid reads accepted, and one whose order expired or was
+// cancelled reads lapsed.
+const (
+	StatusWaiting  = "waiting"
+	StatusOffered  = "offered"
+	StatusAccepted = "accepted"
+	StatusLapsed   = "lapsed"
+	StatusLeft     = "left"
+	StatusClosed   = "closed"
+)
+
+// Entry is one place on a show's waiting list. Zone is "" for any zone. Position
+// counts the places waiting ahead of it plus one (0 when it is not waiting). OrderNo
+// and OfferExpiresAt describe the offer (status offered, accepted or lapsed). Times UTC.
+type Entry struct {
+	ID             int64      `db:"id"`
+	ShowID         int64      `db:"show_id"`
+	UserID         int64      `db:"user_id"`
+	UserEmail      string     `db:"email"`
+	Quantity       int        `db:"quantity"`
+	Zone           string     `db:"zone"`
+	Status         string     `db:"status"`
+	OrderNo        string     `db:"order_no"`
+	OrderStatus    string     `db:"order_status"`
+	OfferExpiresAt *time.Time `db:"expires_at"`
+	CreatedAt      time.Time  `db:"created_at"`
+	Position       int        `db:"-"`
+}
+
+// Lists keeps the waiting lists: join, read, leave, the staff list, and serving offers
+// (serve.go).
+type Lists struct {
+	db      *sqlx.DB
+	catalog *catalog.Catalog
+	seats   *seats.SeatStore
+	orders  *orders.Orders
+	clock   services.Clock
+	log     *slog.Logger
+	kick    chan int64 // shows to serve soon (runner.go)
+	listed  sync.Map   // showKey -> struct{}: shows with open places, so other shows' seat changes cost nothing
+	offerOK func(e *Entry, o *services.Order)
+}
+
+// NewLists wires the waiting lists over the order service (whose catalog, seat store
+// and clock it shares).
+func NewLists(db *sqlx.DB, o *orders.Orders, log *slog.Logger) *Lists {
+	if log == nil {
+		log = slog.Default()
+	}
+	return &Lists{db: db, catalog: o.Catalog(), seats: o.Seats(), orders: o, clock: o.Clock(), log: log,
+		kick: make(chan int64, 256), offerOK: func(*Entry, *services.Order) {}}
+}
+
+// OnOffer sets f to be told of every offer made in this process (tests record them).
+func (l *Lists) OnOffer(f func(e *Entry, o *services.Order)) { l.offerOK = f }
+
+// entryCols reads an entry with its offer's order (status, deadline) and the user's
+// e-mail.
+const entryCols = `SELECT w.id, w.show_id, w.user_id, u.email, w.quantity, COALESCE(w.zone_code, '') AS zone, w.status,
+	COALESCE(w.order_no, '') AS order_no, COALESCE(o.status, '') AS order_status, o.expires_at, w.created_at
+	FROM waitlist_entries w JOIN users u ON u.id = w.user_id LEFT JOIN orders o ON o.order_no = w.order_no `
+
+// Join puts userID on the waiting list of showID for quantity seats of zone ("" any
+// zone) and returns the place. The show must be on sale; quantity is 1..its purchase
+// limit; the seats asked for must be sold out (no block of quantity seats side by side
+// is free now: otherwise the buyer should book them). The list is served at once, in
+// case seats came back meanwhile. Errors: NOT_FOUND, NOT_ON_SALE, INVALID_REQUEST (a
+// quantity or zone out of range), CONFLICT (already on the list; seats are free),
+// UNAVAILABLE.
+func (l *Lists) Join(ctx context.Context, userID, showID int64, quantity int, zone string) (*Entry, error) {
+	show, err := l.catalog.CachedShow(ctx, showID)
+	if err != nil {
+		return nil, err
+	}
+	now := l.clock.Now()
+	if !show.OnSaleAt(now) {
+		return nil, services.Errorf(services.CodeNotOnSale, "this show's waiting list is open only while its sale is")
+	}
+	if quantity < 1 || quantity > show.PurchaseLimit {
+		return nil, services.Errorf(services.CodeInvalidRequest, "quantity must be a whole number from 1 to %d (the show's purchase limit)", show.PurchaseLimit)
+	}
+	if _, ok := show.ZonePrice(zone); zone != "" && !ok {
+		return nil, services.Errorf(services.CodeInvalidRequest, "zone %q is not a zone of this show", zone)
+	}
+	hall, err := l.catalog.Hall(ctx, show.HallID)
+	if err != nil {
+		return nil, err
+	}
+	states, err := l.seats.States(ctx, showID)
+	if err != nil {
+		return nil, err
+	}
+	if z, ids := pickFor(show, hall, freeOf(hall, states), zone, quantity); ids != nil {
+		return nil, services.Errorf(services.CodeConflict, "%d seats side by side are free in zone %s: book them instead", quantity, z)
+	}
+	var zoneArg any
+	if zone != "" {
+		zoneArg = zone
+	}
+	qctx, cancel := context.WithTimeout(ctx, store.DBTimeout)
+	defer cancel()
+	_, err = l.db.ExecContext(qctx, `INSERT INTO waitlist_entries (show_id, user_id, quantity, zone_code, status, active, created_at, updated_at)
+		VALUES (?, ?, ?, ?, 'waiting', 1, ?, ?)`, showID, userID, quantity, zoneArg, now.UTC(), now.UTC())
+	if store.DuplicateOn(err, "uq_waitlist_open") {
+		return nil, services.Errorf(services.CodeConflict, "you are already on this show's waiting list")
+	}
+	if err != nil {
+		return nil, store.Unavailable("the database", err)
+	}
+	l.Kick(showID)
+	return l.Mine(ctx, userID, showID)
+}
+
+// Mine returns userID's latest place on showID's list (the open one, else the last
+// that ended), with its position while it waits. Errors: NOT_FOUND (never joined),
+// UNAVAILABLE.
+func (l *Lists) Mine(ctx context.Context, userID, showID int64) (*Entry, error) {
+	qctx, cancel := context.WithTimeout(ctx, store.DBTimeout)
+	defer cancel()
+	e := &Entry{}
+	err := l.db.GetContext(qctx, e, entryCols+`WHERE w.show_id = ? AND w.user_id = ? ORDER BY w.active IS NULL, w.id DESC LIMIT 1`, showID, userID)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, services.Errorf(services.CodeNotFound, "you are not on this show's waiting list")
+	}
+	if err != nil {
+		return nil, store.Unavailable("the database", err)
+	}
+	if err := l.derive(qctx, e); err != nil {
+		return nil, err
+	}
+	return e, nil
+}
+
+// derive turns the stored status into the API's (an offer's order decides accepted or
+// lapsed; a waiting place of a show no longer on sale reads closed) and counts the
+// position of a waiting place.
+func (l *Lists) derive(ctx context.Context, e *Entry) error {
+	switch e.Status {
+	case StatusOffered:
+		switch e.OrderStatus {
+		case services.OrderPaid, services.OrderRefunded:
+			e.Status = StatusAccepted
+		case services.OrderExpired, services.OrderCancelled:
+			e.Status = StatusLapsed
+		}
+	case StatusWaiting:
+		show, err := l.catalog.CachedShow(ctx, e.ShowID)
+		if err != nil {
+			return err
+		}
+		if !show.OnSaleAt(l.clock.Now()) {
+			e.Status = StatusClosed
+			return nil
+		}
+		err = l.db.GetContext(ctx, &e.Position, `SELECT COUNT(*) FROM waitlist_entries
+			WHERE show_id = ? AND status = 'waiting' AND id <= ?`, e.ShowID, e.ID)
+		if err != nil {
+			return store.Unavailable("the database", err)
+		}
+	}
+	return nil
+}
+
+// Leave takes userID off showID's list. A pending offer is cancelled with it, so its
+// seats go to the next place at once. Errors: NOT_FOUND (no open place), UNAVAILABLE.
+func (l *Lists) Leave(ctx context.Context, userID, showID int64) (*Entry, error) {
+	e, err := l.Mine(ctx, userID, showID)
+	if err != nil {
+		return nil, err
+	}
+	if e.Status != StatusWaiting && e.Status != StatusOffered && e.Status != StatusClosed {
+		return nil, services.Errorf(services.CodeNotFound, "you are not on this show's waiting list")
+	}
+	qctx, cancel := context.WithTimeout(ctx, store.DBTimeout)
+	defer cancel()
+	if _, err := l.db.ExecContext(qctx, `UPDATE waitlist_entries SET status = IF(status = 'waiting', 'left', status), active = NULL, updated_at = ?
+		WHERE id = ? AND active = 1`, l.clock.Now().UTC(), e.ID); err != nil {
+		return nil, store.Unavailable("the database", err)
+	}
+	if e.Status == StatusOffered && e.OrderStatus == services.OrderPending {
+		if _, err := l.orders.Cancel(ctx, userID, e.OrderNo); err != nil && services.ErrorCode(err) != services.CodeOrderState {
+			return nil, err
+		}
+	}
+	return l.Mine(ctx, userID, showID)
+}
+
+// List returns every place of showID's list in order (staff), positions of the waiting
+// ones counted. Errors: UNAVAILABLE.
+func (l *Lists) List(ctx context.Context, showID int64) ([]*Entry, error) {
+	qctx, cancel := context.WithTimeout(ctx, store.DBTimeout)
+	defer cancel()
+	var out []*Entry
+	if err := l.db.SelectContext(qctx, &out, entryCols+`WHERE w.show_id = ? ORDER BY w.id`, showID); err != nil {
+		return nil, store.Unavailable("the database", err)
+	}
+	show, err := l.catalog.CachedShow(ctx, showID)
+	if err != nil {
+		return nil, err
+	}
+	open := show.OnSaleAt(l.clock.Now())
+	pos := 0
+	for _, e := range out {
+		if e.Status == StatusWaiting && open {
+			pos++
+			e.Position = pos
+			continue
+		}
+		if e.Status == StatusWaiting {
+			e.Status = StatusClosed
+			continue
+		}
+		if err := l.derive(ctx, e); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,265 @@
+package waitlist
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"seatflow/services"
+	"seatflow/services/orders"
+	"seatflow/services/seats"
+	"seatflow/services/store"
+)
+
+// serveLockWait is how long Serve waits for another instance serving the same show.
+const serveLockWait = 10 * time.Second
+
+// Serve serves showID's waiting list once: under a MySQL named lock (one server per
+// show across instances; a crashed holder's lock ends with its connection) it ends
+// places whose offer's order ended, returns to waiting the places whose offer never
+// committed (the holder died), closes every place of a show no longer on sale, and then
+// walks the waiting places in order: the first whose quantity fits (best-available finds
+// a block, any block, stranding nothing if it can) gets an offer (orders.CreateOffer),
+// and so on while seats are left. A place that does not fit is passed, never removed. A
+// block another buyer took meanwhile is chosen again on a fresh read. It returns how many
+// offers it made. Errors: UNAVAILABLE.
+func (l *Lists) Serve(ctx context.Context, showID int64) (int, error) {
+	conn, err := l.db.Connx(ctx)
+	if err != nil {
+		return 0, store.Unavailable("the database", err)
+	}
+	defer conn.Close()
+	lock := fmt.Sprintf("seatflow.waitlist.%d", showID)
+	var got *int
+	if err := conn.GetContext(ctx, &got, "SELECT GET_LOCK(?, ?)", lock, int(serveLockWait/time.Second)); err != nil {
+		return 0, store.Unavailable("the database", err)
+	}
+	if got == nil || *got != 1 {
+		return 0, store.Unavailable("the waiting list", fmt.Errorf("show %d is being served elsewhere", showID))
+	}
+	defer func() {
+		rctx, cancel := context.WithTimeout(context.Background(), store.DBTimeout)
+		defer cancel()
+		conn.ExecContext(rctx, "SELECT RELEASE_LOCK(?)", lock)
+	}()
+	show, err := l.catalog.Show(ctx, showID)
+	if err != nil {
+		return 0, err
+	}
+	now := l.clock.Now()
+	qctx, cancel := context.WithTimeout(ctx, store.DBTimeout)
+	defer cancel()
+	if _, err := l.db.ExecContext(qctx, `UPDATE waitlist_entries w JOIN orders o ON o.order_no = w.order_no
+		SET w.active = NULL, w.updated_at = ? WHERE w.show_id = ? AND w.status = 'offered' AND w.active = 1 AND o.status <> 'pending'`,
+		now.UTC(), showID); err != nil {
+		return 0, store.Unavailable("the database", err)
+	}
+	// an offer is created under this lock: one without an order died with its server
+	if _, err := l.db.ExecContext(qctx, `UPDATE waitlist_entries w LEFT JOIN orders o ON o.order_no = w.order_no
+		SET w.status = 'waiting', w.order_no = NULL, w.offered_at = NULL, w.updated_at = ?
+		WHERE w.show_id = ? AND w.status = 'offered' AND w.active = 1 AND o.id IS NULL`, now.UTC(), showID); err != nil {
+		return 0, store.Unavailable("the database", err)
+	}
+	if !show.OnSaleAt(now) {
+		if err := l.setGate(ctx, showID, nil); err != nil {
+			return 0, err
+		}
+		if _, err := l.db.ExecContext(qctx, `UPDATE waitlist_entries SET status = 'closed', active = NULL, updated_at = ?
+			WHERE show_id = ? AND status = 'waiting'`, now.UTC(), showID); err != nil {
+			return 0, store.Unavailable("the database", err)
+		}
+		return 0, nil
+	}
+	var waiting []*Entry
+	if err := l.db.SelectContext(qctx, &waiting, `SELECT id, show_id, user_id, quantity, COALESCE(zone_code, '') AS zone, status, created_at
+		FROM waitlist_entries WHERE show_id = ? AND status = 'waiting' ORDER BY id LIMIT 1000`, showID); err != nil {
+		return 0, store.Unavailable("the database", err)
+	}
+	if len(waiting) == 0 {
+		return 0, l.setGate(ctx, showID, nil)
+	}
+	hall, err := l.catalog.Hall(ctx, show.HallID)
+	if err != nil {
+		return 0, err
+	}
+	read := func() ([]bool, error) {
+		states, err := l.seats.States(ctx, showID)
+		if err != nil {
+			return nil, err
+		}
+		return freeOf(hall, states), nil
+	}
+	free, err := read()
+	if err != nil {
+		return 0, err
+	}
+	offers := 0
+	var passed []*Entry // still waiting after this serve, in order
+	defer func() {
+		if err := l.setGate(ctx, showID, gateOf(show, hall, free, passed)); err != nil {
+			l.log.Warn("waiting list gate not written; the next serve writes it", "show_id", showID, "err", err)
+		}
+	}()
+	for _, e := range waiting {
+		waits := true
+		for attempt := 0; ; attempt++ {
+			_, ids := pickFor(show, hall, free, e.Zone, e.Quantity)
+			if ids == nil {
+				break // does not fit: the next place may
+			}
+			if attempt == 3 {
+				// buyers keep taking the blocks this place fits: serve again soon
+				// rather than pass it for a later place
+				l.Kick(showID)
+				return offers, nil
+			}
+			o, err := l.offer(ctx, e, ids)
+			if err == nil {
+				offers++
+				for _, i := range seats.Indexes(hall, ids) {
+					free[i] = false
+				}
+				e.Status, e.OrderNo = StatusOffered, o.OrderNo
+				l.offerOK(e, o)
+				waits = false
+				break
+			}
+			switch services.ErrorCode(err) {
+			case services.CodeSeatTaken, services.CodeSoldOut, services.CodeSingleSeatGap:
+				if free, err = read(); err != nil { // another buyer was quicker: look again
+					return offers, err
+				}
+				continue
+			case services.CodeLimitExceeded, services.CodeOrderState:
+				// the buyer holds or owns too many seats now, or left: pass the place
+				// (and keep no seats for it)
+				waits = false
+			case services.CodeNotOnSale:
+				return offers, nil // the next serve closes the list
+			default:
+				return offers, err
+			}
+			break
+		}
+		if waits {
+			passed = append(passed, e)
+		}
+	}
+	return offers, nil
+}
+
+// gateOf is the gate the places still waiting need (zone code -> free count from which
+// the public may no longer hold the zone's seats): a zone's gate is the fewest seats a
+// place wanting that zone (or any) asks for, plus the zone's free seats that are not
+// standard (wheelchair spaces and companion seats, which offers never take). So seats
+// that came back go to the list as soon as they are enough for a place, and seats too
+// few for anyone waiting stay on sale.
+func gateOf(show *services.Show, hall *services.Hall, free []bool, waiting []*Entry) map[string]int {
+	gate := map[string]int{}
+	for _, z := range show.Zones {
+		least := 0
+		for _, e := range waiting {
+			if (e.Zone == "" || e.Zone == z.Code) && (least == 0 || e.Quantity < least) {
+				least = e.Quantity
+			}
+		}
+		if least == 0 {
+			continue
+		}
+		for i, s := range hall.Seats {
+			if free[i] && s.ZoneCode == z.Code && s.Kind != services.KindStandard {
+				least++
+			}
+		}
+		gate[z.Code] = least
+	}
+	return gate
+}
+
+// gateTTL bounds a gate nobody rewrites (every server of the show gone): it ends, and
+// the seats are on sale again.
+const gateTTL = time.Minute
+
+// setGate replaces the show's gate (seats.SeatStore.WaitlistGateKey) in one MULTI; an
+// empty gate deletes it. Errors: UNAVAILABLE.
+func (l *Lists) setGate(ctx context.Context, showID int64, gate map[string]int) error {
+	key := l.seats.WaitlistGateKey(showID)
+	rctx, cancel := context.WithTimeout(ctx, store.RedisTimeout)
+	defer cancel()
+	_, err := l.seats.Redis().TxPipelined(rctx, func(p redis.Pipeliner) error {
+		p.Del(rctx, key)
+		if len(gate) > 0 {
+			args := make([]any, 0, 2*len(gate))
+			for z, n := range gate {
+				args = append(args, z, n)
+			}
+			p.HSet(rctx, key, args...)
+			p.Expire(rctx, key, gateTTL)
+		}
+		return nil
+	})
+	if err != nil {
+		return store.Unavailable("the seat cache", err)
+	}
+	return nil
+}
+
+// offer writes the offer's order number on the place, then creates the order; a failed
+// create takes the number back (the place waits on, with its rank). Errors: those of
+// orders.CreateOffer, ORDER_STATE when the place is no longer waiting.
+func (l *Lists) offer(ctx context.Context, e *Entry, ids []int64) (*services.Order, error) {
+	now := l.clock.Now()
+	no := services.NewOrderNo(now)
+	qctx, cancel := context.WithTimeout(ctx, store.DBTimeout)
+	defer cancel()
+	res, err := l.db.ExecContext(qctx, `UPDATE waitlist_entries SET status = 'offered', order_no = ?, offered_at = ?, updated_at = ?
+		WHERE id = ? AND status = 'waiting' AND active = 1`, no, now.UTC(), now.UTC(), e.ID)
+	if err != nil {
+		return nil, store.Unavailable("the database", err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return nil, services.Errorf(services.CodeOrderState, "place %d is no longer waiting", e.ID)
+	}
+	o, err := l.orders.CreateOffer(ctx, orders.Offer{UserID: e.UserID, ShowID: e.ShowID, SeatIDs: ids, OrderNo: no, HoldFor: OfferFor})
+	if err != nil {
+		bctx, cancel := context.WithTimeout(context.Background(), store.DBTimeout)
+		defer cancel()
+		if _, uerr := l.db.ExecContext(bctx, `UPDATE waitlist_entries SET status = 'waiting', order_no = NULL, offered_at = NULL
+			WHERE id = ? AND order_no = ?`, e.ID, no); uerr != nil {
+			l.log.Warn("waiting list: an offer that failed keeps its number until the next serve", "entry", e.ID, "err", uerr)
+		}
+		return nil, err
+	}
+	l.log.Info("waiting list offer", "show_id", e.ShowID, "entry", e.ID, "order_no", o.OrderNo, "seats", len(ids))
+	return o, nil
+}
+
+// pickFor chooses the block a place of quantity seats of zone ("" any: the show's zones
+// in their order) would be offered, as best-available does (plain seats, stranding
+// nothing when it can). It returns the zone and the seat ids, or nil when none fits.
+func pickFor(show *services.Show, hall *services.Hall, free []bool, zone string, quantity int) (string, []int64) {
+	for _, z := range show.Zones {
+		if zone != "" && z.Code != zone {
+			continue
+		}
+		if p := seats.ChooseBlock(hall, free, z.Code, quantity, false, false); p.IDs != nil {
+			return z.Code, p.IDs
+		}
+	}
+	return "", nil
+}
+
+// freeOf turns seat values into a slice parallel to hall.Seats: true where free.
+func freeOf(hall *services.Hall, states map[int64]string) []bool {
+	free := make([]bool, len(hall.Seats))
+	for i := range hall.Seats {
+		free[i] = states[hall.Seats[i].ID] == seats.SeatFree
+	}
+	return free
+}
+
+// showKey is the id as the runner's set keeps it.
+func showKey(id int64) string { return strconv.FormatInt(id, 10) }
