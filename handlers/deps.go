@@ -206,4 +206,6 @@ type Deps struct {
 	Rooms     WaitingRoomService
 	Moves     RoomMoves
 	Admission AdmissionChecker
+	// Waitlist keeps the waiting lists of sold-out shows.
+	Waitlist WaitlistService
 }

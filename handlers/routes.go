@@ -52,6 +52,9 @@ func (d *Deps) apiRoutes(app fiber.Router) {
 	user.Post("/shows/:id/queue", d.apiJoinQueue)
 	user.Get("/shows/:id/queue", d.apiQueue)
 	user.Get("/shows/:id/queue/events", d.apiQueueEvents)
+	user.Post("/shows/:id/waitlist", d.apiJoinWaitlist)
+	user.Get("/shows/:id/waitlist", d.apiWaitlist)
+	user.Delete("/shows/:id/waitlist", d.apiLeaveWaitlist)
 	user.Get("/orders", d.apiOrders)
 	user.Get("/orders/:no", d.apiOrder)
 	user.Post("/orders/:no/cancel", d.apiCancel)
@@ -76,6 +79,7 @@ func (d *Deps) apiRoutes(app fiber.Router) {
 	staff.Post("/shows/:id/cancel", d.apiAdminCancelShow)
 	staff.Get("/shows/:id/seats", d.apiStaffSeatMap)
 	staff.Get("/shows/:id/waiting-room", d.apiAdminWaitingRoom)
+	staff.Get("/shows/:id/waitlist", d.apiAdminWaitlist)
 	staff.Post("/shows/:id/house-seats", d.apiHouseSeats(true))
 	staff.Post("/shows/:id/house-seats/unblock", d.apiHouseSeats(false))
 	staff.Post("/shows/:id/seats/:seat_id/release", d.apiReleaseSeat)
@@ -199,3 +203,6 @@ func (s routeSet) Get(path string, h fiber.Handler) { s.r.Get(path, s.check, h) 
 
 // Post registers a POST route.
 func (s routeSet) Post(path string, h fiber.Handler) { s.r.Post(path, s.check, h) }
+
+// Delete registers a DELETE route.
+func (s routeSet) Delete(path string, h fiber.Handler) { s.r.Delete(path, s.check, h) }

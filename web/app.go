@@ -32,6 +32,7 @@ import (
 	"seatflow/services/staff"
 	"seatflow/services/store"
 	"seatflow/services/waitingroom"
+	"seatflow/services/waitlist"
 	"seatflow/static"
 )
 
@@ -77,7 +78,9 @@ type App struct {
 	dashboard      *staff.Dashboard
 	// Rooms are the shows' waiting rooms; roomMoves tells this process's queue event
 	// streams of a move; their ticker advances the rooms once a second.
-	Rooms     *waitingroom.Rooms
+	Rooms *waitingroom.Rooms
+	// Waitlist serves the waiting lists of sold-out shows (a runner per process).
+	Waitlist  *waitlist.Lists
 	roomMoves *waitingroom.Moves
 }
 
@@ -142,10 +145,13 @@ func New(cfg Config, clock services.Clock, log *slog.Logger) (*App, error) {
 		GroupCommit: orders.GroupCommit{MaxOrders: cfg.CommitBatchMax, MaxWait: cfg.CommitWait, InFlight: cfg.CommitInFlight},
 	})
 	// cached seat maps and best-available's snapshot follow every process's changes
+	a.Waitlist = waitlist.NewLists(db, a.Orders, log)
 	a.SeatEvents.OnChange(func(c seats.SeatChange) {
 		a.Seats.Changed(c.ShowID)
 		a.Orders.SeatsChanged(c)
+		a.Waitlist.SeatsChanged(c) // seats that came back go to a waiting list first
 	})
+	go a.Waitlist.Run(bg)
 	go a.SeatEvents.Run(bg)
 	a.Reconciler = reconcile.NewReconciler(db, a.Catalog, a.Seats, a.Orders, clock, reconcile.ReconcileConfig{
 		Grace: cfg.ReconcileGrace, Tasks: queue, Metrics: a.Metrics, Logger: log,
@@ -191,8 +197,8 @@ func (a *App) newHTTP() *fiber.App {
 		AppName:               "seatflow",
 		DisableStartupMessage: true,
 		ErrorHandler:          errorHandler,
-		BodyLimit:             handlers.MaxBodyBytes, // a larger body is refused before it is read in full
-		ReadBufferSize:        readBufferBytes,       // headers up to maxHeaderBytes, and room to say so beyond
+		BodyLimit:             handlers.MaxLayoutBodyBytes, // a larger body is refused before it is read in full; bodyLimit takes most routes down to MaxBodyBytes
+		ReadBufferSize:        readBufferBytes,             // headers up to maxHeaderBytes, and room to say so beyond
 		ReadTimeout:           15 * time.Second,
 		WriteTimeout:          15 * time.Second,
 		IdleTimeout:           60 * time.Second,
@@ -201,6 +207,7 @@ func (a *App) newHTTP() *fiber.App {
 	app.Use(recover.New())
 	app.Use(securityHeaders(a.Cfg.SecureCookies))
 	app.Use(headerLimit)
+	app.Use(bodyLimit)
 	if a.opsSeparate() {
 		app.Get("/healthz", func(c *fiber.Ctx) error { return c.SendString("ok") }) // load balancers ask here
 	} else {
@@ -218,6 +225,7 @@ func (a *App) newHTTP() *fiber.App {
 	d.ShowSeats = staff.NewShowSeats(a.DB, a.Orders, a.Audit, a.Cfg.ReconcileGrace)
 	d.Tickets = orders.NewTickets([]byte(a.Cfg.TicketSecret)) // empty: a random secret of this process
 	d.Rooms, d.Moves, d.Admission = a.Rooms, a.roomMoves, a.Rooms.Tokens()
+	d.Waitlist = a.Waitlist
 	app.Use(handlers.Lang(a.Cfg.SecureCookies)) // the moviegoer pages' language; console and API stay English
 	app.Use(handlers.DemoPayments(a.Cfg.DemoPayments))
 	app.Use(d.Authenticate)

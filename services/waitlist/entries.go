@@ -196,7 +196,7 @@ func (l *Lists) Leave(ctx context.Context, userID, showID int64) (*Entry, error)
 	}
 	qctx, cancel := context.WithTimeout(ctx, store.DBTimeout)
 	defer cancel()
-	if _, err := l.db.ExecContext(qctx, `UPDATE waitlist_entries SET status = IF(status = 'waiting', 'left', status), active = NULL, updated_at = ?
+	if _, err := l.db.ExecContext(qctx, `UPDATE waitlist_entries SET status = 'left', active = NULL, updated_at = ?
 		WHERE id = ? AND active = 1`, l.clock.Now().UTC(), e.ID); err != nil {
 		return nil, store.Unavailable("the database", err)
 	}

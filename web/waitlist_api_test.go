@@ -1,0 +1,134 @@
+package web
+
+import (
+	"testing"
+	"time"
+)
+
+// tinyShow creates a hall of the given layout and a show of it on sale now (limit 4,
+// every zone priced 5000), through the staff API, and returns the show's id and its
+// seats' ids by label.
+func (a *testApp) tinyShow(name, layout string, extra map[string]any) (string, map[string]string) {
+	a.t.Helper()
+	staff := a.demoToken("staff")
+	r := a.do("POST", "/api/v1/admin/halls", staff, map[string]any{"name": name, "layout": layout}, nil)
+	if r.status != 201 {
+		a.t.Fatalf("create hall: %d %s", r.status, r.body)
+	}
+	hall := r.json(a.t)["id"].(string)
+	r = a.do("POST", "/api/v1/admin/movies", staff, map[string]any{"title": name + " Feature", "runtime_min": 100}, nil)
+	if r.status != 201 {
+		a.t.Fatalf("create movie: %d %s", r.status, r.body)
+	}
+	now := a.clock.Now()
+	starts := now.Add(48 * time.Hour).Truncate(time.Hour)
+	body := map[string]any{"movie_id": r.json(a.t)["id"], "hall_id": hall,
+		"starts_at": starts.Format(time.RFC3339), "sale_opens_at": now.Add(-time.Hour).Format(time.RFC3339),
+		"sale_closes_at": starts.Add(-time.Hour).Format(time.RFC3339), "prices": []map[string]any{{"zone": "standard", "price_minor": 5000}}, "purchase_limit": 4}
+	for k, v := range extra {
+		body[k] = v
+	}
+	r = a.do("POST", "/api/v1/admin/shows", staff, body, nil)
+	if r.status != 201 {
+		a.t.Fatalf("create show: %d %s", r.status, r.body)
+	}
+	show := r.json(a.t)["id"].(string)
+	ids := map[string]string{}
+	for _, s := range a.seatMap(show) {
+		ids[s.Label] = s.ID
+	}
+	return show, ids
+}
+
+// waitFor polls the buyer's place until its status is want (the lists are served by the
+// app's own runner, on seat events), failing after 10 s.
+func (a *testApp) waitFor(show, token, want string) map[string]any {
+	a.t.Helper()
+	var last map[string]any
+	for end := time.Now().Add(10 * time.Second); time.Now().Before(end); time.Sleep(50 * time.Millisecond) {
+		last = a.do("GET", "/api/v1/shows/"+show+"/waitlist", token, nil, nil).json(a.t)
+		if last["status"] == want {
+			return last
+		}
+	}
+	a.t.Fatalf("the place never read %q: %v", want, last)
+	return nil
+}
+
+// TestWaitlist_API walks the waiting list as API.md describes it: a sold-out show's
+// buyers join (one place each, quantity within the limit, zone optional); a cancel
+// frees seats and the app serves the places in order by itself, each offer a pending
+// order in the buyer's orders; leaving cancels a pending offer; with seats free, joining
+// is refused (book them); staff read the whole list, customers may not.
+func TestWaitlist_API(t *testing.T) {
+	a := newTestApp(t, nil)
+	show, ids := a.tinyShow("Waitlist Room", "SSSS", nil)
+	path := "/api/v1/shows/" + show + "/waitlist"
+	first := a.newUser()
+	r := a.do("POST", "/api/v1/shows/"+show+"/orders", first, map[string]any{"seat_ids": []string{ids["A1"], ids["A2"], ids["A3"], ids["A4"]}}, nil)
+	if r.status != 201 {
+		t.Fatalf("sell out: %d %s", r.status, r.body)
+	}
+	sold := r.json(t)["order_no"].(string)
+
+	two, three, late := a.newUser(), a.newUser(), a.newUser()
+	if r := a.do("GET", path, two, nil, nil); r.status != 404 {
+		t.Fatalf("read before joining: %d %s", r.status, r.body)
+	}
+	for _, bad := range []map[string]any{{"quantity": 0}, {"quantity": 5}, {"quantity": 2, "zone": "balcony"}, {}} {
+		if r := a.do("POST", path, two, bad, nil); r.status != 400 || r.code() != "INVALID_REQUEST" {
+			t.Errorf("join with %v: %d %s", bad, r.status, r.body)
+		}
+	}
+	e2 := a.do("POST", path, two, map[string]any{"quantity": 2}, nil)
+	if e2.status != 201 || e2.json(t)["status"] != "waiting" || e2.json(t)["position"] != 1.0 || e2.json(t)["zone"] != nil {
+		t.Fatalf("join: %d %s", e2.status, e2.body)
+	}
+	if r := a.do("POST", path, two, map[string]any{"quantity": 1}, nil); r.status != 409 {
+		t.Fatalf("a second place: %d %s", r.status, r.body)
+	}
+	if e3 := a.do("POST", path, three, map[string]any{"quantity": 2, "zone": "standard"}, nil).json(t); e3["position"] != 2.0 || e3["zone"] != "standard" {
+		t.Fatalf("second place: %v", e3)
+	}
+
+	// the first buyer cancels: both 2-seat places get offers, in order, with no call
+	if r := a.do("POST", "/api/v1/orders/"+sold+"/cancel", first, nil, nil); r.status != 200 {
+		t.Fatalf("cancel: %d %s", r.status, r.body)
+	}
+	o2 := a.waitFor(show, two, "offered")
+	o3 := a.waitFor(show, three, "offered")
+	for _, o := range []struct {
+		token string
+		place map[string]any
+	}{{two, o2}, {three, o3}} {
+		order := a.do("GET", "/api/v1/orders/"+o.place["order_no"].(string), o.token, nil, nil).json(t)
+		if order["status"] != "pending" || len(order["seats"].([]any)) != 2 || o.place["offer_expires_at"] != order["expires_at"] {
+			t.Fatalf("the offer's order: %v (place %v)", order, o.place)
+		}
+		expires, _ := time.Parse(time.RFC3339, order["expires_at"].(string))
+		if d := expires.Sub(a.clock.Now()); d < 9*time.Minute || d > 10*time.Minute {
+			t.Errorf("the offer holds for %v, want 10 minutes", d)
+		}
+	}
+	// leaving cancels the pending offer: its seats are free again, and with seats free a
+	// newcomer is told to book them
+	left := a.do("DELETE", path, two, nil, nil)
+	if left.status != 200 || left.json(t)["status"] != "left" {
+		t.Fatalf("leave: %d %s", left.status, left.body)
+	}
+	if order := a.do("GET", "/api/v1/orders/"+o2["order_no"].(string), two, nil, nil).json(t); order["status"] != "cancelled" {
+		t.Fatalf("the offer after leaving: %v", order)
+	}
+	if r := a.do("POST", path, late, map[string]any{"quantity": 2}, nil); r.status != 409 || r.code() != "CONFLICT" {
+		t.Fatalf("join with seats free: %d %s", r.status, r.body)
+	}
+	staff := a.demoToken("staff")
+	list := a.do("GET", "/api/v1/admin/shows/"+show+"/waitlist", staff, nil, nil)
+	entries, _ := list.json(t)["entries"].([]any)
+	if list.status != 200 || len(entries) != 2 || entries[0].(map[string]any)["email"] == "" {
+		t.Fatalf("staff list: %d %s", list.status, list.body)
+	}
+	if r := a.do("GET", "/api/v1/admin/shows/"+show+"/waitlist", three, nil, nil); r.status != 403 {
+		t.Fatalf("a customer reading the staff list: %d", r.status)
+	}
+}
