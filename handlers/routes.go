@@ -124,6 +124,9 @@ func (d *Deps) pageRoutes(app fiber.Router) {
 	user.Post("/shows/:id/best", d.bookBest)
 	user.Get("/shows/:id/queue", d.queuePage) // the waiting room of a flash on-sale
 	user.Post("/shows/:id/queue", d.joinQueue)
+	user.Get("/shows/:id/waitlist", d.waitlistPanel) // the show page's panel, for htmx to refresh
+	user.Post("/shows/:id/waitlist", d.joinWaitlist)
+	user.Post("/shows/:id/waitlist/leave", d.leaveWaitlist)
 	orders := app.Group("/orders", requirePageUser) // every path below /orders
 	orders.Get("/", d.ordersPage)
 	orders.Get("/:no", d.orderPage)
