@@ -106,6 +106,17 @@ type Hall struct {
 	// and per row number its runs of standard seats side by side
 	left, right []int32
 	runs        map[int][][]int32
+	// best-available's bitsets (seats/free_bits.go): per zone and zone row (rows), bit p
+	// set when seats p and p+1 of the row are side by side; and where each seat sits
+	joined map[string][][]uint64
+	where  []RowPos
+}
+
+// RowPos is where a seat sits among its zone's rows (Hall.ZoneRows): the zone, the row's
+// index there and the seat's position in it.
+type RowPos struct {
+	Zone     string
+	Row, Pos int32
 }
 
 // Seat returns the hall's seat with that id, or false.
@@ -162,7 +173,29 @@ func (h *Hall) Index() {
 			return h.RowPenalty(h.Seats[rows[a][0]].Row) < h.RowPenalty(h.Seats[rows[b][0]].Row)
 		})
 	}
+	h.joined = make(map[string][][]uint64, len(h.rows))
+	h.where = make([]RowPos, len(h.Seats))
+	for zone, rows := range h.rows {
+		joined := make([][]uint64, len(rows))
+		for r, row := range rows {
+			joined[r] = make([]uint64, (len(row)+63)/64)
+			for p, i := range row {
+				h.where[i] = RowPos{Zone: zone, Row: int32(r), Pos: int32(p)}
+				if p+1 < len(row) && h.Seats[row[p+1]].Col == h.Seats[i].Col+1 {
+					joined[r][p/64] |= 1 << (p % 64)
+				}
+			}
+		}
+		h.joined[zone] = joined
+	}
 }
+
+// ZoneRowsJoined returns, parallel to ZoneRows(zone), each row's bitset of seats side by
+// side: bit p is set when seats p and p+1 of the row have neighbouring columns.
+func (h *Hall) ZoneRowsJoined(zone string) [][]uint64 { return h.joined[zone] }
+
+// Where returns where the seat of index i sits among its zone's rows.
+func (h *Hall) Where(i int32) RowPos { return h.where[i] }
 
 // indexRuns links each standard seat to the standard seats right beside it in its row
 // (order: every seat's index, by row then column) and groups them into runs.

@@ -556,8 +556,13 @@ func (o *Orders) holdBestAvailable(ctx context.Context, show *services.Show, hal
 	}
 	for attempt := 0; attempt < 4; attempt++ {
 		free := 0
-		ids, err := snap.Choose(ctx, fresh, hall, read, func(freeSeats []bool) []int64 {
-			p := seats.ChooseBlock(hall, freeSeats, req.Zone, req.Quantity, req.Accessible, false)
+		ids, err := snap.Choose(ctx, fresh, hall, read, func(freeSeats []bool, bits seats.FreeBits) []int64 {
+			var p seats.Pick
+			if req.Accessible {
+				p = seats.ChooseBlock(hall, freeSeats, req.Zone, req.Quantity, true, false)
+			} else {
+				p = seats.ChoosePlain(hall, freeSeats, bits, req.Zone, req.Quantity, false)
+			}
 			free = p.Free
 			return p.IDs
 		})

@@ -2,6 +2,7 @@ package seats
 
 import (
 	"math"
+	"sort"
 
 	"seatflow/services"
 )
@@ -102,33 +103,61 @@ func ChooseBlock(hall *services.Hall, free []bool, zone string, quantity int, ac
 		a, b := &hall.Seats[block[0]], &hall.Seats[c.block[0]]
 		return a.Row < b.Row || (a.Row == b.Row && a.Col < b.Col)
 	}
-	var cand, stranded []int32
+	var stranded []int32
+	valid := func(block []int32) bool {
+		for _, i := range block {
+			if !eligible(i) {
+				return false
+			}
+		}
+		first, last := &hall.Seats[block[0]], &hall.Seats[block[quantity-1]]
+		if last.Col-first.Col != quantity-1 {
+			return false // a gap (an aisle) splits it
+		}
+		if accessible || hasKindAt(hall, block, services.KindCompanion) {
+			if accessible && !hasKindAt(hall, block, services.KindWheelchair) {
+				return false
+			}
+			if hasKindAt(hall, block, services.KindCompanion) && len(unaccompanied(seatsAt(hall, block))) > 0 {
+				return false // a companion seat goes only with its wheelchair space
+			}
+		}
+		return true
+	}
 	for _, row := range rows {
 		penalty := hall.RowPenalty(hall.Seats[row[0]].Row)
 		if penalty > clean.score {
 			break // every later row is as far or farther
 		}
-		cand = cand[:0]
-		for _, i := range row {
-			if eligible(i) {
-				cand = append(cand, i)
-			}
+		if len(row) < quantity {
+			continue
 		}
-		for start := 0; start+quantity <= len(cand); start++ {
-			block := cand[start : start+quantity]
-			first, last := &hall.Seats[block[0]], &hall.Seats[block[quantity-1]]
-			if last.Col-first.Col != quantity-1 {
-				continue // a gap (aisle or taken seat) splits it
+		// the row's blocks (row[s:s+quantity]) nearest the centre first: two runs of
+		// starts walking away from it, merged, so the row stops at the first block whose
+		// distance alone scores worse than the best block stranding nothing
+		dist := func(s int) float64 {
+			return math.Abs(float64(hall.Seats[row[s]].Col+hall.Seats[row[s+quantity-1]].Col)/2 - centre)
+		}
+		last := len(row) - quantity
+		right := sort.Search(last+1, func(s int) bool {
+			return float64(hall.Seats[row[s]].Col+hall.Seats[row[s+quantity-1]].Col)/2 >= centre
+		})
+		left := right - 1
+		for left >= 0 || right <= last {
+			var s int
+			if right > last || (left >= 0 && dist(left) <= dist(right)) {
+				s, left = left, left-1
+			} else {
+				s, right = right, right+1
 			}
-			if accessible || hasKindAt(hall, block, services.KindCompanion) {
-				if accessible && !hasKindAt(hall, block, services.KindWheelchair) {
-					continue
-				}
-				if hasKindAt(hall, block, services.KindCompanion) && len(unaccompanied(seatsAt(hall, block))) > 0 {
-					continue // a companion seat goes only with its wheelchair space
-				}
+			score := penalty + dist(s)
+			if score > clean.score {
+				break // every block left in the row is farther
 			}
-			score := penalty + math.Abs(float64(first.Col+last.Col)/2-centre)
+			block := row[s : s+quantity]
+			if !valid(block) {
+				continue
+			}
 			stranded = strandedBeyond(hall, free, block[0], block[quantity-1], stranded[:0])
 			if len(stranded) == 0 {
 				if better(&clean, block, score) {

@@ -26,6 +26,7 @@ type bestSnapshot struct {
 	mu     sync.Mutex
 	hall   *services.Hall // the hall free was laid out for
 	free   []bool         // parallel to hall.Seats: true where the seat was free
+	bits   FreeBits       // free's index for plain requests (free_bits.go), kept in step
 	readAt time.Time
 }
 
@@ -48,10 +49,10 @@ func (b *BestSnapshots) Of(showID int64) *bestSnapshot {
 }
 
 // Choose runs pick on which of hall's seats are free (read from Redis when older than
-// bestSnapshotTTL, when fresh is set, or when the hall changed) and marks the seats it
-// returns as held in the snapshot. Errors: those of read.
+// bestSnapshotTTL, when fresh is set, or when the hall changed), with its index, and
+// marks the seats it returns as held in the snapshot. Errors: those of read.
 func (s *bestSnapshot) Choose(ctx context.Context, fresh bool, hall *services.Hall, read func(context.Context) (map[int64]string, error),
-	pick func(free []bool) []int64) ([]int64, error) {
+	pick func(free []bool, bits FreeBits) []int64) ([]int64, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if fresh || s.free == nil || s.hall != hall || time.Since(s.readAt) > bestSnapshotTTL {
@@ -60,8 +61,9 @@ func (s *bestSnapshot) Choose(ctx context.Context, fresh bool, hall *services.Ha
 			return nil, err
 		}
 		s.hall, s.free, s.readAt = hall, freeSeats(hall, states), time.Now()
+		s.bits = NewFreeBits(hall, s.free)
 	}
-	ids := pick(s.free)
+	ids := pick(s.free, s.bits)
 	s.markLocked(ids)
 	return ids, nil
 }
@@ -80,6 +82,7 @@ func (s *bestSnapshot) markLocked(ids []int64) {
 	for _, id := range ids {
 		if i, ok := s.hall.SeatIndex(id); ok {
 			s.free[i] = false
+			s.bits.Set(s.hall, int32(i), false)
 		}
 	}
 }
@@ -107,6 +110,7 @@ func (b *BestSnapshots) Apply(c SeatChange) {
 	for id, state := range c.Seats {
 		if i, ok := s.hall.SeatIndex(id); ok {
 			s.free[i] = state == services.StateFree
+			s.bits.Set(s.hall, int32(i), s.free[i])
 		}
 	}
 }

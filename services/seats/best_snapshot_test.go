@@ -85,9 +85,8 @@ func TestBestSnapshot_FollowsPublishedChanges(t *testing.T) {
 		return map[int64]string{1: seats.SeatFree, 2: seats.SeatFree, 3: seats.SeatFree, 4: seats.SeatFree, 5: seats.SeatFree}, nil
 	}
 	pick := func() []int64 {
-		ids, err := b.Of(9).Choose(context.Background(), false, h, read, func(free []bool) []int64 {
-			ids, _ := seats.BestBlock(h, free, "standard", 1, false, false)
-			return ids
+		ids, err := b.Of(9).Choose(context.Background(), false, h, read, func(free []bool, bits seats.FreeBits) []int64 {
+			return seats.ChoosePlain(h, free, bits, "standard", 1, false).IDs
 		})
 		if err != nil {
 			t.Fatal(err)
