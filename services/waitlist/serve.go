@@ -96,6 +96,7 @@ func (l *Lists) Serve(ctx context.Context, showID int64) (int, error) {
 	if err != nil {
 		return 0, err
 	}
+	fb := seats.NewFreeBits(hall, free)
 	offers := 0
 	var passed []*Entry // still waiting after this serve, in order
 	defer func() {
@@ -106,7 +107,7 @@ func (l *Lists) Serve(ctx context.Context, showID int64) (int, error) {
 	for _, e := range waiting {
 		waits := true
 		for attempt := 0; ; attempt++ {
-			_, ids := pickFor(show, hall, free, e.Zone, e.Quantity)
+			_, ids := pickFor(show, hall, free, fb, e.Zone, e.Quantity)
 			if ids == nil {
 				break // does not fit: the next place may
 			}
@@ -121,6 +122,7 @@ func (l *Lists) Serve(ctx context.Context, showID int64) (int, error) {
 				offers++
 				for _, i := range seats.Indexes(hall, ids) {
 					free[i] = false
+					fb.Set(hall, i, false)
 				}
 				e.Status, e.OrderNo = StatusOffered, o.OrderNo
 				l.offerOK(e, o)
@@ -132,6 +134,7 @@ func (l *Lists) Serve(ctx context.Context, showID int64) (int, error) {
 				if free, err = read(); err != nil { // another buyer was quicker: look again
 					return offers, err
 				}
+				fb = seats.NewFreeBits(hall, free)
 				continue
 			case services.CodeLimitExceeded, services.CodeOrderState:
 				// the buyer holds or owns too many seats now, or left: pass the place
@@ -240,12 +243,12 @@ func (l *Lists) offer(ctx context.Context, e *Entry, ids []int64) (*services.Ord
 // pickFor chooses the block a place of quantity seats of zone ("" any: the show's zones
 // in their order) would be offered, as best-available does (plain seats, stranding
 // nothing when it can). It returns the zone and the seat ids, or nil when none fits.
-func pickFor(show *services.Show, hall *services.Hall, free []bool, zone string, quantity int) (string, []int64) {
+func pickFor(show *services.Show, hall *services.Hall, free []bool, fb seats.FreeBits, zone string, quantity int) (string, []int64) {
 	for _, z := range show.Zones {
 		if zone != "" && z.Code != zone {
 			continue
 		}
-		if p := seats.ChooseBlock(hall, free, z.Code, quantity, false, false); p.IDs != nil {
+		if p := seats.ChoosePlain(hall, free, fb, z.Code, quantity, false); p.IDs != nil {
 			return z.Code, p.IDs
 		}
 	}
