@@ -23,7 +23,8 @@ func TestInvariant9_KeysShareOneHashSlot(t *testing.T) {
 		t.Fatalf("crc16 self-check: %#x", got)
 	}
 	for _, show := range []int64{e.Show.ID, 42, 1 << 40, 1<<62 + 7} {
-		keys := e.Seats.Keys(show)
+		// the hold script's fourth key, the waiting list's gate, too
+		keys := append(e.Seats.Keys(show), e.Seats.WaitlistGateKey(show), e.Seats.FenceKey(show))
 		tag := "{show:" + strconv.FormatInt(show, 10) + "}"
 		for _, k := range keys {
 			if !strings.Contains(k, tag) {
