@@ -4,7 +4,7 @@ export PATH := $(PATH):/usr/local/go/bin
 GO ?= go
 HTMX := static/vendor/htmx.min.js
 
-.PHONY: run build test generate lint static services test-deps bench bench-services soak fuzz
+.PHONY: run build test generate lint static services test-deps bench bench-services bench-stadium soak fuzz
 
 ## run: build, migrate, seed the demo cinema (printing demo passwords) and serve on :8080
 run: build services
@@ -68,10 +68,21 @@ lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "not gofmt'ed:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
 
-## bench: the load test's standard set (seatflow loadtest: ceilings, flash sale, rejection storms, seat-map reads, V1 baseline; LOADTEST_FLAGS, default 10 s per phase and 32 clients) against a server it starts; report in loadtest-results/<timestamp>
+## bench: the load test's standard set (seatflow loadtest: ceilings, flash sale, rejection storms, seat-map reads, V1 baseline; LOADTEST_FLAGS, default 10 s per phase and 32 clients) against a server it starts; report in loadtest-results/<timestamp>, then bench-stadium
 LOADTEST_FLAGS ?= -duration 10s -clients 32
 bench: build services
 	./seatflow loadtest $(LOADTEST_FLAGS)
+	@$(MAKE) --no-print-directory bench-stadium
+
+## bench-stadium: the 300 x 300 stadium (83,521 seats, 70 % taken; services/demo/stadium.go):
+## hall writes, seat-map loads and the seat map's Redis bytes per seat (BenchmarkStadium),
+## best-available choices a second and p99 on one core and the single-seat check
+## (BenchmarkStadium_BestAvailable), then its pages in a browser (TestStadium_Browser; screenshots under
+## SEATFLOW_SCREENSHOTS when set); the figures are the lines starting "stadium:"
+bench-stadium: services test-deps static
+	$(GO) test -run '^$$' -bench '^BenchmarkStadium$$' -benchtime=1x -count=1 -timeout 20m ./services/demo/
+	$(GO) test -run '^$$' -bench '^BenchmarkStadium_BestAvailable$$' -benchtime=1x -count=1 ./services/seats/
+	SEATFLOW_STADIUM=1 $(GO) test -count=1 -timeout 20m -run '^TestStadium_Browser$$' -v ./web/
 
 ## bench-services: order creation in-process (orders.Orders) against the raw Redis and MariaDB ceilings (SEATFLOW_BENCH_SECONDS per phase, default 3)
 bench-services: services

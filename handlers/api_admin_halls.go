@@ -135,7 +135,7 @@ func (d *Deps) apiAdminCreateHall(c *fiber.Ctx) error {
 	if b.Numbering != nil {
 		in.Numbering = catalog.Numbering(*b.Numbering)
 	}
-	ctx, cancel := ctxOf(c)
+	ctx, cancel := hallCtxOf(c)
 	defer cancel()
 	h, err := d.HallAdmin.CreateHall(ctx, currentUser(c).ID, in)
 	if err != nil {
@@ -159,7 +159,7 @@ func (d *Deps) apiAdminUpdateHall(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	ctx, cancel := ctxOf(c)
+	ctx, cancel := hallCtxOf(c)
 	defer cancel()
 	// absent fields stay as the change finds them under the hall's lock, so a rename never
 	// undoes a layout change made meanwhile

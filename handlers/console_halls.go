@@ -94,7 +94,7 @@ func (d *Deps) saveHall(c *fiber.Ctx) error {
 	if c.FormValue("action") == "preview" {
 		return d.renderHallForm(c, fiber.StatusOK, hallID, f, "")
 	}
-	ctx, cancel := ctxOf(c)
+	ctx, cancel := hallCtxOf(c)
 	defer cancel()
 	in := catalog.HallInput{Name: f.Name, Layout: f.Layout, Numbering: catalog.Numbering(f.Numbering)}
 	if hallID != 0 {

@@ -31,6 +31,7 @@ type bookFlash struct {
 	Seats   []string // seat labels the refusal names
 	Retry   int      // seconds to wait (rate limits)
 	Picks   []int64  // the seats the buyer had ticked
+	Section int      // the section of a large hall the buyer was in (0: none)
 }
 
 // setBookFlash stores f for the show's page and answers 303 to it.
@@ -38,6 +39,9 @@ func setBookFlash(c *fiber.Ctx, showID int64, f bookFlash) error {
 	v := url.Values{"code": {f.Code}, "msg": {f.Message}, "seat": f.Seats, "retry": {strconv.Itoa(f.Retry)}}
 	for _, id := range f.Picks {
 		v.Add("pick", strconv.FormatInt(id, 10))
+	}
+	if f.Section > 0 {
+		v.Set("section", strconv.Itoa(f.Section))
 	}
 	c.Cookie(&fiber.Cookie{Name: bookFlashCookie, Value: base64.RawURLEncoding.EncodeToString([]byte(v.Encode())),
 		Path: views.ShowURL(showID), MaxAge: int(bookFlashMaxAge / time.Second), Expires: time.Now().Add(bookFlashMaxAge),
@@ -68,6 +72,7 @@ func takeBookFlash(c *fiber.Ctx, showID int64) (bookFlash, bool) {
 	f := bookFlash{Code: v.Get("code"), Message: v.Get("msg"), Seats: v["seat"]}
 	f.Retry, _ = strconv.Atoi(v.Get("retry"))
 	f.Picks = pickIDs(v["pick"])
+	f.Section, _ = sectionNumber(v.Get("section"))
 	return f, true
 }
 
@@ -117,4 +122,14 @@ func flashMessage(l views.Lang, f bookFlash, m *seats.SeatMap, userID int64, now
 		return f.Message, nil
 	}
 	return bookingMessage(l, &services.Error{Code: f.Code, Message: f.Message, Seats: f.Seats, RetryAfterS: f.Retry}, m, userID, now, loc)
+}
+
+// sectionNumber reads a section of a large hall's seat map as a page names it ("7",
+// views.HallSections), 0 for the overview; false when s is empty or not a section number.
+func sectionNumber(s string) (int, bool) {
+	if s == "" || len(s) > 5 || !digits.MatchString(s) {
+		return 0, false
+	}
+	n, err := strconv.Atoi(s)
+	return n, err == nil
 }

@@ -14,6 +14,7 @@ import (
 
 	"seatflow/services"
 	"seatflow/services/seats"
+	"seatflow/views"
 )
 
 // LiveService is what the live seat map needs of services.SeatEvents.
@@ -73,6 +74,9 @@ func (d *Deps) showLive(c *fiber.Ctx) error {
 	c.Set(fiber.HeaderContentType, "text/event-stream; charset=utf-8")
 	c.Set(fiber.HeaderCacheControl, "no-store")
 	c.Set("X-Accel-Buffering", "no") // proxies must not hold events back
+	// a section of a large hall's page asks for its own seats only: the snapshot of a
+	// stadium is otherwise some 60,000 seat ids
+	section, _ := sectionNumber(c.Query("section"))
 	// the stream outlives the handler and its Fiber context: nothing below may touch c
 	shows := d.Shows
 	snapshot := func() ([]byte, error) {
@@ -82,7 +86,11 @@ func (d *Deps) showLive(c *fiber.Ctx) error {
 		if err != nil {
 			return nil, err
 		}
-		return json.Marshal(snapshotOf(m))
+		snap := snapshotOf(m)
+		if section > 0 && len(m.Hall.Seats) > views.SectionedSeats {
+			snap = snap.only(views.SectionSeatIDs(m.Hall, section))
+		}
+		return json.Marshal(snap)
 	}
 	c.Context().SetBodyStreamWriter(fasthttp.StreamWriter(func(w *bufio.Writer) {
 		defer stop()
@@ -153,6 +161,22 @@ func snapshotOf(m *seats.SeatMap) liveSnapshot {
 		sort.Strings(l)
 	}
 	return s
+}
+
+// only is the snapshot of the seats of keep (seat id -> true) alone; the zone counts
+// stay the show's.
+func (s liveSnapshot) only(keep map[int64]bool) liveSnapshot {
+	out := s
+	for _, l := range []*[]string{&out.Held, &out.Sold, &out.Blocked} {
+		kept := []string{}
+		for _, id := range *l {
+			if n, err := strconv.ParseInt(id, 10, 64); err == nil && keep[n] {
+				kept = append(kept, id)
+			}
+		}
+		*l = kept
+	}
+	return out
 }
 
 func changeOf(ch seats.SeatChange) liveChange {

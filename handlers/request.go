@@ -14,8 +14,38 @@ import (
 // Reading a request, shared by the API, the pages and the console: the context of its
 // service calls, its ids, limits and parameters.
 
-// MaxBodyBytes is the largest request body accepted (API.md: 413 over 64 KiB).
+// MaxBodyBytes is the largest request body accepted (API.md: 413 over 64 KiB), but
+// on the routes that take a hall's layout (TakesLayout).
 const MaxBodyBytes = 64 << 10
+
+// MaxLayoutBodyBytes is the largest body of a route that takes a hall's layout: a
+// 300 x 300 layout with row labels is about 95 KB of text, a little more as a form.
+const MaxLayoutBodyBytes = 256 << 10
+
+// TakesLayout reports whether method and path (as the request names them) reach a route
+// that takes a hall's layout: the console's hall form and its preview (POST
+// /admin/halls, /admin/halls/preview, /admin/halls/{id}) and the API's hall writes
+// (POST /api/v1/admin/halls, PATCH /api/v1/admin/halls/{id}).
+func TakesLayout(method, path string) bool {
+	if method != fiber.MethodPost && method != fiber.MethodPatch {
+		return false
+	}
+	p := strings.TrimSuffix(strings.ToLower(path), "/")
+	for _, prefix := range []string{"/admin/halls", "/api/v1/admin/halls"} {
+		if rest, ok := strings.CutPrefix(p, prefix); ok && (rest == "" || rest[0] == '/' && !strings.Contains(rest[1:], "/")) {
+			return true
+		}
+	}
+	return false
+}
+
+// BodyLimit is the largest body accepted for method and path, in bytes.
+func BodyLimit(method, path string) int {
+	if TakesLayout(method, path) {
+		return MaxLayoutBodyBytes
+	}
+	return MaxBodyBytes
+}
 
 // requestTimeout bounds the services' work for one request.
 const requestTimeout = 10 * time.Second
@@ -23,6 +53,16 @@ const requestTimeout = 10 * time.Second
 // ctxOf returns a context for service calls of one request, bounded by requestTimeout.
 func ctxOf(c *fiber.Ctx) (context.Context, context.CancelFunc) {
 	return context.WithTimeout(c.UserContext(), requestTimeout)
+}
+
+// hallWriteTimeout bounds the services' work for a request that writes a hall: a
+// stadium's 90,000 seats are inserted, locked and compared in one transaction, which
+// the catalog bounds itself by the hall's size (a little over 13 s at most).
+const hallWriteTimeout = 30 * time.Second
+
+// hallCtxOf is ctxOf for a request that writes a hall, bounded by hallWriteTimeout.
+func hallCtxOf(c *fiber.Ctx) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(c.UserContext(), hallWriteTimeout)
 }
 
 var digits = regexp.MustCompile(`^[0-9]{1,19}$`)

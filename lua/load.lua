@@ -32,9 +32,17 @@ local function expire()
     for _, k in ipairs({seats, zones, users}) do redis.call('EXPIRE', k, ttl) end
   end
 end
+-- hset_args writes the field/value pairs ARGV[from .. to] into key, 2000 pairs a call:
+-- one HSET of many pairs costs far less than one call a pair (a stadium's map is 90,000
+-- seats), and unpack may put at most about 8000 values on Lua's stack.
+local function hset_args(key, from, to)
+  for i = from, to, 4000 do
+    redis.call('HSET', key, unpack(ARGV, i, math.min(i + 3999, to)))
+  end
+end
 local function write_users()
   redis.call('HSET', users, '_', string.format('%d', tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)))
-  for i = z + 1 + 2 * m, #ARGV, 2 do redis.call('HSET', users, ARGV[i], ARGV[i + 1]) end
+  hset_args(users, z + 1 + 2 * m, #ARGV)
 end
 if redis.call('EXISTS', seats) == 1 then
   local filled = 0
@@ -50,9 +58,9 @@ if redis.call('EXISTS', seats) == 1 then
 end
 redis.call('DEL', seats, zones, users)
 redis.call('HSET', seats, '_', 'B')
-for i = 4, 3 + 2 * n, 2 do redis.call('HSET', seats, ARGV[i], ARGV[i + 1]) end
+hset_args(seats, 4, 3 + 2 * n)
 redis.call('HSET', zones, '_', '0')
-for i = z + 1, z + 2 * m, 2 do redis.call('HSET', zones, ARGV[i], ARGV[i + 1]) end
+hset_args(zones, z + 1, z + 2 * m)
 write_users()
 expire()
 notify(seats, zones, nil)

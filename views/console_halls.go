@@ -130,6 +130,41 @@ func PreviewCells(l *catalog.Layout) []PreviewCell {
 	return out
 }
 
+// CompactPreview reports whether a layout is previewed as runs of seats (PreviewRuns)
+// rather than seat by seat: a layout of more than SectionedSeats seats (a stadium's
+// 90,000 cells would be megabytes of preview).
+func CompactPreview(l *catalog.Layout) bool { return len(l.Seats) > SectionedSeats }
+
+// PreviewRuns are a layout's seats as runs: the seats side by side in a row of one zone
+// and kind, each a bar on a grid of small cells (PreviewRunsGrid), named by its first
+// and last seat.
+func PreviewRuns(l *catalog.Layout) []PreviewCell {
+	var out []PreviewCell
+	for i := 0; i < len(l.Seats); {
+		first := l.Seats[i]
+		j := i + 1
+		for j < len(l.Seats) && l.Seats[j].Row == first.Row && l.Seats[j].Col == l.Seats[j-1].Col+1 &&
+			l.Seats[j].Zone == first.Zone && l.Seats[j].Kind == first.Kind {
+			j++
+		}
+		last := l.Seats[j-1]
+		name := catalog.ZoneName(first.Zone)
+		if first.Kind != services.KindStandard {
+			name += ", " + first.Kind
+		}
+		out = append(out, PreviewCell{Title: span(first.Label, last.Label) + " · " + name,
+			Class: "hall-run hall-zone-" + first.Zone + " hall-kind-" + first.Kind,
+			Style: templ.SafeCSS("grid-row:" + strconv.Itoa(first.Row) + ";grid-column:" + strconv.Itoa(first.Col) + "/" + strconv.Itoa(last.Col+1) + ";")})
+		i = j
+	}
+	return out
+}
+
+// PreviewRunsGrid sizes the compact preview: one small cell per grid cell.
+func PreviewRunsGrid(l *catalog.Layout) templ.SafeCSS {
+	return templ.SafeCSS("grid-template-columns:repeat(" + strconv.Itoa(l.Cols) + ",3px);grid-template-rows:repeat(" + strconv.Itoa(l.Rows) + ",3px);")
+}
+
 // PreviewGrid sizes the preview grid: a label column and the layout's columns.
 func PreviewGrid(l *catalog.Layout) templ.SafeCSS {
 	return templ.SafeCSS("grid-template-columns:repeat(" + strconv.Itoa(l.Cols+1) + ",1.6rem);grid-template-rows:repeat(" + strconv.Itoa(l.Rows) + ",1.6rem);")

@@ -30,85 +30,101 @@ type SeatCell struct {
 
 // SeatCells turns the seat map into cells in the hall's order (row, col).
 func SeatCells(p ShowPageProps) []SeatCell {
-	m, l := p.Map, p.Lang
-	show := m.Show
-	slots := ZoneSlots(show)
-	zoneName := map[string]string{}
-	for _, z := range show.Zones {
-		zoneName[z.Code] = z.Name
-	}
-	var userID int64
-	if p.User != nil {
-		userID = p.User.ID
-	}
-	cells := make([]SeatCell, 0, len(m.Hall.Seats))
-	for _, st := range m.Hall.Seats {
-		c := SeatCell{
-			ID:    i64(st.ID),
-			Label: st.Label,
-			Text:  seatNumber(st.Label),
-			Style: GridPos(st.Row, st.Col),
-		}
-		price, priced := show.ZonePrice(st.ZoneCode)
-		state := m.States[st.ID]
-		if !st.Sellable() || state == services.StateBlocked || !priced {
-			c.Class = "seat seat-blocked"
-			c.Text = "×"
-			c.Title = st.Label + " · " + l.T("seat.not_for_sale", nil)
-			cells = append(cells, c)
-			continue
-		}
-		classes := []string{"seat", ZoneClass(slots[st.ZoneCode])}
-		kind := ""
-		switch st.Kind {
-		case services.KindWheelchair:
-			classes = append(classes, "seat-wheelchair")
-			c.Text = "♿"
-			kind = l.SeatKindName(st.Kind)
-		case services.KindCompanion:
-			classes = append(classes, "seat-companion")
-			kind = l.SeatKindName(st.Kind)
-		}
-		c.Selectable = true
-		c.Zone, c.Price, c.PriceMinor, c.Kind, c.Row, c.Col = zoneName[st.ZoneCode], Money(price, show.Currency), price, st.Kind, st.Row, st.Col
-		var desc []string // the place, kind, zone, price and state, for the accessible name
-		if kind != "" {
-			desc = append(desc, kind)
-		}
-		desc = append(desc, zoneName[st.ZoneCode], l.Money(price, show.Currency))
-		mine := userID != 0 && m.Owners[st.ID] == userID
-		switch {
-		case state == services.StateFree:
-			classes = append(classes, "seat-free")
-			c.Checked = p.Selected[st.ID]
-			desc = append(desc, l.T("seat.available", nil))
-		case mine && state == services.StateSold:
-			classes = append(classes, "seat-yours")
-			c.Disabled = true
-			desc = append(desc, l.T("seat.yours_paid", nil))
-		case mine:
-			classes = append(classes, "seat-yours")
-			c.Disabled = true
-			desc = append(desc, l.T("seat.yours_pending", nil))
-		case state == services.StateSold:
-			classes = append(classes, "seat-sold")
-			c.Disabled = true
-			desc = append(desc, l.T("seat.sold", nil))
-		default: // held, or a state that could not be read: never offered as free
-			classes = append(classes, "seat-held")
-			c.Disabled = true
-			desc = append(desc, l.T("seat.held", nil))
-		}
-		if p.JustTaken[st.ID] {
-			classes = append(classes, "seat-just-taken")
-			desc = append(desc, l.T("seat.just_taken", nil))
-		}
-		c.Class = strings.Join(classes, " ")
-		c.AriaLabel = l.SeatName(st.Label) + l.T("list.sep", nil) + strings.Join(desc, l.T("list.sep", nil))
-		c.Title = st.Label + " · " + strings.Join(desc, " · ")
-		cells = append(cells, c)
+	m := newCellMaker(p)
+	cells := make([]SeatCell, 0, len(p.Map.Hall.Seats))
+	for i := range p.Map.Hall.Seats {
+		st := &p.Map.Hall.Seats[i]
+		cells = append(cells, m.cell(st, st.Row, st.Col))
 	}
 	return cells
+}
+
+// cellMaker turns seats of one page's seat map into cells.
+type cellMaker struct {
+	p        ShowPageProps
+	slots    map[string]int
+	zoneName map[string]string
+	userID   int64
+}
+
+func newCellMaker(p ShowPageProps) *cellMaker {
+	m := &cellMaker{p: p, slots: ZoneSlots(p.Map.Show), zoneName: map[string]string{}}
+	for _, z := range p.Map.Show.Zones {
+		m.zoneName[z.Code] = z.Name
+	}
+	if p.User != nil {
+		m.userID = p.User.ID
+	}
+	return m
+}
+
+// cell is seat st as a cell placed at grid row and col (the hall's own, or a
+// section's).
+func (m *cellMaker) cell(st *services.Seat, row, col int) SeatCell {
+	p, l, show := m.p, m.p.Lang, m.p.Map.Show
+	c := SeatCell{
+		ID:    i64(st.ID),
+		Label: st.Label,
+		Text:  seatNumber(st.Label),
+		Style: GridPos(row, col),
+	}
+	price, priced := show.ZonePrice(st.ZoneCode)
+	state := p.Map.States[st.ID]
+	if !st.Sellable() || state == services.StateBlocked || !priced {
+		c.Class = "seat seat-blocked"
+		c.Text = "×"
+		c.Title = st.Label + " · " + l.T("seat.not_for_sale", nil)
+		return c
+	}
+	classes := []string{"seat", ZoneClass(m.slots[st.ZoneCode])}
+	kind := ""
+	switch st.Kind {
+	case services.KindWheelchair:
+		classes = append(classes, "seat-wheelchair")
+		c.Text = "♿"
+		kind = l.SeatKindName(st.Kind)
+	case services.KindCompanion:
+		classes = append(classes, "seat-companion")
+		kind = l.SeatKindName(st.Kind)
+	}
+	c.Selectable = true
+	c.Zone, c.Price, c.PriceMinor, c.Kind, c.Row, c.Col = m.zoneName[st.ZoneCode], Money(price, show.Currency), price, st.Kind, st.Row, st.Col
+	var desc []string // the place, kind, zone, price and state, for the accessible name
+	if kind != "" {
+		desc = append(desc, kind)
+	}
+	desc = append(desc, m.zoneName[st.ZoneCode], l.Money(price, show.Currency))
+	mine := m.userID != 0 && p.Map.Owners[st.ID] == m.userID
+	switch {
+	case state == services.StateFree:
+		classes = append(classes, "seat-free")
+		c.Checked = p.Selected[st.ID]
+		desc = append(desc, l.T("seat.available", nil))
+	case mine && state == services.StateSold:
+		classes = append(classes, "seat-yours")
+		c.Disabled = true
+		desc = append(desc, l.T("seat.yours_paid", nil))
+	case mine:
+		classes = append(classes, "seat-yours")
+		c.Disabled = true
+		desc = append(desc, l.T("seat.yours_pending", nil))
+	case state == services.StateSold:
+		classes = append(classes, "seat-sold")
+		c.Disabled = true
+		desc = append(desc, l.T("seat.sold", nil))
+	default: // held, or a state that could not be read: never offered as free
+		classes = append(classes, "seat-held")
+		c.Disabled = true
+		desc = append(desc, l.T("seat.held", nil))
+	}
+	if p.JustTaken[st.ID] {
+		classes = append(classes, "seat-just-taken")
+		desc = append(desc, l.T("seat.just_taken", nil))
+	}
+	c.Class = strings.Join(classes, " ")
+	c.AriaLabel = l.SeatName(st.Label) + l.T("list.sep", nil) + strings.Join(desc, l.T("list.sep", nil))
+	c.Title = st.Label + " · " + strings.Join(desc, " · ")
+	return c
 }
 
 // SeatName is a seat's place for people in l: "Row F, seat 7", Chinese "F排7座".

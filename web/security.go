@@ -3,6 +3,7 @@ package web
 import (
 	"bytes"
 	"errors"
+	"strconv"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
@@ -90,6 +91,23 @@ func headerLimit(c *fiber.Ctx) error {
 	return c.Next()
 }
 
+// bodyLimit refuses with 413 a body over handlers.MaxBodyBytes on every route but
+// those that take a hall's layout (handlers.TakesLayout), whose bodies may be up to
+// handlers.MaxLayoutBodyBytes; the server itself refuses a body over that before it
+// reads it (BodyLimit).
+func bodyLimit(c *fiber.Ctx) error {
+	limit := handlers.BodyLimit(c.Method(), c.Path())
+	if c.Request().Header.ContentLength() > limit || len(c.Request().Body()) > limit {
+		return fiber.ErrRequestEntityTooLarge
+	}
+	return c.Next()
+}
+
+// bodyLimitText is "the body is larger than 64 KiB" with the limit of method and path.
+func bodyLimitText(method, path string) string {
+	return "the body is larger than " + strconv.Itoa(handlers.BodyLimit(method, path)>>10) + " KiB"
+}
+
 // errorHandler is the app's error handler: the handlers' one, with the errors Fiber
 // raises before a route runs (body over the limit, a request it cannot read) told in
 // our words.
@@ -101,12 +119,13 @@ func errorHandler(c *fiber.Ctx, err error) error {
 	if errors.As(err, &fe) {
 		switch fe.Code {
 		case fiber.StatusRequestEntityTooLarge:
-			err = &services.Error{Code: services.CodePayloadTooLarge, Message: "the body is larger than 64 KiB"}
+			err = &services.Error{Code: services.CodePayloadTooLarge, Message: bodyLimitText(c.Method(), c.Path())}
 			if c.Method() == fiber.MethodGet && c.Path() == "/" {
 				// a chunked body over the limit: the server dropped the request line, so
 				// the address is unknown; browsers never send chunked forms, API
 				// clients do: answer in the contract's shape
-				return c.Status(fe.Code).JSON(fiber.Map{"error": fiber.Map{"code": services.CodePayloadTooLarge, "message": "the body is larger than 64 KiB"}})
+				return c.Status(fe.Code).JSON(fiber.Map{"error": fiber.Map{"code": services.CodePayloadTooLarge,
+					"message": "the body is larger than the limit (64 KiB; 256 KiB for a hall's layout)"}})
 			}
 		case fiber.StatusBadRequest:
 			err = &services.Error{Code: services.CodeInvalidRequest, Message: "the request could not be read"}

@@ -125,7 +125,7 @@ func (w *CatalogWriter) CreateHall(ctx context.Context, actorID int64, in HallIn
 		return nil, err
 	}
 	var id int64
-	tctx, cancel := context.WithTimeout(ctx, store.DBTimeout)
+	tctx, cancel := context.WithTimeout(ctx, hallTxTimeout(len(l.Seats)))
 	defer cancel()
 	err = store.InTx(tctx, w.db, func(tx *sqlx.Tx) error {
 		res, err := tx.ExecContext(tctx, "INSERT INTO halls (name, rows_n, cols_n) VALUES (?, ?, ?)", name, l.Rows, l.Cols)
@@ -185,23 +185,14 @@ func ensureZones(ctx context.Context, tx *sqlx.Tx, hallID int64, l *Layout) (map
 	return out, nil
 }
 
-// insertSeats inserts seats of the hall in batches of 1000.
+// insertSeats inserts seats of the hall, maxSeatRows to a statement.
 func insertSeats(ctx context.Context, tx *sqlx.Tx, hallID int64, zones map[string]int64, seats []LayoutSeat) error {
-	for start := 0; start < len(seats); start += 1000 {
-		batch := seats[start:min(start+1000, len(seats))]
-		var sb strings.Builder
+	return inChunks(seats, maxSeatRows, func(batch []LayoutSeat) error {
 		args := make([]any, 0, 6*len(batch))
-		sb.WriteString("INSERT INTO seats (hall_id, zone_id, row_no, col_no, label, kind) VALUES ")
-		for i, s := range batch {
-			if i > 0 {
-				sb.WriteString(", ")
-			}
-			sb.WriteString("(?, ?, ?, ?, ?, ?)")
+		for _, s := range batch {
 			args = append(args, hallID, zones[s.Zone], s.Row, s.Col, s.Label, s.Kind)
 		}
-		if _, err := tx.ExecContext(ctx, sb.String(), args...); err != nil {
-			return err
-		}
-	}
-	return nil
+		_, err := tx.ExecContext(ctx, "INSERT INTO seats (hall_id, zone_id, row_no, col_no, label, kind) VALUES "+placeholders(len(batch), 6), args...)
+		return err
+	})
 }

@@ -32,22 +32,30 @@ func refuseTaken(ctx context.Context, tx *sqlx.Tx, lost []int64, now time.Time, 
 	if len(lost) == 0 {
 		return nil
 	}
-	q, args, err := sqlx.In(`SELECT os.seat_id, s.label, s.row_no, s.col_no, sh.id AS show_id, m.title, sh.starts_at,
-			IF(o.status = ?, 'sold', 'held') AS state
-		FROM order_seats os JOIN orders o ON o.id = os.order_id JOIN seats s ON s.id = os.seat_id
-		JOIN shows sh ON sh.id = os.show_id JOIN movies m ON m.id = sh.movie_id
-		WHERE os.live = 1 AND os.seat_id IN (?) AND sh.starts_at > ?
-		UNION ALL
-		SELECT hs.seat_id, s.label, s.row_no, s.col_no, sh.id, m.title, sh.starts_at, 'house seat'
-		FROM show_house_seats hs JOIN seats s ON s.id = hs.seat_id
-		JOIN shows sh ON sh.id = hs.show_id JOIN movies m ON m.id = sh.movie_id
-		WHERE hs.seat_id IN (?) AND sh.starts_at > ? AND sh.status <> ?`,
-		services.OrderPaid, lost, now, lost, now, services.ShowCancelled)
-	if err != nil {
-		return err
-	}
 	var taken []takenSeat
-	if err := tx.SelectContext(ctx, &taken, tx.Rebind(q), args...); err != nil {
+	err := inChunks(lost, maxInList/2, func(part []int64) error {
+		q, args, err := sqlx.In(`SELECT os.seat_id, s.label, s.row_no, s.col_no, sh.id AS show_id, m.title, sh.starts_at,
+				IF(o.status = ?, 'sold', 'held') AS state
+			FROM order_seats os JOIN orders o ON o.id = os.order_id JOIN seats s ON s.id = os.seat_id
+			JOIN shows sh ON sh.id = os.show_id JOIN movies m ON m.id = sh.movie_id
+			WHERE os.live = 1 AND os.seat_id IN (?) AND sh.starts_at > ?
+			UNION ALL
+			SELECT hs.seat_id, s.label, s.row_no, s.col_no, sh.id, m.title, sh.starts_at, 'house seat'
+			FROM show_house_seats hs JOIN seats s ON s.id = hs.seat_id
+			JOIN shows sh ON sh.id = hs.show_id JOIN movies m ON m.id = sh.movie_id
+			WHERE hs.seat_id IN (?) AND sh.starts_at > ? AND sh.status <> ?`,
+			services.OrderPaid, part, now, part, now, services.ShowCancelled)
+		if err != nil {
+			return err
+		}
+		var some []takenSeat
+		if err := tx.SelectContext(ctx, &some, tx.Rebind(q), args...); err != nil {
+			return err
+		}
+		taken = append(taken, some...)
+		return nil
+	})
+	if err != nil {
 		return err
 	}
 	if len(taken) == 0 {

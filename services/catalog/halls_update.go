@@ -6,6 +6,7 @@ import (
 	"errors"
 	"sort"
 	"strconv"
+	"strings"
 
 	"github.com/jmoiron/sqlx"
 
@@ -63,9 +64,13 @@ func (w *CatalogWriter) ChangeHall(ctx context.Context, actorID, id int64, ch Ha
 		touched []int64 // shows whose prices changed
 		changed bool
 	)
-	tctx, cancel := context.WithTimeout(ctx, store.DBTimeout)
+	size, err := w.hallSize(ctx, id, ch)
+	if err != nil {
+		return nil, err
+	}
+	tctx, cancel := context.WithTimeout(ctx, hallTxTimeout(size))
 	defer cancel()
-	err := store.InTx(tctx, w.db, func(tx *sqlx.Tx) error {
+	err = store.InTx(tctx, w.db, func(tx *sqlx.Tx) error {
 		before, err := lockHall(tctx, tx, id)
 		if err != nil {
 			return err
@@ -124,6 +129,22 @@ func (w *CatalogWriter) ChangeHall(ctx context.Context, actorID, id int64, ch Ha
 	return w.Hall(ctx, id)
 }
 
+// hallSize is an upper bound of the seats a change of hall id handles: the seats the
+// hall has now or the characters of the new layout, whichever is more.
+// Errors: UNAVAILABLE.
+func (w *CatalogWriter) hallSize(ctx context.Context, id int64, ch HallChange) (int, error) {
+	var n int
+	qctx, cancel := context.WithTimeout(ctx, store.DBTimeout)
+	defer cancel()
+	if err := w.db.GetContext(qctx, &n, "SELECT COUNT(*) FROM seats WHERE hall_id = ?", id); err != nil {
+		return 0, store.Unavailable("the database", err)
+	}
+	if ch.Layout != nil {
+		n = max(n, len(*ch.Layout))
+	}
+	return n, nil
+}
+
 // lockHall reads hall id with its seats inside tx, the hall's row and every seat locked
 // for update. The seats are locked in id order, the order in which an order transaction
 // locks its seats (catalog.LockSeats), so the two wait for each other without deadlocking;
@@ -146,12 +167,22 @@ func lockHall(ctx context.Context, tx *sqlx.Tx, id int64) (*services.Hall, error
 	if len(ids) == 0 {
 		return &h, nil
 	}
-	q, args, err := sqlx.In(`SELECT s.id, s.hall_id, s.zone_id, s.row_no, s.col_no, s.label, s.kind
-		FROM seats s WHERE s.id IN (?) ORDER BY s.id FOR UPDATE`, ids)
+	// in ascending id order, maxInList at a time: the locks are still taken in id order
+	h.Seats = make([]services.Seat, 0, len(ids))
+	err := inChunks(sortedIDs(ids), maxInList, func(part []int64) error {
+		q, args, err := sqlx.In(`SELECT s.id, s.hall_id, s.zone_id, s.row_no, s.col_no, s.label, s.kind
+			FROM seats s WHERE s.id IN (?) ORDER BY s.id FOR UPDATE`, part)
+		if err != nil {
+			return err
+		}
+		var seats []services.Seat
+		if err := tx.SelectContext(ctx, &seats, tx.Rebind(q), args...); err != nil {
+			return err
+		}
+		h.Seats = append(h.Seats, seats...)
+		return nil
+	})
 	if err != nil {
-		return nil, err
-	}
-	if err := tx.SelectContext(ctx, &h.Seats, tx.Rebind(q), args...); err != nil {
 		return nil, err
 	}
 	var codes []struct {
@@ -269,13 +300,21 @@ func applyHallDiff(ctx context.Context, tx *sqlx.Tx, hallID int64, l *Layout, d 
 		return nil, err
 	}
 	if len(d.removed) > 0 {
-		q, args, err := sqlx.In(`SELECT seat_id FROM order_seats WHERE seat_id IN (?)
-			UNION SELECT seat_id FROM show_house_seats WHERE seat_id IN (?)`, d.removed, d.removed)
-		if err != nil {
-			return nil, err
-		}
 		var named []int64
-		if err := tx.SelectContext(ctx, &named, tx.Rebind(q), args...); err != nil {
+		err := inChunks(d.removed, maxInList/2, func(part []int64) error {
+			q, args, err := sqlx.In(`SELECT seat_id FROM order_seats WHERE seat_id IN (?)
+				UNION SELECT seat_id FROM show_house_seats WHERE seat_id IN (?)`, part, part)
+			if err != nil {
+				return err
+			}
+			var some []int64
+			if err := tx.SelectContext(ctx, &some, tx.Rebind(q), args...); err != nil {
+				return err
+			}
+			named = append(named, some...)
+			return nil
+		})
+		if err != nil {
 			return nil, err
 		}
 		keep := map[int64]bool{}
@@ -296,14 +335,7 @@ func applyHallDiff(ctx context.Context, tx *sqlx.Tx, hallID int64, l *Layout, d 
 			{named, "UPDATE seats SET hall_id = NULL, retired_hall_id = ? WHERE id IN (?)", []any{hallID}},
 			{del, "DELETE FROM seats WHERE id IN (?)", nil},
 		} {
-			if len(step.ids) == 0 {
-				continue
-			}
-			q, args, err := sqlx.In(step.q, append(step.arg, step.ids)...)
-			if err != nil {
-				return nil, err
-			}
-			if _, err := tx.ExecContext(ctx, tx.Rebind(q), args...); err != nil {
+			if err := execIn(ctx, tx, step.q, step.arg, sortedIDs(step.ids)); err != nil {
 				return nil, err
 			}
 		}
@@ -313,20 +345,13 @@ func applyHallDiff(ctx context.Context, tx *sqlx.Tx, hallID int64, l *Layout, d 
 		for id := range d.moved {
 			ids = append(ids, id)
 		}
-		q, args, err := sqlx.In("UPDATE seats SET row_no = row_no + 1000000 WHERE id IN (?)", ids)
-		if err != nil {
-			return nil, err
-		}
-		if _, err := tx.ExecContext(ctx, tx.Rebind(q), args...); err != nil {
+		if err := execIn(ctx, tx, "UPDATE seats SET row_no = row_no + 1000000 WHERE id IN (?)", nil, sortedIDs(ids)); err != nil {
 			return nil, err
 		}
 	}
 	for _, m := range []map[int64]LayoutSeat{d.moved, d.changed} {
-		for id, s := range m {
-			if _, err := tx.ExecContext(ctx, "UPDATE seats SET row_no = ?, col_no = ?, kind = ?, zone_id = ? WHERE id = ?",
-				s.Row, s.Col, s.Kind, zones[s.Zone], id); err != nil {
-				return nil, err
-			}
+		if err := updateSeats(ctx, tx, zones, m); err != nil {
+			return nil, err
 		}
 	}
 	added, err := reviveSeats(ctx, tx, hallID, zones, d.added)
@@ -337,6 +362,33 @@ func applyHallDiff(ctx context.Context, tx *sqlx.Tx, hallID int64, l *Layout, d 
 		return nil, err
 	}
 	return zones, nil
+}
+
+// updateSeats sets the cell, kind and zone of each seat of m (seat id -> its place in
+// the layout), maxSeatRows seats to a statement, in id order: each statement joins the
+// seats to a derived table of their new values.
+func updateSeats(ctx context.Context, tx *sqlx.Tx, zones map[string]int64, m map[int64]LayoutSeat) error {
+	ids := make([]int64, 0, len(m))
+	for id := range m {
+		ids = append(ids, id)
+	}
+	return inChunks(sortedIDs(ids), maxSeatRows, func(part []int64) error {
+		var q strings.Builder
+		args := make([]any, 0, 5*len(part))
+		q.WriteString("UPDATE seats s JOIN (")
+		for i, id := range part {
+			if i == 0 {
+				q.WriteString("SELECT ? AS id, ? AS row_no, ? AS col_no, ? AS kind, ? AS zone_id")
+			} else {
+				q.WriteString(" UNION ALL SELECT ?, ?, ?, ?, ?")
+			}
+			st := m[id]
+			args = append(args, id, st.Row, st.Col, st.Kind, zones[st.Zone])
+		}
+		q.WriteString(") v ON v.id = s.id SET s.row_no = v.row_no, s.col_no = v.col_no, s.kind = v.kind, s.zone_id = v.zone_id")
+		_, err := tx.ExecContext(ctx, q.String(), args...)
+		return err
+	})
 }
 
 // reviveSeats brings back into hall hallID, at their new cells, the seats that left it
@@ -352,17 +404,27 @@ func reviveSeats(ctx context.Context, tx *sqlx.Tx, hallID int64, zones map[strin
 	for i, s := range added {
 		labels[i] = s.Label
 	}
-	q, args, err := sqlx.In("SELECT id, label FROM seats WHERE hall_id IS NULL AND retired_hall_id = ? AND label IN (?) ORDER BY id", hallID, labels)
-	if err != nil {
-		return nil, err
-	}
-	var retired []struct {
+	type retiredSeat struct {
 		ID    int64  `db:"id"`
 		Label string `db:"label"`
 	}
-	if err := tx.SelectContext(ctx, &retired, tx.Rebind(q), args...); err != nil {
+	var retired []retiredSeat
+	err := inChunks(labels, maxInList, func(part []string) error {
+		q, args, err := sqlx.In("SELECT id, label FROM seats WHERE hall_id IS NULL AND retired_hall_id = ? AND label IN (?) ORDER BY id", hallID, part)
+		if err != nil {
+			return err
+		}
+		var some []retiredSeat
+		if err := tx.SelectContext(ctx, &some, tx.Rebind(q), args...); err != nil {
+			return err
+		}
+		retired = append(retired, some...)
+		return nil
+	})
+	if err != nil {
 		return nil, err
 	}
+	sort.Slice(retired, func(i, j int) bool { return retired[i].ID < retired[j].ID })
 	byLabel := make(map[string]int64, len(retired))
 	for _, r := range retired {
 		byLabel[r.Label] = r.ID // the latest wins

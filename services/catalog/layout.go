@@ -47,8 +47,8 @@ const (
 
 // Limits of a layout.
 const (
-	MaxHallRows     = 100 // lines (grid rows)
-	MaxHallCols     = 100 // cells per line
+	MaxHallRows     = 300 // lines (grid rows): a 300 x 300 stadium of 90,000 seats fits
+	MaxHallCols     = 300 // cells per line
 	maxRowLabel     = 3   // letters of a row label
 	maxLayoutErrors = 10  // problems reported at once
 )
