@@ -43,7 +43,7 @@ func (d *Deps) showsDayPage(c *fiber.Ctx) error {
 
 // newShowPage is the empty new-show form: the day of ?date= (default tomorrow) at 19:30,
 // its sale open from now until the start, the default purchase limit, once, the waiting
-// room off at the default pace.
+// room off at the default pace, the single-seat rule off.
 func (d *Deps) newShowPage(c *fiber.Ctx) error {
 	loc := d.Shows.Zone()
 	now := nowUTC().In(loc)
@@ -52,7 +52,7 @@ func (d *Deps) newShowPage(c *fiber.Ctx) error {
 		date = now.AddDate(0, 0, 1).Format(time.DateOnly)
 	}
 	f := views.ShowForm{Date: date, Start: "19:30", OpensDate: now.Format(time.DateOnly), OpensTime: now.Format("15:04"),
-		Days: "1", Pace: strconv.Itoa(catalog.DefaultAdmitPerMinute), Prices: map[string]string{}}
+		Days: "1", Pace: strconv.Itoa(catalog.DefaultAdmitPerMinute), SingleSeatRule: catalog.RuleOff, Prices: map[string]string{}}
 	return d.renderNewShow(c, fiber.StatusOK, f, "", nil)
 }
 

@@ -80,6 +80,12 @@ func (d *Deps) renderShowPage(c *fiber.Ctx, status int, form *views.ShowEditForm
 	now := nowUTC()
 	p := views.ShowDetailProps{Page: page(c, s.Movie.Title), Show: s, Counts: counts, Zone: d.Shows.Zone(), Now: now,
 		Form: f, Room: rf, Figures: d.roomFigures(ctx, s, s.StatusAt(now) != services.ShowCancelled), Error: msg}
+	if d.Waitlist != nil {
+		var err error
+		if p.Waitlist, err = d.Waitlist.List(ctx, s.ID); err != nil && p.Error == "" {
+			p.Error = "The waiting list could not be read: " + err.Error()
+		}
+	}
 	if status == fiber.StatusOK {
 		switch c.Query("done") {
 		case "opened":
@@ -101,9 +107,9 @@ func (d *Deps) renderShowPage(c *fiber.Ctx, status int, form *views.ShowEditForm
 	return render(c, status, views.ShowDetailPage(p))
 }
 
-// updateShowPage saves the edit form (sale window, purchase limit, prices) and
-// redirects (303) back; bad input (400) or a conflict (409) shows the page again with
-// the input and why.
+// updateShowPage saves the edit form (sale window, purchase limit, prices, single-seat
+// rule: a form without it keeps the rule) and redirects (303) back; bad input (400) or
+// a conflict (409) shows the page again with the input and why, nothing changed.
 func (d *Deps) updateShowPage(c *fiber.Ctx) error {
 	s, _, ok, err := d.loadShow(c)
 	if !ok {
@@ -126,6 +132,14 @@ func (d *Deps) updateShowPage(c *fiber.Ctx) error {
 	if (err != nil || limit < 1 || limit > catalog.MaxPurchaseLimit) && problem == "" {
 		problem = "The purchase limit must be a whole number from 1 to " + strconv.Itoa(catalog.MaxPurchaseLimit) + "."
 	}
+	rule := f.SingleSeatRule
+	if rule == "" { // a form without the field keeps the rule
+		rule = storedRule(s)
+		f.SingleSeatRule = rule
+	}
+	if !catalog.ValidRule(rule) && problem == "" {
+		problem = views.SeatRuleProblem
+	}
 	if problem != "" {
 		return d.renderShowDetail(c, fiber.StatusBadRequest, &f, problem)
 	}
@@ -138,6 +152,9 @@ func (d *Deps) updateShowPage(c *fiber.Ctx) error {
 	}
 	if limit != s.PurchaseLimit {
 		ch.PurchaseLimit = &limit
+	}
+	if rule != storedRule(s) {
+		ch.SingleSeatRule = &rule
 	}
 	changed := ch.Prices[:0]
 	for _, zp := range ch.Prices {

@@ -21,7 +21,8 @@ var priceRe = regexp.MustCompile(`^[0-9]{1,9}(\.[0-9]{1,2})?$`)
 
 // apiWords turns the field names of service messages into the console's words.
 var apiWords = strings.NewReplacer("sale_opens_at", "the sale opening", "sale_closes_at", "the sale closing",
-	"starts_at", "the start", "purchase_limit", "the purchase limit", "admit_per_minute", "the pace", "runtime_min", "the runtime", "movie_id", "the movie", "hall_id", "the hall")
+	"starts_at", "the start", "purchase_limit", "the purchase limit", "admit_per_minute", "the pace", "runtime_min", "the runtime", "movie_id", "the movie", "hall_id", "the hall",
+	"single_seat_rule", "the single-seat rule")
 
 var utcTime = regexp.MustCompile(`\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z`)
 
@@ -91,7 +92,7 @@ func showForm(c *fiber.Ctx) views.ShowForm {
 	return views.ShowForm{MovieID: v("movie_id"), HallID: v("hall_id"), Date: v("date"), Start: v("start"),
 		OpensDate: v("opens_date"), OpensTime: v("opens_time"), ClosesDate: v("closes_date"), ClosesTime: v("closes_time"),
 		Limit: v("purchase_limit"), Days: v("days"), WaitingRoom: c.FormValue("waiting_room") == "on",
-		Pace: v("admit_per_minute"), Prices: map[string]string{}}
+		Pace: v("admit_per_minute"), SingleSeatRule: v("single_seat_rule"), Prices: map[string]string{}}
 }
 
 // roomForm reads a show's waiting room form as typed (the box unticked: off).
@@ -104,7 +105,8 @@ func roomForm(c *fiber.Ctx) views.WaitingRoomForm {
 // wrong in words (empty closing: the sale closes at the start).
 func localShow(f views.ShowForm, hall *catalog.HallSummary, prices []catalog.ZonePrice) (catalog.LocalShow, string) {
 	in := catalog.LocalShow{Date: f.Date, Start: f.Start, OpensDate: f.OpensDate, OpensTime: f.OpensTime,
-		ClosesDate: f.ClosesDate, ClosesTime: f.ClosesTime, Prices: prices, WaitingRoom: f.WaitingRoom}
+		ClosesDate: f.ClosesDate, ClosesTime: f.ClosesTime, Prices: prices, WaitingRoom: f.WaitingRoom,
+		SingleSeatRule: f.SingleSeatRule}
 	if in.ClosesDate == "" {
 		in.ClosesDate = f.Date
 	}
@@ -133,6 +135,9 @@ func localShow(f views.ShowForm, hall *catalog.HallSummary, prices []catalog.Zon
 		}
 		in.AdmitPerMinute = n
 	}
+	if f.SingleSeatRule != "" && !catalog.ValidRule(f.SingleSeatRule) { // empty: off
+		return in, views.SeatRuleProblem
+	}
 	var err error
 	if in.Days, err = strconv.Atoi(f.Days); err != nil || in.Days < 1 || in.Days > catalog.MaxRepeatDays {
 		return in, "Every day for must be a whole number of days from 1 to " + strconv.Itoa(catalog.MaxRepeatDays) + "."
@@ -144,7 +149,7 @@ func localShow(f views.ShowForm, hall *catalog.HallSummary, prices []catalog.Zon
 func editForm(c *fiber.Ctx) views.ShowEditForm {
 	v := func(name string) string { return utils.CopyString(strings.TrimSpace(c.FormValue(name))) }
 	return views.ShowEditForm{OpensDate: v("opens_date"), OpensTime: v("opens_time"), ClosesDate: v("closes_date"),
-		ClosesTime: v("closes_time"), Limit: v("purchase_limit")}
+		ClosesTime: v("closes_time"), Limit: v("purchase_limit"), SingleSeatRule: v("single_seat_rule")}
 }
 
 // storedEditForm is the edit form of a show as stored.
@@ -152,9 +157,17 @@ func storedEditForm(s *services.Show, d *Deps) views.ShowEditForm {
 	loc := d.Shows.Zone()
 	f := views.ShowEditForm{OpensDate: views.LocalDate(s.SaleOpensAt, loc), OpensTime: views.LocalClock(s.SaleOpensAt, loc),
 		ClosesDate: views.LocalDate(s.SaleClosesAt, loc), ClosesTime: views.LocalClock(s.SaleClosesAt, loc),
-		Limit: strconv.Itoa(s.PurchaseLimit), Prices: map[string]string{}}
+		Limit: strconv.Itoa(s.PurchaseLimit), SingleSeatRule: storedRule(s), Prices: map[string]string{}}
 	for _, z := range s.Zones {
 		f.Prices[z.Code] = views.PriceInput(z.PriceMinor, s.Currency)
 	}
 	return f
+}
+
+// storedRule is a show's single-seat rule as stored ("" reads as off).
+func storedRule(s *services.Show) string {
+	if s.SingleSeatRule == "" {
+		return catalog.RuleOff
+	}
+	return s.SingleSeatRule
 }

@@ -204,3 +204,82 @@ func TestConsole_SignedOutHtmxRefreshRedirectsThePage(t *testing.T) {
 		t.Errorf("plain: %d %q", res.StatusCode, res.Header.Get("Location"))
 	}
 }
+
+// TestConsoleShow_SingleSeatRule: a show's page names its single-seat rule, and its edit
+// form offers the three values, the stored one selected, with a line on each; saving the
+// form with another rule changes the rule and nothing else; a value that is not a rule
+// is refused (400) with the reason and changes nothing; a form without the field keeps
+// the rule.
+func TestConsoleShow_SingleSeatRule(t *testing.T) {
+	app, cat, _ := roomApp(services.ShowOnSale)
+	cat.show.SingleSeatRule = "warn"
+	res, body := do(t, app, "GET", "/admin/shows/42", nil, "tok-staff")
+	doc, _ := goquery.NewDocumentFromReader(strings.NewReader(body))
+	if res.StatusCode != 200 || !strings.HasPrefix(doc.Find("#show-seat-rule").Text(), "Warn: ") {
+		t.Fatalf("the show's facts do not name the rule (%d): %q", res.StatusCode, doc.Find("#show-seat-rule").Text())
+	}
+	form := doc.Find(`form[method="post"][action="/admin/shows/42"]`)
+	var values []string
+	form.Find(`select[name="single_seat_rule"] option`).Each(func(_ int, o *goquery.Selection) {
+		values = append(values, o.AttrOr("value", ""))
+	})
+	if strings.Join(values, ",") != "off,warn,enforce" || form.Find(`option[selected]`).AttrOr("value", "") != "warn" ||
+		form.Find(`#seat-rule-hint li`).Length() != 3 {
+		t.Fatalf("the edit form's rule: options %v, selected %q, %d lines of explanation", values,
+			form.Find(`option[selected]`).AttrOr("value", ""), form.Find(`#seat-rule-hint li`).Length())
+	}
+	// the form as rendered, which changes nothing else
+	typed := url.Values{}
+	form.Find("input").Each(func(_ int, in *goquery.Selection) {
+		if name := in.AttrOr("name", ""); name != "" && name != views.CSRFField {
+			typed.Set(name, in.AttrOr("value", ""))
+		}
+	})
+	tok := issuedCSRF(t, app)
+	for _, c := range []struct {
+		name     string
+		rule     []string // the field's value (none: no field)
+		status   int
+		change   *string // the rule change asked for
+		called   bool
+		says     string
+		stored   string
+		redirect string
+	}{
+		{"enforce", []string{"enforce"}, 303, ptr("enforce"), true, "", "enforce", "/admin/shows/42?done=saved"},
+		{"not a rule", []string{"sometimes"}, 400, nil, false, views.SeatRuleProblem, "enforce", ""},
+		{"empty form keeps the rule", nil, 303, nil, true, "", "enforce", "/admin/shows/42?done=saved"},
+		{"off", []string{"off"}, 303, ptr("off"), true, "", "off", "/admin/shows/42?done=saved"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			cat.changes = nil
+			form := url.Values{}
+			for k, v := range typed {
+				form[k] = v
+			}
+			if c.rule != nil {
+				form["single_seat_rule"] = c.rule
+			}
+			res, body := do(t, app, "POST", "/admin/shows/42", withCSRF(form, tok), "tok-staff")
+			if res.StatusCode != c.status || res.Header.Get("Location") != c.redirect {
+				t.Fatalf("%d %q, want %d %q\n%s", res.StatusCode, res.Header.Get("Location"), c.status, c.redirect, body)
+			}
+			if c.says != "" && !strings.Contains(body, c.says) {
+				t.Errorf("the page lacks %q", c.says)
+			}
+			if got := len(cat.changes) == 1; got != c.called {
+				t.Fatalf("UpdateShow called: %v, want %v", got, c.called)
+			}
+			if c.called {
+				ch := cat.changes[0]
+				if !samePtr(ch.SingleSeatRule, c.change) || ch.SaleOpensAt != nil || ch.SaleClosesAt != nil || ch.PurchaseLimit != nil ||
+					len(ch.Prices) != 0 || ch.WaitingRoom != nil || ch.AdmitPerMinute != nil {
+					t.Errorf("change %+v, want the rule %v and nothing else", ch, c.change)
+				}
+			}
+			if cat.show.SingleSeatRule != c.stored {
+				t.Errorf("the rule is %q, want %q", cat.show.SingleSeatRule, c.stored)
+			}
+		})
+	}
+}

@@ -55,6 +55,9 @@ func (f *roomCatalog) UpdateShow(_ context.Context, _, id int64, ch catalog.Show
 	if ch.AdmitPerMinute != nil {
 		f.show.AdmitPerMinute = *ch.AdmitPerMinute
 	}
+	if ch.SingleSeatRule != nil {
+		f.show.SingleSeatRule = *ch.SingleSeatRule
+	}
 	s := f.show
 	return &s, nil
 }

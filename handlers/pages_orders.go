@@ -2,11 +2,13 @@ package handlers
 
 import (
 	"context"
+	"net/url"
 	"strings"
 
 	"github.com/gofiber/fiber/v2"
 
 	"seatflow/services"
+	"seatflow/services/orders"
 	"seatflow/views"
 )
 
@@ -71,7 +73,8 @@ func (d *Deps) orderPage(c *fiber.Ctx) error {
 
 // orderExtras reads what the order page tells besides the order: the payment the buyer
 // came back from (?payment=, only one of this order), whether the seats were chosen
-// for the buyer (?chosen=1), and each seat's kind from the show's hall.
+// for the buyer (?chosen=1), the single empty seats the booking left (?stranded=, only
+// seats of the show's hall), and each seat's kind from the show's hall.
 func (d *Deps) orderExtras(c *fiber.Ctx, props *views.OrderPageProps) {
 	ctx, cancel := ctxOf(c)
 	defer cancel()
@@ -86,10 +89,44 @@ func (d *Deps) orderExtras(c *fiber.Ctx, props *views.OrderPageProps) {
 	}
 	if m, err := d.Shows.SeatMap(ctx, props.Show.ID); err == nil {
 		props.SeatKinds = make(map[int64]string, len(props.Order.Seats))
+		inHall := make(map[string]bool, len(m.Hall.Seats))
 		for _, st := range m.Hall.Seats {
 			props.SeatKinds[st.ID] = st.Kind
+			inHall[st.Label] = true
+		}
+		props.Stranded = strandedQuery(c, inHall)
+	}
+}
+
+// strandedParam names the single empty seats a booking left, in the order page's URL.
+const strandedParam = "stranded"
+
+// withStranded is the order page u telling the single empty seats labels the booking
+// left (none: u as it is).
+func withStranded(u string, labels []string) string {
+	if len(labels) == 0 {
+		return u
+	}
+	v := url.Values{strandedParam: labels}
+	if strings.Contains(u, "?") {
+		return u + "&" + v.Encode()
+	}
+	return u + "?" + v.Encode()
+}
+
+// strandedQuery reads the seats ?stranded= names, keeping only labels of the hall
+// (inHall), each once and at most orders.MaxSeatsPerRequest*2 (two per seat booked).
+func strandedQuery(c *fiber.Ctx, inHall map[string]bool) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, b := range c.Context().QueryArgs().PeekMulti(strandedParam) {
+		label := string(b)
+		if inHall[label] && !seen[label] && len(out) < orders.MaxSeatsPerRequest*2 {
+			seen[label] = true
+			out = append(out, label)
 		}
 	}
+	return out
 }
 
 // localQuery is a short query parameter copied out of Fiber's buffer, or false when it

@@ -49,7 +49,12 @@ func ScriptText(l Lang) map[string]string {
 		"map_fit":       "map.fit",
 		"taken_one":     "js.taken_one",
 		"taken_other":   "js.taken_other",
-		"expired":       "order.status.expired",
+		"strand_one":    "js.strand_one",
+		"strand_other":  "js.strand_other",
+		// under enforce, when the row offers as many seats that strand none
+		"strand_refused_one":   "js.strand_refused_one",
+		"strand_refused_other": "js.strand_refused_other",
+		"expired":              "order.status.expired",
 	} {
 		m[key] = l.T(id, jsPlaceholders)
 	}

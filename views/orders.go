@@ -21,6 +21,9 @@ type OrderPageProps struct {
 	Payment *orders.Payment
 	// Chosen is set when the seats were picked for the buyer (best available).
 	Chosen bool
+	// Stranded names the single empty seats the order left when it was booked (the
+	// single-seat rule's warn), told once on the page the booking leads to.
+	Stranded []string
 	// SeatKinds maps the order's seat ids to their kind (wheelchair, companion); nil
 	// when the hall could not be read.
 	SeatKinds map[int64]string

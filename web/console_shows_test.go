@@ -225,3 +225,110 @@ func (a *testApp) countShows(t *testing.T) int {
 	}
 	return n
 }
+
+// ruleOf reads a show's single-seat rule as the public show JSON says it.
+func (a *testApp) ruleOf(t *testing.T, show string) string {
+	t.Helper()
+	r := a.do("GET", "/api/v1/shows/"+show, "", nil, nil)
+	rule, _ := r.json(t)["single_seat_rule"].(string)
+	return rule
+}
+
+// TestAdminShows_SingleSeatRuleForm sets a show's single-seat rule from the console: the
+// new-show form offers it (off by default) and creates the show with the rule chosen; a
+// value that is not a rule is refused with a clear message and creates nothing; the
+// show's page names the rule, its edit form changes it (audited like the other fields)
+// and refuses a bad value without changing anything.
+func TestAdminShows_SingleSeatRuleForm(t *testing.T) {
+	a := newTestApp(t, nil)
+	staff := a.demoToken("staff")
+	s := a.consoleSession(staff)
+	p := a.pickCatalog(staff)
+	date := time.Now().In(a.Cfg.Location()).AddDate(0, 0, 22).Format(time.DateOnly)
+
+	if _, page := s.get("/admin/shows/new"); !strings.Contains(page, `name="single_seat_rule"`) ||
+		!regexp.MustCompile(`<option value="off" selected`).MatchString(page) || !strings.Contains(page, "Enforce</strong>: a booking that leaves") {
+		t.Fatalf("the new-show form does not offer the rule, off by default")
+	}
+	before := a.countShows(t)
+	v := showFormValues(p, p.movie, date, "19:30")
+	v.Set("single_seat_rule", "always")
+	if st, _, body := s.post("/admin/shows", v); st != 400 || !strings.Contains(body, "The single-seat rule must be off, warn or enforce.") {
+		t.Errorf("a bad rule on a new show: %d", st)
+	}
+	if n := a.countShows(t); n != before {
+		t.Fatalf("a refused form stored a show: %d -> %d", before, n)
+	}
+	v.Set("single_seat_rule", "enforce")
+	st, loc, body := s.post("/admin/shows", v)
+	m := showURL.FindStringSubmatch(loc)
+	if st != 303 || m == nil {
+		t.Fatalf("create show: %d %s %s", st, loc, body)
+	}
+	show := m[1]
+	if got := a.ruleOf(t, show); got != "enforce" {
+		t.Errorf("the new show's rule: %q, want enforce", got)
+	}
+	_, page := s.get("/admin/shows/" + show)
+	if !strings.Contains(page, `id="show-seat-rule">Enforce: `) || !regexp.MustCompile(`<option value="enforce" selected`).MatchString(page) {
+		t.Fatalf("the show's page does not name and select the rule enforce")
+	}
+
+	edit := url.Values{}
+	for _, f := range regexp.MustCompile(`<input id="[a-z_]+" name="([a-z_]+)" type="(?:date|time|number|text)"[^>]*value="([^"]*)"`).FindAllStringSubmatch(page, -1) {
+		edit.Set(f[1], f[2])
+	}
+	edit.Del("admit_per_minute") // the waiting room's own form
+	for _, c := range []struct {
+		name    string
+		rule    string
+		status  int
+		want    string
+		audited int
+	}{
+		{"warn", "warn", 303, "warn", 1},
+		{"not a rule", "never", 400, "warn", 0},
+		{"unchanged", "warn", 303, "warn", 0},
+		{"off", "off", 303, "off", 1},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			updates := a.showUpdates(t, show)
+			edit.Set("single_seat_rule", c.rule)
+			st, loc, page := s.post("/admin/shows/"+show, edit)
+			if st != c.status {
+				t.Fatalf("status %d, want %d\n%s", st, c.status, page)
+			}
+			if st == 303 {
+				if loc != "/admin/shows/"+show+"?done=saved" {
+					t.Fatalf("redirect to %q", loc)
+				}
+				_, page = s.get(loc)
+			} else if !strings.Contains(page, `role="alert"`) || !strings.Contains(page, "The single-seat rule must be off, warn or enforce.") {
+				t.Errorf("the refusal is not shown as an alert with its reason")
+			}
+			if got := a.ruleOf(t, show); got != c.want {
+				t.Errorf("rule %q, want %q", got, c.want)
+			}
+			if n := a.showUpdates(t, show) - updates; n != c.audited {
+				t.Errorf("show.update entries added: %d, want %d", n, c.audited)
+			}
+			if st == 303 && !strings.Contains(page, `id="show-seat-rule">`+strings.ToUpper(c.want[:1])+c.want[1:]+`: `) {
+				t.Errorf("the show's page does not name the rule %s", c.want)
+			}
+			if c.audited > 0 {
+				var before, after string
+				if err := a.DB.GetContext(context.Background(), &before, `SELECT JSON_UNQUOTE(JSON_EXTRACT(before_json, '$.single_seat_rule'))
+					FROM audit_log WHERE entity = 'show' AND entity_id = ? AND action = 'show.update' ORDER BY id DESC LIMIT 1`, show); err != nil {
+					t.Fatal(err)
+				}
+				if err := a.DB.GetContext(context.Background(), &after, `SELECT JSON_UNQUOTE(JSON_EXTRACT(after_json, '$.single_seat_rule'))
+					FROM audit_log WHERE entity = 'show' AND entity_id = ? AND action = 'show.update' ORDER BY id DESC LIMIT 1`, show); err != nil {
+					t.Fatal(err)
+				}
+				if after != c.want || before == after {
+					t.Errorf("the audit entry's rule: before %q, after %q; want a change to %q", before, after, c.want)
+				}
+			}
+		})
+	}
+}

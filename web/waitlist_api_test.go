@@ -1,6 +1,7 @@
 package web
 
 import (
+	"strings"
 	"testing"
 	"time"
 )
@@ -130,5 +131,12 @@ func TestWaitlist_API(t *testing.T) {
 	}
 	if r := a.do("GET", "/api/v1/admin/shows/"+show+"/waitlist", three, nil, nil); r.status != 403 {
 		t.Fatalf("a customer reading the staff list: %d", r.status)
+	}
+	// the console's show page lists the places, with the buyers and their offers
+	page := a.getPage("/admin/shows/"+show, staff)
+	email := entries[1].(map[string]any)["email"].(string)
+	if page.status != 200 || !strings.Contains(string(page.body), "Waiting list") || !strings.Contains(string(page.body), email) ||
+		!strings.Contains(string(page.body), o3["order_no"].(string)) {
+		t.Fatalf("the console's show page: %d, lacks the list, %s or the offer", page.status, email)
 	}
 }

@@ -55,7 +55,8 @@ func Created(results []DayResult) int {
 // in the hall, is skipped and reported with its reason, and the other days are still
 // created. It returns one result per day in date order. What applies to every day is
 // checked first and refused with nothing created. Errors: INVALID_REQUEST (days out of
-// range, malformed date or time, purchase limit, waiting room pace or prices),
+// range, malformed date or time, purchase limit, waiting room pace, single-seat rule or
+// prices),
 // NOT_FOUND (movie or hall),
 // CONFLICT (a retired movie), UNAVAILABLE (also when the store fails mid-way: the
 // results so far are returned with it).
@@ -79,6 +80,11 @@ func (w *CatalogWriter) CreateDaily(ctx context.Context, actorID int64, in Local
 	}
 	if in.AdmitPerMinute != 0 {
 		if err := checkPace(in.AdmitPerMinute); err != nil {
+			return nil, err
+		}
+	}
+	if in.SingleSeatRule != "" {
+		if err := checkRule(in.SingleSeatRule); err != nil {
 			return nil, err
 		}
 	}

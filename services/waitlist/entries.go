@@ -162,6 +162,10 @@ func (l *Lists) derive(ctx context.Context, e *Entry) error {
 	switch e.Status {
 	case StatusOffered:
 		switch e.OrderStatus {
+		case "":
+			// the offer is being made (its number is written before its order): the
+			// place is at the front, still waiting
+			e.Status, e.OrderNo, e.Position = StatusWaiting, "", 1
 		case services.OrderPaid, services.OrderRefunded:
 			e.Status = StatusAccepted
 		case services.OrderExpired, services.OrderCancelled:

@@ -3,6 +3,8 @@
 //    read from the data-* attributes the server renders on each seat;
 //  - the purchase limit, explained when reached (seats already held or owned count);
 //  - a wheelchair space asks for its confirmation box;
+//  - under the show's single-seat rule (warn, enforce), the seats the ticked ones
+//    would leave as single empty seats, named before the buyer books;
 //  - one tab stop for the whole map with arrow keys between seats (roving tabindex);
 //  - the full-size / fit-to-screen toggle.
 (function () {
@@ -88,8 +90,152 @@
       var box = wheelchairBox.querySelector("input");
       if (box) box.required = wants;
     }
+    strandCheck();
     return { list: list, total: total };
   }
+
+  // Single empty seats, with the one definition of services/seats/strand.go (Stranded,
+  // GapRefused): only standard seats take part, so a wheelchair space or a companion
+  // seat is never stranded and never a free neighbour; an aisle, a gap, the row's end
+  // or a held, sold or blocked seat is no free neighbour. A seat is stranded when the
+  // ticked seats leave it free with no free neighbour in its row while one of its
+  // neighbours is ticked. On one section of a large hall the seats beyond its edges
+  // are not on the page: a seat beside them is never named. The server decides; this
+  // only warns (under enforce it may still accept when every choice strands a seat).
+  var strandNote = form.querySelector("[data-strand-notice]");
+  var strandRule = strandNote ? strandNote.getAttribute("data-rule") : "";
+  var partial = !!form.querySelector('input[name="section"]');
+  var grid = {}; // "row:col" -> the standard seat there
+  var rowSeats = {}; // row -> its standard seats, in column order
+  var colMin = Infinity, colMax = -Infinity;
+  seats.forEach(function (s) {
+    if (!s.hasAttribute("data-row")) return; // a pick carried from another section
+    var r = rowOf(s), c = colOf(s);
+    colMin = Math.min(colMin, c);
+    colMax = Math.max(colMax, c);
+    if (s.getAttribute("data-kind") !== "standard") return;
+    grid[r + ":" + c] = s;
+    (rowSeats[r] = rowSeats[r] || []).push(s);
+  });
+  function beyond(c) { return partial && (c < colMin || c > colMax); }
+  function isStandard(s) { return s.getAttribute("data-kind") === "standard" && s.hasAttribute("data-row"); }
+
+  // beside returns the standard seats right beside s in its row: null for none (an
+  // aisle, a gap, another kind, the row's end), undefined beyond the section shown.
+  function beside(s) {
+    var r = rowOf(s), c = colOf(s);
+    return [c - 1, c + 1].map(function (n) { return beyond(n) ? undefined : grid[r + ":" + n] || null; });
+  }
+
+  // runsOf returns a row's runs of standard seats side by side; an end at the edge of
+  // the section shown is open (what lies beyond is unknown).
+  var runCache = {};
+  function runsOf(row) {
+    if (runCache[row]) return runCache[row];
+    var runs = [];
+    (rowSeats[row] || []).slice().sort(function (a, b) { return colOf(a) - colOf(b); }).forEach(function (s) {
+      var last = runs[runs.length - 1];
+      if (last && colOf(last.seats[last.seats.length - 1]) === colOf(s) - 1) {
+        last.seats.push(s);
+      } else {
+        runs.push({ seats: [s] });
+      }
+    });
+    runs.forEach(function (run) {
+      run.openLeft = beyond(colOf(run.seats[0]) - 1);
+      run.openRight = beyond(colOf(run.seats[run.seats.length - 1]) + 1);
+    });
+    runCache[row] = runs;
+    return runs;
+  }
+
+  // strandsBeyond: whether run.seats[at], just beyond a window (dir: away from it), is
+  // left alone by it (unknown beyond the section: taken as yes).
+  function strandsBeyond(run, at, dir, isFree) {
+    if (at < 0 || at >= run.seats.length) return dir < 0 ? run.openLeft : run.openRight;
+    if (!isFree(run.seats[at])) return false;
+    var past = at + dir;
+    return past < 0 || past >= run.seats.length || !isFree(run.seats[past]);
+  }
+
+  // cleanWindow: whether the runs hold k free seats of zone side by side that strand
+  // no seat.
+  function cleanWindow(runs, zone, k, isFree) {
+    return runs.some(function (run) {
+      var streak = 0;
+      for (var j = 0; j < run.seats.length; j++) {
+        var s = run.seats[j];
+        if (!isFree(s) || s.getAttribute("data-zone") !== zone) {
+          streak = 0;
+          continue;
+        }
+        streak++;
+        if (streak >= k && !strandsBeyond(run, j - k, -1, isFree) && !strandsBeyond(run, j + 1, 1, isFree)) return true;
+      }
+      return false;
+    });
+  }
+
+  // stranded returns the seats the chosen ones strand, in hall order, and whether
+  // enforce refuses them (a row of a stranded seat offers as many free seats of the
+  // zone side by side that strand none); isFree says whether a seat is free before
+  // the booking.
+  function stranded(chosen, isFree) {
+    var picks = {};
+    chosen.forEach(function (s) { picks[s.value] = true; });
+    function freeAfter(s) { return !!s && isFree(s) && !picks[s.value]; }
+    var out = [], named = {};
+    chosen.forEach(function (c) {
+      if (!isStandard(c)) return;
+      beside(c).forEach(function (n) {
+        if (!freeAfter(n) || named[n.value]) return;
+        var nb = beside(n);
+        if (nb[0] === undefined || nb[1] === undefined) return;
+        if (!freeAfter(nb[0]) && !freeAfter(nb[1])) {
+          named[n.value] = true;
+          out.push(n);
+        }
+      });
+    });
+    out.sort(function (a, b) { return rowOf(a) - rowOf(b) || colOf(a) - colOf(b); });
+    var refused = false;
+    if (out.length > 0) {
+      var rows = {}, need = {};
+      out.forEach(function (s) { rows[rowOf(s)] = true; });
+      chosen.forEach(function (c) {
+        if (!isStandard(c) || !rows[rowOf(c)]) return;
+        var key = rowOf(c) + "|" + c.getAttribute("data-zone");
+        need[key] = (need[key] || 0) + 1;
+      });
+      refused = Object.keys(need).some(function (key) {
+        var cut = key.indexOf("|");
+        return cleanWindow(runsOf(parseInt(key.slice(0, cut), 10)), key.slice(cut + 1), need[key], isFree);
+      });
+    }
+    return { seats: out, refused: refused };
+  }
+
+  // strandCheck names what the ticked seats strand next to the booking button (it
+  // also keeps the labels in data-seats and the verdict in data-refused).
+  function strandCheck() {
+    if (!strandNote) return;
+    var got = stranded(picked(), function (s) { return !s.disabled; });
+    var labels = got.seats.map(function (s) { return s.getAttribute("data-label"); });
+    var refused = strandRule === "enforce" && got.refused;
+    strandNote.setAttribute("data-seats", labels.join(" "));
+    strandNote.setAttribute("data-refused", refused ? "true" : "false");
+    strandNote.classList.toggle("strand-refused", refused);
+    if (labels.length === 0) {
+      strandNote.hidden = true;
+      strandNote.textContent = "";
+      return;
+    }
+    var key = (refused ? "strand_refused_" : "strand_") + (labels.length === 1 ? "one" : "other");
+    strandNote.textContent = text(key, { seats: labels.join(text("list_sep")) });
+    strandNote.hidden = false;
+  }
+  // live.js tells when seats changed state (taken or freed by others)
+  form.addEventListener("seatflow:seats", strandCheck);
 
   form.addEventListener("change", function (ev) {
     var s = ev.target;
