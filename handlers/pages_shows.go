@@ -17,7 +17,10 @@ import (
 // showPage shows one show with its seat map form (a show whose waiting room is on sends
 // whoever it has not admitted to the waiting page). A refused booking redirected here
 // (see bookSeats) is told above the map with the picks kept; ?seat= ticks seats too
-// (coming back from signing in). Either way only seats still free stay ticked.
+// (coming back from signing in). Either way only seats still free stay ticked. A large
+// hall (views.SectionedSeats) shows the overview of its sections, or ?section=N; without
+// one in the address, a refused booking comes back to the section it was made in, and
+// picks open the section of the first pick.
 func (d *Deps) showPage(c *fiber.Ctx) error {
 	id, ok := idParam(c, "id")
 	if !ok {
@@ -33,6 +36,7 @@ func (d *Deps) showPage(c *fiber.Ctx) error {
 		return c.Redirect(views.QueueURL(id), fiber.StatusSeeOther)
 	}
 	picks := queryPicks(c)
+	section, chosen := sectionNumber(c.Query("section"))
 	var msg string
 	var lost map[int64]bool
 	if f, ok := takeBookFlash(c, id); ok {
@@ -42,8 +46,15 @@ func (d *Deps) showPage(c *fiber.Ctx) error {
 		}
 		msg, lost = flashMessage(langOf(c), f, m, userID, nowUTC(), d.Shows.Zone())
 		picks = f.Picks
+		if !chosen && f.Section > 0 {
+			section, chosen = f.Section, true
+		}
 	}
-	return d.renderShow(c, m, fiber.StatusOK, msg, picks, lost)
+	if !chosen && len(picks) > 0 && len(m.Hall.Seats) > views.SectionedSeats {
+		// back from signing in, or a refused booking: the section of the first pick
+		section = views.SectionsOf(m.Hall).Of(m.Hall, picks[0])
+	}
+	return d.renderShow(c, m, fiber.StatusOK, msg, picks, lost, section)
 }
 
 // mustQueue reports whether the visitor must go through show's waiting room before its
@@ -60,9 +71,9 @@ func (d *Deps) mustQueue(c *fiber.Ctx, show *services.Show) bool {
 	return u == nil || !d.Admission.Valid(admissionToken(c, show.ID), u.ID, show.ID, nowUTC())
 }
 
-// renderShow renders the show page; selected seats stay checked where still free, lost
-// seats are highlighted.
-func (d *Deps) renderShow(c *fiber.Ctx, m *seats.SeatMap, status int, msg string, selected []int64, lost map[int64]bool) error {
+// renderShow renders the show page at section (a large hall's section, 0 for its
+// overview); selected seats stay checked where still free, lost seats are highlighted.
+func (d *Deps) renderShow(c *fiber.Ctx, m *seats.SeatMap, status int, msg string, selected []int64, lost map[int64]bool, section int) error {
 	keep := make(map[int64]bool, len(selected))
 	for _, id := range selected {
 		if !lost[id] && m.States[id] == services.StateFree {
@@ -78,6 +89,8 @@ func (d *Deps) renderShow(c *fiber.Ctx, m *seats.SeatMap, status int, msg string
 		Selected:  keep,
 		Error:     msg,
 		JustTaken: lost,
+		Section:   section,
+		Waitlist:  d.waitlistView(c, m),
 	}))
 }
 
@@ -90,9 +103,10 @@ func toShow(c *fiber.Ctx) error {
 	return c.Redirect(views.ShowURL(id), fiber.StatusSeeOther)
 }
 
-// bookSeats creates a pending order of the checked seats and sends the buyer to it. A
-// refused booking redirects (303) to the show's page, which tells why with fresh seat
-// states and the picks kept (post/redirect/get: reloading never re-posts). A signed-out
+// bookSeats creates a pending order of the checked seats and sends the buyer to it,
+// naming the single empty seats it left (the single-seat rule's warn). A refused
+// booking redirects (303) to the show's page, which tells why with fresh seat states
+// and the picks kept (post/redirect/get: reloading never re-posts). A signed-out
 // visitor goes to sign in and comes back to the show with the picks.
 func (d *Deps) bookSeats(c *fiber.Ctx) error {
 	showID, ok := idParam(c, "id")
@@ -112,27 +126,28 @@ func (d *Deps) bookSeats(c *fiber.Ctx) error {
 	if problem == "" && len(ids) == 0 {
 		problem = tr(c, "book.pick_one", nil)
 	}
+	section, _ := sectionNumber(c.FormValue("section")) // a large hall's section: the page to come back to
 	if problem == "" && c.FormValue("wheelchair_ok") != "1" {
 		if problem, err := d.wheelchairUnconfirmed(ctx, langOf(c), showID, ids); err != nil {
 			return errorPage(c, err)
 		} else if problem != "" {
-			return setBookFlash(c, showID, bookFlash{Code: "input", Message: problem, Picks: ids})
+			return setBookFlash(c, showID, bookFlash{Code: "input", Message: problem, Picks: ids, Section: section})
 		}
 	}
 	if problem != "" {
-		return setBookFlash(c, showID, bookFlash{Code: "input", Message: problem, Picks: ids})
+		return setBookFlash(c, showID, bookFlash{Code: "input", Message: problem, Picks: ids, Section: section})
 	}
 	order, err := d.Orders.Create(ctx, orders.CreateOrderRequest{UserID: u.ID, ShowID: showID, SeatIDs: ids,
 		AdmissionToken: admissionToken(c, showID)})
 	if err == nil {
-		return c.Redirect(views.OrderURL(order.OrderNo), fiber.StatusSeeOther)
+		return c.Redirect(withStranded(views.OrderURL(order.OrderNo), order.Stranded), fiber.StatusSeeOther)
 	}
 	status, refused := pageError(c, err)
 	if status == fiber.StatusNotFound || status >= fiber.StatusInternalServerError && status != fiber.StatusServiceUnavailable {
 		return errorPage(c, err)
 	}
 	return setBookFlash(c, showID, bookFlash{Code: refused.Code, Message: refused.Message, Seats: refused.Seats,
-		Retry: refused.RetryAfterS, Picks: ids})
+		Retry: refused.RetryAfterS, Picks: ids, Section: section})
 }
 
 // wheelchairUnconfirmed says why a pick of wheelchair spaces needs the form's

@@ -125,6 +125,12 @@ type ShowPageProps struct {
 	Selected  map[int64]bool // seats to keep checked (still free)
 	Error     string         // a message above the seat map
 	JustTaken map[int64]bool // seats the last attempt lost, highlighted
+	// Section is the section of a large hall (more than SectionedSeats seats) the page
+	// shows, 1-based (HallSections); 0 shows the overview of its sections. A small hall
+	// is always shown whole.
+	Section int
+	// Waitlist is the show's waiting-list panel (nil: none).
+	Waitlist *WaitlistView
 }
 
 // Show returns the page's show.
@@ -179,9 +185,26 @@ func (p ShowPageProps) RulesText(st ShowState) string {
 // SelectedCells are the ticked seats, in the hall's order, for the summary.
 func (p ShowPageProps) SelectedCells() []SeatCell {
 	var out []SeatCell
-	for _, c := range SeatCells(p) {
-		if c.Checked {
+	m := newCellMaker(p)
+	for _, i := range p.selectedIndexes() {
+		st := &p.Map.Hall.Seats[i]
+		if c := m.cell(st, st.Row, st.Col); c.Checked {
 			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// selectedIndexes are the indexes in the hall's Seats of the Selected seats, in the
+// hall's order.
+func (p ShowPageProps) selectedIndexes() []int {
+	if len(p.Selected) == 0 {
+		return nil
+	}
+	var out []int
+	for i, st := range p.Map.Hall.Seats {
+		if p.Selected[st.ID] {
+			out = append(out, i)
 		}
 	}
 	return out

@@ -110,7 +110,7 @@ func TestBrowser_RegisterPickSeatsPayAndSeePaid(t *testing.T) {
 	}
 	screenshot(t, ctx, "show")
 	picked, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`(() => {
-		const f = [...document.querySelectorAll('input[name="seat"]:not([disabled])')].slice(0, 2);
+		const f = [...document.querySelectorAll('input[name="seat"][data-kind="standard"]:not([disabled])')].slice(0, 2);
 		f.forEach(x => x.click()); return f.map(x => x.value); })()`))
 	if err != nil || len(picked) != 2 {
 		t.Fatalf("pick seats %v: %v", picked, err)

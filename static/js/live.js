@@ -74,6 +74,12 @@
     window.setTimeout(function () { announcer.textContent = msg; }, 80);
   }
 
+  // changed tells the seat map's other checks (seatmap.js: single empty seats) that
+  // seat states changed.
+  function changed() {
+    map.dispatchEvent(new CustomEvent('seatflow:seats', { bubbles: true }));
+  }
+
   var source = new EventSource(map.getAttribute('data-live-url'));
   source.addEventListener('snapshot', function (e) {
     var data = JSON.parse(e.data);
@@ -87,6 +93,7 @@
     });
     counts(data);
     announce(lost);
+    changed();
   });
   source.addEventListener('seats', function (e) {
     var data = JSON.parse(e.data);
@@ -97,6 +104,7 @@
     });
     counts(data);
     announce(lost);
+    changed();
   });
   window.addEventListener('pagehide', function () { source.close(); });
 })();
