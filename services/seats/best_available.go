@@ -18,7 +18,7 @@ import (
 // the block (nil when none fits) and how many matching seats of the zone are free in
 // all; ChooseBlock also says what a fallback strands.
 func BestAvailable(hall *services.Hall, states map[int64]string, zone string, quantity int, accessible bool) ([]int64, int) {
-	p := ChooseBlock(hall, freeSeats(hall, states), zone, quantity, accessible, true)
+	p := ChooseBlock(hall, FreeOf(hall, states), zone, quantity, accessible, true)
 	return p.IDs, p.Free
 }
 
@@ -31,8 +31,9 @@ type Pick struct {
 	Stranded []int32
 }
 
-// freeSeats turns seat values into a slice parallel to hall.Seats: true where free.
-func freeSeats(hall *services.Hall, states map[int64]string) []bool {
+// FreeOf turns seat values (seat id -> stored value) into a slice parallel to
+// hall.Seats: true where free.
+func FreeOf(hall *services.Hall, states map[int64]string) []bool {
 	free := make([]bool, len(hall.Seats))
 	for i := range hall.Seats {
 		free[i] = states[hall.Seats[i].ID] == SeatFree
@@ -86,24 +87,7 @@ func ChooseBlock(hall *services.Hall, free []bool, zone string, quantity int, ac
 		return Pick{Free: freeCount()}
 	}
 	centre := float64(hall.Cols+1) / 2
-	type choice struct {
-		block    []int32
-		score    float64
-		stranded []int32
-	}
-	clean, fallback := choice{score: math.Inf(1)}, choice{score: math.Inf(1)}
-	better := func(c *choice, block []int32, score float64) bool {
-		if c.block == nil || score < c.score {
-			return true
-		}
-		if score > c.score {
-			return false
-		}
-		// on a tie the lower row, then the lower column, wins
-		a, b := &hall.Seats[block[0]], &hall.Seats[c.block[0]]
-		return a.Row < b.Row || (a.Row == b.Row && a.Col < b.Col)
-	}
-	var stranded []int32
+	c := newChooser(hall, free)
 	valid := func(block []int32) bool {
 		for _, i := range block {
 			if !eligible(i) {
@@ -126,7 +110,7 @@ func ChooseBlock(hall *services.Hall, free []bool, zone string, quantity int, ac
 	}
 	for _, row := range rows {
 		penalty := hall.RowPenalty(hall.Seats[row[0]].Row)
-		if penalty > clean.score {
+		if penalty > c.bound() {
 			break // every later row is as far or farther
 		}
 		if len(row) < quantity {
@@ -151,54 +135,15 @@ func ChooseBlock(hall *services.Hall, free []bool, zone string, quantity int, ac
 				s, right = right, right+1
 			}
 			score := penalty + dist(s)
-			if score > clean.score {
+			if score > c.bound() {
 				break // every block left in the row is farther
 			}
-			block := row[s : s+quantity]
-			if !valid(block) {
-				continue
-			}
-			stranded = strandedBeyond(hall, free, block[0], block[quantity-1], stranded[:0])
-			if len(stranded) == 0 {
-				if better(&clean, block, score) {
-					clean = choice{block: append(clean.block[:0:0], block...), score: score}
-				}
-			} else if clean.block == nil && better(&fallback, block, score) {
-				fallback = choice{block: append(fallback.block[:0:0], block...), score: score, stranded: append([]int32(nil), stranded...)}
+			if block := row[s : s+quantity]; valid(block) {
+				c.consider(block, score)
 			}
 		}
 	}
-	best := clean
-	if best.block == nil {
-		best = fallback
-	}
-	if best.block == nil {
-		if !count {
-			total = freeCount()
-		}
-		return Pick{Free: total}
-	}
-	ids := make([]int64, len(best.block))
-	for i, s := range best.block {
-		ids[i] = hall.Seats[s].ID
-	}
-	return Pick{IDs: ids, Free: total, Stranded: best.stranded}
-}
-
-// strandedBeyond appends to out the seats that taking the block first..last (one run of
-// seats side by side) strands: only the seat just beyond either end can be (Stranded).
-func strandedBeyond(hall *services.Hall, free []bool, first, last int32, out []int32) []int32 {
-	if l, _ := hall.Beside(first); l >= 0 && free[l] {
-		if ll, _ := hall.Beside(l); ll < 0 || !free[ll] {
-			out = append(out, l)
-		}
-	}
-	if _, r := hall.Beside(last); r >= 0 && free[r] {
-		if _, rr := hall.Beside(r); rr < 0 || !free[rr] {
-			out = append(out, r)
-		}
-	}
-	return out
+	return c.pick(total, count, freeCount)
 }
 
 func hasKindAt(hall *services.Hall, block []int32, kind string) bool {

@@ -29,7 +29,7 @@ func referenceBestAvailable(hall *services.Hall, states map[int64]string, zone s
 		return nil, free
 	}
 	idealRow, centre := 0.6*float64(hall.Rows+1), float64(hall.Cols+1)/2
-	freeNow := freeSeats(hall, states)
+	freeNow := FreeOf(hall, states)
 	var best []*services.Seat
 	bestScore, bestClean := math.Inf(1), false
 	for row, seats := range rows {
@@ -110,7 +110,7 @@ func TestBestAvailable_MatchesTheRule(t *testing.T) {
 							n, h.Rows, h.Cols, zone, q, acc, got, gotFree, want, wantFree)
 					}
 					// the order path's call, without the full count, picks the same block
-					if quick, quickFree := BestBlock(h, freeSeats(h, states), zone, q, acc, false); !slices.Equal(quick, want) || (quick == nil && quickFree != wantFree) {
+					if quick, quickFree := BestBlock(h, FreeOf(h, states), zone, q, acc, false); !slices.Equal(quick, want) || (quick == nil && quickFree != wantFree) {
 						t.Fatalf("hall %d zone %s x%d accessible %v, no count: got %v (%d free), want %v (%d free)", n, zone, q, acc, quick, quickFree, want, wantFree)
 					}
 				}
@@ -136,7 +136,7 @@ func BenchmarkBestAvailable_20kSeats(b *testing.B) {
 			states[s.ID] = "S|X|1"
 		}
 	}
-	free := freeSeats(h, states)
+	free := FreeOf(h, states)
 	b.Run("indexed", func(b *testing.B) {
 		for b.Loop() {
 			BestBlock(h, free, "standard", 4, false, false)

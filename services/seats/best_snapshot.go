@@ -60,7 +60,7 @@ func (s *bestSnapshot) Choose(ctx context.Context, fresh bool, hall *services.Ha
 		if err != nil {
 			return nil, err
 		}
-		s.hall, s.free, s.readAt = hall, freeSeats(hall, states), time.Now()
+		s.hall, s.free, s.readAt = hall, FreeOf(hall, states), time.Now()
 		s.bits = NewFreeBits(hall, s.free)
 	}
 	ids := pick(s.free, s.bits)

@@ -119,27 +119,11 @@ func ChoosePlain(hall *services.Hall, free []bool, fb FreeBits, zone string, qua
 		return Pick{Free: freeCount()}
 	}
 	centre := float64(hall.Cols+1) / 2
-	type choice struct {
-		block    []int32
-		score    float64
-		stranded []int32
-	}
-	clean, fallback := choice{score: math.Inf(1)}, choice{score: math.Inf(1)}
-	better := func(c *choice, block []int32, score float64) bool {
-		if c.block == nil || score < c.score {
-			return true
-		}
-		if score > c.score {
-			return false
-		}
-		a, b := &hall.Seats[block[0]], &hall.Seats[c.block[0]]
-		return a.Row < b.Row || (a.Row == b.Row && a.Col < b.Col)
-	}
+	c := newChooser(hall, free)
 	var starts, tmp [5]uint64
-	var stranded []int32
 	for r, row := range rows {
 		penalty := hall.RowPenalty(hall.Seats[row[0]].Row)
-		if penalty > clean.score {
+		if penalty > c.bound() {
 			break // every later row is as far or farther
 		}
 		if len(row) < quantity {
@@ -183,33 +167,11 @@ func ChoosePlain(hall *services.Hall, free []bool, fb FreeBits, zone string, qua
 				p, right = right, setAtOrAbove(s, right+1)
 			}
 			score := penalty + math.Abs(mid(p)-centre)
-			if score > clean.score {
+			if score > c.bound() {
 				break // every block left in the row is farther
 			}
-			block := row[p : p+quantity]
-			stranded = strandedBeyond(hall, free, block[0], block[quantity-1], stranded[:0])
-			if len(stranded) == 0 {
-				if better(&clean, block, score) {
-					clean = choice{block: append(clean.block[:0:0], block...), score: score}
-				}
-			} else if clean.block == nil && better(&fallback, block, score) {
-				fallback = choice{block: append(fallback.block[:0:0], block...), score: score, stranded: append([]int32(nil), stranded...)}
-			}
+			c.consider(row[p:p+quantity], score)
 		}
 	}
-	best := clean
-	if best.block == nil {
-		best = fallback
-	}
-	if best.block == nil {
-		if !count {
-			total = freeCount()
-		}
-		return Pick{Free: total}
-	}
-	ids := make([]int64, len(best.block))
-	for i, s := range best.block {
-		ids[i] = hall.Seats[s].ID
-	}
-	return Pick{IDs: ids, Free: total, Stranded: best.stranded}
+	return c.pick(total, count, freeCount)
 }

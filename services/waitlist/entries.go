@@ -113,7 +113,7 @@ func (l *Lists) Join(ctx context.Context, userID, showID int64, quantity int, zo
 	if err != nil {
 		return nil, err
 	}
-	free := freeOf(hall, states)
+	free := seats.FreeOf(hall, states)
 	if z, ids := pickFor(show, hall, free, seats.NewFreeBits(hall, free), zone, quantity); ids != nil {
 		return nil, services.Errorf(services.CodeConflict, "%d seats side by side are free in zone %s: book them instead", quantity, z)
 	}

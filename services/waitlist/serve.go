@@ -90,7 +90,7 @@ func (l *Lists) Serve(ctx context.Context, showID int64) (int, error) {
 		if err != nil {
 			return nil, err
 		}
-		return freeOf(hall, states), nil
+		return seats.FreeOf(hall, states), nil
 	}
 	free, err := read()
 	if err != nil {
@@ -253,15 +253,6 @@ func pickFor(show *services.Show, hall *services.Hall, free []bool, fb seats.Fre
 		}
 	}
 	return "", nil
-}
-
-// freeOf turns seat values into a slice parallel to hall.Seats: true where free.
-func freeOf(hall *services.Hall, states map[int64]string) []bool {
-	free := make([]bool, len(hall.Seats))
-	for i := range hall.Seats {
-		free[i] = states[hall.Seats[i].ID] == seats.SeatFree
-	}
-	return free
 }
 
 // showKey is the id as the runner's set keeps it.
