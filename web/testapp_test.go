@@ -42,6 +42,14 @@ type testApp struct {
 
 const testRedisDB = 12
 
+// The browser tests run in a process of their own beside the others (make test,
+// SEATFLOW_TEST_WEB_PART=browser): their own database (suffix "_browser"), Redis DB 10
+// and key prefix, since pub/sub channels are shared by every DB of a server.
+const (
+	browserPart    = "browser"
+	browserRedisDB = 10
+)
+
 func testConfig() Config {
 	cfg, err := LoadConfig()
 	if err != nil {
@@ -51,15 +59,23 @@ func testConfig() Config {
 	if base == "" {
 		base = "root@tcp(127.0.0.1:3306)/"
 	}
-	cfg.MySQLDSN = base + "seatflow_test_web" + os.Getenv("SEATFLOW_TEST_SUFFIX")
+	part := os.Getenv("SEATFLOW_TEST_WEB_PART")
+	suffix := os.Getenv("SEATFLOW_TEST_SUFFIX")
+	if part == browserPart {
+		suffix += "_" + browserPart
+	}
+	cfg.MySQLDSN = base + "seatflow_test_web" + suffix
 	if addr := os.Getenv("SEATFLOW_TEST_REDIS_ADDR"); addr != "" {
 		cfg.RedisAddr = addr
 	}
 	cfg.RedisDB = testRedisDB
+	if part == browserPart {
+		cfg.RedisDB = browserRedisDB
+	}
 	// pub/sub channels are shared by every DB of a Redis server: a prefix of their own
 	// keeps the live seat maps and waiting rooms of these tests from hearing the seat
 	// changes of the services tests and the load test's smoke run running beside them
-	cfg.KeyPrefix = "sfweb"
+	cfg.KeyPrefix = "sfweb" + part
 	cfg.BcryptCost = 4
 	cfg.PaymentWebhookSecret = "web-test-secret"
 	cfg.AdmissionSecret = "web-test-admission-secret" // shared by every instance of a test
