@@ -195,7 +195,7 @@ func (d *Deps) bookBest(c *fiber.Ctx) error {
 		Zone: strings.Clone(zone), Quantity: qty, Accessible: c.FormValue("accessible") == "1",
 		AdmissionToken: admissionToken(c, showID)})
 	if err == nil {
-		return c.Redirect(views.OrderURL(order.OrderNo)+"?chosen=1", fiber.StatusSeeOther)
+		return c.Redirect(withStranded(views.OrderURL(order.OrderNo)+"?chosen=1", order.Stranded), fiber.StatusSeeOther)
 	}
 	status, refused := pageError(c, err)
 	if status == fiber.StatusNotFound || status >= fiber.StatusInternalServerError && status != fiber.StatusServiceUnavailable {

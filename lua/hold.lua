@@ -4,8 +4,7 @@
 -- zone's seats are kept for its waiting list
 -- ARGV[1] order_no, ARGV[2] user_id, ARGV[3] purchase limit, or "limit|rule|rows|flags"
 -- with the single-seat rule ("", "warn" or "enforce"), how many row strings end ARGV,
--- and flags: "o" a waiting list's offer (the gate does not apply to it), "a" a batch
--- with a wheelchair space (nor to it),
+-- and flags: "o" a waiting list's offer (the gate does not apply to it),
 -- ARGV[4..] pairs: seat_id, zone_code, then the row strings: one per row the batch
 -- touches, its runs of standard seats side by side separated by ";", each seat
 -- "seat_id:zone_code" separated by "," (seats.RuleArgs).

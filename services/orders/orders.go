@@ -480,19 +480,10 @@ func (o *Orders) holdChosen(ctx context.Context, show *services.Show, hall *serv
 }
 
 // holdFlags says who a hold is for, as the waiting list's gate sees it: a waiting
-// list's offer, a batch with a wheelchair space (nobody waits for those on the list), or
-// the public.
-func holdFlags(hall *services.Hall, req CreateOrderRequest) string {
+// list's offer, or the public (the gate applies to every seat of the batch).
+func holdFlags(_ *services.Hall, req CreateOrderRequest) string {
 	if req.offerNo != "" {
 		return seats.HoldOffer
-	}
-	if req.Accessible {
-		return seats.HoldAccessible
-	}
-	for _, id := range req.SeatIDs {
-		if s, ok := hall.Seat(id); ok && s.Kind == services.KindWheelchair {
-			return seats.HoldAccessible
-		}
 	}
 	return seats.HoldPublic
 }

@@ -177,13 +177,11 @@ func (h HoldOutcome) OK() bool {
 }
 
 // HoldFlags say who a hold is for, as the waiting list's gate sees it: HoldPublic (the
-// gate applies: a zone whose free count reached its gate keeps its seats for the list),
-// HoldOffer (a waiting list's offer) or HoldAccessible (a batch with a wheelchair space;
-// nobody waits for those on the list).
+// gate applies: a zone whose free count reached its gate keeps its seats for the list)
+// or HoldOffer (a waiting list's offer).
 const (
-	HoldPublic     = ""
-	HoldOffer      = "o"
-	HoldAccessible = "a"
+	HoldPublic = ""
+	HoldOffer  = "o"
 )
 
 // errNotLoaded says the show's map is missing in Redis.
@@ -204,8 +202,8 @@ func (s *SeatStore) Hold(ctx context.Context, showID int64, orderNo string, user
 // HoldUnderRule is Hold that also applies a single-seat rule (RuleWarn or RuleEnforce,
 // with rows from RuleArgs) in the same script run, against the seat values the hold
 // writes over: the outcome lists the seats the batch strands, and under enforce a batch
-// refused for them (Gap) holds nothing. rule "" is Hold. flags (HoldPublic, HoldOffer,
-// HoldAccessible) decide whether the waiting list's gate (WaitlistGateKey) applies.
+// refused for them (Gap) holds nothing. rule "" is Hold. flags (HoldPublic, HoldOffer)
+// decide whether the waiting list's gate (WaitlistGateKey) applies.
 func (s *SeatStore) HoldUnderRule(ctx context.Context, showID int64, orderNo string, userID int64, limit int, refs []SeatRef, rule string, rows []string, flags string) (HoldOutcome, error) {
 	lim := strconv.Itoa(limit)
 	if rule == "" || len(rows) == 0 {

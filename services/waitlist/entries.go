@@ -85,11 +85,11 @@ const entryCols = `SELECT w.id, w.show_id, w.user_id, u.email, w.quantity, COALE
 
 // Join puts userID on the waiting list of showID for quantity seats of zone ("" any
 // zone) and returns the place. The show must be on sale; quantity is 1..its purchase
-// limit; the seats asked for must be sold out (no block of quantity seats side by side
-// is free now: otherwise the buyer should book them). The list is served at once, in
-// case seats came back meanwhile. Errors: NOT_FOUND, NOT_ON_SALE, INVALID_REQUEST (a
-// quantity or zone out of range), CONFLICT (already on the list; seats are free),
-// UNAVAILABLE.
+// limit, counting the seats the buyer already holds or owns; the seats asked for must
+// be sold out (no block of quantity seats side by side is free now: otherwise the buyer
+// should book them). The list is served at once, in case seats came back meanwhile.
+// Errors: NOT_FOUND, NOT_ON_SALE, INVALID_REQUEST (a quantity or zone out of range),
+// LIMIT_EXCEEDED, CONFLICT (already on the list; seats are free), UNAVAILABLE.
 func (l *Lists) Join(ctx context.Context, userID, showID int64, quantity int, zone string) (*Entry, error) {
 	show, err := l.catalog.CachedShow(ctx, showID)
 	if err != nil {
@@ -115,7 +115,18 @@ func (l *Lists) Join(ctx context.Context, userID, showID int64, quantity int, zo
 	}
 	free := seats.FreeOf(hall, states)
 	if z, ids := pickFor(show, hall, free, seats.NewFreeBits(hall, free), zone, quantity); ids != nil {
-		return nil, services.Errorf(services.CodeConflict, "%d seats side by side are free in zone %s: book them instead", quantity, z)
+		return nil, services.Errorf(services.CodeConflict, "there are free seats side by side for %d in %s: book them instead of waiting", quantity, zoneName(show, z))
+	}
+	var owned int
+	qctx0, cancel0 := context.WithTimeout(ctx, store.DBTimeout)
+	err = l.db.GetContext(qctx0, &owned, `SELECT COUNT(*) FROM order_seats os JOIN orders o ON o.id = os.order_id
+		WHERE o.user_id = ? AND o.show_id = ? AND os.live = 1`, userID, showID)
+	cancel0()
+	if err != nil {
+		return nil, store.Unavailable("the database", err)
+	}
+	if owned+quantity > show.PurchaseLimit {
+		return nil, services.Errorf(services.CodeLimitExceeded, "you hold or own %d seats for this show; the limit is %d per person, so an offer of %d could not be made", owned, show.PurchaseLimit, quantity)
 	}
 	var zoneArg any
 	if zone != "" {
@@ -159,24 +170,27 @@ func (l *Lists) Mine(ctx context.Context, userID, showID int64) (*Entry, error) 
 // lapsed; a waiting place of a show no longer on sale reads closed) and counts the
 // position of a waiting place.
 func (l *Lists) derive(ctx context.Context, e *Entry) error {
+	show, err := l.catalog.CachedShow(ctx, e.ShowID)
+	if err != nil {
+		return err
+	}
 	switch e.Status {
 	case StatusOffered:
-		switch e.OrderStatus {
-		case "":
+		switch {
+		case e.OrderStatus == "":
 			// the offer is being made (its number is written before its order): the
 			// place is at the front, still waiting
 			e.Status, e.OrderNo, e.Position = StatusWaiting, "", 1
-		case services.OrderPaid, services.OrderRefunded:
+		case e.OrderStatus == services.OrderPaid:
 			e.Status = StatusAccepted
-		case services.OrderExpired, services.OrderCancelled:
-			e.Status = StatusLapsed
+		case e.OrderStatus == services.OrderPending:
+		case ended(show, l.clock.Now()) || e.OrderStatus == services.OrderRefunded:
+			e.Status = StatusClosed // the show was cancelled (its orders ended with it)
+		default:
+			e.Status = StatusLapsed // expired, or cancelled by the buyer
 		}
 	case StatusWaiting:
-		show, err := l.catalog.CachedShow(ctx, e.ShowID)
-		if err != nil {
-			return err
-		}
-		if !show.OnSaleAt(l.clock.Now()) {
+		if ended(show, l.clock.Now()) {
 			e.Status = StatusClosed
 			return nil
 		}
@@ -205,12 +219,30 @@ func (l *Lists) Leave(ctx context.Context, userID, showID int64) (*Entry, error)
 		WHERE id = ? AND active = 1`, l.clock.Now().UTC(), e.ID); err != nil {
 		return nil, store.Unavailable("the database", err)
 	}
-	if e.Status == StatusOffered && e.OrderStatus == services.OrderPending {
-		if _, err := l.orders.Cancel(ctx, userID, e.OrderNo); err != nil && services.ErrorCode(err) != services.CodeOrderState {
-			return nil, err
+	// an offer made since the read above is cancelled too (one still being made is
+	// cancelled by its server when it sees the place left)
+	var no string
+	if err := l.db.GetContext(qctx, &no, "SELECT COALESCE(order_no, '') FROM waitlist_entries WHERE id = ?", e.ID); err != nil {
+		return nil, store.Unavailable("the database", err)
+	}
+	if no != "" {
+		if _, err := l.orders.Cancel(ctx, userID, no); err != nil {
+			if c := services.ErrorCode(err); c != services.CodeOrderState && c != services.CodeNotFound {
+				return nil, err
+			}
 		}
 	}
 	return l.Mine(ctx, userID, showID)
+}
+
+// zoneName is the name of a show's zone code (the code when the show has no such zone).
+func zoneName(show *services.Show, code string) string {
+	for _, z := range show.Zones {
+		if z.Code == code {
+			return z.Name
+		}
+	}
+	return code
 }
 
 // List returns every place of showID's list in order (staff), positions of the waiting
@@ -226,10 +258,10 @@ func (l *Lists) List(ctx context.Context, showID int64) ([]*Entry, error) {
 	if err != nil {
 		return nil, err
 	}
-	open := show.OnSaleAt(l.clock.Now())
+	over := ended(show, l.clock.Now())
 	pos := 0
 	for _, e := range out {
-		if e.Status == StatusWaiting && open {
+		if e.Status == StatusWaiting && !over {
 			pos++
 			e.Position = pos
 			continue

@@ -67,6 +67,9 @@ func (l *Lists) Serve(ctx context.Context, showID int64) (int, error) {
 		if err := l.setGate(ctx, showID, nil); err != nil {
 			return 0, err
 		}
+		if !ended(show, now) {
+			return 0, nil // a sale closed for now (it may open again): the places keep waiting
+		}
 		if _, err := l.db.ExecContext(qctx, `UPDATE waitlist_entries SET status = 'closed', active = NULL, updated_at = ?
 			WHERE show_id = ? AND status = 'waiting'`, now.UTC(), showID); err != nil {
 			return 0, store.Unavailable("the database", err)
@@ -154,12 +157,14 @@ func (l *Lists) Serve(ctx context.Context, showID int64) (int, error) {
 	return offers, nil
 }
 
-// gateOf is the gate the places still waiting need (zone code -> free count from which
-// the public may no longer hold the zone's seats): a zone's gate is the fewest seats a
-// place wanting that zone (or any) asks for, plus the zone's free seats that are not
-// standard (wheelchair spaces and companion seats, which offers never take). So seats
-// that came back go to the list as soon as they are enough for a place, and seats too
-// few for anyone waiting stay on sale.
+// gateOf is the gate the places still waiting need (zone code -> the zone's free count
+// from which the public may no longer hold its seats). The serve just offered every
+// place that fits, so the seats free now fit none of those left: they stay on sale, and
+// the gate keeps for the list only seats that come back after it. A zone's gate is one
+// more than its free seats now, and at least the fewest seats a place wanting that zone
+// (or any) asks for plus the zone's free seats that are not standard (wheelchair spaces
+// and companion seats, which offers never take). The next seat that comes back closes
+// the zone until the next serve (a few milliseconds later, on its event) decides.
 func gateOf(show *services.Show, hall *services.Hall, free []bool, waiting []*Entry) map[string]int {
 	gate := map[string]int{}
 	for _, z := range show.Zones {
@@ -172,14 +177,23 @@ func gateOf(show *services.Show, hall *services.Hall, free []bool, waiting []*En
 		if least == 0 {
 			continue
 		}
+		freeNow := 0
 		for i, s := range hall.Seats {
-			if free[i] && s.ZoneCode == z.Code && s.Kind != services.KindStandard {
-				least++
+			if free[i] && s.ZoneCode == z.Code {
+				freeNow++
+				if s.Kind != services.KindStandard {
+					least++
+				}
 			}
 		}
-		gate[z.Code] = least
+		gate[z.Code] = max(least, freeNow+1)
 	}
 	return gate
+}
+
+// ended reports whether show's places end: it was cancelled or has started.
+func ended(show *services.Show, now time.Time) bool {
+	return show.Stored() == services.ShowCancelled || !now.Before(show.StartsAt)
 }
 
 // gateTTL bounds a gate nobody rewrites (every server of the show gone): it ends, and
@@ -227,6 +241,17 @@ func (l *Lists) offer(ctx context.Context, e *Entry, ids []int64) (*services.Ord
 		return nil, services.Errorf(services.CodeOrderState, "place %d is no longer waiting", e.ID)
 	}
 	o, err := l.orders.CreateOffer(ctx, orders.Offer{UserID: e.UserID, ShowID: e.ShowID, SeatIDs: ids, OrderNo: no, HoldFor: OfferFor})
+	if err == nil {
+		// the buyer may have left while the order was made: Leave cancels an offer it
+		// finds, and this cancels one it could not find yet
+		var status string
+		if qerr := l.db.GetContext(ctx, &status, "SELECT status FROM waitlist_entries WHERE id = ?", e.ID); qerr == nil && status != "offered" {
+			if _, cerr := l.orders.Cancel(ctx, e.UserID, o.OrderNo); cerr != nil {
+				l.log.Warn("waiting list: an offer to a place just left was not cancelled; it expires", "order_no", o.OrderNo, "err", cerr)
+			}
+			return nil, services.Errorf(services.CodeOrderState, "place %d was left while its offer was made", e.ID)
+		}
+	}
 	if err != nil {
 		bctx, cancel := context.WithTimeout(context.Background(), store.DBTimeout)
 		defer cancel()

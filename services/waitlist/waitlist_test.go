@@ -257,3 +257,62 @@ func TestWaitlist_RacingReleasesAndBuyers(t *testing.T) {
 		t.Errorf("%d offers were made: the race proved little", offers)
 	}
 }
+
+// TestWaitlist_SeatsThatFitNobodyStayOnSale: seats free but not side by side fit no
+// place waiting for a pair, so other buyers can still book them (the gate keeps only
+// seats that come back after a serve); a buyer at the purchase limit cannot join; a
+// closed sale keeps the places waiting, and a cancelled show closes them, an open offer
+// too.
+func TestWaitlist_SeatsThatFitNobodyStayOnSale(t *testing.T) {
+	e := testenv.NewTestEnv(t, testenv.Unlimited)
+	ctx := context.Background()
+	h := e.MakeLayout("Fragments", testenv.RowSpec{Zone: "standard", Seats: "SSSS"})
+	e.Hall, e.Show = h, e.OnSaleShow(h.ID, 0)
+	l := waitlist.NewLists(e.DB, e.Orders, nil)
+	holder := e.User(1)
+	if _, err := e.Create(holder, testenv.HallSeatIDs(t, h, "A1", "A3")...); err != nil {
+		t.Fatal(err)
+	}
+	pair := e.User(2)
+	if _, err := l.Join(ctx, pair, e.Show.ID, 2, ""); err != nil {
+		t.Fatalf("join for a pair with only single seats free: %v", err)
+	}
+	if n, err := l.Serve(ctx, e.Show.ID); err != nil || n != 0 {
+		t.Fatalf("serve: %d offers, %v", n, err)
+	}
+	if _, err := e.Create(e.User(3), testenv.HallSeatIDs(t, h, "A2")...); err != nil {
+		t.Fatalf("a single seat nobody on the list fits is not on sale: %v", err)
+	}
+	if _, err := l.Join(ctx, holder, e.Show.ID, 3, ""); services.ErrorCode(err) != services.CodeLimitExceeded {
+		t.Fatalf("joining for 3 while holding 2 of a limit of 4: %v", err)
+	}
+
+	// the sale closes for a while: the place waits on; it opens again: still there
+	e.Exec("UPDATE shows SET sale_closes_at = ? WHERE id = ?", e.Clock.Now().Add(-time.Minute), e.Show.ID)
+	if _, err := l.Serve(ctx, e.Show.ID); err != nil {
+		t.Fatal(err)
+	}
+	var status string
+	if err := e.DB.Get(&status, "SELECT status FROM waitlist_entries WHERE user_id = ?", pair); err != nil || status != "waiting" {
+		t.Fatalf("a closed sale ended the place: %q %v", status, err)
+	}
+	e.Exec("UPDATE shows SET sale_closes_at = ? WHERE id = ?", e.Show.StartsAt.Add(-time.Hour), e.Show.ID)
+	// a pair comes back: the place gets it; then the show is cancelled
+	all, _ := e.Orders.List(ctx, holder, 10)
+	if _, err := e.Orders.Cancel(ctx, holder, all[0].OrderNo); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := l.Serve(ctx, e.Show.ID); err != nil || n != 1 {
+		t.Fatalf("serve after the pair came back: %d offers, %v", n, err)
+	}
+	en, _ := l.Mine(ctx, pair, e.Show.ID)
+	if en.Status != waitlist.StatusOffered {
+		t.Fatalf("the place reads %q", en.Status)
+	}
+	e.Exec("UPDATE shows SET status = 'cancelled' WHERE id = ?", e.Show.ID)
+	e.Exec("UPDATE orders SET status = 'cancelled' WHERE order_no = ?", en.OrderNo)
+	e.Catalog.ForgetShow(e.Show.ID)
+	if en, _ := l.Mine(ctx, pair, e.Show.ID); en.Status != waitlist.StatusClosed {
+		t.Errorf("an offer of a cancelled show reads %q, want closed", en.Status)
+	}
+}
