@@ -581,8 +581,10 @@ func lzCreateStep(w *lzWorld, n *lzState, in *lzIn, out *lzOut) bool {
 		return false
 	case services.CodeSeatTaken:
 		if best { // only MySQL's unique key answers this for best-available: Redis lost a hold
+			// (a seat owned in MySQL looks free in the cache; or, after a flush, the order's
+			// own hold was lost and another order took the seat, committing first)
 			for i := range n.owner {
-				if n.owner[i] != 0 && n.cacheFree(w, i) {
+				if n.owner[i] != 0 && (n.cacheFree(w, i) || n.epoch > 0) {
 					return true
 				}
 			}
