@@ -1,6 +1,8 @@
 package handlers
 
 import (
+	"strings"
+
 	"github.com/gofiber/fiber/v2"
 
 	"seatflow/services"
@@ -22,6 +24,9 @@ func serviceText(l views.Lang, se *services.Error, en string) string {
 		return en
 	}
 	if id, ok := serviceMessageID[se.Code]; ok {
+		if se.Code == services.CodeSingleSeatGap && len(se.Seats) > 0 {
+			return l.T(id, nil) + "（" + strings.Join(se.Seats, "、") + "）" // the seat left alone
+		}
 		return l.T(id, nil)
 	}
 	return l.T("svc.internal", nil)
