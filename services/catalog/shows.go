@@ -150,8 +150,7 @@ func checkWindow(opens, closes, starts time.Time) error {
 	return nil
 }
 
-// The single-seat rules a show may have (seats.Rule*, repeated here: seats imports
-// catalog).
+// The single-seat rules a show may have (seats/strand.go applies them).
 const (
 	RuleOff     = "off"
 	RuleWarn    = "warn"

@@ -470,7 +470,7 @@ func (o *Orders) holdChosen(ctx context.Context, show *services.Show, hall *serv
 		return err
 	}
 	rule, rows := seats.RuleArgs(hall, show.SingleSeatRule, req.SeatIDs)
-	out, err := o.seats.HoldUnderRule(ctx, show.ID, order.OrderNo, req.UserID, show.PurchaseLimit, refsOf(order), rule, rows, holdFlags(hall, req))
+	out, err := o.seats.HoldUnderRule(ctx, show.ID, order.OrderNo, req.UserID, show.PurchaseLimit, refsOf(order), rule, rows, holdFlags(req))
 	if err != nil {
 		return err
 	}
@@ -481,7 +481,7 @@ func (o *Orders) holdChosen(ctx context.Context, show *services.Show, hall *serv
 
 // holdFlags says who a hold is for, as the waiting list's gate sees it: a waiting
 // list's offer, or the public (the gate applies to every seat of the batch).
-func holdFlags(_ *services.Hall, req CreateOrderRequest) string {
+func holdFlags(req CreateOrderRequest) string {
 	if req.offerNo != "" {
 		return seats.HoldOffer
 	}
@@ -577,7 +577,7 @@ func (o *Orders) holdBestAvailable(ctx context.Context, show *services.Show, hal
 			return err
 		}
 		ruleName, rows := seats.RuleArgs(hall, rule, ids)
-		out, err := o.seats.HoldUnderRule(ctx, show.ID, order.OrderNo, req.UserID, show.PurchaseLimit, refsOf(order), ruleName, rows, holdFlags(hall, req))
+		out, err := o.seats.HoldUnderRule(ctx, show.ID, order.OrderNo, req.UserID, show.PurchaseLimit, refsOf(order), ruleName, rows, holdFlags(req))
 		if err != nil {
 			return err
 		}

@@ -1,21 +1,22 @@
 package seats
 
 import (
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 
 	"seatflow/services"
+	"seatflow/services/catalog"
 )
 
-// The single-seat rule of a show (API.md "Seat rules and the waiting list"): off, warn
-// (an order that strands a seat succeeds and lists it) or enforce (it is refused with
-// SINGLE_SEAT_GAP unless no choice of as many seats in the same row and zone strands
-// none).
+// The single-seat rule of a show (API.md "Seat rules and the waiting list"; stored and
+// checked by the catalog): off, warn (an order that strands a seat succeeds and lists
+// it) or enforce (it is refused with SINGLE_SEAT_GAP unless no choice of as many seats
+// in the same row and zone strands none).
 const (
-	RuleOff     = "off"
-	RuleWarn    = "warn"
-	RuleEnforce = "enforce"
+	RuleOff     = catalog.RuleOff
+	RuleWarn    = catalog.RuleWarn
+	RuleEnforce = catalog.RuleEnforce
 )
 
 // Stranded is the one definition of a stranded seat (DESIGN.md §10), shared by
@@ -49,18 +50,8 @@ func Stranded(hall *services.Hall, free []bool, chosen []int32) []int32 {
 			}
 		}
 	}
-	sort.Slice(out, func(a, b int) bool { return out[a] < out[b] })
-	return dedupe(out)
-}
-
-func dedupe(s []int32) []int32 {
-	out := s[:0]
-	for i, v := range s {
-		if i == 0 || v != s[i-1] {
-			out = append(out, v)
-		}
-	}
-	return out
+	slices.Sort(out)
+	return slices.Compact(out)
 }
 
 // GapRefused applies the enforce rule to an order's seats: stranded are the seats the
