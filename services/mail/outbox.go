@@ -1,0 +1,102 @@
+package mail
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+)
+
+// Kind names what an e-mail tells of.
+type Kind string
+
+// The e-mails seatflow sends (DESIGN.md "E-mail").
+const (
+	OrderCreated   Kind = "order_created"   // a pending order: seats held, pay by the deadline
+	OrderPaid      Kind = "order_paid"      // paid: the ticket, with its QR code
+	OrderCancelled Kind = "order_cancelled" // cancelled by the buyer or by staff
+	OrderExpired   Kind = "order_expired"   // the payment deadline passed
+	OrderRefunded  Kind = "order_refunded"  // a paid order refunded by staff
+	ShowCancelled  Kind = "show_cancelled"  // the show was cancelled; the order ended with it
+	WaitlistOffer  Kind = "waitlist_offer"  // a waiting-list place became a held order
+	PasswordReset  Kind = "password_reset"  // a single-use link to choose a new password
+)
+
+// Message is one e-mail to queue: who receives it (the user's address and language are
+// read from users when it is queued), what it tells of, and the order or show it is
+// about. Data holds the kind's own values (a reset link, a cancel reason), stored as
+// JSON. Key makes the event written twice one e-mail; empty means kind:order_no (or
+// kind:show_id:user_id without an order).
+type Message struct {
+	Kind    Kind
+	UserID  int64
+	OrderNo string
+	ShowID  int64
+	Data    map[string]string
+	Key     string
+}
+
+// key returns the message's dedupe key.
+func (m Message) key() string {
+	if m.Key != "" {
+		return m.Key
+	}
+	if m.OrderNo != "" {
+		return string(m.Kind) + ":" + m.OrderNo
+	}
+	return string(m.Kind) + ":" + itoa(m.ShowID) + ":" + itoa(m.UserID)
+}
+
+// Queue writes ms to the outbox inside tx, the transaction that records the event they
+// tell of: the e-mails exist exactly when the event committed. Each row copies the
+// user's e-mail address and language; a message whose key is already queued is
+// skipped. Delivery (Sender) reads the outbox after the commit. Errors are the
+// database's, for the caller's transaction to roll back on.
+func Queue(ctx context.Context, tx sqlx.ExecerContext, now time.Time, ms ...Message) error {
+	if len(ms) == 0 {
+		return nil
+	}
+	var q strings.Builder
+	q.WriteString(`INSERT INTO mail_outbox (kind, dedupe_key, user_id, to_addr, lang, order_no, show_id, data, status, next_attempt_at, created_at)
+		SELECT m.kind, m.dedupe_key, u.id, u.email, u.lang, m.order_no, m.show_id, m.data, 'queued', m.at, m.at FROM (`)
+	args := make([]any, 0, len(ms)*8)
+	for i, m := range ms {
+		if i > 0 {
+			q.WriteString(" UNION ALL ")
+		}
+		q.WriteString("SELECT ? AS seq, ? AS kind, ? AS dedupe_key, ? AS user_id, ? AS order_no, ? AS show_id, ? AS data, ? AS at")
+		var data any
+		if len(m.Data) > 0 {
+			b, err := json.Marshal(m.Data)
+			if err != nil {
+				return err
+			}
+			data = string(b)
+		}
+		args = append(args, i, string(m.Kind), m.key(), m.UserID, nullString(m.OrderNo), nullInt(m.ShowID), data, now.UTC())
+	}
+	q.WriteString(") m JOIN users u ON u.id = m.user_id ORDER BY m.seq ON DUPLICATE KEY UPDATE id = mail_outbox.id")
+	_, err := tx.ExecContext(ctx, q.String(), args...)
+	return err
+}
+
+func nullString(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}
+
+func nullInt(n int64) any {
+	if n == 0 {
+		return nil
+	}
+	return n
+}
+
+func itoa(n int64) string {
+	b, _ := json.Marshal(n)
+	return string(b)
+}
