@@ -186,8 +186,8 @@ func TestSeatGridPositionUsesRowAndCol(t *testing.T) {
 	p := showProps(now)
 	doc := renderDoc(t, views.ShowPage(p))
 	grid := doc.Find(".seats")
-	if style := grid.AttrOr("style", ""); !strings.Contains(style, "grid-template-columns:repeat(5,") {
-		t.Errorf("seat grid style = %q, want repeat(5, ...) columns", style)
+	if style := doc.Find(".hall-grid").AttrOr("style", ""); !strings.Contains(style, "grid-template-columns:var(--label-w) repeat(5,") {
+		t.Errorf("hall grid style = %q, want a row-letter column and repeat(5, ...) seat columns", style)
 	}
 	for _, s := range p.Map.Hall.Seats {
 		cell := grid.Find(`[data-label="` + s.Label + `"]`)

@@ -45,10 +45,12 @@ func ScriptText(l Lang) map[string]string {
 		"wheelchair":    "js.wheelchair",
 		"total":         "js.total",
 		"left":          "js.left",
-		"map_full":      "map.full",
-		"map_fit":       "map.fit",
 		"taken_one":     "js.taken_one",
 		"taken_other":   "js.taken_other",
+		// the visible notice (the sentences above are for the live region)
+		"taken_notice_one":   "js.taken_notice_one",
+		"taken_notice_other": "js.taken_notice_other",
+		"bar_none":           "map.bar_none",
 		"strand_one":    "js.strand_one",
 		"strand_other":  "js.strand_other",
 		// under enforce, when the row offers as many seats that strand none

@@ -161,14 +161,12 @@ func GridPos(row, col int) templ.SafeCSS {
 	return templ.SafeCSS("grid-row:" + strconv.Itoa(row) + ";grid-column:" + strconv.Itoa(col) + ";")
 }
 
-// GridTemplate sizes the seat grid to the hall.
-func GridTemplate(rows, cols int) templ.SafeCSS {
-	return templ.SafeCSS("grid-template-columns:repeat(" + strconv.Itoa(cols) + ",var(--seat));grid-template-rows:repeat(" + strconv.Itoa(rows) + ",var(--seat));")
-}
-
-// RowsTemplate sizes a column of row letters to the hall.
-func RowsTemplate(rows int) templ.SafeCSS {
-	return templ.SafeCSS("grid-template-rows:repeat(" + strconv.Itoa(rows) + ",var(--seat));")
+// HallGridTemplate sizes the hall's one grid: a column of row letters (--label-w wide)
+// on each side of cols seat columns, and rows seat rows, every seat var(--seat) square.
+// The row letters and the seats are subgrids of it (static/css/app.css), so a letter
+// always shares its row's track and a number its seat's, at any seat size or zoom.
+func HallGridTemplate(rows, cols int) templ.SafeCSS {
+	return templ.SafeCSS("grid-template-columns:var(--label-w) repeat(" + strconv.Itoa(max(cols, 1)) + ",var(--seat)) var(--label-w);grid-template-rows:repeat(" + strconv.Itoa(max(rows, 1)) + ",var(--seat));")
 }
 
 // RowLetter is a row's letter at grid row Row.

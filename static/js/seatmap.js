@@ -6,7 +6,12 @@
 //  - under the show's single-seat rule (warn, enforce), the seats the ticked ones
 //    would leave as single empty seats, named before the buyer books;
 //  - one tab stop for the whole map with arrow keys between seats (roving tabindex);
-//  - the full-size / fit-to-screen toggle.
+//    Enter ticks or unticks the focused seat like Space (it never sends the form:
+//    only the Book button books);
+//  - a visible notice naming a ticked seat someone else took (live.js unticks it and
+//    tells screen readers), with a close button;
+//  - the one-line summary in the phones' bottom bar.
+// The map's zoom is static/js/mapzoom.js.
 (function () {
   "use strict";
   // the page's sentences in its language (i18n.js, loaded first); without it the
@@ -30,6 +35,7 @@
   var empty = summary.querySelector("[data-summary-empty]");
   var totalCell = summary.querySelector("[data-summary-total]");
   var wheelchairBox = form.querySelector("[data-wheelchair-confirm]");
+  var bar = form.querySelector("[data-bar-summary]");
 
   function money(minor) {
     var neg = minor < 0 ? "-" : "";
@@ -84,6 +90,7 @@
     var reached = owned + list.length >= limit;
     limitNote.textContent = reached && list.length > 0 ? reachedText() : limitText(list.length);
     limitNote.classList.toggle("limit-reached", reached);
+    if (bar) bar.textContent = list.length > 0 ? count("seats", list.length) + " · " + money(total) : text("bar_none");
     if (wheelchairBox) {
       var wants = list.some(function (s) { return s.getAttribute("data-kind") === "wheelchair"; });
       wheelchairBox.hidden = !wants;
@@ -234,12 +241,41 @@
     strandNote.textContent = text(key, { seats: labels.join(text("list_sep")) });
     strandNote.hidden = false;
   }
+  // A ticked seat someone else took: live.js unticks it, marks it seat-just-taken and
+  // sends it a change event, then tells that seats changed (seatflow:seats); the notice
+  // names every seat lost since it was last closed.
+  var notice = form.querySelector("[data-taken-notice]");
+  var lostNow = [], lostShown = [];
+  function showTaken() {
+    if (!notice || lostNow.length === 0) return;
+    lostNow.forEach(function (l) { if (lostShown.indexOf(l) < 0) lostShown.push(l); });
+    lostNow = [];
+    var key = lostShown.length === 1 ? "taken_notice_one" : "taken_notice_other";
+    notice.querySelector("[data-taken-text]").textContent = text(key, { seats: lostShown.join(text("list_sep")) });
+    notice.hidden = false;
+  }
+  if (notice) {
+    notice.querySelector("[data-taken-close]").addEventListener("click", function () {
+      notice.hidden = true;
+      lostShown = [];
+      var stop = form.querySelector('.seats input[name="seat"][tabindex="0"]');
+      if (stop) stop.focus({ preventScroll: true });
+    });
+  }
+
   // live.js tells when seats changed state (taken or freed by others)
-  form.addEventListener("seatflow:seats", strandCheck);
+  form.addEventListener("seatflow:seats", function () {
+    strandCheck();
+    showTaken();
+  });
 
   form.addEventListener("change", function (ev) {
     var s = ev.target;
     if (!s || s.name !== "seat") return;
+    if (s.disabled) { // unticked by live.js: taken by someone else
+      var cell = s.closest(".seat");
+      if (cell && cell.classList.contains("seat-just-taken")) lostNow.push(s.getAttribute("data-label"));
+    }
     var label = s.getAttribute("data-label");
     if (s.checked && owned + picked().length > limit) {
       s.checked = false;
@@ -266,7 +302,6 @@
   }
   var first = enabled().filter(function (s) { return s.checked; })[0] || enabled()[0];
   if (first && !form.querySelector(".seat-fieldset[disabled]")) setStop(first);
-  var scroller = form.querySelector(".seatmap-scroll");
 
   function nearest(from, dr, dc) {
     var r0 = rowOf(from), c0 = colOf(from), best = null, bestScore = Infinity;
@@ -297,6 +332,10 @@
       case "ArrowDown": next = nearest(s, 1, 0); break;
       case "Home": next = enabled().filter(function (x) { return rowOf(x) === rowOf(s); })[0]; break;
       case "End": var row = enabled().filter(function (x) { return rowOf(x) === rowOf(s); }); next = row[row.length - 1]; break;
+      case "Enter": // ticks like Space; a checkbox's Enter would send the form
+        ev.preventDefault();
+        if (!s.disabled) s.click();
+        return;
       default: return;
     }
     ev.preventDefault();
@@ -308,19 +347,6 @@
   form.addEventListener("focusin", function (ev) {
     if (ev.target && ev.target.name === "seat" && !ev.target.disabled) setStop(ev.target);
   });
-
-  // fit-to-screen by default; the toggle shows the full-size map, scrolling sideways
-  var toggle = form.querySelector("[data-map-size]");
-  if (toggle && scroller) {
-    toggle.hidden = false;
-    toggle.addEventListener("click", function () {
-      var full = scroller.classList.toggle("map-full");
-      toggle.setAttribute("aria-pressed", full ? "true" : "false");
-      toggle.textContent = text(full ? "map_fit" : "map_full");
-      // the full-size map opens at its middle, under the screen's label
-      scroller.scrollLeft = full ? (scroller.scrollWidth - scroller.clientWidth) / 2 : 0;
-    });
-  }
 
   update();
 })();
