@@ -344,6 +344,11 @@
       next.focus();
     }
   });
+  // Enter's keypress is what sends a form from a checkbox (implicit submission): never
+  // from a seat
+  form.addEventListener("keypress", function (ev) {
+    if (ev.target && ev.target.name === "seat" && ev.key === "Enter") ev.preventDefault();
+  });
   form.addEventListener("focusin", function (ev) {
     if (ev.target && ev.target.name === "seat" && !ev.target.disabled) setStop(ev.target);
   });
