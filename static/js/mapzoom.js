@@ -64,6 +64,11 @@
       buttons();
     }
 
+    // a map wider than its box opens at its middle, under the screen's label
+    if (scroller.scrollWidth > scroller.clientWidth) {
+      scroller.scrollLeft = (scroller.scrollWidth - scroller.clientWidth) / 2;
+    }
+
     // pinch: two fingers on the map
     var pinch = null;
     function spread(t) {
