@@ -51,8 +51,8 @@ func ScriptText(l Lang) map[string]string {
 		"taken_notice_one":   "js.taken_notice_one",
 		"taken_notice_other": "js.taken_notice_other",
 		"bar_none":           "map.bar_none",
-		"strand_one":    "js.strand_one",
-		"strand_other":  "js.strand_other",
+		"strand_one":         "js.strand_one",
+		"strand_other":       "js.strand_other",
 		// under enforce, when the row offers as many seats that strand none
 		"strand_refused_one":   "js.strand_refused_one",
 		"strand_refused_other": "js.strand_refused_other",
