@@ -87,6 +87,7 @@ func (d *Deps) apiRoutes(app fiber.Router) {
 	staff.Get("/orders/:no", d.apiAdminOrder)
 	staff.Post("/orders/:no/refund", d.apiAdminRefund)
 	staff.Get("/tickets/:ref", d.apiAdminTicket)
+	staff.Post("/tickets/:ref/admit", d.apiAdminAdmit)
 	staff.Get("/audit", d.apiAdminAudit)
 
 	// admins only, below the staff check (staff 403)
