@@ -64,7 +64,7 @@ func (d *Deps) doorAdmit(c *fiber.Ctx) error {
 	case err == nil:
 		res.Admitted, res.Title = true, "Admitted"
 	case code == services.CodeAlreadyAdmitted:
-		res.Title, res.Message = "Already admitted", upperFirst(err.(*services.Error).Message)
+		res.Title = upperFirst(err.(*services.Error).Message) // "Already admitted at 19:02 by …"
 	case code == services.CodeNotFound || code == services.CodeTicketNotValid || code == services.CodeWrongShow:
 		res.Title, res.Message = "Refused", upperFirst(err.(*services.Error).Message)
 	default:
