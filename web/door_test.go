@@ -1,6 +1,8 @@
 package web
 
 import (
+	"html"
+	"net/url"
 	"strings"
 	"testing"
 )
@@ -46,4 +48,48 @@ func TestDoor_AdmitAPI(t *testing.T) {
 		t.Fatalf("check after admission: %d %s", c.status, c.body)
 	}
 	t.Logf("admitted by %q at %v; second scan: %s", by, r.json(t)["admitted_at"], again.body)
+}
+
+// TestDoor_FormWithoutJS: the door page's form works as a plain POST: a scanned URL
+// carrying the reference admits it (the server-rendered green panel and count), the
+// same reference again is the red "Already admitted at … by …", an empty or made-up
+// reference is refused with the reason; the door page alone may use the camera.
+func TestDoor_FormWithoutJS(t *testing.T) {
+	a := newTestApp(t, nil)
+	staff := a.demoToken("staff")
+	show, seats := a.onSaleShow(1)
+	buyer := a.newUser()
+	no := a.orderSeats(buyer, show, seats)
+	a.payOrder(buyer, no)
+	ref := ticketRefOn(a.getPage("/orders/"+no, buyer).body)
+	door := "/admin/shows/" + show + "/door"
+	if p := a.getPage(door, staff); p.status != 200 || !strings.Contains(p.header.Get("Permissions-Policy"), "camera=(self)") {
+		t.Fatalf("door page: %d, Permissions-Policy %q", p.status, p.header.Get("Permissions-Policy"))
+	}
+	if p := a.getPage("/admin/orders", staff); strings.Contains(p.header.Get("Permissions-Policy"), "camera=(self)") {
+		t.Errorf("another console page may use the camera: %q", p.header.Get("Permissions-Policy"))
+	}
+	post := func(r string) string {
+		t.Helper()
+		res := a.postPage(door, "/admin/door", staff, url.Values{"ref": {r}, "show_id": {show}})
+		if res.status != 200 {
+			t.Fatalf("POST /admin/door %q: %d", r, res.status)
+		}
+		return html.UnescapeString(string(res.body))
+	}
+	cases := []struct{ name, ref, want string }{
+		{"scanned URL admits", "https://cinema.example/t?ref=" + ref, `data-door-result="admitted"`},
+		{"admitted again", ref, "Already admitted at "},
+		{"empty", "  ", "No reference"},
+		{"made up", "SF1.NOPE.AAAAAAAAAAAAAAAAAAAAAA", "Not a ticket of this cinema"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if body := post(c.ref); !strings.Contains(body, c.want) {
+				t.Errorf("POST %q: the page lacks %q", c.ref, c.want)
+			} else if c.name == "scanned URL admits" && !strings.Contains(body, "Admitted <strong>1</strong> of <strong>1</strong>") {
+				t.Errorf("the count after the first admission is not 1 of 1")
+			}
+		})
+	}
 }
