@@ -98,6 +98,15 @@ func TestDoor_BrowserAdmitsOnceByTypingAndByScanning(t *testing.T) {
 	}
 	screenshot(t, ctx, "door-scanned")
 
+	// the show's console page links to its door
+	if err := chromedp.Do(ctx,
+		chromedp.Navigate(a.base+"/admin/shows/"+show),
+		chromedp.Click(css(`a[href="`+door+`"]`)),
+		chromedp.WaitVisible(css(`[data-door-result="ready"]`)),
+	); err != nil {
+		t.Fatalf("from the show page to its door: %v", err)
+	}
+
 	// a phone at the door: the same ticket again is red
 	if err := chromedp.Do(ctx,
 		chromedp.EmulateViewport(375, 812, chromedp.EmulateMobile),
