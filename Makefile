@@ -3,6 +3,7 @@ SHELL := /bin/bash
 export PATH := $(PATH):/usr/local/go/bin
 GO ?= go
 HTMX := static/vendor/htmx.min.js
+JSQR := static/vendor/jsQR.js
 
 .PHONY: run build test generate lint static services test-deps bench bench-services bench-stadium soak fuzz
 
@@ -17,11 +18,12 @@ build: static
 	$(GO) build -o seatflow .
 
 ## static: third-party browser assets from npm into static/vendor
-static: $(HTMX)
+static: $(HTMX) $(JSQR)
 
-$(HTMX): static/package.json static/package-lock.json
+$(HTMX) $(JSQR) &: static/package.json static/package-lock.json
 	cd static && npm ci --no-audit --no-fund --silent
 	cp static/node_modules/htmx.org/dist/htmx.min.js $(HTMX)
+	cp static/node_modules/jsqr/dist/jsQR.js $(JSQR)
 
 ## services: start MariaDB and Redis when they are not answering (root on Debian)
 services:

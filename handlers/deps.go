@@ -201,6 +201,8 @@ type Deps struct {
 	ShowSeats ShowSeatService
 	// Tickets signs the tickets of paid orders and checks them for staff.
 	Tickets TicketService
+	// Door checks tickets and admits their holders, at most once each.
+	Door DoorService
 	// Rooms are the shows' waiting rooms, Moves tells their event streams of a move,
 	// Admission checks the admission cookie before the seat map is shown.
 	Rooms     WaitingRoomService

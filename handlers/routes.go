@@ -87,6 +87,7 @@ func (d *Deps) apiRoutes(app fiber.Router) {
 	staff.Get("/orders/:no", d.apiAdminOrder)
 	staff.Post("/orders/:no/refund", d.apiAdminRefund)
 	staff.Get("/tickets/:ref", d.apiAdminTicket)
+	staff.Post("/tickets/:ref/admit", d.apiAdminAdmit)
 	staff.Get("/audit", d.apiAdminAudit)
 
 	// admins only, below the staff check (staff 403)
@@ -174,11 +175,15 @@ func (d *Deps) consoleRoutes(app fiber.Router) {
 	staff.Get("/shows/:id/seats", d.showSeatsPage)
 	staff.Post("/shows/:id/seats/house", d.houseSeatsForm)
 	staff.Post("/shows/:id/seats/:seat_id/release", d.releaseSeatForm)
+	staff.Get("/shows/:id/door", d.doorPage) // the door page for this show
 	// order search, one order, refunds
 	staff.Get("/orders", d.adminOrdersPage)
 	staff.Get("/orders/:no", d.adminOrderPage)
 	staff.Post("/orders/:no/refund", d.adminRefundOrder)
 	staff.Get("/audit", d.auditPage)
+	// the door: scan or type a ticket's reference to admit its holder
+	staff.Get("/door", d.doorPage)
+	staff.Post("/door", d.doorAdmit)
 
 	// admins only, on every path below their prefix
 	users := app.Group("/admin/users", requirePageRole(services.RoleAdmin))

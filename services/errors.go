@@ -25,8 +25,11 @@ const (
 	CodeRateLimited         = "RATE_LIMITED"
 	CodeUnavailable         = "UNAVAILABLE"
 	CodeConflict            = "CONFLICT"
-	CodeNotAdmitted         = "NOT_ADMITTED"    // 403: the show's waiting room has not admitted the buyer
-	CodeSingleSeatGap       = "SINGLE_SEAT_GAP" // 409: the seats would leave a lone empty seat (Error.Seats names it)
+	CodeNotAdmitted         = "NOT_ADMITTED"     // 403: the show's waiting room has not admitted the buyer
+	CodeSingleSeatGap       = "SINGLE_SEAT_GAP"  // 409: the seats would leave a lone empty seat (Error.Seats names it)
+	CodeAlreadyAdmitted     = "ALREADY_ADMITTED" // 409: the ticket was admitted at the door before (the message says when and by whom)
+	CodeTicketNotValid      = "TICKET_NOT_VALID" // 409: a genuine ticket that admits nobody: its order is not paid, or its show was cancelled
+	CodeWrongShow           = "WRONG_SHOW"       // 409: a ticket for another show than the door's (the message names it)
 	// CodeInternal is a fault on the server's side that trying again will not fix (a
 	// statement MySQL refuses, a row that does not scan): 500, and logged.
 	CodeInternal = "INTERNAL"

@@ -223,7 +223,8 @@ func (a *App) newHTTP() *fiber.App {
 	d.OrderDetail, d.UserAdmin, d.Audit = d.AdminOrders.(*staff.StaffOrders), accounts.NewUserAdmin(a.DB, a.Audit, a.Users.UserChanged), a.Audit
 	d.Dashboard, d.ExpiryQueue = a.dashboard, a.expiryQueue
 	d.ShowSeats = staff.NewShowSeats(a.DB, a.Orders, a.Audit, a.Cfg.ReconcileGrace)
-	d.Tickets = orders.NewTickets([]byte(a.Cfg.TicketSecret)) // empty: a random secret of this process
+	tickets := orders.NewTickets([]byte(a.Cfg.TicketSecret)) // empty: a random secret of this process
+	d.Tickets, d.Door = tickets, staff.NewDoor(a.DB, a.Orders, tickets, a.Audit, a.Shows.Zone())
 	d.Rooms, d.Moves, d.Admission = a.Rooms, a.roomMoves, a.Rooms.Tokens()
 	d.Waitlist = a.Waitlist
 	app.Use(handlers.Lang(a.Cfg.SecureCookies)) // the moviegoer pages' language; console and API stay English
