@@ -27,6 +27,9 @@ const (
 	CodeConflict            = "CONFLICT"
 	CodeNotAdmitted         = "NOT_ADMITTED"    // 403: the show's waiting room has not admitted the buyer
 	CodeSingleSeatGap       = "SINGLE_SEAT_GAP" // 409: the seats would leave a lone empty seat (Error.Seats names it)
+	// CodeResetTokenInvalid is 400: a password reset link that is unknown, used or
+	// expired (one code for the three, so a link's state tells a guesser nothing).
+	CodeResetTokenInvalid = "RESET_TOKEN_INVALID"
 	// CodeInternal is a fault on the server's side that trying again will not fix (a
 	// statement MySQL refuses, a row that does not scan): 500, and logged.
 	CodeInternal = "INTERNAL"
