@@ -35,8 +35,9 @@ func (d *Deps) forgotPassword(c *fiber.Ctx) error {
 	if err := d.Resets.RequestReset(ctx, email, c.IP()); err != nil {
 		st, se := pageError(c, err)
 		switch se.Code {
-		case services.CodeRateLimited:
-			return again(st, langOf(c).RetryText(se.RetryAfterS))
+		case services.CodeRateLimited: // the wait is minutes: said in whole minutes, rounded up
+			wait := time.Duration((se.RetryAfterS+59)/60) * time.Minute
+			return again(st, tr(c, "reset.too_many", views.D{"When": langOf(c).Until(wait)}))
 		case services.CodeInvalidRequest:
 			return again(st, tr(c, "reset.enter_email", nil))
 		}
