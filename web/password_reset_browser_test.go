@@ -27,7 +27,7 @@ func TestPasswordReset_BrowserForgotResetSignIn(t *testing.T) {
 	); err != nil {
 		t.Fatal(err)
 	}
-	screenshot(t, ctx, "reset-forgot-en-desktop")
+	screenshot(t, ctx, "reset-flow-forgot")
 	if err := chromedp.Do(ctx,
 		chromedp.SendKeys(css(`#email`), strings.ToUpper(email)),
 		chromedp.Submit(css(`#email`)),
@@ -35,7 +35,7 @@ func TestPasswordReset_BrowserForgotResetSignIn(t *testing.T) {
 	); err != nil {
 		t.Fatal(err)
 	}
-	screenshot(t, ctx, "reset-sent-en-desktop")
+	screenshot(t, ctx, "reset-flow-sent")
 	links := a.resetMails(email)
 	if len(links) != 1 {
 		t.Fatalf("%d reset e-mails for %s, want 1", len(links), email)
@@ -47,7 +47,7 @@ func TestPasswordReset_BrowserForgotResetSignIn(t *testing.T) {
 	); err != nil {
 		t.Fatal(err)
 	}
-	screenshot(t, ctx, "reset-form-en-desktop")
+	screenshot(t, ctx, "reset-flow-form")
 	if err := chromedp.Do(ctx,
 		chromedp.SendKeys(css(`#password`), "brand-new-pass"),
 		chromedp.SendKeys(css(`#password2`), "brand-new-pass"),
@@ -59,7 +59,7 @@ func TestPasswordReset_BrowserForgotResetSignIn(t *testing.T) {
 	if s := evalJS[string](t, ctx, `document.querySelector('.auth .success').textContent + "|" + location.pathname`); !strings.HasPrefix(s, "Your password has been changed") || !strings.HasSuffix(s, "|/login") {
 		t.Errorf("after the reset: %q, want the notice on /login", s)
 	}
-	screenshot(t, ctx, "reset-done-en-desktop")
+	screenshot(t, ctx, "reset-flow-done")
 	if err := chromedp.Do(ctx,
 		chromedp.SendKeys(css(`#email`), email),
 		chromedp.SendKeys(css(`#password`), "brand-new-pass"),
