@@ -70,6 +70,14 @@ type UserService interface {
 	Logout(ctx context.Context, token string) error
 }
 
+// ResetService is what the handlers need of accounts.Resets: e-mailing a password
+// reset link, checking one, and using it.
+type ResetService interface {
+	RequestReset(ctx context.Context, email, ip string) error
+	CheckReset(ctx context.Context, token string) error
+	ResetPassword(ctx context.Context, token, newPassword string) error
+}
+
 // LoginLimiter counts login attempts (per account email and per client address) and
 // registrations (per client address).
 type LoginLimiter interface {
@@ -210,4 +218,6 @@ type Deps struct {
 	Admission AdmissionChecker
 	// Waitlist keeps the waiting lists of sold-out shows.
 	Waitlist WaitlistService
+	// Resets e-mail password reset links and use them (rate-limited inside).
+	Resets ResetService
 }

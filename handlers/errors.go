@@ -15,6 +15,7 @@ import (
 // statusOf maps a contract error code to its HTTP status (API.md, Errors).
 var statusOf = map[string]int{
 	services.CodeInvalidRequest:      fiber.StatusBadRequest,
+	services.CodeResetTokenInvalid:   fiber.StatusBadRequest,
 	services.CodeUnauthenticated:     fiber.StatusUnauthorized,
 	services.CodeForbidden:           fiber.StatusForbidden,
 	services.CodeNotAdmitted:         fiber.StatusForbidden,

@@ -35,6 +35,7 @@ func serviceText(l views.Lang, se *services.Error, en string) string {
 // serviceMessageID maps a contract error code to its page message.
 var serviceMessageID = map[string]string{
 	services.CodeInvalidRequest:      "svc.invalid_request",
+	services.CodeResetTokenInvalid:   "svc.reset_token_invalid",
 	services.CodeUnauthenticated:     "svc.unauthenticated",
 	services.CodeForbidden:           "svc.forbidden",
 	services.CodeNotAdmitted:         "svc.not_admitted",

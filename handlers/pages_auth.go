@@ -37,7 +37,11 @@ func (d *Deps) loginPage(c *fiber.Ctx) error {
 	if currentUser(c) != nil {
 		return c.Redirect(next, fiber.StatusSeeOther)
 	}
-	return render(c, fiber.StatusOK, views.LoginPage(views.AuthFormProps{Page: page(c, tr(c, "layout.sign_in", nil)), Next: formNext(next)}))
+	props := views.AuthFormProps{Page: page(c, tr(c, "layout.sign_in", nil)), Next: formNext(next)}
+	if c.Query("reset") == "done" { // after a password reset (pages_password.go)
+		props.Notice = tr(c, "reset.done", nil)
+	}
+	return render(c, fiber.StatusOK, views.LoginPage(props))
 }
 
 // login checks the rate limit and the password, sets the session cookie and goes on.

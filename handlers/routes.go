@@ -40,6 +40,8 @@ func (d *Deps) apiRoutes(app fiber.Router) {
 	v1.Get("/openapi.json", apiOpenAPI)
 	v1.Post("/auth/register", d.apiRegister)
 	v1.Post("/auth/login", d.apiLogin)
+	v1.Post("/auth/password-reset", d.apiPasswordReset) // 202 whether or not the account exists
+	v1.Post("/auth/password-reset/confirm", d.apiPasswordResetConfirm)
 	v1.Get("/shows", d.apiShows)
 	v1.Get("/shows/:id", d.apiShow)
 	v1.Get("/shows/:id/seats", d.apiSeats)               // signed in: the current map, no lag
@@ -115,6 +117,10 @@ func (d *Deps) pageRoutes(app fiber.Router) {
 	app.Get("/register", d.registerPage)
 	app.Post("/register", d.register)
 	app.Post("/logout", d.logout)
+	app.Get("/password/forgot", d.forgotPasswordPage) // a reset link by e-mail
+	app.Post("/password/forgot", d.forgotPassword)
+	app.Get("/password/reset", d.resetPasswordPage) // ?token= from the e-mail
+	app.Post("/password/reset", d.resetPassword)
 	// the demo provider stands for an external site: no login of its own
 	app.Get("/pay/demo/:payment_id", d.demoPayPage)
 	app.Post("/pay/demo/:payment_id/approve", d.demoDecide(true))

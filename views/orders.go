@@ -139,6 +139,8 @@ type AuthFormProps struct {
 	Name  string
 	Next  string
 	Error string
+	// Notice is good news above the form (the password was just reset).
+	Notice string
 }
 
 // ErrorPageProps are the props of an error page.

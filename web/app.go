@@ -52,8 +52,10 @@ type App struct {
 	Seats         *seats.SeatStore
 	Shows         *seats.Shows
 	Users         *accounts.Users
-	Orders        *orders.Orders
-	Payments      *orders.Payments
+	// Resets e-mail password reset links and use them.
+	Resets   *accounts.Resets
+	Orders   *orders.Orders
+	Payments *orders.Payments
 	// Reconciler compares the seat cache with MySQL and repairs drift.
 	Reconciler *reconcile.Reconciler
 	// Audit records every staff and admin write.
@@ -129,7 +131,10 @@ func New(cfg Config, clock services.Clock, log *slog.Logger) (*App, error) {
 		LoginPerMinute: cfg.RateLoginPerMinute, LoginBurst: cfg.RateLoginBurst,
 		LoginIPPerMinute: cfg.RateLoginIPPerMinute, LoginIPBurst: cfg.RateLoginIPBurst,
 		RegisterPerMinute: cfg.RateRegisterPerMinute, RegisterBurst: cfg.RateRegisterBurst,
+		ResetPerHour: cfg.RateResetPerHour, ResetBurst: cfg.RateResetBurst,
+		ResetIPPerHour: cfg.RateResetIPPerHour, ResetIPBurst: cfg.RateResetIPBurst,
 	}, cfg.KeyPrefix)
+	a.Resets = accounts.NewResets(a.Users, a.Limiter, cfg.PublicURL)
 	a.asynqClient = asynq.NewClientFromRedisClient(rdb)
 	a.inspector = asynq.NewInspectorFromRedisClient(rdb)
 	a.expiryQueue = jobs.NewExpiryQueue(a.asynqClient, a.inspector)
@@ -227,6 +232,7 @@ func (a *App) newHTTP() *fiber.App {
 	d.Tickets, d.Door = tickets, staff.NewDoor(a.DB, a.Orders, tickets, a.Audit, a.Shows.Zone())
 	d.Rooms, d.Moves, d.Admission = a.Rooms, a.roomMoves, a.Rooms.Tokens()
 	d.Waitlist = a.Waitlist
+	d.Resets = a.Resets
 	app.Use(handlers.Lang(a.Cfg.SecureCookies)) // the moviegoer pages' language; console and API stay English
 	app.Use(handlers.DemoPayments(a.Cfg.DemoPayments))
 	app.Use(d.Authenticate)

@@ -5,6 +5,7 @@ package web
 import (
 	"fmt"
 	"log/slog"
+	"net/url"
 	"time"
 	_ "time/tzdata" // the cinema's IANA zone works on machines without zoneinfo
 
@@ -48,6 +49,15 @@ type Config struct {
 	RateLoginIPBurst      int `env:"RATE_LOGIN_IP_BURST" envDefault:"300"`
 	RateRegisterPerMinute int `env:"RATE_REGISTER_PER_MINUTE" envDefault:"30"`
 	RateRegisterBurst     int `env:"RATE_REGISTER_BURST" envDefault:"30"`
+	// Password reset requests: per account email (a mailbox gets at most a few links
+	// an hour) and per client address.
+	RateResetPerHour   int `env:"RATE_RESET_PER_HOUR" envDefault:"5"`
+	RateResetBurst     int `env:"RATE_RESET_BURST" envDefault:"5"`
+	RateResetIPPerHour int `env:"RATE_RESET_IP_PER_HOUR" envDefault:"30"`
+	RateResetIPBurst   int `env:"RATE_RESET_IP_BURST" envDefault:"30"`
+	// PublicURL is the site's address as a browser reaches it: the start of the links
+	// in e-mails (a password reset link). No trailing slash needed.
+	PublicURL string `env:"PUBLIC_URL" envDefault:"http://127.0.0.1:8080"`
 
 	PaymentWebhookSecret string `env:"PAYMENT_WEBHOOK_SECRET"`
 	BcryptCost           int    `env:"BCRYPT_COST" envDefault:"10"`
@@ -150,6 +160,9 @@ func (c Config) validate() error {
 	}
 	if c.ExpiryEnqueue != "sync" && c.ExpiryEnqueue != "async" {
 		return fmt.Errorf("SEATFLOW_EXPIRY_ENQUEUE %q is neither sync nor async", c.ExpiryEnqueue)
+	}
+	if u, err := url.Parse(c.PublicURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return fmt.Errorf("SEATFLOW_PUBLIC_URL %q is not an http(s) address with a host", c.PublicURL)
 	}
 	if c.MySQLMaxOpen < 1 || c.LiveMaxViewers < 0 {
 		return fmt.Errorf("SEATFLOW_MYSQL_MAX_OPEN must be at least 1 and SEATFLOW_LIVE_MAX_VIEWERS not negative")

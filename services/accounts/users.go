@@ -71,8 +71,8 @@ func (u *Users) Create(ctx context.Context, email, password, name, role string) 
 	if a, err := mail.ParseAddress(email); err != nil || a.Address != email {
 		return 0, services.Errorf(services.CodeInvalidRequest, "email is not a valid address")
 	}
-	if len(password) < 8 || len(password) > 72 {
-		return 0, services.Errorf(services.CodeInvalidRequest, "password must be 8 to 72 bytes long")
+	if err := checkPassword(password); err != nil {
+		return 0, err
 	}
 	if n := utf8.RuneCountInString(name); n < 1 || n > 100 || !utf8.ValidString(name) || strings.IndexFunc(name, unicode.IsControl) >= 0 {
 		return 0, services.Errorf(services.CodeInvalidRequest, "name must be 1 to 100 characters")
@@ -97,6 +97,15 @@ func (u *Users) Create(ctx context.Context, email, password, name, role string) 
 		return 0, store.Unavailable("the database", err)
 	}
 	return res.LastInsertId()
+}
+
+// checkPassword applies the password rule of registration and reset: 8 to 72 bytes
+// (bcrypt reads no further than 72). Errors: INVALID_REQUEST.
+func checkPassword(password string) error {
+	if len(password) < 8 || len(password) > 72 {
+		return services.Errorf(services.CodeInvalidRequest, "password must be 8 to 72 bytes long")
+	}
+	return nil
 }
 
 // SetPassword replaces the password and role of the account with that email (used by

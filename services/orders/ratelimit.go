@@ -22,6 +22,8 @@ type Limits struct {
 	LoginPerMinute, LoginBurst       int // logins per account email (canonical form)
 	LoginIPPerMinute, LoginIPBurst   int // logins per client address
 	RegisterPerMinute, RegisterBurst int // new accounts per client address
+	ResetPerHour, ResetBurst         int // password reset e-mails asked for per account email (canonical form)
+	ResetIPPerHour, ResetIPBurst     int // password reset requests per client address
 }
 
 // RateLimiter applies Limits. Redis being unreachable is an UNAVAILABLE error, never
@@ -109,4 +111,31 @@ func (r *RateLimiter) AllowLogin(ctx context.Context, email, ip string) error {
 // (ip is the address the request came from).
 func (r *RateLimiter) AllowRegister(ctx context.Context, ip string) error {
 	return r.allow(ctx, "register:"+ip, redis_rate.Limit{Rate: r.limits.RegisterPerMinute, Burst: r.limits.RegisterBurst, Period: time.Minute}, "new accounts from this address")
+}
+
+// AllowPasswordReset counts one password reset request against two limits, and allows
+// it only when both do: the account's, keyed on the canonical form of email (so no
+// other spelling gets a fresh allowance, and a mailbox cannot be flooded with links),
+// and the client address's (ip), so that one client cannot send links to many
+// addresses. Both count every request, for accounts that exist or not alike.
+// Errors: INVALID_REQUEST (not a usable email address), RATE_LIMITED (the longer wait
+// of the two), UNAVAILABLE.
+func (r *RateLimiter) AllowPasswordReset(ctx context.Context, email, ip string) error {
+	email, err := services.CanonicalEmail(email)
+	if err != nil {
+		return err
+	}
+	errAccount := r.allow(ctx, "reset:"+email, redis_rate.Limit{Rate: r.limits.ResetPerHour, Burst: r.limits.ResetBurst, Period: time.Hour}, "password reset requests for this address")
+	if services.ErrorCode(errAccount) == services.CodeUnavailable {
+		return errAccount
+	}
+	errIP := r.allow(ctx, "reset-ip:"+ip, redis_rate.Limit{Rate: r.limits.ResetIPPerHour, Burst: r.limits.ResetIPBurst, Period: time.Hour}, "password reset requests from this address")
+	if errIP == nil {
+		return errAccount
+	}
+	var a, b *services.Error
+	if errors.As(errAccount, &a) && errors.As(errIP, &b) && a.RetryAfterS >= b.RetryAfterS {
+		return errAccount
+	}
+	return errIP
 }
