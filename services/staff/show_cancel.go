@@ -163,4 +163,3 @@ func (s *StaffOrders) endOne(ctx context.Context, actorID int64, orderNo, reason
 	}
 	return false, false, nil
 }
-
