@@ -1,23 +1,34 @@
 package handlers
 
 import (
+	"log/slog"
 	"strings"
 
 	"github.com/gofiber/fiber/v2"
+
+	"seatflow/services/accounts"
 )
 
 // The API's accounts (API.md, Authentication): registering, signing in for a Bearer
 // token, signing out.
 
-// apiRegister creates a customer account: {"email","password","name"} -> 201
-// {"user_id"}. Errors: 400 INVALID_REQUEST, 409 CONFLICT (email taken), 429 RATE_LIMITED.
+// apiRegister creates a customer account: {"email","password","name","lang"?} -> 201
+// {"user_id"}; lang ("en" or "zh-Hans", default "en") is the language of the account's
+// e-mails. Errors: 400 INVALID_REQUEST, 409 CONFLICT (email taken), 429 RATE_LIMITED.
 func (d *Deps) apiRegister(c *fiber.Ctx) error {
 	var in struct {
 		Email    string `json:"email"`
 		Password string `json:"password"`
 		Name     string `json:"name"`
+		Lang     string `json:"lang"`
 	}
 	if err := decodeJSON(c, &in); err != nil {
+		return err
+	}
+	if in.Lang == "" {
+		in.Lang = accounts.LangEn
+	}
+	if err := accounts.CheckLang(in.Lang); err != nil {
 		return err
 	}
 	ctx, cancel := ctxOf(c)
@@ -28,6 +39,11 @@ func (d *Deps) apiRegister(c *fiber.Ctx) error {
 	uid, err := d.Users.Register(ctx, in.Email, in.Password, in.Name)
 	if err != nil {
 		return err
+	}
+	if in.Lang != accounts.LangEn { // the column's default
+		if err := d.Users.SetLang(ctx, uid, in.Lang); err != nil {
+			slog.Warn("register: language not recorded; e-mails go out in English", "user_id", uid, "err", err)
+		}
 	}
 	return c.Status(fiber.StatusCreated).JSON(fiber.Map{"user_id": id(uid)})
 }

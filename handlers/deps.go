@@ -65,6 +65,7 @@ type PaymentService interface {
 // UserService is what the handlers need of services.Users.
 type UserService interface {
 	Register(ctx context.Context, email, password, name string) (int64, error)
+	SetLang(ctx context.Context, userID int64, lang string) error
 	Login(ctx context.Context, email, password string) (string, *services.User, error)
 	Authenticate(ctx context.Context, token string) (*services.User, error)
 	Logout(ctx context.Context, token string) error

@@ -1,10 +1,12 @@
 package handlers
 
 import (
+	"log/slog"
 	"strings"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
+	"github.com/gofiber/fiber/v2/utils"
 
 	"seatflow/views"
 )
@@ -25,7 +27,8 @@ const langCookieAge = 365 * 24 * time.Hour
 // The staff console (/admin...) and the JSON API (/api/...) stay English: the console
 // is a tool for the cinema's staff, and the API's messages are part of its contract.
 // Their requests pass through untouched. secure marks the cookie Secure (HTTPS sites).
-func Lang(secure bool) fiber.Handler {
+// switched (nil: none) is told of a switcher's choice before the redirect (SaveLang).
+func Lang(secure bool, switched func(c *fiber.Ctx, lang views.Lang)) fiber.Handler {
 	return func(c *fiber.Ctx) error {
 		p := c.Path()
 		if isAPI(c) || p == "/admin" || strings.HasPrefix(p, "/admin/") {
@@ -43,6 +46,9 @@ func Lang(secure bool) fiber.Handler {
 				MaxAge: int(langCookieAge / time.Second), Expires: time.Now().Add(langCookieAge),
 				Secure: secure, HTTPOnly: true, SameSite: fiber.CookieSameSiteLaxMode,
 			})
+			if switched != nil {
+				switched(c, lang)
+			}
 			return c.Redirect(withoutLang(c), fiber.StatusSeeOther)
 		}
 		c.Locals(LangLocal, lang)
@@ -66,4 +72,25 @@ func withoutLang(c *fiber.Ctx) string {
 		return local
 	}
 	return "/"
+}
+
+// SaveLang records a signed-in user's switch of language (Lang's switched) in their
+// account, so their e-mails follow it: the session cookie names the user (Lang runs
+// before Authenticate; the session cache answers), and accounts.Users.SetLang writes
+// only when the language changed. It runs only for a switcher's click, never on an
+// ordinary page; a failure is logged (the cookie still keeps the choice for the pages).
+func (d *Deps) SaveLang(c *fiber.Ctx, lang views.Lang) {
+	tok := c.Cookies(SessionCookie)
+	if tok == "" {
+		return
+	}
+	ctx, cancel := ctxOf(c)
+	defer cancel()
+	u, err := d.Users.Authenticate(ctx, utils.CopyString(tok))
+	if err != nil {
+		return // signed out, or the session ended: nobody to record it for
+	}
+	if err := d.Users.SetLang(ctx, u.ID, string(lang)); err != nil {
+		slog.Warn("language switch not recorded in the account", "user_id", u.ID, "err", err)
+	}
 }

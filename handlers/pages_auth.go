@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"log/slog"
 	"strings"
 	"time"
 
@@ -85,7 +86,8 @@ func (d *Deps) registerPage(c *fiber.Ctx) error {
 	return render(c, fiber.StatusOK, views.RegisterPage(views.AuthFormProps{Page: page(c, tr(c, "auth.create_title", nil)), Next: formNext(next)}))
 }
 
-// register creates an account, signs it in and goes on.
+// register creates an account in the page's language (its e-mails are written in it),
+// signs it in and goes on.
 func (d *Deps) register(c *fiber.Ctx) error {
 	next := nextParam(c)
 	name := strings.TrimSpace(c.FormValue("name"))
@@ -103,9 +105,15 @@ func (d *Deps) register(c *fiber.Ctx) error {
 		}
 		return again(st, serviceText(langOf(c), se, sentence(se.Message)))
 	}
-	if _, err := d.Users.Register(ctx, email, password, name); err != nil {
+	uid, err := d.Users.Register(ctx, email, password, name)
+	if err != nil {
 		st, se := pageError(c, err)
 		return again(st, serviceText(langOf(c), se, sentence(se.Message)))
+	}
+	if lang := string(langOf(c)); lang != accounts.LangEn { // the column's default
+		if err := d.Users.SetLang(ctx, uid, lang); err != nil {
+			slog.Warn("register: language not recorded; e-mails go out in English", "user_id", uid, "err", err)
+		}
 	}
 	token, _, err := d.Users.Login(ctx, email, password)
 	if err != nil {

@@ -573,6 +573,10 @@ func (f fakeUsers) Logout(context.Context, string) error {
 	f.calls.add("Users.Logout")
 	return nil
 }
+func (f fakeUsers) SetLang(context.Context, int64, string) error {
+	f.calls.add("Users.SetLang")
+	return nil
+}
 
 type fakeLimiter struct{ calls *serviceCalls }
 

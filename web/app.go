@@ -233,7 +233,7 @@ func (a *App) newHTTP() *fiber.App {
 	d.Rooms, d.Moves, d.Admission = a.Rooms, a.roomMoves, a.Rooms.Tokens()
 	d.Waitlist = a.Waitlist
 	d.Resets = a.Resets
-	app.Use(handlers.Lang(a.Cfg.SecureCookies)) // the moviegoer pages' language; console and API stay English
+	app.Use(handlers.Lang(a.Cfg.SecureCookies, d.SaveLang)) // the moviegoer pages' language; console and API stay English
 	app.Use(handlers.DemoPayments(a.Cfg.DemoPayments))
 	app.Use(d.Authenticate)
 	// CSRF for the browser's forms, after Authenticate so the 403 page shows who is

@@ -12,7 +12,8 @@ import (
 // Kind names what an e-mail tells of.
 type Kind string
 
-// The e-mails seatflow sends (DESIGN.md "E-mail").
+// The e-mails seatflow sends (DESIGN.md "E-mail"). Every committed order event queues
+// exactly one, in its own transaction (invariant 16); reasons.go lists Data's codes.
 const (
 	OrderCreated   Kind = "order_created"   // a pending order: seats held, pay by the deadline
 	OrderPaid      Kind = "order_paid"      // paid: the ticket, with its QR code

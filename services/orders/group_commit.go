@@ -46,6 +46,7 @@ type pendingCommit struct {
 	key    string // Idempotency-Key, "" for none
 	hash   [32]byte
 	claim  *keyClaim // the key's lock this create holds (nil: none), given back with the batch
+	offer  bool      // a waiting list's offer: its e-mail is the offer's, not order_created
 	done   chan error
 }
 
@@ -156,11 +157,12 @@ func (g *groupCommit) gather() []*pendingCommit {
 // persistOrder commits order through the group commit (or alone when MaxOrders is 1):
 // the order's insert, its seats, its Idempotency-Key and the commit-time checks of
 // persistBatch; claim is the create's Idempotency-Key lock (nil: none), which the batch
-// gives back once the order committed; held is the create's count as holding
+// gives back once the order committed; offer marks a waiting list's offer (its e-mail
+// is mail.WaitlistOffer instead of mail.OrderCreated); held is the create's count as holding
 // (startHold), ended once the order is queued. The transaction has a context of its own (store.DBTimeout): a batch serves
 // many requests. Errors: as persistBatch's per-order outcomes.
-func (o *Orders) persistOrder(order *services.Order, hallID int64, limit int, key string, hash [32]byte, claim *keyClaim, held *holdCount) error {
-	p := &pendingCommit{order: order, hallID: hallID, limit: limit, key: key, hash: hash, claim: claim}
+func (o *Orders) persistOrder(order *services.Order, hallID int64, limit int, key string, hash [32]byte, claim *keyClaim, offer bool, held *holdCount) error {
+	p := &pendingCommit{order: order, hallID: hallID, limit: limit, key: key, hash: hash, claim: claim, offer: offer}
 	if o.group == nil {
 		p.done = make(chan error, 1)
 		o.persistBatches([]*pendingCommit{p})

@@ -351,7 +351,7 @@ func (o *Orders) hold(ctx context.Context, show *services.Show, hall *services.H
 			return nil, store.Unavailable("the database", err)
 		}
 	}
-	if err := o.persistOrder(order, show.HallID, show.PurchaseLimit, req.IdempotencyKey, req.hash(), claim, &holding); err != nil {
+	if err := o.persistOrder(order, show.HallID, show.PurchaseLimit, req.IdempotencyKey, req.hash(), claim, req.offerNo != "", &holding); err != nil {
 		o.releaseAfterFailure(order)
 		if c := services.ErrorCode(err); c == services.CodeSeatNotInShow || c == services.CodePriceChanged {
 			o.hallChanged(ctx, show.HallID)

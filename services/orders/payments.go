@@ -13,6 +13,7 @@ import (
 	"github.com/jmoiron/sqlx"
 
 	"seatflow/services"
+	"seatflow/services/mail"
 	"seatflow/services/store"
 )
 
@@ -274,9 +275,11 @@ func (p *Payments) approve(ctx context.Context, pr PaymentProvider, pay *Payment
 		}
 		n, _ := res.RowsAffected()
 		if paid = n == 1; !paid {
-			_, err = tx.ExecContext(ctx, "UPDATE payments SET status = 'refunded', updated_at = ? WHERE id = ?", now, pay.ID)
+			if _, err = tx.ExecContext(ctx, "UPDATE payments SET status = 'refunded', updated_at = ? WHERE id = ?", now, pay.ID); err != nil {
+				return err
+			}
 		}
-		return err
+		return queuePaymentMail(ctx, tx, now, pay, paid)
 	})
 	if err != nil {
 		return store.Unavailable("the database", err)
@@ -301,6 +304,31 @@ func (p *Payments) approve(ctx context.Context, pr PaymentProvider, pay *Payment
 	}
 	p.orders.sold(ctx, order)
 	return nil
+}
+
+// queuePaymentMail queues, in the approval's transaction, the buyer's e-mail of it: order_paid
+// when this approval paid the order, else order_refunded (one per payment: its key names
+// the payment) with reason late_payment (the order had ended or its show was cancelled)
+// or already_paid (another payment had paid it). Invariant 16. Errors: the database's.
+func queuePaymentMail(ctx context.Context, tx *sqlx.Tx, now time.Time, pay *Payment, paid bool) error {
+	var o struct {
+		UserID int64  `db:"user_id"`
+		ShowID int64  `db:"show_id"`
+		Status string `db:"status"`
+	}
+	if err := tx.GetContext(ctx, &o, "SELECT user_id, show_id, status FROM orders WHERE id = ?", pay.OrderID); err != nil {
+		return err
+	}
+	m := mail.Message{Kind: mail.OrderPaid, UserID: o.UserID, OrderNo: pay.OrderNo, ShowID: o.ShowID}
+	if !paid {
+		reason := mail.ReasonLatePayment
+		if o.Status == services.OrderPaid {
+			reason = mail.ReasonAlreadyPaid
+		}
+		m.Kind, m.Key = mail.OrderRefunded, string(mail.OrderRefunded)+":"+pay.PaymentID
+		m.Data = map[string]string{mail.DataReason: reason}
+	}
+	return mail.Queue(ctx, tx, now, m)
 }
 
 // PaymentGrace is how long after an order's deadline an approval that the buyer started

@@ -13,6 +13,7 @@ import (
 
 	"seatflow/services"
 	"seatflow/services/catalog"
+	"seatflow/services/mail"
 	"seatflow/services/store"
 )
 
@@ -81,7 +82,8 @@ func (o *Orders) persistBatches(batch []*pendingCommit) {
 //  3. refuse orders of house seats (houseSeatRefusals) and, around a rebuild of the
 //     per-user counts, orders over the purchase limit (limitRefusals; their buyers'
 //     rows were locked before step 2, lockCountedBuyers);
-//  4. insert their Idempotency-Keys (one multi-row INSERT).
+//  4. insert their Idempotency-Keys (one multi-row INSERT);
+//  5. queue each order's e-mail (createdMails: one multi-row INSERT into the outbox).
 //
 // Refusals of step 3 come after the inserts: it returns them with errRetryWithout, and
 // the transaction is rolled back. The refusals it returns are final answers; the error
@@ -141,6 +143,9 @@ func (o *Orders) persistBatch(batch []*pendingCommit) (map[*pendingCommit]error,
 		if err := o.rememberKeys(ctx, tx, ok); err != nil {
 			return err
 		}
+		if err := mail.Queue(ctx, tx, o.clock.Now(), createdMails(ok)...); err != nil {
+			return err
+		}
 		if o.failHook != nil {
 			if err := o.failHook("insert"); err != nil {
 				return err
@@ -149,6 +154,21 @@ func (o *Orders) persistBatch(batch []*pendingCommit) (map[*pendingCommit]error,
 		return nil
 	})
 	return refused, err
+}
+
+// createdMails are the e-mails of the orders of ps, committed with them (invariant 16):
+// mail.OrderCreated, or mail.WaitlistOffer for a waiting list's offer (its one e-mail
+// tells of the offer and its deadline).
+func createdMails(ps []*pendingCommit) []mail.Message {
+	ms := make([]mail.Message, len(ps))
+	for i, p := range ps {
+		kind := mail.OrderCreated
+		if p.offer {
+			kind = mail.WaitlistOffer
+		}
+		ms[i] = mail.Message{Kind: kind, UserID: p.order.UserID, OrderNo: p.order.OrderNo, ShowID: p.order.ShowID}
+	}
+	return ms
 }
 
 // idStep returns InsertOrders' idStep for this database, read once (AutoIncrementStep).

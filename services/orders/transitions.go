@@ -6,6 +6,7 @@ import (
 	"github.com/jmoiron/sqlx"
 
 	"seatflow/services"
+	"seatflow/services/mail"
 	"seatflow/services/store"
 )
 
@@ -30,7 +31,8 @@ func (o *Orders) Cancel(ctx context.Context, userID int64, orderNo string) (*ser
 		}
 	}
 	if order.Status == services.OrderPending {
-		won, err := o.End(ctx, order, services.OrderCancelled, "cancelled by the buyer", false)
+		won, err := o.End(ctx, order, services.OrderCancelled, "cancelled by the buyer", false,
+			mail.Message{Kind: mail.OrderCancelled, Data: map[string]string{mail.DataReason: mail.ReasonBuyer}})
 		if err != nil {
 			return nil, err
 		}
@@ -63,7 +65,8 @@ func (o *Orders) Expire(ctx context.Context, orderNo string) (bool, error) {
 	if order.Status != services.OrderPending || o.clock.Now().Before(order.ExpiresAt) {
 		return false, nil
 	}
-	won, err := o.End(ctx, order, services.OrderExpired, "payment deadline passed", true)
+	won, err := o.End(ctx, order, services.OrderExpired, "payment deadline passed", true,
+		mail.Message{Kind: mail.OrderExpired, Data: map[string]string{mail.DataReason: mail.ReasonDeadline}})
 	if won {
 		o.metrics.OrdersExpired.Inc()
 	}
@@ -71,9 +74,11 @@ func (o *Orders) Expire(ctx context.Context, orderNo string) (bool, error) {
 }
 
 // End moves a pending order to cancelled or expired with one conditional update
-// (invariant 5), marks its seats no longer live in the same transaction, and only when
-// it won frees the holds in Redis (owner-checked, invariant 4).
-func (o *Orders) End(ctx context.Context, order *services.Order, status, reason string, dueOnly bool) (bool, error) {
+// (invariant 5), marks its seats no longer live and queues the buyer's e-mail msg in
+// the same transaction, and only when it won frees the holds in Redis (owner-checked,
+// invariant 4). msg gives the e-mail's Kind and Data (mail.Reason* codes); End fills in
+// the order's user, number and show. A lost update writes no e-mail (invariant 16).
+func (o *Orders) End(ctx context.Context, order *services.Order, status, reason string, dueOnly bool, msg mail.Message) (bool, error) {
 	now := o.clock.Now()
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), store.DBTimeout)
 	defer cancel()
@@ -94,8 +99,10 @@ func (o *Orders) End(ctx context.Context, order *services.Order, status, reason 
 			return nil
 		}
 		won = true
-		_, err = tx.ExecContext(ctx, "UPDATE order_seats SET live = NULL WHERE order_id = ?", order.ID)
-		return err
+		if _, err := tx.ExecContext(ctx, "UPDATE order_seats SET live = NULL WHERE order_id = ?", order.ID); err != nil {
+			return err
+		}
+		return mail.Queue(ctx, tx, now, orderMail(order, msg))
 	})
 	if err != nil {
 		return false, store.Unavailable("the database", err)
@@ -133,4 +140,10 @@ func (o *Orders) sold(ctx context.Context, order *services.Order) {
 	}
 	o.metrics.OrdersPaid.Inc()
 	o.cancelExpiry(ctx, order.OrderNo)
+}
+
+// orderMail is msg about order: its buyer, number and show filled in.
+func orderMail(order *services.Order, msg mail.Message) mail.Message {
+	msg.UserID, msg.OrderNo, msg.ShowID = order.UserID, order.OrderNo, order.ShowID
+	return msg
 }

@@ -13,6 +13,7 @@ import (
 
 	"seatflow/services"
 	"seatflow/services/catalog"
+	"seatflow/services/mail"
 	"seatflow/services/orders"
 	"seatflow/services/seats"
 	"seatflow/services/store"
@@ -362,7 +363,8 @@ func (r *Reconciler) cancelOrdersOfCancelledShows(ctx context.Context, rn *run, 
 			if err != nil {
 				return err
 			}
-			won, err := r.orders.End(ctx, order, services.OrderCancelled, "the show was cancelled", false)
+			won, err := r.orders.End(ctx, order, services.OrderCancelled, "the show was cancelled", false,
+				mail.ShowCancelledMessage(mail.OutcomeCancelled, ""))
 			if err != nil {
 				return err
 			}

@@ -168,11 +168,11 @@ func TestDoor_RefusalReasons(t *testing.T) {
 	}
 }
 
-// TestInvariant16_TicketAdmittedAtMostOnce: N doors admitting the same ticket at once admit
+// TestInvariant17_TicketAdmittedAtMostOnce: N doors admitting the same ticket at once admit
 // it exactly once: one call wins, the others are ALREADY_ADMITTED naming the winner's
 // staff member and time, one admitted_at is stored, one audit entry is written, and a
 // later check reports the admission.
-func TestInvariant16_TicketAdmittedAtMostOnce(t *testing.T) {
+func TestInvariant17_TicketAdmittedAtMostOnce(t *testing.T) {
 	e := newDoorEnv(t)
 	ctx := context.Background()
 	o := e.paid("B1")

@@ -8,6 +8,7 @@ import (
 	"github.com/jmoiron/sqlx"
 
 	"seatflow/services"
+	"seatflow/services/mail"
 	"seatflow/services/orders"
 	"seatflow/services/store"
 )
@@ -48,14 +49,17 @@ func (s *StaffOrders) Refund(ctx context.Context, actorID int64, orderNo, reason
 	if len([]rune(reason)) > MaxReasonLen {
 		return nil, services.Errorf(services.CodeInvalidRequest, "reason is longer than %d characters", MaxReasonLen)
 	}
-	if reason == "" {
+	msg := mail.Message{Kind: mail.OrderRefunded, Data: map[string]string{mail.DataReason: mail.ReasonStaff}}
+	if reason != "" {
+		msg.Data[mail.DataNote] = reason
+	} else {
 		reason = "refunded by the cinema"
 	}
 	order, err := s.orders.ByNo(ctx, orderNo)
 	if err != nil {
 		return nil, err
 	}
-	won, err := s.refund(ctx, actorID, order, reason)
+	won, err := s.refund(ctx, actorID, order, reason, msg)
 	if err != nil {
 		return nil, err
 	}
@@ -69,8 +73,10 @@ func (s *StaffOrders) Refund(ctx context.Context, actorID int64, orderNo, reason
 }
 
 // refund runs the refund of order (read before) and reports whether this call won the
-// paid -> refunded transition. Errors: UNAVAILABLE.
-func (s *StaffOrders) refund(ctx context.Context, actorID int64, order *services.Order, reason string) (bool, error) {
+// paid -> refunded transition; the winner's transaction queues the buyer's e-mail msg
+// (its Kind and Data; the order's user, number and show are filled in, invariant 16).
+// Errors: UNAVAILABLE.
+func (s *StaffOrders) refund(ctx context.Context, actorID int64, order *services.Order, reason string, msg mail.Message) (bool, error) {
 	if order.Status != services.OrderPaid {
 		return false, nil
 	}
@@ -108,7 +114,11 @@ func (s *StaffOrders) refund(ctx context.Context, actorID int64, order *services
 		for _, p := range pays {
 			after.Payments = append(after.Payments, p.PaymentID)
 		}
-		return s.audit.Record(ctx, tx, actorID, "order.refund", "order", order.OrderNo, before, after)
+		if err := s.audit.Record(ctx, tx, actorID, "order.refund", "order", order.OrderNo, before, after); err != nil {
+			return err
+		}
+		msg.UserID, msg.OrderNo, msg.ShowID = order.UserID, order.OrderNo, order.ShowID
+		return mail.Queue(ctx, tx, now, msg)
 	})
 	if err != nil {
 		if services.ErrorCode(err) != "" {

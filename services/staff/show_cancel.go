@@ -7,6 +7,7 @@ import (
 	"github.com/jmoiron/sqlx"
 
 	"seatflow/services"
+	"seatflow/services/mail"
 	"seatflow/services/store"
 )
 
@@ -37,6 +38,7 @@ func (s *StaffOrders) CancelShow(ctx context.Context, actorID, showID int64, rea
 	if len([]rune(reason)) > MaxReasonLen {
 		return nil, services.Errorf(services.CodeInvalidRequest, "reason is longer than %d characters", MaxReasonLen)
 	}
+	note := reason
 	if reason == "" {
 		reason = "the show was cancelled"
 	}
@@ -51,7 +53,7 @@ func (s *StaffOrders) CancelShow(ctx context.Context, actorID, showID int64, rea
 	// when it was cancelled before, its orders were ended then: this finds none, unless
 	// that call was cut short or an order was created from a show read just before
 	out := &ShowCancellation{}
-	if out.CancelledOrders, out.RefundedOrders, err = s.endOrders(ctx, actorID, showID, reason); err != nil {
+	if out.CancelledOrders, out.RefundedOrders, err = s.endOrders(ctx, actorID, showID, reason, note); err != nil {
 		return nil, err
 	}
 	if out.Show, err = s.shows.Get(ctx, showID); err != nil {
@@ -100,8 +102,9 @@ func (s *StaffOrders) markCancelled(ctx context.Context, actorID int64, show *se
 }
 
 // endOrders cancels the pending orders of a cancelled show and refunds its paid ones,
-// and returns how many of each this call ended.
-func (s *StaffOrders) endOrders(ctx context.Context, actorID, showID int64, reason string) (cancelled, refunded int, err error) {
+// and returns how many of each this call ended. note is the staff's own words for the
+// e-mails ("" for none).
+func (s *StaffOrders) endOrders(ctx context.Context, actorID, showID int64, reason, note string) (cancelled, refunded int, err error) {
 	var nos []string
 	qctx, cancel := context.WithTimeout(ctx, store.DBTimeout)
 	err = s.db.SelectContext(qctx, &nos, "SELECT order_no FROM orders WHERE show_id = ? AND status IN ('pending', 'paid') ORDER BY id", showID)
@@ -110,7 +113,7 @@ func (s *StaffOrders) endOrders(ctx context.Context, actorID, showID int64, reas
 		return 0, 0, store.Unavailable("the database", err)
 	}
 	for _, no := range nos {
-		c, r, err := s.endOne(ctx, actorID, no, reason)
+		c, r, err := s.endOne(ctx, actorID, no, reason, note)
 		if err != nil {
 			return cancelled, refunded, err
 		}
@@ -126,8 +129,9 @@ func (s *StaffOrders) endOrders(ctx context.Context, actorID, showID int64, reas
 
 // endOne cancels the order orderNo when it is pending or refunds it when it is paid,
 // and reports which this call did. An order that was paid between the read and the
-// cancel is read again and refunded.
-func (s *StaffOrders) endOne(ctx context.Context, actorID int64, orderNo, reason string) (cancelled, refunded bool, err error) {
+// cancel is read again and refunded. Either way the buyer's one e-mail is
+// show_cancelled (mail.ShowCancelledMessage), queued in the transaction that ended the order.
+func (s *StaffOrders) endOne(ctx context.Context, actorID int64, orderNo, reason, note string) (cancelled, refunded bool, err error) {
 	for attempt := 0; attempt < 2; attempt++ {
 		order, err := s.orders.ByNo(ctx, orderNo)
 		if err != nil {
@@ -135,7 +139,7 @@ func (s *StaffOrders) endOne(ctx context.Context, actorID int64, orderNo, reason
 		}
 		switch order.Status {
 		case services.OrderPending:
-			won, err := s.orders.End(ctx, order, services.OrderCancelled, reason, false)
+			won, err := s.orders.End(ctx, order, services.OrderCancelled, reason, false, mail.ShowCancelledMessage(mail.OutcomeCancelled, note))
 			if err != nil {
 				return false, false, err
 			}
@@ -151,7 +155,7 @@ func (s *StaffOrders) endOne(ctx context.Context, actorID int64, orderNo, reason
 			}
 			return true, false, nil
 		case services.OrderPaid:
-			won, err := s.refund(ctx, actorID, order, reason)
+			won, err := s.refund(ctx, actorID, order, reason, mail.ShowCancelledMessage(mail.OutcomeRefunded, note))
 			return false, won, err
 		default:
 			return false, false, nil

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"seatflow/services"
+	"seatflow/services/mail"
 	"seatflow/services/orders"
 	"seatflow/services/seats"
 	"seatflow/services/store"
@@ -101,7 +102,8 @@ func (s *ShowSeats) Release(ctx context.Context, actorID, showID, seatID int64, 
 
 // cancelHolding cancels the pending order that holds the seat, audited as order.cancel.
 func (s *ShowSeats) cancelHolding(ctx context.Context, actorID int64, order *services.Order, reason string) (*SeatRelease, error) {
-	won, err := s.orders.End(ctx, order, services.OrderCancelled, reason, false)
+	won, err := s.orders.End(ctx, order, services.OrderCancelled, reason, false,
+		mail.Message{Kind: mail.OrderCancelled, Data: map[string]string{mail.DataReason: mail.ReasonStaff, mail.DataNote: reason}})
 	if err != nil {
 		return nil, err
 	}

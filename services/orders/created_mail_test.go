@@ -1,0 +1,92 @@
+package orders_test
+
+import (
+	"context"
+	"testing"
+
+	"seatflow/services"
+	"seatflow/services/internal/testenv"
+	"seatflow/services/mail"
+)
+
+// createdMailCount returns how many order_created e-mails the outbox holds for order,
+// failing the test when one is addressed to someone else.
+func createdMailCount(t *testing.T, e *testenv.TestEnv, o *services.Order) int {
+	t.Helper()
+	n := 0
+	for _, m := range e.MailsOf(o.OrderNo) {
+		if m.Kind == string(mail.OrderCreated) {
+			if m.UserID != o.UserID || m.ShowID != o.ShowID {
+				t.Errorf("order_created of %s to user %d about show %d, want user %d, show %d", o.OrderNo, m.UserID, m.ShowID, o.UserID, o.ShowID)
+			}
+			n++
+		}
+	}
+	return n
+}
+
+// TestGroupCommit_BatchQueuesOneCreatedMailPerCommittedOrder: a batch of M orders that
+// commits together queues M order_created e-mails with it (one multi-row INSERT), each
+// to its own buyer; a batch that refuses an order at its commit (the purchase limit
+// after the counts were rebuilt: the batch runs again without it; a seat MySQL has sold:
+// the batch commits order by order) queues e-mails only for the orders that committed.
+func TestGroupCommit_BatchQueuesOneCreatedMailPerCommittedOrder(t *testing.T) {
+	const n, victim = 8, 5 // buyer 5 orders A6 and B6
+	for _, tc := range []struct {
+		name   string
+		inject func(e *testenv.TestEnv, victimUser int64) (undo func())
+	}{
+		{"all commit", nil},
+		{"purchase limit refuses one", func(e *testenv.TestEnv, u int64) func() {
+			no := insertLiveOrder(e, u, "C1", "C2", "C3") // 3 + 2 seats > 4
+			e.RDB.HDel(context.Background(), e.Seats.Keys(e.Show.ID)[2], "_")
+			return func() { deleteOrder(e, no) }
+		}},
+		{"seat sold in MySQL refuses one", func(e *testenv.TestEnv, _ int64) func() {
+			no := insertLiveOrder(e, e.User(40), "A6")
+			return func() { deleteOrder(e, no) }
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := testenv.NewTestEnv(t, testenv.Unlimited)
+			e.QuietLogs()
+			o := batching(e)
+			if _, err := e.Create(e.User(0), e.SeatIDs("J10")...); err != nil { // loads the seat map
+				t.Fatal(err)
+			}
+			users := e.BulkUsers(n)
+			undo := func() {}
+			heldTogether(t, o, n, func() {
+				if tc.inject != nil {
+					undo = tc.inject(e, users[victim])
+				}
+			})
+			before := e.CountRows("mail_outbox")
+			list, errs := createAll(e, users, pairOf(e))
+			committed := 0
+			for i, err := range errs {
+				refused := tc.inject != nil && i == victim
+				switch {
+				case refused && err == nil:
+					t.Fatalf("order %d committed; the test meant it to be refused", i)
+				case !refused && err != nil:
+					t.Fatalf("order %d: %v", i, err)
+				case !refused:
+					committed++
+					if c := createdMailCount(t, e, list[i]); c != 1 {
+						t.Errorf("order %d has %d order_created e-mails, want 1", i, c)
+					}
+				}
+			}
+			if got := e.CountRows("mail_outbox") - before; got != committed {
+				t.Errorf("the batch queued %d e-mails for %d committed orders", got, committed)
+			}
+			if count, _ := batches(t, o); tc.inject == nil && count != 2 {
+				t.Errorf("%d transactions committed, want 2 (the first order, then one batch of %d)", count, n)
+			}
+			t.Logf("%d of %d orders committed, %d e-mails queued", committed, n, committed)
+			undo()
+			e.CheckInvariants()
+		})
+	}
+}
