@@ -27,6 +27,7 @@ import (
 	"seatflow/services/accounts"
 	"seatflow/services/audit"
 	"seatflow/services/catalog"
+	"seatflow/services/mail"
 	"seatflow/services/orders"
 	"seatflow/services/reconcile"
 	"seatflow/services/seats"
@@ -208,4 +209,12 @@ type Deps struct {
 	Admission AdmissionChecker
 	// Waitlist keeps the waiting lists of sold-out shows.
 	Waitlist WaitlistService
+	// Mailbox is the development mailbox: the e-mail outbox for admins (mail.Mailbox).
+	Mailbox MailboxService
+}
+
+// MailboxService is what the development mailbox page needs of mail.Mailbox.
+type MailboxService interface {
+	List(ctx context.Context, f mail.ListFilter) ([]*mail.Row, error)
+	Message(ctx context.Context, id int64) (row *mail.Row, r *mail.Rendered, renderErr error, err error)
 }

@@ -25,6 +25,7 @@ var consoleLinks = []consoleLink{
 	{Href: "/admin/audit", Label: "Audit log"},
 	{Href: "/admin/users", Label: "Users", AdminOnly: true},
 	{Href: "/admin/reconcile", Label: "Reconciliation", AdminOnly: true},
+	{Href: "/admin/mailbox", Label: "Mailbox", AdminOnly: true},
 }
 
 // consoleCurrent reports whether the console link href is the section of path.
@@ -80,7 +81,7 @@ func AdminLayout(p Page) templ.Component {
 					var templ_7745c5c3_Var3 string
 					templ_7745c5c3_Var3, templ_7745c5c3_Err = templruntime.NewAttributeExpression(templ.SafeURL(l.Href)).ResolveURL(ctx)
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/console_layout.templ`, Line: 37, Col: 34}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/console_layout.templ`, Line: 38, Col: 34}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var3)
 					if templ_7745c5c3_Err != nil {
@@ -103,7 +104,7 @@ func AdminLayout(p Page) templ.Component {
 					var templ_7745c5c3_Var4 string
 					templ_7745c5c3_Var4, templ_7745c5c3_Err = templ.JoinStringErrs(l.Label)
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/console_layout.templ`, Line: 41, Col: 15}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/console_layout.templ`, Line: 42, Col: 15}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var4))
 					if templ_7745c5c3_Err != nil {
