@@ -10,8 +10,9 @@ import (
 	"seatflow/views"
 )
 
-// mailboxLimit is how many outbox rows the development mailbox lists.
-const mailboxLimit = 200
+// mailboxLimit is how many outbox rows the development mailbox lists (each subject is
+// written afresh from its order).
+const mailboxLimit = 100
 
 // mailboxPage is the development mailbox: the e-mail outbox, newest first, filtered by
 // ?to= (a part of the recipient's address).
@@ -24,7 +25,7 @@ func (d *Deps) mailboxPage(c *fiber.Ctx) error {
 		return errorPage(c, err)
 	}
 	return render(c, fiber.StatusOK, views.MailboxPage(views.MailboxPageProps{
-		Page: page(c, "Mailbox"), Rows: rows, To: to, Zone: d.Shows.Zone(), Limit: mailboxLimit}))
+		Page: page(c, "Mailbox"), Rows: rows, Subjects: d.Mailbox.Subjects(ctx, rows), To: to, Zone: d.Shows.Zone(), Limit: mailboxLimit}))
 }
 
 // mailboxMessagePage shows one outbox row: its state and its e-mail rendered as it

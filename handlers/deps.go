@@ -216,5 +216,6 @@ type Deps struct {
 // MailboxService is what the development mailbox page needs of mail.Mailbox.
 type MailboxService interface {
 	List(ctx context.Context, f mail.ListFilter) ([]*mail.Row, error)
+	Subjects(ctx context.Context, rows []*mail.Row) map[int64]string
 	Message(ctx context.Context, id int64) (row *mail.Row, r *mail.Rendered, renderErr error, err error)
 }

@@ -19,6 +19,18 @@ func (m *Mailbox) List(ctx context.Context, f ListFilter) ([]*Row, error) {
 	return m.Outbox.List(ctx, f)
 }
 
+// Subjects returns the subject of each row as it would be written now, by row id; a
+// row that cannot be written (its order gone) is left out.
+func (m *Mailbox) Subjects(ctx context.Context, rows []*Row) map[int64]string {
+	out := make(map[int64]string, len(rows))
+	for _, r := range rows {
+		if s, err := m.Renderer.Subject(ctx, r); err == nil {
+			out[r.ID] = s
+		}
+	}
+	return out
+}
+
 // Message returns row id and its e-mail rendered now, the HTML's inline images turned
 // into data: URLs so a page can show it as it stands (the row is not changed). A row
 // that cannot be rendered (its order gone) comes back with a nil Rendered and the

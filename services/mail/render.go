@@ -81,6 +81,7 @@ type content struct {
 	TicketLabel, TicketRef string
 	QRLabel, QRCID         string
 	Footer                 string
+	Sep                    string // between a label and its value in the text part
 	HTMLLang               string
 }
 
@@ -100,47 +101,13 @@ var (
 // sources (NOT_FOUND when the order or show is gone: the e-mail cannot be written),
 // INVALID_REQUEST for a row of an unknown kind or without the link its kind needs.
 func (r *Renderer) Render(ctx context.Context, row *Row) (*Rendered, error) {
-	w := wordsFor(row.Lang)
-	data := map[string]string{}
-	if row.Data != nil && *row.Data != "" {
-		if err := json.Unmarshal([]byte(*row.Data), &data); err != nil {
-			return nil, services.Errorf(services.CodeInvalidRequest, "e-mail %d: data is not a JSON object of strings: %v", row.ID, err)
-		}
+	w, data, order, show, vars, err := r.load(ctx, row)
+	if err != nil {
+		return nil, err
 	}
-	if _, ok := w.subject[row.Kind]; !ok {
-		return nil, services.Errorf(services.CodeInvalidRequest, "e-mail %d: unknown kind %q", row.ID, row.Kind)
-	}
-	var order *services.Order
-	var show *services.Show
-	var err error
-	if row.OrderNo != nil && *row.OrderNo != "" {
-		if order, err = r.Orders.ByNo(ctx, *row.OrderNo); err != nil {
-			return nil, err
-		}
-	}
-	showID := int64(0)
-	if order != nil {
-		showID = order.ShowID
-	} else if row.ShowID != nil {
-		showID = *row.ShowID
-	}
-	if showID != 0 {
-		if show, err = r.Shows.Show(ctx, showID); err != nil {
-			return nil, err
-		}
-	}
-	c := content{Lang: row.Lang, Hello: w.labels["hello"], Footer: w.labels["footer"], LinkLabel: w.labels["link"], HTMLLang: "en"}
+	c := content{Lang: row.Lang, Hello: w.labels["hello"], Footer: w.labels["footer"], LinkLabel: w.labels["link"], HTMLLang: "en", Sep: w.labels["sep"]}
 	if isChinese(row.Lang) {
 		c.HTMLLang = "zh-Hans"
-	}
-	vars := map[string]string{}
-	if order != nil {
-		vars["no"] = order.OrderNo
-		vars["total"] = money(order.TotalMinor, order.Currency)
-		vars["deadline"] = r.when(order.ExpiresAt, row.Lang)
-	}
-	if show != nil {
-		vars["movie"], vars["hall"], vars["time"] = show.Movie.Title, show.HallName, r.when(show.StartsAt, row.Lang)
 	}
 	c.Subject, c.Intro = fill(w.subject[row.Kind], vars), fill(w.intro[row.Kind], vars)
 	c.Details = r.details(w, row, order, show, data)
@@ -176,6 +143,56 @@ func (r *Renderer) Render(ctx context.Context, row *Row) (*Rendered, error) {
 	}
 	out.HTML, out.Text = h.String(), t.String()
 	return out, nil
+}
+
+// Subject writes only row's subject (Render's, without the bodies and images).
+// Errors: as Render.
+func (r *Renderer) Subject(ctx context.Context, row *Row) (string, error) {
+	w, _, _, _, vars, err := r.load(ctx, row)
+	if err != nil {
+		return "", err
+	}
+	return fill(w.subject[row.Kind], vars), nil
+}
+
+// load reads what row names and the values its words are filled with.
+func (r *Renderer) load(ctx context.Context, row *Row) (w *words, data map[string]string, order *services.Order, show *services.Show, vars map[string]string, err error) {
+	w = wordsFor(row.Lang)
+	data = map[string]string{}
+	if row.Data != nil && *row.Data != "" {
+		if err := json.Unmarshal([]byte(*row.Data), &data); err != nil {
+			return nil, nil, nil, nil, nil, services.Errorf(services.CodeInvalidRequest, "e-mail %d: data is not a JSON object of strings: %v", row.ID, err)
+		}
+	}
+	if _, ok := w.subject[row.Kind]; !ok {
+		return nil, nil, nil, nil, nil, services.Errorf(services.CodeInvalidRequest, "e-mail %d: unknown kind %q", row.ID, row.Kind)
+	}
+	if row.OrderNo != nil && *row.OrderNo != "" {
+		if order, err = r.Orders.ByNo(ctx, *row.OrderNo); err != nil {
+			return nil, nil, nil, nil, nil, err
+		}
+	}
+	showID := int64(0)
+	if order != nil {
+		showID = order.ShowID
+	} else if row.ShowID != nil {
+		showID = *row.ShowID
+	}
+	if showID != 0 {
+		if show, err = r.Shows.Show(ctx, showID); err != nil {
+			return nil, nil, nil, nil, nil, err
+		}
+	}
+	vars = map[string]string{}
+	if order != nil {
+		vars["no"] = order.OrderNo
+		vars["total"] = money(order.TotalMinor, order.Currency)
+		vars["deadline"] = r.when(order.ExpiresAt, row.Lang)
+	}
+	if show != nil {
+		vars["movie"], vars["hall"], vars["time"] = show.Movie.Title, show.HallName, r.when(show.StartsAt, row.Lang)
+	}
+	return w, data, order, show, vars, nil
 }
 
 // details lists what the e-mail is about: the order's number, movie, hall, start,
