@@ -27,6 +27,7 @@ import (
 	"seatflow/services/accounts"
 	"seatflow/services/audit"
 	"seatflow/services/catalog"
+	"seatflow/services/mail"
 	"seatflow/services/orders"
 	"seatflow/services/reconcile"
 	"seatflow/services/seats"
@@ -221,4 +222,13 @@ type Deps struct {
 	Waitlist WaitlistService
 	// Resets e-mail password reset links and use them (rate-limited inside).
 	Resets ResetService
+	// Mailbox is the development mailbox: the e-mail outbox for admins (mail.Mailbox).
+	Mailbox MailboxService
+}
+
+// MailboxService is what the development mailbox page needs of mail.Mailbox.
+type MailboxService interface {
+	List(ctx context.Context, f mail.ListFilter) ([]*mail.Row, error)
+	Subjects(ctx context.Context, rows []*mail.Row) map[int64]string
+	Message(ctx context.Context, id int64) (row *mail.Row, r *mail.Rendered, renderErr error, err error)
 }

@@ -199,6 +199,9 @@ func (d *Deps) consoleRoutes(app fiber.Router) {
 	reconcile.Get("/", d.reconcilePage)
 	reconcile.Post("/", d.startReconcile)
 	reconcile.Get("/runs/:id", d.reconcileRunPage)
+	mailbox := app.Group("/admin/mailbox", requirePageRole(services.RoleAdmin))
+	mailbox.Get("/", d.mailboxPage)
+	mailbox.Get("/:id", d.mailboxMessagePage)
 }
 
 // routeSet registers routes on r with check in front of each one's handlers: a role

@@ -10,6 +10,7 @@
 // this list, never one below; DESIGN.md "Packages" draws the graph):
 //
 //	store      MySQL open/migrate, transactions, SQL error mapping, the Redis lease
+//	mail       the e-mail outbox (Queue), bodies, SMTP delivery, dispatcher, mailbox
 //	audit      the audit log of staff and admin writes
 //	accounts   users, sessions, user admin
 //	catalog    halls and layouts, movies, shows, prices, sale windows (Catalog, CatalogWriter)

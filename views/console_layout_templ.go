@@ -26,6 +26,7 @@ var consoleLinks = []consoleLink{
 	{Href: "/admin/audit", Label: "Audit log"},
 	{Href: "/admin/users", Label: "Users", AdminOnly: true},
 	{Href: "/admin/reconcile", Label: "Reconciliation", AdminOnly: true},
+	{Href: "/admin/mailbox", Label: "Mailbox", AdminOnly: true},
 }
 
 // consoleCurrent reports whether the console link href is the section of path.

@@ -26,6 +26,7 @@ import (
 	"seatflow/services/accounts"
 	"seatflow/services/audit"
 	"seatflow/services/catalog"
+	"seatflow/services/mail"
 	"seatflow/services/orders"
 	"seatflow/services/reconcile"
 	"seatflow/services/seats"
@@ -84,6 +85,14 @@ type App struct {
 	// Waitlist serves the waiting lists of sold-out shows (a runner per process).
 	Waitlist  *waitlist.Lists
 	roomMoves *waitingroom.Moves
+	// Mail hands the outbox's due e-mails to delivery (Nudge after a commit that queued
+	// some); mailbox is the development mailbox; mailDeliverer is nil without SMTP.
+	Mail          *mail.Dispatcher
+	mailbox       *mail.Mailbox
+	mailDeliverer *mail.Deliverer
+	mailTo        string // where mails go, for the start-up log line
+	tickets       *orders.Tickets
+	background    context.Context // ends with stopBackground
 }
 
 // New opens MySQL and Redis and builds every service; it starts nothing. clock may be
@@ -123,6 +132,7 @@ func New(cfg Config, clock services.Clock, log *slog.Logger) (*App, error) {
 		accounts.SessionPolicy{Idle: cfg.SessionIdle, MaxAge: cfg.SessionMaxAge}, a.sessions)
 	var bg context.Context
 	bg, a.stopBackground = context.WithCancel(context.Background())
+	a.background = bg
 	go a.sessions.Run(bg)
 	a.SeatEvents = seats.NewSeatEvents(rdb, cfg.KeyPrefix, cfg.LiveMaxViewers, log)
 	a.Limiter = orders.NewRateLimiter(rdb, orders.Limits{
@@ -183,11 +193,16 @@ func New(cfg Config, clock services.Clock, log *slog.Logger) (*App, error) {
 		providers = append(providers, orders.DemoProvider{})
 	}
 	a.Payments = orders.NewPayments(db, a.Orders, clock, secret, providers...)
+	a.tickets = orders.NewTickets([]byte(cfg.TicketSecret)) // empty: a random secret of this process
+	if a.mailTo, err = a.newMail(clock); err != nil {
+		return nil, err
+	}
 	a.worker = asynq.NewServerFromRedisClient(rdb, asynq.Config{
 		Concurrency: 4, Queues: map[string]int{jobs.Queue: 1},
 		DelayedTaskCheckInterval: cfg.ExpiryCheckInterval,
 		Logger:                   asynqLogger{log}, LogLevel: asynq.WarnLevel,
 		ShutdownTimeout: 5 * time.Second,
+		RetryDelayFunc:  jobs.RetryDelay(mail.RetryDelay),
 	})
 	a.dashboard = staff.NewDashboard(db, clock, cfg.Location())
 	a.HTTP = a.newHTTP()
@@ -228,8 +243,7 @@ func (a *App) newHTTP() *fiber.App {
 	d.OrderDetail, d.UserAdmin, d.Audit = d.AdminOrders.(*staff.StaffOrders), accounts.NewUserAdmin(a.DB, a.Audit, a.Users.UserChanged), a.Audit
 	d.Dashboard, d.ExpiryQueue = a.dashboard, a.expiryQueue
 	d.ShowSeats = staff.NewShowSeats(a.DB, a.Orders, a.Audit, a.Cfg.ReconcileGrace)
-	tickets := orders.NewTickets([]byte(a.Cfg.TicketSecret)) // empty: a random secret of this process
-	d.Tickets, d.Door = tickets, staff.NewDoor(a.DB, a.Orders, tickets, a.Audit, a.Shows.Zone())
+	d.Tickets, d.Door, d.Mailbox = a.tickets, staff.NewDoor(a.DB, a.Orders, a.tickets, a.Audit, a.Shows.Zone()), a.mailbox
 	d.Rooms, d.Moves, d.Admission = a.Rooms, a.roomMoves, a.Rooms.Tokens()
 	d.Waitlist = a.Waitlist
 	d.Resets = a.Resets
@@ -275,9 +289,18 @@ func (a *App) Migrate(ctx context.Context) (int, error) {
 	return store.Migrate(ctx, a.DB)
 }
 
-// StartWorker starts the in-process asynq worker (order expiry).
+// StartWorker starts the in-process asynq worker (order expiry, e-mail delivery) and
+// the mail dispatcher.
 func (a *App) StartWorker() error {
-	return a.worker.Start(jobs.NewMux(a.Orders))
+	mux := jobs.NewMux(a.Orders)
+	if a.mailDeliverer != nil {
+		jobs.HandleMail(mux, a.mailDeliverer)
+	}
+	if err := a.worker.Start(mux); err != nil {
+		return err
+	}
+	go a.Mail.Run(a.background)
+	return nil
 }
 
 // StartScheduler starts the periodic work: reconciliation every
@@ -291,6 +314,7 @@ func (a *App) Serve() error {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 	a.eviction.problem(ctx) // read at start: logged, and /readyz reports it
 	cancel()
+	a.Log.Info("e-mail: " + a.mailTo)
 	if err := a.StartWorker(); err != nil {
 		return err
 	}

@@ -5,12 +5,14 @@ package web
 import (
 	"fmt"
 	"log/slog"
+	netmail "net/mail"
 	"net/url"
 	"time"
 	_ "time/tzdata" // the cinema's IANA zone works on machines without zoneinfo
 
 	"github.com/caarlos0/env/v11"
 
+	"seatflow/services/mail"
 	"seatflow/services/store"
 )
 
@@ -105,6 +107,12 @@ type Config struct {
 	// AdmissionSecret signs the waiting rooms' admission tokens; every instance behind
 	// one address must share it. Empty: a random secret per process (one instance only).
 	AdmissionSecret string `env:"ADMISSION_SECRET"`
+	// SMTPURL is where e-mails go: smtp://user:pass@host:587?tls=starttls|tls|none
+	// (services/mail.ParseSMTPURL). Empty: e-mails are held in the outbox and shown in
+	// the development mailbox, /admin/mailbox.
+	SMTPURL string `env:"SMTP_URL"`
+	// MailFrom is the e-mails' From address.
+	MailFrom string `env:"MAIL_FROM" envDefault:"seatflow <no-reply@seatflow.localhost>"`
 }
 
 // LogValue is the configuration as logs show it: the DSN's password, the Redis
@@ -122,6 +130,9 @@ func (c Config) LogValue() slog.Value {
 	}
 	if c.AdmissionSecret != "" {
 		c.AdmissionSecret = "xxxxx"
+	}
+	if c.SMTPURL != "" {
+		c.SMTPURL = redactURL(c.SMTPURL)
 	}
 	type plain Config // without this method
 	return slog.AnyValue(plain(c))
@@ -161,8 +172,16 @@ func (c Config) validate() error {
 	if c.ExpiryEnqueue != "sync" && c.ExpiryEnqueue != "async" {
 		return fmt.Errorf("SEATFLOW_EXPIRY_ENQUEUE %q is neither sync nor async", c.ExpiryEnqueue)
 	}
+	if c.SMTPURL != "" {
+		if _, err := mail.ParseSMTPURL(c.SMTPURL); err != nil {
+			return err
+		}
+	}
+	if _, err := netmail.ParseAddress(c.MailFrom); err != nil {
+		return fmt.Errorf("SEATFLOW_MAIL_FROM %q is not an e-mail address", c.MailFrom)
+	}
 	if u, err := url.Parse(c.PublicURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return fmt.Errorf("SEATFLOW_PUBLIC_URL %q is not an http(s) address with a host", c.PublicURL)
+		return fmt.Errorf("SEATFLOW_PUBLIC_URL %q is not an http(s) address", c.PublicURL)
 	}
 	if c.MySQLMaxOpen < 1 || c.LiveMaxViewers < 0 {
 		return fmt.Errorf("SEATFLOW_MYSQL_MAX_OPEN must be at least 1 and SEATFLOW_LIVE_MAX_VIEWERS not negative")
@@ -186,4 +205,13 @@ func (c Config) Location() *time.Location {
 		return time.UTC
 	}
 	return loc
+}
+
+// redactURL is u with its password replaced by xxxxx (u itself when it does not parse).
+func redactURL(u string) string {
+	p, err := url.Parse(u)
+	if err != nil {
+		return "(unparsable)"
+	}
+	return p.Redacted()
 }

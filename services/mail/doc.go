@@ -2,5 +2,18 @@
 // written in the transaction of the event it tells of), their bodies in the reader's
 // language, and their delivery over SMTP.
 //
-// It owns the mail_outbox table and users.lang. It imports services and store.
+//   - outbox.go: Queue and the kinds of e-mail;
+//   - rows.go: Outbox, the rows' reads and their conditional status changes (the claim);
+//   - render.go, texts.go, templates/: Renderer writes a row's subject, text and HTML
+//     (and the ticket's QR code) at delivery time, from the order and show it names;
+//   - smtp.go: SEATFLOW_SMTP_URL and the go-mail sender; deliver.go: Deliverer, one
+//     attempt of one row; dispatch.go: Dispatcher, which hands due rows to delivery
+//     tasks, or holds them without SMTP; mailbox.go: the development mailbox.
+//
+// It owns the mail_outbox table and users.lang. It imports services and store only:
+// it sits below orders, whose transactions call Queue. What it needs of orders, the
+// catalog and tickets to write a body it declares as small interfaces (OrderSource,
+// ShowSource, TicketSigner) that web passes orders.Orders, catalog.Catalog and
+// orders.Tickets to; the asynq task lives in jobs (jobs/mail.go), which meets
+// Enqueuer and calls Deliverer. DESIGN.md "E-mail" states the delivery guarantee.
 package mail

@@ -1,0 +1,127 @@
+package mail
+
+import (
+	"strings"
+)
+
+// The e-mails' words in each language. Each kind has a subject and an opening
+// paragraph; {no}, {movie}, {hall}, {time}, {deadline} and {total} are replaced by the
+// order's and show's values. Console text is English only, but e-mails go to
+// moviegoers, so they are written in the reader's language (users.lang).
+type words struct {
+	subject, intro map[Kind]string
+	// the button (action) under the opening paragraph, per kind; "" for none
+	action map[Kind]string
+	labels map[string]string // detail rows and other fixed words
+	status map[string]string // order statuses
+	reason map[string]string // the order service's fixed cancel reasons
+}
+
+var english = words{
+	subject: map[Kind]string{
+		OrderCreated:   "Your seats for {movie} are held: pay by {deadline}",
+		OrderPaid:      "Your tickets for {movie}",
+		OrderCancelled: "Order {no} was cancelled",
+		OrderExpired:   "Order {no} expired",
+		OrderRefunded:  "Order {no} was refunded",
+		ShowCancelled:  "{movie} on {time} is cancelled",
+		WaitlistOffer:  "Seats for {movie} are waiting for you",
+		PasswordReset:  "Reset your seatflow password",
+	},
+	intro: map[Kind]string{
+		OrderCreated:   "Your order {no} for {movie} is waiting for payment. We hold the seats for you until {deadline}; after that they go back on sale.",
+		OrderPaid:      "Thank you: order {no} is paid. Show the QR code below at the entrance.",
+		OrderCancelled: "Your order {no} for {movie} was cancelled and its seats were released.",
+		OrderExpired:   "Order {no} for {movie} was not paid by {deadline}, so its seats were released. You can book again while seats are free.",
+		OrderRefunded:  "Your order {no} for {movie} was refunded: {total} goes back the way you paid.",
+		ShowCancelled:  "We are sorry: the show of {movie} on {time} in {hall} was cancelled. Your order {no} ended with it; a paid order is refunded in full.",
+		WaitlistOffer:  "Good news: seats came free for {movie} and we hold them for you as order {no}. Pay by {deadline} to keep them.",
+		PasswordReset:  "Someone, hopefully you, asked to reset the password of this seatflow account. Use the link below to choose a new one. If it was not you, ignore this e-mail: your password stays as it is.",
+	},
+	action: map[Kind]string{
+		OrderCreated:  "Pay now",
+		OrderPaid:     "View your order",
+		WaitlistOffer: "Pay now",
+		PasswordReset: "Choose a new password",
+	},
+	labels: map[string]string{
+		"order": "Order", "movie": "Movie", "hall": "Hall", "starts": "Starts", "seats": "Seats",
+		"total": "Total", "status": "Status", "pay_by": "Pay by", "reason": "Reason",
+		"ticket": "Ticket reference", "qr": "Ticket QR code", "hello": "Hello,",
+		"footer": "This e-mail was sent by seatflow because of your account's activity.",
+		"link":   "Link:", "sep": ": ",
+	},
+	status: map[string]string{"pending": "waiting for payment", "paid": "paid", "cancelled": "cancelled",
+		"expired": "expired", "refunded": "refunded"},
+}
+
+var chinese = words{
+	subject: map[Kind]string{
+		OrderCreated:   "《{movie}》座位已为您保留，请在 {deadline} 前付款",
+		OrderPaid:      "您的《{movie}》电影票",
+		OrderCancelled: "订单 {no} 已取消",
+		OrderExpired:   "订单 {no} 已过期",
+		OrderRefunded:  "订单 {no} 已退款",
+		ShowCancelled:  "《{movie}》{time} 场次已取消",
+		WaitlistOffer:  "《{movie}》候补座位已为您保留",
+		PasswordReset:  "重置您的 seatflow 密码",
+	},
+	intro: map[Kind]string{
+		OrderCreated:   "您的订单 {no}（《{movie}》）待付款。座位为您保留至 {deadline}，逾期未付款，座位将重新开放出售。",
+		OrderPaid:      "感谢您的购买！订单 {no} 已付款。入场时请出示下方二维码。",
+		OrderCancelled: "您的订单 {no}（《{movie}》）已取消，座位已释放。",
+		OrderExpired:   "订单 {no}（《{movie}》）未在 {deadline} 前付款，座位已释放。如仍有空位，您可以重新预订。",
+		OrderRefunded:  "您的订单 {no}（《{movie}》）已退款，{total} 将原路退回。",
+		ShowCancelled:  "非常抱歉，《{movie}》{time} 在{hall}的场次已取消，您的订单 {no} 随之结束；已付款的订单将全额退款。",
+		WaitlistOffer:  "好消息！《{movie}》有座位空出，我们已为您保留为订单 {no}。请在 {deadline} 前付款，以免座位被释放。",
+		PasswordReset:  "有人（希望是您本人）申请重置此 seatflow 账户的密码。请点击下方链接设置新密码。如非本人操作，请忽略此邮件，您的密码不会改变。",
+	},
+	action: map[Kind]string{
+		OrderCreated:  "立即付款",
+		OrderPaid:     "查看订单",
+		WaitlistOffer: "立即付款",
+		PasswordReset: "设置新密码",
+	},
+	labels: map[string]string{
+		"order": "订单号", "movie": "影片", "hall": "影厅", "starts": "开场时间", "seats": "座位",
+		"total": "总价", "status": "状态", "pay_by": "付款截止", "reason": "原因",
+		"ticket": "票券编号", "qr": "电影票二维码", "hello": "您好！",
+		"footer": "此邮件由 seatflow 根据您账户的操作自动发送。",
+		"link":   "链接：", "sep": "：",
+	},
+	status: map[string]string{"pending": "待付款", "paid": "已付款", "cancelled": "已取消",
+		"expired": "已过期", "refunded": "已退款"},
+	reason: map[string]string{
+		"cancelled by the buyer":  "由购票人取消",
+		"payment deadline passed": "超过付款期限",
+	},
+}
+
+// wordsFor returns the words of lang: Chinese for "zh-Hans" (or any "zh…"), else
+// English.
+func wordsFor(lang string) *words {
+	if isChinese(lang) {
+		return &chinese
+	}
+	return &english
+}
+
+func isChinese(lang string) bool { return strings.HasPrefix(strings.ToLower(lang), "zh") }
+
+// fill replaces the {name} placeholders of s with vars.
+func fill(s string, vars map[string]string) string {
+	pairs := make([]string, 0, 2*len(vars))
+	for k, v := range vars {
+		pairs = append(pairs, "{"+k+"}", v)
+	}
+	return strings.NewReplacer(pairs...).Replace(s)
+}
+
+// reasonText is a cancel reason in the reader's language: the order service's fixed
+// reasons are translated, staff's free text is kept as written.
+func (w *words) reasonText(r string) string {
+	if t, ok := w.reason[r]; ok {
+		return t
+	}
+	return r
+}

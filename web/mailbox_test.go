@@ -1,0 +1,134 @@
+package web
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"seatflow/services/mail"
+)
+
+// mailFixture is a paid order of a Chinese-reading buyer with its order_created and
+// order_paid e-mails queued in one transaction, as the order's events would.
+type mailFixture struct {
+	email, orderNo string
+	ids            []int64 // created, paid
+}
+
+func (a *testApp) mailFixture(t *testing.T) mailFixture {
+	t.Helper()
+	show, seats := a.onSaleShow(2)
+	email := fmt.Sprintf("li.mail%d@example.test", time.Now().UnixNano())
+	buyer, uid := a.registerAs(email)
+	no := a.orderSeats(buyer, show, seats)
+	a.payOrder(buyer, no)
+	user, _ := strconv.ParseInt(uid, 10, 64)
+	if _, err := a.DB.Exec("UPDATE users SET lang = 'zh-Hans' WHERE id = ?", user); err != nil {
+		t.Fatal(err)
+	}
+	tx := a.DB.MustBegin()
+	if err := mail.Queue(context.Background(), tx, a.clock.Now(),
+		mail.Message{Kind: mail.OrderCreated, UserID: user, OrderNo: no},
+		mail.Message{Kind: mail.OrderPaid, UserID: user, OrderNo: no}); err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	f := mailFixture{email: email, orderNo: no}
+	if err := a.DB.Select(&f.ids, "SELECT id FROM mail_outbox WHERE order_no = ? ORDER BY id", no); err != nil || len(f.ids) != 2 {
+		t.Fatalf("outbox rows %v: %v", f.ids, err)
+	}
+	a.Mail.Nudge()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		var held int
+		if err := a.DB.Get(&held, "SELECT COUNT(*) FROM mail_outbox WHERE order_no = ? AND status = 'held'", no); err != nil {
+			t.Fatal(err)
+		}
+		if held == 2 {
+			return f
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d of 2 rows held", held)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// TestMailbox_WithoutSMTPMailsAreHeldAndListedForAdmins: with no SEATFLOW_SMTP_URL the
+// e-mails of an order end held (nothing is sent or lost); the development mailbox lists
+// them for an admin, newest first, filters by address, shows a failed e-mail's error,
+// and renders one message in the reader's language with its QR code; customers and
+// staff get 403.
+func TestMailbox_WithoutSMTPMailsAreHeldAndListedForAdmins(t *testing.T) {
+	a := newTestApp(t, nil)
+	f := a.mailFixture(t)
+	admin := a.demoToken("admin")
+	t.Run("list", func(t *testing.T) {
+		r := a.getPage("/admin/mailbox", admin)
+		if r.status != http.StatusOK {
+			t.Fatalf("mailbox: %d", r.status)
+		}
+		body := string(r.body)
+		paid, created := strings.Index(body, `id="mail-`+fmt.Sprint(f.ids[1])+`"`), strings.Index(body, `id="mail-`+fmt.Sprint(f.ids[0])+`"`)
+		if paid < 0 || created < 0 || paid > created {
+			t.Errorf("the rows are not listed newest first (paid at %d, created at %d)", paid, created)
+		}
+		for _, want := range []string{f.email, "order_paid", "order_created", ">held<", "》电影票", "座位已为您保留", `href="/admin/mailbox/` + fmt.Sprint(f.ids[1]) + `"`, `href="/admin/mailbox"`} {
+			if !strings.Contains(body, want) {
+				t.Errorf("the mailbox lacks %q", want)
+			}
+		}
+	})
+	t.Run("filter by address", func(t *testing.T) {
+		part := strings.ToUpper(f.email[:strings.Index(f.email, "@")])
+		if body := string(a.getPage("/admin/mailbox?to="+part, admin).body); !strings.Contains(body, f.email) {
+			t.Errorf("?to=%s does not list %s", part, f.email)
+		}
+		if body := string(a.getPage("/admin/mailbox?to=nobody-has-this", admin).body); strings.Contains(body, f.email) || !strings.Contains(body, "No e-mails match.") {
+			t.Error("?to=nobody-has-this lists e-mails")
+		}
+	})
+	t.Run("failed with its error", func(t *testing.T) {
+		if _, err := a.DB.Exec("UPDATE mail_outbox SET status = 'failed', attempts = 8, last_error = '550 5.1.1 mailbox unavailable' WHERE id = ?", f.ids[0]); err != nil {
+			t.Fatal(err)
+		}
+		body := string(a.getPage("/admin/mailbox", admin).body)
+		if !strings.Contains(body, ">failed<") || !strings.Contains(body, "550 5.1.1 mailbox unavailable") {
+			t.Error("a failed e-mail is listed without its status or error")
+		}
+	})
+	t.Run("one message", func(t *testing.T) {
+		r := a.getPage(fmt.Sprintf("/admin/mailbox/%d", f.ids[1]), admin)
+		body := string(r.body)
+		if r.status != http.StatusOK {
+			t.Fatalf("message: %d", r.status)
+		}
+		for _, want := range []string{"您的《", "》电影票", `sandbox=""`, "srcdoc=", "data:image/png;base64,", "票券编号", "SF1." + f.orderNo + ".", f.orderNo,
+			"http://127.0.0.1:8080/orders/" + f.orderNo} {
+			if !strings.Contains(body, want) {
+				t.Errorf("the message page lacks %q", want)
+			}
+		}
+		if st := a.getPage("/admin/mailbox/99999999", admin).status; st != http.StatusNotFound {
+			t.Errorf("an unknown e-mail -> %d, want 404", st)
+		}
+	})
+	t.Run("customers and staff are refused", func(t *testing.T) {
+		for role, token := range map[string]string{"customer": a.newUser(), "staff": a.demoToken("staff")} {
+			for _, path := range []string{"/admin/mailbox", fmt.Sprintf("/admin/mailbox/%d", f.ids[1])} {
+				if st := a.getPage(path, token).status; st != http.StatusForbidden {
+					t.Errorf("%s %s -> %d, want 403", role, path, st)
+				}
+			}
+		}
+		if body := string(a.getPage("/admin", a.demoToken("staff")).body); strings.Contains(body, `href="/admin/mailbox"`) {
+			t.Error("staff see the mailbox in the console navigation")
+		}
+	})
+}
