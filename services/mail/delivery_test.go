@@ -51,6 +51,15 @@ func (f *fixture) user(t *testing.T, n int, lang string) int64 {
 
 // queue writes ms in one transaction, as an event's would, and returns the new rows'
 // ids in order.
+// forgetEventMails deletes the e-mails the orders' own events queued (invariant 16), so
+// a test delivers only the rows it queues itself.
+func (f *fixture) forgetEventMails(t *testing.T) {
+	t.Helper()
+	if _, err := f.e.DB.Exec("DELETE FROM mail_outbox"); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func (f *fixture) queue(t *testing.T, ms ...mail.Message) []int64 {
 	t.Helper()
 	var before int64
@@ -166,6 +175,7 @@ func TestDelivery_BodiesInTheReadersLanguageWithTicketQRAndLinks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	f.forgetEventMails(t)
 	resetLink := testBaseURL + "/password/reset?token=abc123"
 	ids := f.queue(t,
 		mail.Message{Kind: mail.OrderPaid, UserID: en, OrderNo: paid.OrderNo},
@@ -262,6 +272,7 @@ func TestDelivery_TemporaryRefusalIsRetriedOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	f.forgetEventMails(t)
 	ids := f.queue(t, mail.Message{Kind: mail.OrderCreated, UserID: u, OrderNo: o.OrderNo})
 	f.worker(t)
 	if _, err := f.dispatcher(t).Pass(context.Background()); err != nil {
@@ -420,5 +431,53 @@ func TestDispatcher_WithoutSMTPHoldsMails(t *testing.T) {
 	}
 	if due, _ := f.outbox.Due(context.Background(), 10); len(due) != 0 {
 		t.Fatalf("held rows are due: %v", due)
+	}
+}
+
+// TestDelivery_EndingsTellTheReasonInTheReadersLanguage: the reason codes the order
+// events write (reasons.go) reach the reader translated, with the staff's note as they
+// wrote it, and a show cancel's outcome says whether money goes back.
+func TestDelivery_EndingsTellTheReasonInTheReadersLanguage(t *testing.T) {
+	f := newFixture(t)
+	en, zh := f.user(t, 1, "en"), f.user(t, 2, "zh-Hans")
+	a, err := f.e.Create(en, f.e.SeatIDs("E5")...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := f.e.Create(zh, f.e.SeatIDs("H3")...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.forgetEventMails(t)
+	ids := f.queue(t,
+		mail.Message{Kind: mail.OrderRefunded, UserID: en, OrderNo: a.OrderNo, Data: map[string]string{mail.DataReason: mail.ReasonLatePayment}, Key: "r:1"},
+		mail.Message{Kind: mail.OrderCancelled, UserID: en, OrderNo: a.OrderNo, Data: map[string]string{mail.DataReason: mail.ReasonStaff, mail.DataNote: "seat broken"}, Key: "r:2"},
+		func() mail.Message {
+			m := mail.ShowCancelledMessage(mail.OutcomeRefunded, "放映机故障")
+			m.UserID, m.OrderNo, m.ShowID = zh, b.OrderNo, f.e.Show.ID
+			return m
+		}())
+	f.worker(t)
+	if n, err := f.dispatcher(t).Pass(context.Background()); err != nil || n != 3 {
+		t.Fatalf("dispatch pass: %d, %v", n, err)
+	}
+	f.waitStatus(t, mail.StatusSent, ids...)
+	got := byMessageID(t, f.sink.messages())
+	for i, want := range [][]string{
+		{"Reason", "your payment arrived after the order had ended; it was refunded in full"},
+		{"cinema staff ended the order", "Note", "seat broken"},
+		{"原因", "您的付款将全额退款", "影院说明", "放映机故障"},
+	} {
+		t.Run(want[0], func(t *testing.T) {
+			m := got[msgID(ids[i])]
+			if m == nil {
+				t.Fatalf("no message %s", msgID(ids[i]))
+			}
+			for _, w := range want {
+				if !strings.Contains(m.Text, w) || !strings.Contains(m.HTML, w) {
+					t.Errorf("text or HTML lacks %q\ntext:\n%s", w, m.Text)
+				}
+			}
+		})
 	}
 }

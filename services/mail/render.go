@@ -196,8 +196,9 @@ func (r *Renderer) load(ctx context.Context, row *Row) (w *words, data map[strin
 }
 
 // details lists what the e-mail is about: the order's number, movie, hall, start,
-// seats, total and status, the pay-by deadline of a pending order, and the reason of an
-// ending (Data's "reason", else the order's cancel_reason).
+// seats, total and status, the pay-by deadline of a pending order, and why it ended:
+// Data's reason code (or a show cancel's outcome) in the reader's language, and the
+// staff's note as they wrote it (reasons.go).
 func (r *Renderer) details(w *words, row *Row, order *services.Order, show *services.Show, data map[string]string) []detail {
 	if row.Kind == PasswordReset {
 		return nil
@@ -225,12 +226,12 @@ func (r *Renderer) details(w *words, row *Row, order *services.Order, show *serv
 		}
 	}
 	switch row.Kind {
-	case OrderCancelled, OrderRefunded, ShowCancelled, OrderExpired:
-		reason := data["reason"]
-		if reason == "" && order != nil && order.CancelReason != nil {
-			reason = *order.CancelReason
-		}
-		add("reason", w.reasonText(reason))
+	case OrderCancelled, OrderRefunded, OrderExpired:
+		add("reason", w.reasonText(data[DataReason]))
+		add("note", data[DataNote])
+	case ShowCancelled:
+		add("reason", w.reasonText("outcome_"+data[DataOutcome]))
+		add("note", data[DataNote])
 	}
 	return ds
 }

@@ -14,7 +14,7 @@ type words struct {
 	action map[Kind]string
 	labels map[string]string // detail rows and other fixed words
 	status map[string]string // order statuses
-	reason map[string]string // the order service's fixed cancel reasons
+	reason map[string]string // reason codes (reasons.go) and show-cancel outcomes
 }
 
 var english = words{
@@ -46,13 +46,22 @@ var english = words{
 	},
 	labels: map[string]string{
 		"order": "Order", "movie": "Movie", "hall": "Hall", "starts": "Starts", "seats": "Seats",
-		"total": "Total", "status": "Status", "pay_by": "Pay by", "reason": "Reason",
+		"total": "Total", "status": "Status", "pay_by": "Pay by", "reason": "Reason", "note": "Note",
 		"ticket": "Ticket reference", "qr": "Ticket QR code", "hello": "Hello,",
 		"footer": "This e-mail was sent by seatflow because of your account's activity.",
 		"link":   "Link:", "sep": ": ",
 	},
 	status: map[string]string{"pending": "waiting for payment", "paid": "paid", "cancelled": "cancelled",
 		"expired": "expired", "refunded": "refunded"},
+	reason: map[string]string{
+		ReasonBuyer:                   "you cancelled the order",
+		ReasonStaff:                   "cinema staff ended the order",
+		ReasonDeadline:                "the payment deadline passed",
+		ReasonLatePayment:             "your payment arrived after the order had ended; it was refunded in full",
+		ReasonAlreadyPaid:             "the order was already paid by another payment; this one was refunded in full",
+		"outcome_" + OutcomeCancelled: "the order was cancelled; nothing was charged",
+		"outcome_" + OutcomeRefunded:  "your payment is refunded in full",
+	},
 }
 
 var chinese = words{
@@ -84,7 +93,7 @@ var chinese = words{
 	},
 	labels: map[string]string{
 		"order": "订单号", "movie": "影片", "hall": "影厅", "starts": "开场时间", "seats": "座位",
-		"total": "总价", "status": "状态", "pay_by": "付款截止", "reason": "原因",
+		"total": "总价", "status": "状态", "pay_by": "付款截止", "reason": "原因", "note": "影院说明",
 		"ticket": "票券编号", "qr": "电影票二维码", "hello": "您好！",
 		"footer": "此邮件由 seatflow 根据您账户的操作自动发送。",
 		"link":   "链接：", "sep": "：",
@@ -92,8 +101,13 @@ var chinese = words{
 	status: map[string]string{"pending": "待付款", "paid": "已付款", "cancelled": "已取消",
 		"expired": "已过期", "refunded": "已退款"},
 	reason: map[string]string{
-		"cancelled by the buyer":  "由购票人取消",
-		"payment deadline passed": "超过付款期限",
+		ReasonBuyer:                   "您取消了订单",
+		ReasonStaff:                   "影院工作人员结束了订单",
+		ReasonDeadline:                "超过付款期限",
+		ReasonLatePayment:             "您的付款在订单结束后才到账，已全额退款",
+		ReasonAlreadyPaid:             "订单已由另一笔付款支付，本笔付款已全额退款",
+		"outcome_" + OutcomeCancelled: "订单已取消，未扣款",
+		"outcome_" + OutcomeRefunded:  "您的付款将全额退款",
 	},
 }
 
@@ -117,11 +131,7 @@ func fill(s string, vars map[string]string) string {
 	return strings.NewReplacer(pairs...).Replace(s)
 }
 
-// reasonText is a cancel reason in the reader's language: the order service's fixed
-// reasons are translated, staff's free text is kept as written.
-func (w *words) reasonText(r string) string {
-	if t, ok := w.reason[r]; ok {
-		return t
-	}
-	return r
-}
+// reasonText is a reason code of reasons.go (or "outcome_" and a show cancel's outcome)
+// in the reader's language; "" for an unknown or missing code, so nothing untranslated
+// reaches a reader.
+func (w *words) reasonText(r string) string { return w.reason[r] }
