@@ -362,7 +362,7 @@ func (r *Reconciler) cancelOrdersOfCancelledShows(ctx context.Context, rn *run, 
 			if err != nil {
 				return err
 			}
-			won, err := r.orders.End(ctx, order, services.OrderCancelled, "the show was cancelled", false)
+			won, err := r.orders.End(ctx, order, services.OrderCancelled, services.ReasonShowCancelled, false)
 			if err != nil {
 				return err
 			}

@@ -38,7 +38,7 @@ func (s *StaffOrders) CancelShow(ctx context.Context, actorID, showID int64, rea
 		return nil, services.Errorf(services.CodeInvalidRequest, "reason is longer than %d characters", MaxReasonLen)
 	}
 	if reason == "" {
-		reason = "the show was cancelled"
+		reason = services.ReasonShowCancelled
 	}
 	show, err := s.orders.Catalog().Show(ctx, showID)
 	if err != nil {
