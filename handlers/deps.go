@@ -168,6 +168,9 @@ type Deps struct {
 	Limiter   LoginLimiter
 	Reconcile ReconcileService
 	Currency  string
+	// CinemaName is the cinema's name, the location of the calendar files of paid
+	// orders (SEATFLOW_CINEMA_NAME; "" reads "seatflow").
+	CinemaName string
 	// SecureCookies marks the session cookie Secure (set behind HTTPS).
 	SecureCookies bool
 	// seatMaps caches each show's encoded seat map for the API (api_seatmap_cache.go).
