@@ -3,6 +3,8 @@ package views
 import (
 	"time"
 
+	"github.com/a-h/templ"
+
 	"seatflow/services"
 	"seatflow/services/orders"
 )
@@ -129,6 +131,11 @@ type DemoPayProps struct {
 	Page
 	Payment *orders.Payment
 	Error   string
+	// Deadline is the payment deadline of the payment's order while it is pending (zero
+	// otherwise), counted down from the server's Now; Zone is the cinema's time zone.
+	Deadline time.Time
+	Now      time.Time
+	Zone     *time.Location
 }
 
 // AuthFormProps are the props of the sign-in and register forms: what the user typed
@@ -203,10 +210,49 @@ func (l Lang) Deadline(o *services.Order, now time.Time, loc *time.Location) str
 	return l.T("order.deadline", D{"At": at, "Until": l.Until(o.ExpiresAt.Sub(now))})
 }
 
+// PayBy is the pay-by sentence without how long is left: "Pay by 19:45", with the day
+// when the deadline is not today (in loc).
+func (l Lang) PayBy(deadline, now time.Time, loc *time.Location) string {
+	return l.T("order.pay_by", D{"At": l.DeadlineAt(deadline, now, loc)})
+}
+
+// DeadlineAt is a deadline's time in loc ("19:45"), with the day when it is not the
+// day of now ("Tue 1 Dec, 09:15").
+func (l Lang) DeadlineAt(deadline, now time.Time, loc *time.Location) string {
+	if inZone(deadline, loc).Format(time.DateOnly) != inZone(now, loc).Format(time.DateOnly) {
+		return l.DayTime(deadline, loc)
+	}
+	return ClockTime(deadline, loc)
+}
+
+// UntilParen is how long is left, in brackets after PayBy: " (in 14 minutes)". Pages
+// mark it data-countdown-static: the live countdown replaces it.
+func (l Lang) UntilParen(d time.Duration) string {
+	return l.T("order.until_paren", D{"Until": l.Until(d)})
+}
+
+// Countdown are the data attributes static/js/order.js counts down to deadline from:
+// the deadline and the server's now (RFC 3339 in UTC, milliseconds), so the client's
+// clock never matters, and the whole seconds left (data-seconds-left, 0 once passed).
+func Countdown(deadline, now time.Time) templ.Attributes {
+	left := SecondsLeftUntil(deadline, now)
+	return templ.Attributes{
+		"data-countdown":    true,
+		"data-deadline":     deadline.UTC().Format(countdownTime),
+		"data-server-now":   now.UTC().Format(countdownTime),
+		"data-seconds-left": itoa(left),
+	}
+}
+
+const countdownTime = "2006-01-02T15:04:05.000Z07:00"
+
 // SecondsLeft is the whole seconds from now to a pending order's deadline (0 once
 // passed): the page's countdown starts from this server time, never the client's clock.
-func SecondsLeft(o *services.Order, now time.Time) int {
-	if d := o.ExpiresAt.Sub(now); d > 0 {
+func SecondsLeft(o *services.Order, now time.Time) int { return SecondsLeftUntil(o.ExpiresAt, now) }
+
+// SecondsLeftUntil is the whole seconds from now to deadline, 0 once passed.
+func SecondsLeftUntil(deadline, now time.Time) int {
+	if d := deadline.Sub(now); d > 0 {
 		return int(d / time.Second)
 	}
 	return 0
