@@ -7,11 +7,15 @@ JSQR := static/vendor/jsQR.js
 
 .PHONY: run build test generate lint static services test-deps bench bench-services bench-stadium soak fuzz
 
-## run: build, migrate, seed the demo cinema (printing demo passwords) and serve on :8080
+## run: build, migrate, seed the demo cinema (printing demo passwords) and serve on :8080,
+## with the demo's webhook and ticket secrets from DEMO_ENV (made once per checkout with
+## random values, git-ignored; exported values win), printed like the passwords
+DEMO_ENV := .seatflow-demo.env
 run: build services
 	./seatflow migrate
 	./seatflow seed
-	SEATFLOW_DEMO_PAYMENTS=true ./seatflow serve
+	@secrets=$$(bash .ci/demo-env $(DEMO_ENV)) && eval "$$secrets" && \
+		SEATFLOW_DEMO_PAYMENTS=true ./seatflow serve
 
 ## build: the seatflow binary with its browser assets
 build: static

@@ -86,6 +86,13 @@ type orderJSON struct {
 	PaidAt       string          `json:"paid_at,omitempty"`
 	CancelledAt  string          `json:"cancelled_at,omitempty"`
 	CancelReason string          `json:"cancel_reason,omitempty"`
+	// EndReason is why the order ended (services.DecideEndReason's code), absent while
+	// it is pending or paid.
+	EndReason string `json:"end_reason,omitempty"`
+	// TicketRef is the signed ticket reference of a paid order (its QR code) and
+	// TicketURL the address of its QR image; both only on the buyer's own paid orders.
+	TicketRef string `json:"ticket_ref,omitempty"`
+	TicketURL string `json:"ticket_url,omitempty"`
 	// Stranded names the lone empty seats the order left when it was created (the
 	// single-seat rule's warn, or a best-available fallback); only in the 201 answer.
 	Stranded []string `json:"stranded,omitempty"`
@@ -153,6 +160,20 @@ func orderOut(o *services.Order) orderJSON {
 	}
 	if o.CancelReason != nil {
 		out.CancelReason = *o.CancelReason
+	}
+	if o.End != nil {
+		out.EndReason = o.End.Code
+	}
+	return out
+}
+
+// buyerOrderOut is orderOut for the buyer's own order: a paid one also carries its
+// ticket reference and the address of its QR image (GET /orders/{no}/ticket.png).
+func (d *Deps) buyerOrderOut(o *services.Order) orderJSON {
+	out := orderOut(o)
+	if o.Status == services.OrderPaid && d.Tickets != nil {
+		out.TicketRef = d.Tickets.Ref(o)
+		out.TicketURL = "/orders/" + o.OrderNo + "/ticket.png"
 	}
 	return out
 }

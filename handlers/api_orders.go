@@ -32,7 +32,7 @@ func (d *Deps) apiCreateOrder(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.Status(fiber.StatusCreated).JSON(orderOut(o))
+	return c.Status(fiber.StatusCreated).JSON(d.buyerOrderOut(o))
 }
 
 // apiOrders lists the signed-in user's orders, newest first -> 200 {"orders"}.
@@ -45,7 +45,7 @@ func (d *Deps) apiOrders(c *fiber.Ctx) error {
 	}
 	out := make([]orderJSON, len(orders))
 	for i, o := range orders {
-		out[i] = orderOut(o)
+		out[i] = d.buyerOrderOut(o)
 	}
 	return c.JSON(fiber.Map{"orders": out})
 }
@@ -59,7 +59,7 @@ func (d *Deps) apiOrder(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(orderOut(o))
+	return c.JSON(d.buyerOrderOut(o))
 }
 
 // apiCancel cancels a pending order of the signed-in user -> 200 the order; 409
@@ -71,7 +71,7 @@ func (d *Deps) apiCancel(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(orderOut(o))
+	return c.JSON(d.buyerOrderOut(o))
 }
 
 // apiPay starts paying an order with {"provider"} (optional) -> 200 {"payment_id",

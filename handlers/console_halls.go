@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 
 	"github.com/gofiber/fiber/v2"
@@ -117,7 +118,7 @@ func (d *Deps) saveHall(c *fiber.Ctx) error {
 		case se.Code == services.CodeNotFound:
 			return renderErrorPage(c, st, "There is no such hall.")
 		case errors.As(err, &le):
-			return d.renderHallForm(c, st, hallID, f, "The layout has problems; see the preview.")
+			return d.renderHallForm(c, st, hallID, f, layoutProblemsText(le))
 		case st < fiber.StatusInternalServerError:
 			return d.renderHallForm(c, st, hallID, f, sentence(se.Message))
 		}
@@ -167,4 +168,17 @@ func (d *Deps) renderHallForm(c *fiber.Ctx, status int, hallID int64, f hallForm
 		Page: page(c, title), ID: hallID, Name: f.Name, Layout: f.Layout, Numbering: f.Numbering, Error: msg, Preview: previewOf(f),
 		Prices: f.Prices, Currency: d.Currency,
 	}))
+}
+
+// layoutProblemsText says what is wrong with a layout, every problem named (the preview
+// marks where): "The layout is empty: add at least one row of seats, e.g. A|SSSS." for an
+// empty one, else "The layout has 2 problems: line 2, column 2: ...; line 3: ...".
+func layoutProblemsText(le *catalog.LayoutError) string {
+	if len(le.Problems) == 1 && le.Problems[0].Line == 0 && strings.HasPrefix(le.Problems[0].Msg, "the layout has no seat to sell") {
+		return "The layout is empty: add at least one row of seats, e.g. SSSSSS.SSSSSS (S a seat, . an aisle)."
+	}
+	if len(le.Problems) == 1 {
+		return "The layout has a problem: " + le.Problems[0].String() + "."
+	}
+	return fmt.Sprintf("The layout has %d problems: %s.", len(le.Problems), le.Error())
 }

@@ -52,6 +52,8 @@ type OrderService interface {
 	Get(ctx context.Context, userID int64, orderNo string) (*services.Order, error)
 	List(ctx context.Context, userID int64, limit int) ([]*services.Order, error)
 	Cancel(ctx context.Context, userID int64, orderNo string) (*services.Order, error)
+	// ByNo reads any user's order (the demo payment page shows its deadline).
+	ByNo(ctx context.Context, orderNo string) (*services.Order, error)
 	HoldFor() time.Duration
 }
 
@@ -178,6 +180,12 @@ type Deps struct {
 	Limiter   LoginLimiter
 	Reconcile ReconcileService
 	Currency  string
+	// Clock is the clock the services decide deadlines by (nil: the system clock); the
+	// pages that show a deadline count down from its now, never the client's clock.
+	Clock services.Clock
+	// CinemaName is the cinema's name, the location of the calendar files of paid
+	// orders (SEATFLOW_CINEMA_NAME; "" reads "seatflow").
+	CinemaName string
 	// SecureCookies marks the session cookie Secure (set behind HTTPS).
 	SecureCookies bool
 	// seatMaps caches each show's encoded seat map for the API (api_seatmap_cache.go).

@@ -44,7 +44,11 @@ func (d *Deps) demoPayPage(c *fiber.Ctx) error {
 		}
 		return errorPage(c, err)
 	}
-	return render(c, fiber.StatusOK, views.DemoPayPage(views.DemoPayProps{Page: page(c, tr(c, "demo.brand", nil)), Payment: pay}))
+	props := views.DemoPayProps{Page: page(c, tr(c, "demo.brand", nil)), Payment: pay, Now: d.now(), Zone: d.Shows.Zone()}
+	if o, err := d.Orders.ByNo(ctx, pay.OrderNo); err == nil && o.Status == services.OrderPending {
+		props.Deadline = o.ExpiresAt // the order's deadline, counted down on the page
+	}
+	return render(c, fiber.StatusOK, views.DemoPayPage(props))
 }
 
 // demoDecide approves or declines a demo payment (as the provider would, then its

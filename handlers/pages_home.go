@@ -82,6 +82,20 @@ func (d *Deps) programme(c *fiber.Ctx, movieID int64) (views.HomeProps, error) {
 			days, date = []views.ShowDay{day}, day.Date
 		}
 	}
+	// a show with no free seat is told as the show page tells it: "all seats held" while
+	// some may come back, "sold out" once all are paid (its seat map decides)
+	states := map[int64]views.ShowState{}
+	l := langOf(c)
+	for _, day := range days {
+		for _, s := range day.Shows {
+			if s.SeatsLeft > 0 {
+				continue
+			}
+			if m, err := d.Shows.SeatMap(ctx, s.ID); err == nil {
+				states[s.ID] = l.StateWithMap(s, now, loc, m, d.Orders.HoldFor())
+			}
+		}
+	}
 	return views.HomeProps{Page: page(c, tr(c, "layout.shows", nil)), Days: days, Now: now, Zone: loc, AllDays: all,
-		Date: date, Movies: movies, MovieID: movieID}, nil
+		Date: date, Movies: movies, MovieID: movieID, States: states}, nil
 }

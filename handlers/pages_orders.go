@@ -57,7 +57,7 @@ func (d *Deps) ordersPage(c *fiber.Ctx) error {
 	return render(c, fiber.StatusOK, views.OrdersPage(views.OrdersPageProps{
 		Page:   page(c, tr(c, "layout.my_orders", nil)),
 		Orders: items,
-		Now:    nowUTC(),
+		Now:    d.now(),
 		Zone:   d.Shows.Zone(),
 	}))
 }
@@ -161,7 +161,7 @@ func (d *Deps) renderOrder(c *fiber.Ctx, u *services.User, no string, status int
 		Page:  page(c, tr(c, "order.title", nil)+" "+order.OrderNo),
 		Order: order,
 		Show:  show,
-		Now:   nowUTC(),
+		Now:   d.now(),
 		Zone:  d.Shows.Zone(),
 		Error: msg,
 	}

@@ -505,6 +505,14 @@ func (f *fakeOrders) Create(_ context.Context, req orders.CreateOrderRequest) (*
 	}
 	return &services.Order{OrderNo: "0MI8K2J3LQ2ZKX7"}, nil
 }
+func (f *fakeOrders) ByNo(_ context.Context, no string) (*services.Order, error) {
+	f.calls.add("Orders.ByNo")
+	if f.order != nil && f.order.OrderNo == no {
+		return f.order, nil
+	}
+	return nil, &services.Error{Code: services.CodeNotFound, Message: "order not found"}
+}
+
 func (f *fakeOrders) Get(_ context.Context, _ int64, no string) (*services.Order, error) {
 	f.calls.add("Orders.Get")
 	if f.order != nil && f.order.OrderNo == no {

@@ -21,8 +21,8 @@ func (d *Deps) waitlistView(c *fiber.Ctx, m *seats.SeatMap) *views.WaitlistView 
 	if d.Waitlist == nil {
 		return nil
 	}
-	v := &views.WaitlistView{Show: m.Show, Zone: d.Shows.Zone(), Page: page(c, "")}
-	now := nowUTC()
+	now := d.now()
+	v := &views.WaitlistView{Show: m.Show, Zone: d.Shows.Zone(), Page: page(c, ""), Now: now}
 	if m.Show.OnSaleAt(now) {
 		free := make([]bool, len(m.Hall.Seats))
 		n := 0

@@ -127,5 +127,13 @@ func localPath(next string) (string, bool) {
 // nowUTC is the time pages are rendered at.
 func nowUTC() time.Time { return time.Now().UTC() }
 
+// now is the services' time (Deps.Clock) in UTC: what a page's deadlines are measured from.
+func (d *Deps) now() time.Time {
+	if d.Clock != nil {
+		return d.Clock.Now().UTC()
+	}
+	return nowUTC()
+}
+
 // sprintf is fmt.Sprintf.
 func sprintf(format string, a ...any) string { return fmt.Sprintf(format, a...) }

@@ -139,6 +139,7 @@ func (d *Deps) pageRoutes(app fiber.Router) {
 	orders.Get("/:no", d.orderPage)
 	orders.Get("/:no/ticket.png", d.ticketImage)
 	orders.Get("/:no/ticket", d.ticketPage)
+	orders.Get("/:no/calendar.ics", d.calendarFile) // a paid order's show for the buyer's calendar
 	orders.Post("/:no/pay", d.payOrder)
 	orders.Post("/:no/cancel", d.cancelOrder)
 }

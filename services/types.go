@@ -347,6 +347,9 @@ type Order struct {
 	// Stranded names the seats this order left as lone empty seats when it was created
 	// (labels; the single-seat rule's warn, or a best-available fallback). Not stored.
 	Stranded []string `db:"-" json:"-"`
+	// End is why the order ended (DecideEndReason), nil while it is pending or paid or
+	// when it was not read through the orders service. Not stored.
+	End *EndReason `db:"-" json:"-"`
 }
 
 // Live reports whether the order still occupies its seats (pending or paid).

@@ -495,9 +495,9 @@ func ZonePriceFields(hall *catalog.HallSummary, prices map[string]string, curren
 					return templ_7745c5c3_Err
 				}
 				var templ_7745c5c3_Var28 string
-				templ_7745c5c3_Var28, templ_7745c5c3_Err = templruntime.NewAttributeExpression(PriceInput(4500, currency)).Resolve(ctx)
+				templ_7745c5c3_Var28, templ_7745c5c3_Err = templruntime.NewAttributeExpression("e.g. " + PriceInput(4500, currency)).Resolve(ctx)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/console_shows_form.templ`, Line: 129, Col: 154}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/console_shows_form.templ`, Line: 129, Col: 164}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var28)
 				if templ_7745c5c3_Err != nil {
@@ -510,7 +510,7 @@ func ZonePriceFields(hall *catalog.HallSummary, prices map[string]string, curren
 				var templ_7745c5c3_Var29 string
 				templ_7745c5c3_Var29, templ_7745c5c3_Err = templruntime.NewAttributeExpression(prices[z.Code]).Resolve(ctx)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/console_shows_form.templ`, Line: 129, Col: 179}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/console_shows_form.templ`, Line: 129, Col: 189}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var29)
 				if templ_7745c5c3_Err != nil {

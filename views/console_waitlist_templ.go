@@ -40,7 +40,7 @@ func ConsoleWaitlistPanel(entries []*waitlist.Entry, zone *time.Location) templ.
 			return templ_7745c5c3_Err
 		}
 		if len(entries) == 0 {
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 2, "<p class=\"muted\">Nobody is on this show's waiting list. Buyers can join it from the show page once the show is sold out.</p>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 2, "<p class=\"muted\">Nobody is on this show's waiting list. Buyers can join it from the show page once no seats are free (all seats held, or sold out).</p>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

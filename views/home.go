@@ -52,6 +52,18 @@ type HomeProps struct {
 	Date    string // the chosen day (YYYY-MM-DD, cinema time), "" for all days
 	Movies  []services.Movie
 	MovieID int64 // the chosen movie, 0 for all
+	// States are the sale states of shows with no free seat, from their seat maps (held
+	// or sold out); other shows' states come from StateOf.
+	States map[int64]ShowState
+}
+
+// StateOfShow is the sale state of s on the programme: States when it has one, else
+// StateOf.
+func (p HomeProps) StateOfShow(l Lang, s *services.Show) ShowState {
+	if st, ok := p.States[s.ID]; ok {
+		return st
+	}
+	return l.StateOf(s, p.Now, p.Zone)
 }
 
 // BrowseURL is the programme filtered to a day ("" all) and a movie (0 all).

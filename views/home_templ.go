@@ -188,7 +188,7 @@ func ShowCard(s *services.Show, p HomeProps) templ.Component {
 		ctx = templ.InitializeContext(ctx)
 		ctx = templ.ClearChildren(ctx)
 		l := LangOf(ctx)
-		st := l.StateOf(s, p.Now, p.Zone)
+		st := p.StateOfShow(l, s)
 		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 13, "<li class=\"show-card\"><div class=\"show-time\"><time datetime=\"")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err

@@ -3,6 +3,8 @@ package views
 import (
 	"time"
 
+	"github.com/a-h/templ"
+
 	"seatflow/services"
 	"seatflow/services/orders"
 )
@@ -32,7 +34,8 @@ type OrderPageProps struct {
 }
 
 // PaymentNote tells how the payment the buyer came back from ended, or "" when there
-// is nothing to say (no payment, or one that paid the order).
+// is nothing to say (no payment, or one that paid the order). A refunded payment is
+// told with the order's end reason (EndedText): the show cancelled, a late payment, ...
 func (p OrderPageProps) PaymentNote() string {
 	pay, o, l := p.Payment, p.Order, p.Lang
 	if pay == nil || o == nil || pay.OrderNo != o.OrderNo {
@@ -45,13 +48,20 @@ func (p OrderPageProps) PaymentNote() string {
 		}
 		return l.T("pay.declined", nil)
 	case "refunded":
-		id := "pay.refunded_late"
-		if o.Status == services.OrderCancelled {
-			id = "pay.refunded_cancelled"
+		if o.End != nil {
+			return l.EndedText(o, p.Zone)
 		}
-		return l.T(id, D{"Amount": l.Money(pay.AmountMinor, pay.Currency)})
+		return l.T("pay.refunded_late", D{"Amount": l.Money(pay.AmountMinor, pay.Currency)})
 	}
 	return ""
+}
+
+// EndToldAbove reports whether the payment note (PaymentNote) already tells why the
+// order ended: the buyer came back from a refunded payment of an order whose reason
+// was read.
+func (p OrderPageProps) EndToldAbove() bool {
+	return p.Payment != nil && p.Order != nil && p.Payment.Status == "refunded" && p.Order.End != nil &&
+		p.Payment.OrderNo == p.Order.OrderNo
 }
 
 // ReasonText is a cancel or refund reason in l: the reason the system itself writes
@@ -73,14 +83,6 @@ func (p OrderPageProps) PaidText() string {
 		return p.Lang.T("order.paid_at", D{"When": p.Lang.DayTime(*p.Order.PaidAt, p.Zone)})
 	}
 	return p.Lang.T("order.paid", nil)
-}
-
-// RefundReasonText is the reason a refunded order gives ("Reason: ..."), "" when none.
-func (p OrderPageProps) RefundReasonText() string {
-	if r := p.Order.CancelReason; r != nil && *r != "" {
-		return p.Lang.T("order.refund_reason", D{"Reason": p.Lang.ReasonText(*r)})
-	}
-	return ""
 }
 
 // SeatKindName is how a seat kind reads on the order ("wheelchair space",
@@ -129,6 +131,11 @@ type DemoPayProps struct {
 	Page
 	Payment *orders.Payment
 	Error   string
+	// Deadline is the payment deadline of the payment's order while it is pending (zero
+	// otherwise), counted down from the server's Now; Zone is the cinema's time zone.
+	Deadline time.Time
+	Now      time.Time
+	Zone     *time.Location
 }
 
 // AuthFormProps are the props of the sign-in and register forms: what the user typed
@@ -205,10 +212,49 @@ func (l Lang) Deadline(o *services.Order, now time.Time, loc *time.Location) str
 	return l.T("order.deadline", D{"At": at, "Until": l.Until(o.ExpiresAt.Sub(now))})
 }
 
+// PayBy is the pay-by sentence without how long is left: "Pay by 19:45", with the day
+// when the deadline is not today (in loc).
+func (l Lang) PayBy(deadline, now time.Time, loc *time.Location) string {
+	return l.T("order.pay_by", D{"At": l.DeadlineAt(deadline, now, loc)})
+}
+
+// DeadlineAt is a deadline's time in loc ("19:45"), with the day when it is not the
+// day of now ("Tue 1 Dec, 09:15").
+func (l Lang) DeadlineAt(deadline, now time.Time, loc *time.Location) string {
+	if inZone(deadline, loc).Format(time.DateOnly) != inZone(now, loc).Format(time.DateOnly) {
+		return l.DayTime(deadline, loc)
+	}
+	return ClockTime(deadline, loc)
+}
+
+// UntilParen is how long is left, in brackets after PayBy: " (in 14 minutes)". Pages
+// mark it data-countdown-static: the live countdown replaces it.
+func (l Lang) UntilParen(d time.Duration) string {
+	return l.T("order.until_paren", D{"Until": l.Until(d)})
+}
+
+// Countdown are the data attributes static/js/order.js counts down to deadline from:
+// the deadline and the server's now (RFC 3339 in UTC, milliseconds), so the client's
+// clock never matters, and the whole seconds left (data-seconds-left, 0 once passed).
+func Countdown(deadline, now time.Time) templ.Attributes {
+	left := SecondsLeftUntil(deadline, now)
+	return templ.Attributes{
+		"data-countdown":    true,
+		"data-deadline":     deadline.UTC().Format(countdownTime),
+		"data-server-now":   now.UTC().Format(countdownTime),
+		"data-seconds-left": itoa(left),
+	}
+}
+
+const countdownTime = "2006-01-02T15:04:05.000Z07:00"
+
 // SecondsLeft is the whole seconds from now to a pending order's deadline (0 once
 // passed): the page's countdown starts from this server time, never the client's clock.
-func SecondsLeft(o *services.Order, now time.Time) int {
-	if d := o.ExpiresAt.Sub(now); d > 0 {
+func SecondsLeft(o *services.Order, now time.Time) int { return SecondsLeftUntil(o.ExpiresAt, now) }
+
+// SecondsLeftUntil is the whole seconds from now to deadline, 0 once passed.
+func SecondsLeftUntil(deadline, now time.Time) int {
+	if d := deadline.Sub(now); d > 0 {
 		return int(d / time.Second)
 	}
 	return 0
@@ -279,12 +325,54 @@ func StatusTitle(status int) string {
 	return "Error"
 }
 
-// EndedText explains how a cancelled or expired order ended:
-// "Cancelled at Mon 30 Nov, 19:40 (cancelled by the buyer). The seats were released."
+// EndedText explains how an ended order (cancelled, expired, refunded) ended, from its
+// End reason (services.DecideEndReason): "The show was cancelled, so this order was
+// refunded at Mon 30 Nov, 19:40: your payment of ¥90.00 goes back to you." Staff's own
+// words are shown as written. An order read without its reason (End nil) is told from
+// its status and cancel reason alone.
 func EndedText(o *services.Order, loc *time.Location) string { return En.EndedText(o, loc) }
 
-// EndedText is EndedText in l. A cancel reason is written by people and shown as it is.
+// EndedText is EndedText in l.
 func (l Lang) EndedText(o *services.Order, loc *time.Location) string {
+	if o.End == nil {
+		return l.endedByStatus(o, loc)
+	}
+	id := "order.end." + o.End.Code
+	if o.End.Code == services.EndShowCancelled && o.Status == services.OrderRefunded {
+		id += "_refunded"
+	}
+	d := D{"Amount": l.Money(o.TotalMinor, o.Currency), "At": "", "Note": ""}
+	if o.CancelledAt != nil {
+		d["At"] = l.T("order.end.at", D{"When": l.DayTime(*o.CancelledAt, loc)})
+	}
+	if o.End.Note != "" {
+		d["Note"] = l.T("order.end.note", D{"Note": o.End.Note})
+	}
+	text := l.T(id, d)
+	if o.End.PaymentRefunded && o.Status == services.OrderCancelled {
+		text = l.Sentences(text, l.T("order.end.payment_refunded_after", d))
+	}
+	return text
+}
+
+// EndedWhy is the few words the order list gives for why an order ended ("show
+// cancelled"), "" while it has not ended or its reason was not read.
+func (l Lang) EndedWhy(o *services.Order) string {
+	if o.End == nil {
+		return ""
+	}
+	return l.T("order.why."+o.End.Code, nil)
+}
+
+// endedByStatus is EndedText for an order without its End reason.
+func (l Lang) endedByStatus(o *services.Order, loc *time.Location) string {
+	if o.Status == services.OrderRefunded {
+		reason := ""
+		if r := o.CancelReason; r != nil && *r != "" {
+			reason = l.T("order.refund_reason", D{"Reason": l.ReasonText(*r)})
+		}
+		return l.Sentences(l.T("order.refunded", nil), reason)
+	}
 	id := "order.ended.cancelled"
 	if o.Status == services.OrderExpired {
 		id = "order.ended.expired"

@@ -63,6 +63,12 @@ func sentence(s string) string {
 	return s
 }
 
+// StateWithMap is StateOf refined by the show's seat map (mapState): one wording for a
+// show with no free seat wherever it is shown.
+func (l Lang) StateWithMap(s *services.Show, now time.Time, loc *time.Location, m *seats.SeatMap, hold time.Duration) ShowState {
+	return mapState(l, l.StateOf(s, now, loc), m, hold)
+}
+
 // mapState refines a show with no free seat from its seat map: "all seats held" while
 // any seat is only held (they may come back when holds end, within hold), "sold out"
 // when every seat is paid.

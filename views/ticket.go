@@ -24,6 +24,9 @@ type TicketPageProps struct {
 	Ticket TicketView
 }
 
+// CalendarURL is the calendar file (.ics) of a paid order's show.
+func CalendarURL(no string) string { return OrderURL(no) + "/calendar.ics" }
+
 // TicketURL is the printable page of an order's ticket.
 func TicketURL(no string) string { return OrderURL(no) + "/ticket" }
 

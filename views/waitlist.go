@@ -23,6 +23,8 @@ type WaitlistView struct {
 	Zone  *time.Location
 	Error string
 	Page  Page
+	// Now is the server's time, which an offer's countdown starts from.
+	Now time.Time
 }
 
 // Shown reports whether the panel has anything to say.

@@ -235,7 +235,7 @@ func (a *App) newHTTP() *fiber.App {
 	}
 	app.Use("/static", filesystem.New(filesystem.Config{Root: http.FS(static.FS), MaxAge: 3600}))
 	d := &handlers.Deps{Shows: a.Shows, Orders: a.Orders, Payments: a.Payments, Users: a.Users, Limiter: a.Limiter,
-		Reconcile: a.Reconciler, Currency: a.Cfg.Currency, SecureCookies: a.Cfg.SecureCookies,
+		Reconcile: a.Reconciler, Currency: a.Cfg.Currency, CinemaName: a.Cfg.CinemaName, Clock: a.Orders.Clock(), SecureCookies: a.Cfg.SecureCookies,
 		SessionMaxAge: a.Users.SessionMaxAge(), Live: a.SeatEvents}
 	catalog := a.CatalogWriter
 	d.CatalogAdmin, d.CatalogConsole, d.HallAdmin = catalog, catalog, catalog

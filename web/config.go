@@ -36,8 +36,10 @@ type Config struct {
 	StartupTimeout time.Duration `env:"STARTUP_TIMEOUT" envDefault:"60s"`
 	TimeZone       string        `env:"TIME_ZONE" envDefault:"Asia/Shanghai"`
 	Currency       string        `env:"CURRENCY" envDefault:"CNY"`
-	HoldMinutes    int           `env:"HOLD_MINUTES" envDefault:"15"`
-	PurchaseLimit  int           `env:"PURCHASE_LIMIT" envDefault:"4"`
+	// CinemaName is the cinema's name (the location of an order's calendar file).
+	CinemaName    string `env:"CINEMA_NAME" envDefault:"seatflow"`
+	HoldMinutes   int    `env:"HOLD_MINUTES" envDefault:"15"`
+	PurchaseLimit int    `env:"PURCHASE_LIMIT" envDefault:"4"`
 	// HoldSeconds, when above 0, replaces HoldMinutes (short holds for tests and demos).
 	HoldSeconds int `env:"HOLD_SECONDS" envDefault:"0"`
 

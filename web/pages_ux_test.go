@@ -189,7 +189,7 @@ func TestUXPages_LatePaymentIsToldAsRefunded(t *testing.T) {
 		t.Fatalf("approve: %d %q", back.status, back.header.Get("Location"))
 	}
 	body := html.UnescapeString(string(a.follow(back, me).body))
-	if !strings.Contains(body, "Your payment of "+amount+" arrived after the deadline and was refunded.") {
+	if !strings.Contains(body, "Your payment of "+amount+" arrived after the payment deadline, so it was refunded; the order expired") {
 		t.Errorf("order page does not tell the refund:\n%s", body[strings.Index(body, "<main"):])
 	}
 }

@@ -30,10 +30,14 @@ func (o *Orders) readOne(ctx context.Context, q string, args ...any) (*services.
 	if err := o.AttachSeats(ctx, []*services.Order{order}); err != nil {
 		return nil, err
 	}
+	if err := o.AttachEnds(ctx, []*services.Order{order}); err != nil {
+		return nil, err
+	}
 	return order, nil
 }
 
-// AttachSeats reads the seats of orders in one query.
+// AttachSeats reads the seats of orders in one query (End is set by AttachEnds, which
+// readOne and List call too).
 func (o *Orders) AttachSeats(ctx context.Context, orders []*services.Order) error {
 	if len(orders) == 0 {
 		return nil
@@ -118,6 +122,9 @@ func (o *Orders) List(ctx context.Context, userID int64, limit int) ([]*services
 			}
 			orders[i] = fresh
 		}
+	}
+	if err := o.AttachEnds(ctx, orders); err != nil {
+		return nil, err
 	}
 	return orders, nil
 }

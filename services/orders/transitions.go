@@ -31,7 +31,7 @@ func (o *Orders) Cancel(ctx context.Context, userID int64, orderNo string) (*ser
 		}
 	}
 	if order.Status == services.OrderPending {
-		won, err := o.End(ctx, order, services.OrderCancelled, "cancelled by the buyer", false,
+		won, err := o.End(ctx, order, services.OrderCancelled, services.ReasonBuyer, false,
 			mail.Message{Kind: mail.OrderCancelled, Data: map[string]string{mail.DataReason: mail.ReasonBuyer}})
 		if err != nil {
 			return nil, err
@@ -65,7 +65,7 @@ func (o *Orders) Expire(ctx context.Context, orderNo string) (bool, error) {
 	if order.Status != services.OrderPending || o.clock.Now().Before(order.ExpiresAt) {
 		return false, nil
 	}
-	won, err := o.End(ctx, order, services.OrderExpired, "payment deadline passed", true,
+	won, err := o.End(ctx, order, services.OrderExpired, services.ReasonDeadline, true,
 		mail.Message{Kind: mail.OrderExpired, Data: map[string]string{mail.DataReason: mail.ReasonDeadline}})
 	if won {
 		o.metrics.OrdersExpired.Inc()

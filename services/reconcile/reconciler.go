@@ -363,7 +363,7 @@ func (r *Reconciler) cancelOrdersOfCancelledShows(ctx context.Context, rn *run, 
 			if err != nil {
 				return err
 			}
-			won, err := r.orders.End(ctx, order, services.OrderCancelled, "the show was cancelled", false,
+			won, err := r.orders.End(ctx, order, services.OrderCancelled, services.ReasonShowCancelled, false,
 				mail.ShowCancelledMessage(mail.OutcomeCancelled, ""))
 			if err != nil {
 				return err

@@ -40,7 +40,7 @@ func (s *StaffOrders) CancelShow(ctx context.Context, actorID, showID int64, rea
 	}
 	note := reason
 	if reason == "" {
-		reason = "the show was cancelled"
+		reason = services.ReasonShowCancelled
 	}
 	show, err := s.orders.Catalog().Show(ctx, showID)
 	if err != nil {

@@ -1,8 +1,15 @@
-// The order page's countdown: it starts from the seconds the server rendered
-// (data-seconds-left) and counts with performance.now(), so the client's clock never
-// matters. At the deadline the page turns to "expired" and the pay and cancel forms go
-// (the server refuses a late payment anyway). Without JavaScript the page shows the
-// deadline time.
+// Countdowns to a deadline (the order page, the order list, the demo payment page, a
+// waiting-list offer): every [data-countdown] element counts down from the server's
+// time, never the client's clock: data-deadline and data-server-now (RFC 3339, UTC) give
+// the seconds left when the page was made (data-seconds-left when they are absent), and
+// performance.now() measures the time since. While it counts, [data-countdown-static]
+// (the "in 4 minutes" rendered on the server, which would go stale) is hidden and the
+// hidden [data-countdown-show] parts are shown; [data-countdown-clock] reads m:ss.
+// At zero the element is replaced by a notice of its data-expired-text; on the order page
+// the status badge turns "expired" and the pay and cancel forms go (the server refuses a
+// late payment anyway); with data-reload-at-zero the page is loaded again a moment later,
+// so the server tells the state. Without JavaScript the pages show the deadline time.
+// Panels swapped in by htmx are counted too.
 (function () {
   "use strict";
   // the page's sentences in its language (i18n.js, loaded first); without it the
@@ -10,16 +17,6 @@
   var i18n = window.seatflowText;
   if (!i18n) return;
   var text = i18n.text, count = i18n.count;
-  var box = document.querySelector("[data-countdown]");
-  if (!box) return;
-  var total = parseInt(box.getAttribute("data-seconds-left"), 10);
-  if (!(total >= 0)) return;
-  var clock = box.querySelector("[data-countdown-clock]");
-  var live = box.querySelector("[data-countdown-live]");
-  var shown = box.querySelector(".countdown");
-  var start = performance.now();
-  var announced = {};
-  if (shown) shown.hidden = false;
 
   function pad(n) { return n < 10 ? "0" + n : String(n); }
   function format(s) {
@@ -27,33 +24,70 @@
     return h > 0 ? h + ":" + pad(m) + ":" + pad(r) : m + ":" + pad(r);
   }
 
-  function expire() {
-    var status = document.querySelector("[data-order-status]");
-    if (status) {
-      status.textContent = text("expired");
-      status.className = "badge status-expired";
-    }
-    var actions = document.querySelector(".order-actions");
-    if (actions) actions.remove();
-    var p = document.createElement("p");
-    p.className = "notice";
-    p.setAttribute("role", "status");
-    p.textContent = box.getAttribute("data-expired-text");
-    box.replaceWith(p);
+  function secondsLeft(box) {
+    var deadline = Date.parse(box.getAttribute("data-deadline") || "");
+    var now = Date.parse(box.getAttribute("data-server-now") || "");
+    if (deadline >= 0 && now >= 0) return Math.max(0, (deadline - now) / 1000);
+    var s = parseInt(box.getAttribute("data-seconds-left"), 10);
+    return s >= 0 ? s : -1;
   }
 
-  function tick() {
-    var left = Math.max(0, Math.ceil(total - (performance.now() - start) / 1000));
-    if (clock) clock.textContent = format(left);
-    if (live && (left === 300 || left === 60) && !announced[left]) {
-      announced[left] = true;
-      live.textContent = count("minutes_left", left / 60);
+  function expire(box) {
+    if (box.hasAttribute("data-order-countdown")) {
+      var status = document.querySelector("[data-order-status]");
+      if (status) {
+        status.textContent = text("expired");
+        status.className = "badge status-expired";
+      }
+      var actions = document.querySelector(".order-actions");
+      if (actions) actions.remove();
     }
-    if (left <= 0) {
-      expire();
-      return;
+    var expired = box.getAttribute("data-expired-text");
+    if (expired) {
+      var p = document.createElement(box.tagName === "SPAN" ? "span" : "p");
+      p.className = box.tagName === "SPAN" ? "muted countdown-over" : "notice countdown-over";
+      p.setAttribute("role", "status");
+      p.setAttribute("data-countdown-over", "");
+      p.textContent = expired;
+      box.replaceWith(p);
     }
-    window.setTimeout(tick, 250);
+    if (box.hasAttribute("data-reload-at-zero")) {
+      window.setTimeout(function () { window.location.reload(); }, 2000);
+    }
   }
-  tick();
+
+  function start(box) {
+    if (box.hasAttribute("data-countdown-started")) return;
+    var total = secondsLeft(box);
+    if (total < 0) return;
+    box.setAttribute("data-countdown-started", "");
+    var clocks = box.querySelectorAll("[data-countdown-clock]");
+    var live = box.querySelector("[data-countdown-live]");
+    var began = performance.now();
+    var announced = {};
+    box.querySelectorAll("[data-countdown-static]").forEach(function (el) { el.hidden = true; });
+    box.querySelectorAll("[data-countdown-show]").forEach(function (el) { el.hidden = false; });
+
+    function tick() {
+      if (!box.isConnected) return; // swapped away by htmx
+      var left = Math.max(0, Math.ceil(total - (performance.now() - began) / 1000));
+      clocks.forEach(function (c) { c.textContent = format(left); });
+      if (live && (left === 300 || left === 60) && !announced[left]) {
+        announced[left] = true;
+        live.textContent = count("minutes_left", left / 60);
+      }
+      if (left <= 0) {
+        expire(box);
+        return;
+      }
+      window.setTimeout(tick, 250);
+    }
+    tick();
+  }
+
+  function scan(root) {
+    (root || document).querySelectorAll("[data-countdown]").forEach(start);
+  }
+  scan();
+  document.body.addEventListener("htmx:afterSettle", function (e) { scan(e.target); });
 })();
