@@ -275,7 +275,7 @@ func TestConsole_ManagerDay(t *testing.T) {
 		chromedp.Navigate(orderURL),
 		chromedp.WaitVisible(css(`main`)),
 	)
-	if _, body := flowText(t, cctx, `main`); !strings.Contains(body, "This order was refunded.") {
+	if _, body := flowText(t, cctx, `main`); !strings.Contains(body, "The show was cancelled, so this order was refunded") {
 		t.Errorf("the customer's order after the show was cancelled:\n%s", body)
 	}
 	screenshot(t, cctx, "console-flow-15-customer-refunded")
