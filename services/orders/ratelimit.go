@@ -88,20 +88,38 @@ func (r *RateLimiter) AllowOrder(ctx context.Context, userID, showID int64) erro
 // Errors: INVALID_REQUEST (not a usable email address), RATE_LIMITED (the longer wait
 // of the two), UNAVAILABLE.
 func (r *RateLimiter) AllowLogin(ctx context.Context, email, ip string) error {
+	return r.allowAccountAndIP(ctx, email, ip,
+		accountLimit{"login:", redis_rate.Limit{Rate: r.limits.LoginPerMinute, Burst: r.limits.LoginBurst, Period: time.Minute}, "sign-in attempts for this account"},
+		accountLimit{"login-ip:", redis_rate.Limit{Rate: r.limits.LoginIPPerMinute, Burst: r.limits.LoginIPBurst, Period: time.Minute}, "sign-in attempts from this address"})
+}
+
+// accountLimit is one of the two limits of allowAccountAndIP: its key prefix, its rate
+// and what it counts (for the RATE_LIMITED message).
+type accountLimit struct {
+	prefix string
+	limit  redis_rate.Limit
+	what   string
+}
+
+// allowAccountAndIP counts one request against the account's limit (keyed on the
+// canonical form of email) and the client address's (ip), and allows it only when both
+// do; a refusal reports the longer wait of the two. Errors: INVALID_REQUEST (not a
+// usable email address), RATE_LIMITED, UNAVAILABLE.
+func (r *RateLimiter) allowAccountAndIP(ctx context.Context, email, ip string, account, client accountLimit) error {
 	email, err := services.CanonicalEmail(email)
 	if err != nil {
 		return err
 	}
-	errAccount := r.allow(ctx, "login:"+email, redis_rate.Limit{Rate: r.limits.LoginPerMinute, Burst: r.limits.LoginBurst, Period: time.Minute}, "sign-in attempts for this account")
+	errAccount := r.allow(ctx, account.prefix+email, account.limit, account.what)
 	if services.ErrorCode(errAccount) == services.CodeUnavailable {
 		return errAccount
 	}
-	errIP := r.allow(ctx, "login-ip:"+ip, redis_rate.Limit{Rate: r.limits.LoginIPPerMinute, Burst: r.limits.LoginIPBurst, Period: time.Minute}, "sign-in attempts from this address")
+	errIP := r.allow(ctx, client.prefix+ip, client.limit, client.what)
 	if errIP == nil {
 		return errAccount
 	}
-	var a, b *services.Error
-	if errors.As(errAccount, &a) && errors.As(errIP, &b) && a.RetryAfterS >= b.RetryAfterS {
+	var x, y *services.Error
+	if errors.As(errAccount, &x) && errors.As(errIP, &y) && x.RetryAfterS >= y.RetryAfterS {
 		return errAccount
 	}
 	return errIP
@@ -121,21 +139,7 @@ func (r *RateLimiter) AllowRegister(ctx context.Context, ip string) error {
 // Errors: INVALID_REQUEST (not a usable email address), RATE_LIMITED (the longer wait
 // of the two), UNAVAILABLE.
 func (r *RateLimiter) AllowPasswordReset(ctx context.Context, email, ip string) error {
-	email, err := services.CanonicalEmail(email)
-	if err != nil {
-		return err
-	}
-	errAccount := r.allow(ctx, "reset:"+email, redis_rate.Limit{Rate: r.limits.ResetPerHour, Burst: r.limits.ResetBurst, Period: time.Hour}, "password reset requests for this address")
-	if services.ErrorCode(errAccount) == services.CodeUnavailable {
-		return errAccount
-	}
-	errIP := r.allow(ctx, "reset-ip:"+ip, redis_rate.Limit{Rate: r.limits.ResetIPPerHour, Burst: r.limits.ResetIPBurst, Period: time.Hour}, "password reset requests from this address")
-	if errIP == nil {
-		return errAccount
-	}
-	var a, b *services.Error
-	if errors.As(errAccount, &a) && errors.As(errIP, &b) && a.RetryAfterS >= b.RetryAfterS {
-		return errAccount
-	}
-	return errIP
+	return r.allowAccountAndIP(ctx, email, ip,
+		accountLimit{"reset:", redis_rate.Limit{Rate: r.limits.ResetPerHour, Burst: r.limits.ResetBurst, Period: time.Hour}, "password reset requests for this address"},
+		accountLimit{"reset-ip:", redis_rate.Limit{Rate: r.limits.ResetIPPerHour, Burst: r.limits.ResetIPBurst, Period: time.Hour}, "password reset requests from this address"})
 }
