@@ -78,6 +78,13 @@ func DuplicateOn(err error, key string) bool {
 		(strings.HasSuffix(me.Message, "'"+key+"'") || strings.HasSuffix(me.Message, "."+key+"'"))
 }
 
+// IsNoTable reports whether err is MySQL's error 1146, a table that does not exist: the
+// database's migrations have not been applied yet (seatflow migrate).
+func IsNoTable(err error) bool {
+	var me *mysql.MySQLError
+	return errors.As(err, &me) && me.Number == 1146
+}
+
 // IsNoRows reports whether err is sql.ErrNoRows (a single-row read found nothing).
 func IsNoRows(err error) bool { return errors.Is(err, sql.ErrNoRows) }
 

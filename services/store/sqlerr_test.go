@@ -2,6 +2,7 @@ package store_test
 
 import (
 	"context"
+	"database/sql"
 	"database/sql/driver"
 	"errors"
 	"fmt"
@@ -96,6 +97,26 @@ func TestShowsOnDateOutsideTheStoredRangeIsEmpty(t *testing.T) {
 			}
 			if len(shows) != 0 {
 				t.Fatalf("OnDate(%s) = %v, want an empty list", date, shows)
+			}
+		})
+	}
+}
+
+// TestIsNoTable: a read of a table that does not exist is error 1146; other errors are not.
+func TestIsNoTable(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		err  error
+		want bool
+	}{
+		{"1146", &mysql.MySQLError{Number: 1146, Message: "Table 'seatflow.waitlist_entries' doesn't exist"}, true},
+		{"1062", &mysql.MySQLError{Number: 1062, Message: "Duplicate entry"}, false},
+		{"no rows", sql.ErrNoRows, false},
+		{"nil", nil, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if got := store.IsNoTable(c.err); got != c.want {
+				t.Errorf("IsNoTable(%v) = %v, want %v", c.err, got, c.want)
 			}
 		})
 	}

@@ -73,7 +73,9 @@ func (l *Lists) Sweep(ctx context.Context) int {
 	err := l.db.SelectContext(qctx, &ids, "SELECT DISTINCT show_id FROM waitlist_entries WHERE active = 1")
 	cancel()
 	if err != nil {
-		if ctx.Err() == nil {
+		// a fresh database before its migrations (seatflow migrate starts the app
+		// too) has no table yet: nothing to sweep, nothing to warn about
+		if ctx.Err() == nil && !store.IsNoTable(err) {
 			l.log.Warn("waiting lists not swept", "err", err)
 		}
 		return 0
