@@ -6,41 +6,12 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"seatflow/services"
 )
 
-// Money formats an amount in minor units for people: "¥45.00" (CNY), "$1,234.50"
-// (USD), "€0.05" (EUR); any other currency as its code and the amount ("GBP 12.00",
-// "JPY 4,500" for currencies without minor units).
-func Money(minor int64, currency string) string {
-	sign := ""
-	if minor < 0 {
-		sign = "-"
-		minor = -minor
-	}
-	code := strings.ToUpper(currency)
-	decimals := 2
-	if zeroDecimal[code] {
-		decimals = 0
-	}
-	amount := ""
-	if decimals == 0 {
-		amount = group(uint64(minor))
-	} else {
-		amount = group(uint64(minor)/100) + "." + pad2(uint64(minor)%100)
-	}
-	if sym, ok := moneySymbol[code]; ok {
-		return sign + sym + amount
-	}
-	if code == "" {
-		return sign + amount
-	}
-	return sign + code + " " + amount
-}
-
-var moneySymbol = map[string]string{"CNY": "¥", "USD": "$", "EUR": "€"}
-
-// zeroDecimal are ISO 4217 currencies whose minor unit is the unit itself.
-var zeroDecimal = map[string]bool{"JPY": true, "KRW": true, "VND": true, "CLP": true, "ISK": true, "UGX": true}
+// Money formats an amount in minor units for people (services.Money).
+func Money(minor int64, currency string) string { return services.Money(minor, currency) }
 
 func pad2(n uint64) string {
 	if n < 10 {
@@ -49,25 +20,8 @@ func pad2(n uint64) string {
 	return strconv.FormatUint(n, 10)
 }
 
-// group writes n with a comma every three digits.
-func group(n uint64) string {
-	s := strconv.FormatUint(n, 10)
-	if len(s) <= 3 {
-		return s
-	}
-	var b strings.Builder
-	first := len(s) % 3
-	if first > 0 {
-		b.WriteString(s[:first])
-	}
-	for i := first; i < len(s); i += 3 {
-		if b.Len() > 0 {
-			b.WriteByte(',')
-		}
-		b.WriteString(s[i : i+3])
-	}
-	return b.String()
-}
+// group writes n with a comma every three digits (services.Thousands).
+func group(n uint64) string { return services.Thousands(n) }
 
 // inZone returns t in loc (UTC when loc is nil).
 func inZone(t time.Time, loc *time.Location) time.Time {
@@ -181,19 +135,8 @@ func i64(n int64) string { return strconv.FormatInt(n, 10) }
 
 func hasPrefix(s, prefix string) bool { return strings.HasPrefix(s, prefix) }
 
-// MoneyParts is how Money writes a currency, for scripts that format totals the same
-// way: the prefix before the amount ("¥", "GBP ") and the number of decimals.
+// MoneyParts is how Money writes a currency (services.MoneyParts), for scripts that
+// format totals the same way.
 func MoneyParts(currency string) (prefix string, decimals int) {
-	code := strings.ToUpper(currency)
-	decimals = 2
-	if zeroDecimal[code] {
-		decimals = 0
-	}
-	if sym, ok := moneySymbol[code]; ok {
-		return sym, decimals
-	}
-	if code == "" {
-		return "", decimals
-	}
-	return code + " ", decimals
+	return services.MoneyParts(currency)
 }

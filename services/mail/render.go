@@ -186,7 +186,7 @@ func (r *Renderer) load(ctx context.Context, row *Row) (w *words, data map[strin
 	vars = map[string]string{}
 	if order != nil {
 		vars["no"] = order.OrderNo
-		vars["total"] = money(order.TotalMinor, order.Currency)
+		vars["total"] = services.Money(order.TotalMinor, order.Currency)
 		vars["deadline"] = r.when(order.ExpiresAt, row.Lang)
 	}
 	if show != nil {
@@ -219,7 +219,7 @@ func (r *Renderer) details(w *words, row *Row, order *services.Order, show *serv
 	}
 	if order != nil {
 		add("seats", seatList(order, show))
-		add("total", money(order.TotalMinor, order.Currency))
+		add("total", services.Money(order.TotalMinor, order.Currency))
 		add("status", w.status[order.Status])
 		if order.Status == services.OrderPending && (row.Kind == OrderCreated || row.Kind == WaitlistOffer) {
 			add("pay_by", r.when(order.ExpiresAt, row.Lang))
