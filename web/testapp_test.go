@@ -77,9 +77,13 @@ func testConfig() Config {
 	// changes of the services tests and the load test's smoke run running beside them
 	cfg.KeyPrefix = "sfweb" + part
 	cfg.BcryptCost = 4
-	// every test of a run registers its buyers from 127.0.0.1 against one Redis: the
-	// per-address sign-up limit (30 a minute) would refuse a busy run's later tests
+	// every test of a run registers and signs in from 127.0.0.1, many of them as the same
+	// demo accounts, against one Redis: the sign-up limit (30 a minute per address) and
+	// the sign-in limit (10 a minute per account) would refuse a busy run's later tests.
+	// The tests of those limits set their own (api_auth_test.go).
 	cfg.RateRegisterPerMinute, cfg.RateRegisterBurst = 100000, 100000
+	cfg.RateLoginPerMinute, cfg.RateLoginBurst = 100000, 100000
+	cfg.RateLoginIPPerMinute, cfg.RateLoginIPBurst = 100000, 100000
 	cfg.PaymentWebhookSecret = "web-test-secret"
 	cfg.AdmissionSecret = "web-test-admission-secret" // shared by every instance of a test
 	cfg.DemoPayments = true
