@@ -35,8 +35,10 @@ func newBrowser(t *testing.T) context.Context {
 		chromedp.Flag("disable-quic", true), chromedp.Flag("disable-component-update", true),
 		chromedp.UserDataDir(t.TempDir()), chromedp.WindowSize(1280, 1000))
 	actx, cancelA := chromedp.NewExecAllocator(context.Background(), opts...)
-	ctx, cancelC := chromedp.NewContext(actx)
-	ctx, cancelT := context.WithTimeout(ctx, 90*time.Second)
+	bctx, cancelC := chromedp.NewContext(actx)
+	// a busy run (make test runs the browser tests beside two other test runs on two
+	// cores) can take a minute over what takes twenty seconds alone
+	ctx, cancelT := context.WithTimeout(bctx, 150*time.Second)
 	// a page that breaks the content security policy fails the test that loaded it
 	var mu sync.Mutex
 	var violations []string
@@ -51,6 +53,9 @@ func newBrowser(t *testing.T) context.Context {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
+		if t.Failed() {
+			reportPage(t, bctx)
+		}
 		cancelT()
 		cancelC()
 		cancelA()
@@ -64,6 +69,21 @@ func newBrowser(t *testing.T) context.Context {
 		t.Fatal(err)
 	}
 	return ctx
+}
+
+// reportPage logs where a failed test's browser was and what it showed, and saves a
+// screenshot named after the test (under SEATFLOW_SCREENSHOTS), within 10 s even after
+// the test's own deadline.
+func reportPage(t *testing.T, bctx context.Context) {
+	ctx, cancel := context.WithTimeout(bctx, 10*time.Second)
+	defer cancel()
+	where, err := chromedp.Run(ctx, chromedp.Evaluate[string](`location.href + '\n' + (document.body ? document.body.innerText.slice(0, 1500) : '')`))
+	if err != nil {
+		t.Logf("the browser at the failure: %v", err)
+		return
+	}
+	t.Logf("the browser at the failure: %s", where)
+	screenshot(t, ctx, "failed-"+strings.NewReplacer("/", "-", " ", "_").Replace(t.Name()))
 }
 
 // screenshot saves the page as PNG under SEATFLOW_SCREENSHOTS when that is set.

@@ -22,11 +22,28 @@ import (
 )
 
 // offsetClock is the real clock moved by an offset tests set.
-type offsetClock struct{ off atomic.Int64 }
+// offsetClock is the wall clock moved by an offset, or held still at one instant.
+type offsetClock struct {
+	off    atomic.Int64
+	frozen atomic.Int64 // Unix ns the clock is held at; 0 when it runs
+}
 
-func (c *offsetClock) Now() time.Time { return time.Now().UTC().Add(time.Duration(c.off.Load())) }
+func (c *offsetClock) Now() time.Time {
+	if f := c.frozen.Load(); f != 0 {
+		return time.Unix(0, f).UTC()
+	}
+	return time.Now().UTC().Add(time.Duration(c.off.Load()))
+}
 
-func (c *offsetClock) Set(d time.Duration) { c.off.Store(int64(d)) }
+// Set moves the clock d from the wall clock (and lets it run).
+func (c *offsetClock) Set(d time.Duration) { c.frozen.Store(0); c.off.Store(int64(d)) }
+
+// Freeze holds the clock at its current reading until Thaw or Set: whatever the app
+// measures by it (a waiting room's pace) stands still however slow a busy run is.
+func (c *offsetClock) Freeze() { c.frozen.Store(c.Now().UnixNano()) }
+
+// Thaw lets a frozen clock run again from the wall clock and the offset.
+func (c *offsetClock) Thaw() { c.frozen.Store(0) }
 
 // testApp is a whole seatflow process (HTTP, worker) over the test database
 // seatflow_test_web (plus SEATFLOW_TEST_SUFFIX) and Redis DB 12 (on
