@@ -81,7 +81,10 @@
   }
 
   var source = new EventSource(map.getAttribute('data-live-url'));
+  // data-live: "open" once the stream's snapshot is in, "reconnecting" after it broke
+  source.addEventListener('error', function () { map.setAttribute('data-live', 'reconnecting'); });
   source.addEventListener('snapshot', function (e) {
+    map.setAttribute('data-live', 'open');
     var data = JSON.parse(e.data);
     var taken = {};
     data.held.forEach(function (id) { taken[id] = 'held'; });
