@@ -39,8 +39,8 @@ import (
 
 // App is one seatflow process: its stores, services, HTTP app and asynq worker.
 type App struct {
-	Cfg   Config
-	DB    *sqlx.DB
+	Cfg Config
+	DB  *sqlx.DB
 	// Redis is the app's Redis: one node, or a Redis Cluster (SEATFLOW_REDIS_ADDR).
 	Redis redis.UniversalClient
 	// AsynqRedis is the single node asynq keeps its queues on: Redis itself unless

@@ -23,8 +23,8 @@ type Config struct {
 	MySQLDSN string `env:"MYSQL_DSN" envDefault:"root@tcp(127.0.0.1:3306)/seatflow"`
 	// MySQLMaxOpen and MySQLMaxIdle size the connection pool of one process (40 lets
 	// three processes and a load generator share MariaDB's default 151 connections).
-	MySQLMaxOpen  int    `env:"MYSQL_MAX_OPEN" envDefault:"40"`
-	MySQLMaxIdle  int    `env:"MYSQL_MAX_IDLE" envDefault:"40"`
+	MySQLMaxOpen int `env:"MYSQL_MAX_OPEN" envDefault:"40"`
+	MySQLMaxIdle int `env:"MYSQL_MAX_IDLE" envDefault:"40"`
 	// RedisAddr is one host:port (a single Redis node) or several, comma-separated (the
 	// seed nodes of a Redis Cluster).
 	RedisAddr     string `env:"REDIS_ADDR" envDefault:"127.0.0.1:6379"`
@@ -37,8 +37,8 @@ type Config struct {
 	// empty: the Redis of RedisAddr, which a cluster does not allow (DESIGN.md "Redis
 	// Cluster"). It uses RedisPassword and RedisDB.
 	AsynqRedisAddr string `env:"ASYNQ_REDIS_ADDR"`
-	KeyPrefix     string `env:"REDIS_KEY_PREFIX" envDefault:"sf"`
-	HTTPAddr      string `env:"HTTP_ADDR" envDefault:":8080"`
+	KeyPrefix      string `env:"REDIS_KEY_PREFIX" envDefault:"sf"`
+	HTTPAddr       string `env:"HTTP_ADDR" envDefault:":8080"`
 	// OpsAddr serves /healthz, /readyz, /metrics and pprof on an address of their own
 	// (e.g. 127.0.0.1:9090, for trusted networks only); empty: the main address serves
 	// /healthz, /readyz and /metrics, and no pprof.
