@@ -89,3 +89,14 @@ var IdemRelease string
 //
 //go:embed waiting_room.lua
 var WaitingRoom string
+
+// Scripts is every script the application runs, by name (the hold script is "hold",
+// the waiting room's "waiting_room", ...). The cluster tests check that each one is
+// exercised and that every call keeps its keys in one hash slot.
+func Scripts() map[string]string {
+	return map[string]string{
+		"hold": Hold, "release": Release, "sell": Sell, "load": Load, "repair": Repair,
+		"house": House, "lease_acquire": LeaseAcquire, "lease_renew": LeaseRenew,
+		"idem_claim": IdemClaim, "idem_release": IdemRelease, "waiting_room": WaitingRoom,
+	}
+}

@@ -759,7 +759,7 @@ func TestInvariant2_LostHoldReplyWritesNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	hook := &lostReplyHook{scripts: map[string]bool{redis.NewScript(lua.Hold).Hash(): true, lua.Hold: true}}
-	rdb := redis.NewClient(&redis.Options{Addr: e.RDB.Options().Addr, DB: testenv.TestRedisDB})
+	rdb := redis.NewClient(&redis.Options{Addr: e.RDB.(*redis.Client).Options().Addr, DB: testenv.TestRedisDB})
 	defer rdb.Close()
 	rdb.AddHook(hook)
 	seats := seats.NewSeatStore(rdb, e.DB, e.Catalog, "sf")

@@ -311,11 +311,11 @@ func NewProxiedEnv(t testing.TB) (*TestEnv, *tcpProxy) {
 // deadline in ms), so a FLUSHALL or a restart loses them as it would lose asynq's.
 // It implements ExpiryScheduler and ExpiryTasks.
 type redisExpiryQueue struct {
-	RDB *redis.Client
+	RDB redis.UniversalClient
 	Key string
 }
 
-func NewRedisExpiryQueue(rdb *redis.Client) *redisExpiryQueue {
+func NewRedisExpiryQueue(rdb redis.UniversalClient) *redisExpiryQueue {
 	return &redisExpiryQueue{RDB: rdb, Key: "sf:test:expiry"}
 }
 

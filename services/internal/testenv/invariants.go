@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -19,6 +20,7 @@ import (
 	"seatflow/services/audit"
 	"seatflow/services/reconcile"
 	"seatflow/services/seats"
+	"seatflow/services/store"
 )
 
 // Helpers shared by the invariant tests (invariant*_test.go). They only add to the
@@ -183,7 +185,15 @@ func (e *TestEnv) RedisStateNorm() string { return e.dumpRedis(true) }
 func (e *TestEnv) dumpRedis(dropZeroUsers bool) string {
 	e.T.Helper()
 	ctx := context.Background()
-	keys, err := e.RDB.Keys(ctx, "*").Result()
+	var mu sync.Mutex
+	var keys []string
+	err := store.ForEachMaster(ctx, e.RDB, func(ctx context.Context, node redis.UniversalClient) error {
+		ks, err := node.Keys(ctx, "*").Result()
+		mu.Lock()
+		keys = append(keys, ks...)
+		mu.Unlock()
+		return err
+	})
 	if err != nil {
 		e.T.Fatal(err)
 	}

@@ -81,7 +81,7 @@ func (r *RecordingExpiry) CancelExpiry(_ context.Context, no string) error {
 type TestEnv struct {
 	T        testing.TB
 	DB       *sqlx.DB
-	RDB      *redis.Client
+	RDB      redis.UniversalClient
 	Clock    *testClock
 	Catalog  *catalog.Catalog
 	Seats    *seats.SeatStore
@@ -105,7 +105,7 @@ func NewTestEnv(t testing.TB, limits orders.Limits) *TestEnv {
 
 // newTestEnvOn is NewTestEnv over given stores: db is the emptied test database (or a
 // connection to it through a proxy) and rdb an empty Redis database.
-func newTestEnvOn(t testing.TB, limits orders.Limits, db *sqlx.DB, rdb *redis.Client) *TestEnv {
+func newTestEnvOn(t testing.TB, limits orders.Limits, db *sqlx.DB, rdb redis.UniversalClient) *TestEnv {
 	t.Helper()
 	e := &TestEnv{T: t, DB: db, RDB: rdb,
 		Clock:  &testClock{T: time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)},
