@@ -17,6 +17,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -136,7 +137,7 @@ type run struct {
 	opts      Options
 	client    *Client
 	db        *sqlx.DB
-	rdb       *redis.Client
+	rdb       redis.UniversalClient
 	store     *seats.SeatStore
 	catalog   *catalog.Catalog
 	fx        *Fixtures
@@ -146,6 +147,16 @@ type run struct {
 	nextBuyer func() Buyer
 	rss       *rssSampler
 	cpu       *cpuMeter
+}
+
+// NewRedis returns a client of the Redis at addr, database db, with up to pool
+// connections (per node); addr with several comma-separated addresses is a Redis
+// Cluster (db must then be 0), reached through those seed nodes.
+func NewRedis(addr string, db, pool int) redis.UniversalClient {
+	if addrs := strings.Split(addr, ","); len(addrs) > 1 {
+		return redis.NewClusterClient(&redis.ClusterOptions{Addrs: addrs, PoolSize: pool})
+	}
+	return redis.NewClient(&redis.Options{Addr: addr, DB: db, PoolSize: pool})
 }
 
 // step is what one operation of a scenario found: its outcome, the answer's code, an
@@ -182,7 +193,7 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	defer r.db.Close()
 	r.db.SetMaxOpenConns(opts.Clients + 4)
 	r.db.SetMaxIdleConns(opts.Clients + 4)
-	r.rdb = redis.NewClient(&redis.Options{Addr: opts.RedisAddr, DB: opts.RedisDB, PoolSize: opts.Clients + 4})
+	r.rdb = NewRedis(opts.RedisAddr, opts.RedisDB, opts.Clients+4)
 	defer r.rdb.Close()
 	r.catalog = catalog.NewCatalog(r.db)
 	r.store = seats.NewSeatStore(r.rdb, r.db, r.catalog, opts.KeyPrefix)
@@ -197,7 +208,7 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 
 	runID := time.Now().UTC().Format("0102150405")
 	logf("fixtures: a %dx%d hall, a 10x20 hall, %d buyers (run %s)", opts.Rows, opts.Cols, opts.Buyers, runID)
-	if r.fx, err = newFixtures(ctx, r.db, runID, opts.Currency); err != nil {
+	if r.fx, err = NewFixtures(ctx, r.db, runID, opts.Currency); err != nil {
 		return nil, err
 	}
 	if r.big, err = r.fx.NewHall(ctx, "big", opts.Rows, opts.Cols); err != nil {
