@@ -46,7 +46,7 @@ test: services test-deps static
 	@git diff --quiet -- '*_templ.go' 2>/dev/null || { echo "generated *_templ.go files differ from 'go tool templ generate': commit them"; git diff --stat -- '*_templ.go'; exit 1; }
 	@log=$$(mktemp); blog=$$(mktemp); \
 	$(GO) test -race -count=1 -p 2 -timeout 15m $(STORE_TEST_PKGS) >$$log 2>&1 & pid=$$!; \
-	SEATFLOW_TEST_WEB_PART=browser $(GO) test -race -count=1 -timeout 15m -run '$(BROWSER_TESTS)' ./web/ >$$blog 2>&1 & bpid=$$!; \
+	SEATFLOW_TEST_WEB_PART=browser $(GO) test -race -count=1 -timeout 25m -run '$(BROWSER_TESTS)' ./web/ >$$blog 2>&1 & bpid=$$!; \
 	$(GO) test -race -count=1 -p 2 -timeout 15m -skip '$(BROWSER_TESTS)' $$($(GO) list ./... | grep -v -e /services -e /jobs -e /web/loadtest); rc=$$?; \
 	wait $$pid; rc2=$$?; wait $$bpid; rc3=$$?; cat $$log $$blog; rm -f $$log $$blog; test $$rc -eq 0 -a $$rc2 -eq 0 -a $$rc3 -eq 0
 	@$(MAKE) --no-print-directory fuzz FUZZTIME=$(FUZZTIME)
