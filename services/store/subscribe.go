@@ -16,10 +16,7 @@ import (
 // confirmation's.
 func SubscribeOnce(ctx context.Context, sub *redis.PubSub, ready func(), handle func(*redis.Message), opts ...redis.ChannelOption) error {
 	defer sub.Close()
-	rctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-	_, err := sub.Receive(rctx)
-	cancel()
-	if err != nil {
+	if err := confirmed(ctx, sub); err != nil {
 		return err
 	}
 	ready()
@@ -68,10 +65,7 @@ func SubscribeShardOnce(ctx context.Context, sub *redis.PubSub, ready func(), ha
 	defer sub.Close()
 	stop := context.AfterFunc(ctx, func() { _ = sub.Close() }) // ends a Receive in progress
 	defer stop()
-	rctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-	_, err := sub.Receive(rctx)
-	cancel()
-	if err != nil {
+	if err := confirmed(ctx, sub); err != nil {
 		return err
 	}
 	ready()
@@ -103,4 +97,12 @@ func SubscribeShardOnce(ctx context.Context, sub *redis.PubSub, ready func(), ha
 		}
 	}
 	return nil
+}
+
+// confirmed waits up to 5 s for Redis's confirmation of sub (its first reply).
+func confirmed(ctx context.Context, sub *redis.PubSub) error {
+	rctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	_, err := sub.Receive(rctx)
+	return err
 }
