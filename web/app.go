@@ -39,10 +39,14 @@ import (
 
 // App is one seatflow process: its stores, services, HTTP app and asynq worker.
 type App struct {
-	Cfg   Config
-	DB    *sqlx.DB
-	Redis *redis.Client
-	HTTP  *fiber.App
+	Cfg Config
+	DB  *sqlx.DB
+	// Redis is the app's Redis: one node, or a Redis Cluster (SEATFLOW_REDIS_ADDR).
+	Redis redis.UniversalClient
+	// AsynqRedis is the single node asynq keeps its queues on: Redis itself unless
+	// SEATFLOW_ASYNQ_REDIS_ADDR names a node of its own.
+	AsynqRedis redis.UniversalClient
+	HTTP       *fiber.App
 	// Ops serves /healthz, /readyz, /metrics and pprof on SEATFLOW_OPS_ADDR; nil when
 	// the main address serves them (without pprof).
 	Ops     *fiber.App
@@ -108,9 +112,23 @@ func New(cfg Config, clock services.Clock, log *slog.Logger) (*App, error) {
 	if err != nil {
 		return nil, err
 	}
-	rdb := redis.NewClient(&redis.Options{Addr: cfg.RedisAddr, Password: cfg.RedisPassword, DB: cfg.RedisDB,
-		PoolSize: 64, DialTimeout: 2 * time.Second, ReadTimeout: 3 * time.Second, WriteTimeout: 3 * time.Second})
-	a := &App{Cfg: cfg, DB: db, Redis: rdb, Log: log, Metrics: services.NewMetrics(), Registry: prometheus.NewRegistry()}
+	conn, err := cfg.Redis()
+	if err != nil {
+		return nil, fmt.Errorf("SEATFLOW_REDIS_ADDR: %w", err)
+	}
+	conn.PoolSize, conn.DialTimeout, conn.ReadTimeout, conn.WriteTimeout = 64, 2*time.Second, 3*time.Second, 3*time.Second
+	rdb, err := store.NewRedis(conn)
+	if err != nil {
+		return nil, err
+	}
+	qrdb := rdb // asynq's queues: the same Redis, or a single node of their own
+	if opts, separate := cfg.AsynqRedis(); separate {
+		opts.PoolSize, opts.DialTimeout, opts.ReadTimeout, opts.WriteTimeout = 16, 2*time.Second, 3*time.Second, 3*time.Second
+		qrdb = redis.NewClient(opts)
+	} else if conn.IsCluster() {
+		return nil, errors.New("SEATFLOW_ASYNQ_REDIS_ADDR is needed with a Redis Cluster")
+	}
+	a := &App{Cfg: cfg, DB: db, Redis: rdb, AsynqRedis: qrdb, Log: log, Metrics: services.NewMetrics(), Registry: prometheus.NewRegistry()}
 	if err := a.Metrics.Register(a.Registry); err != nil {
 		return nil, err
 	}
@@ -145,8 +163,8 @@ func New(cfg Config, clock services.Clock, log *slog.Logger) (*App, error) {
 		ResetIPPerHour: cfg.RateResetIPPerHour, ResetIPBurst: cfg.RateResetIPBurst,
 	}, cfg.KeyPrefix)
 	a.Resets = accounts.NewResets(a.Users, a.Limiter, cfg.PublicURL)
-	a.asynqClient = asynq.NewClientFromRedisClient(rdb)
-	a.inspector = asynq.NewInspectorFromRedisClient(rdb)
+	a.asynqClient = asynq.NewClientFromRedisClient(qrdb)
+	a.inspector = asynq.NewInspectorFromRedisClient(qrdb)
 	a.expiryQueue = jobs.NewExpiryQueue(a.asynqClient, a.inspector)
 	queue := a.expiryQueue
 	var expiry orders.ExpiryScheduler = queue
@@ -166,6 +184,10 @@ func New(cfg Config, clock services.Clock, log *slog.Logger) (*App, error) {
 		a.Orders.SeatsChanged(c)
 		a.Waitlist.SeatsChanged(c) // seats that came back go to a waiting list first
 	})
+	// a process hears a show's changes while it serves a cache of its seat map or a
+	// waiting list of it, or a viewer watches it (one shard subscription per show)
+	a.Seats.SetFollow(a.SeatEvents.Follow)
+	a.Waitlist.SetFollow(a.SeatEvents.Follow)
 	go a.Waitlist.Run(bg)
 	go a.SeatEvents.Run(bg)
 	a.Reconciler = reconcile.NewReconciler(db, a.Catalog, a.Seats, a.Orders, clock, reconcile.ReconcileConfig{
@@ -187,7 +209,7 @@ func New(cfg Config, clock services.Clock, log *slog.Logger) (*App, error) {
 	a.CatalogWriter = catalog.NewCatalogWriter(db, a.Catalog, a.Shows, a.Audit, clock,
 		catalog.WriterConfig{Currency: cfg.Currency, DefaultLimit: cfg.PurchaseLimit, Zone: cfg.Location()})
 	a.scheduler.AddPublish(a.CatalogWriter, time.Minute, catalog.PublishAhead, log)
-	a.eviction = evictionCheck{rdb: rdb, allow: cfg.AllowEviction, log: log}
+	a.eviction = evictionCheck{rdb: rdb, queues: qrdb, allow: cfg.AllowEviction, log: log}
 	var providers []orders.PaymentProvider // a real provider is added here when configured
 	if cfg.DemoPayments {
 		providers = append(providers, orders.DemoProvider{})
@@ -197,7 +219,7 @@ func New(cfg Config, clock services.Clock, log *slog.Logger) (*App, error) {
 	if a.mailTo, err = a.newMail(clock); err != nil {
 		return nil, err
 	}
-	a.worker = asynq.NewServerFromRedisClient(rdb, asynq.Config{
+	a.worker = asynq.NewServerFromRedisClient(qrdb, asynq.Config{
 		Concurrency: 4, Queues: map[string]int{jobs.Queue: 1},
 		DelayedTaskCheckInterval: cfg.ExpiryCheckInterval,
 		Logger:                   asynqLogger{log}, LogLevel: asynq.WarnLevel,
@@ -355,11 +377,14 @@ func (a *App) Shutdown(ctx context.Context) error {
 	}
 	a.worker.Shutdown()
 	a.scheduler.Stop(ctx)
-	// the asynq client and inspector share a.Redis: their Close only says so, and the
-	// app closes the connection pool itself
+	// the asynq client and inspector share a.AsynqRedis: their Close only says so, and
+	// the app closes the connection pools itself
 	_ = a.asynqClient.Close()
 	_ = a.inspector.Close()
 	a.stopBackground()
+	if a.AsynqRedis != a.Redis {
+		errs = append(errs, a.AsynqRedis.Close())
+	}
 	errs = append(errs, a.Redis.Close(), a.DB.Close())
 	return errors.Join(errs...)
 }

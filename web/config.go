@@ -7,10 +7,12 @@ import (
 	"log/slog"
 	netmail "net/mail"
 	"net/url"
+	"strings"
 	"time"
 	_ "time/tzdata" // the cinema's IANA zone works on machines without zoneinfo
 
 	"github.com/caarlos0/env/v11"
+	"github.com/redis/go-redis/v9"
 
 	"seatflow/services/mail"
 	"seatflow/services/store"
@@ -21,13 +23,22 @@ type Config struct {
 	MySQLDSN string `env:"MYSQL_DSN" envDefault:"root@tcp(127.0.0.1:3306)/seatflow"`
 	// MySQLMaxOpen and MySQLMaxIdle size the connection pool of one process (40 lets
 	// three processes and a load generator share MariaDB's default 151 connections).
-	MySQLMaxOpen  int    `env:"MYSQL_MAX_OPEN" envDefault:"40"`
-	MySQLMaxIdle  int    `env:"MYSQL_MAX_IDLE" envDefault:"40"`
+	MySQLMaxOpen int `env:"MYSQL_MAX_OPEN" envDefault:"40"`
+	MySQLMaxIdle int `env:"MYSQL_MAX_IDLE" envDefault:"40"`
+	// RedisAddr is one host:port (a single Redis node) or several, comma-separated (the
+	// seed nodes of a Redis Cluster).
 	RedisAddr     string `env:"REDIS_ADDR" envDefault:"127.0.0.1:6379"`
 	RedisPassword string `env:"REDIS_PASSWORD"`
-	RedisDB       int    `env:"REDIS_DB" envDefault:"0"`
-	KeyPrefix     string `env:"REDIS_KEY_PREFIX" envDefault:"sf"`
-	HTTPAddr      string `env:"HTTP_ADDR" envDefault:":8080"`
+	// RedisDB is the database of a single node; a cluster must use 0.
+	RedisDB int `env:"REDIS_DB" envDefault:"0"`
+	// RedisCluster uses the cluster client even with a single seed address.
+	RedisCluster bool `env:"REDIS_CLUSTER" envDefault:"false"`
+	// AsynqRedisAddr is the single Redis node (host:port) that keeps asynq's queues;
+	// empty: the Redis of RedisAddr, which a cluster does not allow (DESIGN.md "Redis
+	// Cluster"). It uses RedisPassword and RedisDB.
+	AsynqRedisAddr string `env:"ASYNQ_REDIS_ADDR"`
+	KeyPrefix      string `env:"REDIS_KEY_PREFIX" envDefault:"sf"`
+	HTTPAddr       string `env:"HTTP_ADDR" envDefault:":8080"`
 	// OpsAddr serves /healthz, /readyz, /metrics and pprof on an address of their own
 	// (e.g. 127.0.0.1:9090, for trusted networks only); empty: the main address serves
 	// /healthz, /readyz and /metrics, and no pprof.
@@ -150,6 +161,9 @@ func LoadConfig() (Config, error) {
 }
 
 func (c Config) validate() error {
+	if err := c.validateRedis(); err != nil {
+		return err
+	}
 	if _, err := time.LoadLocation(c.TimeZone); err != nil {
 		return fmt.Errorf("SEATFLOW_TIME_ZONE %q: %w", c.TimeZone, err)
 	}
@@ -189,6 +203,47 @@ func (c Config) validate() error {
 		return fmt.Errorf("SEATFLOW_MYSQL_MAX_OPEN must be at least 1 and SEATFLOW_LIVE_MAX_VIEWERS not negative")
 	}
 	return nil
+}
+
+// validateRedis checks SEATFLOW_REDIS_ADDR, SEATFLOW_REDIS_DB and
+// SEATFLOW_ASYNQ_REDIS_ADDR together.
+func (c Config) validateRedis() error {
+	conn, err := c.Redis()
+	if err != nil {
+		return fmt.Errorf("SEATFLOW_REDIS_ADDR %q: %w", c.RedisAddr, err)
+	}
+	if conn.IsCluster() && c.RedisDB != 0 {
+		return fmt.Errorf("SEATFLOW_REDIS_DB is %d, but a Redis Cluster (SEATFLOW_REDIS_ADDR %q) has database 0 only: set SEATFLOW_REDIS_DB=0", c.RedisDB, c.RedisAddr)
+	}
+	if conn.IsCluster() && strings.TrimSpace(c.AsynqRedisAddr) == "" {
+		return fmt.Errorf("SEATFLOW_ASYNQ_REDIS_ADDR is needed with a Redis Cluster (SEATFLOW_REDIS_ADDR %q): asynq keeps its queues on a single Redis node (host:port) of its own", c.RedisAddr)
+	}
+	if a := strings.TrimSpace(c.AsynqRedisAddr); a != "" {
+		addrs, err := store.ParseRedisAddrs(a)
+		if err != nil || len(addrs) != 1 {
+			return fmt.Errorf("SEATFLOW_ASYNQ_REDIS_ADDR %q is not one host:port", c.AsynqRedisAddr)
+		}
+	}
+	return nil
+}
+
+// Redis is how to reach the app's Redis (a single node or a cluster), without pool
+// sizes or timeouts. Errors: an address that is not host:port.
+func (c Config) Redis() (store.RedisConn, error) {
+	addrs, err := store.ParseRedisAddrs(c.RedisAddr)
+	if err != nil {
+		return store.RedisConn{}, err
+	}
+	return store.RedisConn{Addrs: addrs, Password: c.RedisPassword, DB: c.RedisDB, Cluster: c.RedisCluster}, nil
+}
+
+// AsynqRedis is the single Redis node asynq keeps its queues on, and whether it is a
+// node of its own (SEATFLOW_ASYNQ_REDIS_ADDR) rather than the app's Redis.
+func (c Config) AsynqRedis() (opts *redis.Options, separate bool) {
+	if a := strings.TrimSpace(c.AsynqRedisAddr); a != "" {
+		return &redis.Options{Addr: a, Password: c.RedisPassword, DB: c.RedisDB}, true
+	}
+	return nil, false
 }
 
 // HoldFor is how long a pending order keeps its seats: HoldSeconds when set, else

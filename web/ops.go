@@ -51,6 +51,12 @@ func (a *App) ready(c *fiber.Ctx) error {
 		a.Log.Warn("readiness: redis does not answer", "err", err)
 		return c.Status(fiber.StatusServiceUnavailable).SendString("redis: not answering")
 	}
+	if a.AsynqRedis != a.Redis {
+		if err := a.AsynqRedis.Ping(ctx).Err(); err != nil {
+			a.Log.Warn("readiness: asynq's redis does not answer", "err", err)
+			return c.Status(fiber.StatusServiceUnavailable).SendString("asynq redis: not answering")
+		}
+	}
 	if problem := a.eviction.problem(ctx); problem != "" {
 		return c.Status(fiber.StatusServiceUnavailable).SendString("redis: " + problem)
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 	"time"
 
 	"github.com/cenkalti/backoff/v4"
@@ -47,9 +48,49 @@ func WaitForStores(ctx context.Context, cfg Config, log *slog.Logger) error {
 	if err := wait("mysql at "+dsn, func(ctx context.Context) error { return store.EnsureDatabase(ctx, cfg.MySQLDSN) }); err != nil {
 		return err
 	}
-	rdb := redis.NewClient(&redis.Options{Addr: cfg.RedisAddr, Password: cfg.RedisPassword, DB: cfg.RedisDB, MaxRetries: -1})
+	conn, err := cfg.Redis()
+	if err != nil {
+		return backoff.Permanent(fmt.Errorf("SEATFLOW_REDIS_ADDR: %w", err))
+	}
+	conn.MaxRetries = -1
+	rdb, err := store.NewRedis(conn)
+	if err != nil {
+		return err
+	}
 	defer rdb.Close()
-	return wait("redis at "+cfg.RedisAddr, func(ctx context.Context) error { return rdb.Ping(ctx).Err() })
+	what := "redis at " + cfg.RedisAddr
+	if conn.IsCluster() {
+		what = "redis cluster at " + cfg.RedisAddr
+	}
+	if err := wait(what, func(ctx context.Context) error { return redisReady(ctx, rdb) }); err != nil {
+		return err
+	}
+	if opts, separate := cfg.AsynqRedis(); separate {
+		opts.MaxRetries = -1
+		q := redis.NewClient(opts)
+		defer q.Close()
+		return wait("asynq's redis at "+opts.Addr, func(ctx context.Context) error { return q.Ping(ctx).Err() })
+	}
+	return nil
+}
+
+// redisReady pings a single node; of a cluster it asks CLUSTER INFO and every master,
+// so start-up waits until the cluster is formed (cluster_state:ok) and all its masters
+// answer.
+func redisReady(ctx context.Context, rdb redis.UniversalClient) error {
+	cc, ok := rdb.(*redis.ClusterClient)
+	if !ok {
+		return rdb.Ping(ctx).Err()
+	}
+	info, err := cc.ClusterInfo(ctx).Result()
+	if err != nil {
+		return err
+	}
+	if !strings.Contains(info, "cluster_state:ok") {
+		return errors.New("cluster_state is not ok")
+	}
+	cc.ReloadState(ctx)
+	return cc.ForEachMaster(ctx, func(ctx context.Context, node *redis.Client) error { return node.Ping(ctx).Err() })
 }
 
 // permanent reports whether waiting cannot help: a wrong password or a missing grant

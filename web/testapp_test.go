@@ -330,7 +330,7 @@ func (a *testApp) seatState(show, id string) string {
 }
 
 // redisOf returns a client of the app's Redis DB for direct checks.
-func (a *testApp) redisOf() *redis.Client { return a.Redis }
+func (a *testApp) redisOf() redis.UniversalClient { return a.Redis }
 
 // otherInstance starts another app process over cfg (the same stores as a test app,
 // or a tweaked copy) on a free loopback port, serving until the test ends, and returns

@@ -25,7 +25,7 @@ const maxCachedSessions = 100_000
 // a message lost while Redis is away is made good by the TTL. A nil *SessionCache
 // caches nothing.
 type SessionCache struct {
-	rdb     *redis.Client
+	rdb     redis.UniversalClient
 	channel string
 	ttl     time.Duration
 	now     func() time.Time
@@ -43,7 +43,7 @@ type cachedSession struct {
 
 // NewSessionCache returns a cache whose entries live ttl, publishing and listening on
 // the channel "<prefix>:sessions:ended" of rdb.
-func NewSessionCache(rdb *redis.Client, prefix string, ttl time.Duration, log *slog.Logger) *SessionCache {
+func NewSessionCache(rdb redis.UniversalClient, prefix string, ttl time.Duration, log *slog.Logger) *SessionCache {
 	return &SessionCache{rdb: rdb, channel: prefix + ":sessions:ended", ttl: ttl, now: time.Now, log: log,
 		entries: map[[32]byte]cachedSession{}}
 }

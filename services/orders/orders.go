@@ -537,6 +537,7 @@ func (o *Orders) holdError(show *services.Show, hall *services.Hall, out seats.H
 // it meanwhile.
 func (o *Orders) holdBestAvailable(ctx context.Context, show *services.Show, hall *services.Hall, order *services.Order, req CreateOrderRequest) error {
 	snap := o.best.Of(show.ID)
+	o.seats.Follow(show.ID) // the snapshot hears other processes' changes (seats.SeatEvents)
 	read := func(ctx context.Context) (map[int64]string, error) { return o.seats.States(ctx, show.ID) }
 	fresh := false
 	// a plain pick is held only if, on the values it holds over, it strands nothing its

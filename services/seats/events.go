@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 
@@ -32,44 +33,91 @@ var ErrTooManyViewers = errors.New("too many live viewers")
 // reload instead.
 const viewerBuffer = 64
 
-// SeatEvents fans the changes the seat scripts publish (lua/notify.lua) out to the
-// viewers of each show in this process: one Redis subscription per process, no Redis
-// call per viewer or per change.
+// FollowFor is how long a show's changes are still listened to after its last
+// Follow (a seat map read, a waiting list served) when no viewer watches it.
+const FollowFor = time.Minute
+
+// subscribeWait bounds how long Watch waits for its show's subscription to be
+// confirmed before the viewer reads its snapshot.
+const subscribeWait = 2 * time.Second
+
+// SeatEvents fans the changes the seat scripts publish (lua/notify.lua, SPUBLISH on the
+// show's shard channel, which lives in the show's hash slot) out to the viewers of each
+// show in this process and to OnChange. It holds one sharded subscription per show that
+// has a live viewer here or was followed within FollowFor (a show nobody here looks at
+// costs no subscription); no Redis call per viewer or per change.
 type SeatEvents struct {
-	rdb        *redis.Client
-	pattern    string
+	rdb        redis.UniversalClient
+	prefix     string
 	changed    func(SeatChange) // told of every change, before the viewers
 	maxViewers int
 	log        *slog.Logger
 
-	mu      sync.Mutex
-	viewers map[int64]map[chan SeatChange]struct{}
-	count   int
-	closed  bool
+	mu       sync.Mutex
+	viewers  map[int64]map[chan SeatChange]struct{}
+	count    int
+	closed   bool
+	base     context.Context // Run's; nil before Run
+	subs     map[int64]*showSub
+	followed map[int64]time.Time // show -> listened to until
+}
+
+// showSub is the subscription of one show's channel.
+type showSub struct {
+	cancel context.CancelFunc
+	ready  chan struct{} // closed when Redis first confirmed the subscription
+	late   bool          // a viewer stopped waiting for ready: reload it when ready
+	done   chan struct{} // closed when the subscription's goroutine ended
 }
 
 // NewSeatEvents returns the fan-out for keys under prefix, streaming to at most
 // maxViewers viewers at once.
-func NewSeatEvents(rdb *redis.Client, prefix string, maxViewers int, log *slog.Logger) *SeatEvents {
-	return &SeatEvents{rdb: rdb, pattern: prefix + ":{show:*}:changes", maxViewers: maxViewers, log: log, changed: func(SeatChange) {},
-		viewers: map[int64]map[chan SeatChange]struct{}{}}
+func NewSeatEvents(rdb redis.UniversalClient, prefix string, maxViewers int, log *slog.Logger) *SeatEvents {
+	return &SeatEvents{rdb: rdb, prefix: prefix, maxViewers: maxViewers, log: log, changed: func(SeatChange) {},
+		viewers: map[int64]map[chan SeatChange]struct{}{}, subs: map[int64]*showSub{}, followed: map[int64]time.Time{}}
 }
 
-// OnChange sets f to be told of every change of seat state (in any process), before
-// the viewers are; set it before Run.
+// Channel is the shard channel of showID's changes, "<prefix>:{show:<id>}:changes": in
+// the show's hash slot, so the seat scripts publish on it from their own node.
+func (e *SeatEvents) Channel(showID int64) string {
+	return e.prefix + ":{show:" + strconv.FormatInt(showID, 10) + "}:changes"
+}
+
+// OnChange sets f to be told of every change of seat state (in any process) of the
+// shows this process listens to, before the viewers are; set it before Run.
 func (e *SeatEvents) OnChange(f func(SeatChange)) { e.changed = f }
 
-// Watch registers a viewer of showID: the channel receives its changes until stop is
-// called or the fan-out closes (then the channel is closed). Errors: ErrTooManyViewers.
-func (e *SeatEvents) Watch(showID int64) (<-chan SeatChange, func(), error) {
-	ch := make(chan SeatChange, viewerBuffer)
+// Follow keeps showID's changes coming to OnChange for FollowFor from now, whether or
+// not anyone watches it here (the caches of seat maps and best-available snapshots,
+// and the waiting lists, want them). Cheap: a map write under a lock.
+func (e *SeatEvents) Follow(showID int64) {
+	if e == nil {
+		return
+	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.closed {
+		return
+	}
+	e.followed[showID] = time.Now().Add(FollowFor)
+	e.subscribeLocked(showID)
+}
+
+// Watch registers a viewer of showID: the channel receives its changes until stop is
+// called or the fan-out closes (then the channel is closed). The first viewer of a
+// show in this process subscribes to its channel; Watch waits (up to subscribeWait)
+// until Redis confirmed it, so the snapshot the viewer reads next misses no change.
+// Errors: ErrTooManyViewers.
+func (e *SeatEvents) Watch(showID int64) (<-chan SeatChange, func(), error) {
+	ch := make(chan SeatChange, viewerBuffer)
+	e.mu.Lock()
+	if e.closed {
+		e.mu.Unlock()
 		close(ch)
 		return ch, func() {}, nil
 	}
 	if e.count >= e.maxViewers {
+		e.mu.Unlock()
 		return nil, nil, ErrTooManyViewers
 	}
 	if e.viewers[showID] == nil {
@@ -77,6 +125,17 @@ func (e *SeatEvents) Watch(showID int64) (<-chan SeatChange, func(), error) {
 	}
 	e.viewers[showID][ch] = struct{}{}
 	e.count++
+	sub := e.subscribeLocked(showID)
+	e.mu.Unlock()
+	if sub != nil {
+		select {
+		case <-sub.ready:
+		case <-time.After(subscribeWait):
+			e.mu.Lock()
+			sub.late = true
+			e.mu.Unlock()
+		}
+	}
 	var once sync.Once
 	stop := func() {
 		once.Do(func() {
@@ -86,6 +145,7 @@ func (e *SeatEvents) Watch(showID int64) (<-chan SeatChange, func(), error) {
 				delete(e.viewers[showID], ch)
 				if len(e.viewers[showID]) == 0 {
 					delete(e.viewers, showID)
+					e.unsubscribeIdleLocked(showID, time.Now())
 				}
 				e.count--
 				close(ch)
@@ -93,6 +153,79 @@ func (e *SeatEvents) Watch(showID int64) (<-chan SeatChange, func(), error) {
 		})
 	}
 	return ch, stop, nil
+}
+
+// subscribeLocked starts showID's subscription unless it runs or Run has not started
+// (Run starts the subscriptions wanted before it); it returns the subscription or nil.
+func (e *SeatEvents) subscribeLocked(showID int64) *showSub {
+	if sub, ok := e.subs[showID]; ok {
+		return sub
+	}
+	if e.base == nil || e.base.Err() != nil {
+		return nil
+	}
+	ctx, cancel := context.WithCancel(e.base)
+	sub := &showSub{cancel: cancel, ready: make(chan struct{}), done: make(chan struct{})}
+	e.subs[showID] = sub
+	go func() {
+		defer close(sub.done)
+		e.listenShow(ctx, showID, sub)
+	}()
+	return sub
+}
+
+// unsubscribeIdleLocked ends showID's subscription when no viewer watches it and its
+// follow ran out at now.
+func (e *SeatEvents) unsubscribeIdleLocked(showID int64, now time.Time) {
+	if len(e.viewers[showID]) > 0 || now.Before(e.followed[showID]) {
+		return
+	}
+	delete(e.followed, showID)
+	if sub, ok := e.subs[showID]; ok {
+		sub.cancel()
+		delete(e.subs, showID)
+	}
+}
+
+// Listening lists the shows whose channels this process subscribes to now.
+func (e *SeatEvents) Listening() []int64 {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	out := make([]int64, 0, len(e.subs))
+	for id := range e.subs {
+		out = append(out, id)
+	}
+	return out
+}
+
+// listenShow keeps showID's shard subscription until ctx ends, again a second after a
+// failure or after Redis ended it (its slot moved). Each confirmation tells OnChange to
+// reload (a cache may hold what changed before it), and the viewers too after a gap.
+func (e *SeatEvents) listenShow(ctx context.Context, showID int64, sub *showSub) {
+	channel := e.Channel(showID)
+	store.KeepSubscribed(ctx, e.log, "seat events of show "+strconv.FormatInt(showID, 10), func(ctx context.Context, again bool) error {
+		ready := func() {
+			e.changed(SeatChange{ShowID: showID, Reload: true})
+			e.mu.Lock()
+			tell := again || sub.late
+			sub.late = false
+			select {
+			case <-sub.ready:
+			default:
+				close(sub.ready)
+			}
+			e.mu.Unlock()
+			if tell {
+				e.publish(SeatChange{ShowID: showID, Reload: true})
+			}
+		}
+		return store.SubscribeShardOnce(ctx, e.rdb.SSubscribe(ctx, channel), ready, func(m *redis.Message) {
+			if c, ok := ParseSeatChange(m.Channel, m.Payload); ok && c.ShowID == showID {
+				e.changed(c)
+				e.publish(c)
+			}
+		})
+	})
 }
 
 // publish hands c to every viewer of its show; a viewer whose buffer is full is told to
@@ -106,18 +239,6 @@ func (e *SeatEvents) publish(c SeatChange) {
 		default:
 			drain(ch)
 			ch <- SeatChange{ShowID: c.ShowID, Reload: true}
-		}
-	}
-}
-
-// reloadAll tells every viewer to read its map again (changes may have been missed).
-func (e *SeatEvents) reloadAll() {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	for show, set := range e.viewers {
-		for ch := range set {
-			drain(ch)
-			ch <- SeatChange{ShowID: show, Reload: true}
 		}
 	}
 }
@@ -146,25 +267,41 @@ func (e *SeatEvents) Close() {
 	e.viewers, e.count = map[int64]map[chan SeatChange]struct{}{}, 0
 }
 
-// Run subscribes to the changes of every show (PSUBSCRIBE) and fans them out until ctx
-// ends, subscribing again a second after a failure; after a gap every viewer is told
-// to reload.
+// Run starts the subscriptions of the shows watched or followed so far, then ends the
+// subscriptions nobody needs any more (no viewer, follow run out) every few seconds
+// until ctx ends, when every subscription ends.
 func (e *SeatEvents) Run(ctx context.Context) {
-	store.KeepSubscribed(ctx, e.log, "seat events", e.listen)
-}
-
-func (e *SeatEvents) listen(ctx context.Context, again bool) error {
-	ready := func() {
-		if again {
-			e.reloadAll()
+	e.mu.Lock()
+	e.base = ctx
+	for id := range e.viewers {
+		e.subscribeLocked(id)
+	}
+	for id := range e.followed {
+		e.subscribeLocked(id)
+	}
+	e.mu.Unlock()
+	tick := time.NewTicker(5 * time.Second)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			e.mu.Lock()
+			subs := e.subs
+			e.subs = map[int64]*showSub{}
+			e.mu.Unlock()
+			for _, sub := range subs {
+				sub.cancel()
+				<-sub.done
+			}
+			return
+		case now := <-tick.C:
+			e.mu.Lock()
+			for id := range e.subs {
+				e.unsubscribeIdleLocked(id, now)
+			}
+			e.mu.Unlock()
 		}
 	}
-	return store.SubscribeOnce(ctx, e.rdb.PSubscribe(ctx, e.pattern), ready, func(m *redis.Message) {
-		if c, ok := ParseSeatChange(m.Channel, m.Payload); ok {
-			e.changed(c)
-			e.publish(c)
-		}
-	}, redis.WithChannelSize(1024))
 }
 
 // ParseSeatChange reads one message of lua/notify.lua: the show id from the channel

@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/redis/go-redis/v9"
 
@@ -160,25 +162,32 @@ func parseRepairReply(res []string) (*RepairResult, error) {
 	return out, nil
 }
 
-// LoadedShows lists the shows whose seat map exists in Redis (SCAN, no KEYS).
-// Errors: UNAVAILABLE.
+// LoadedShows lists the shows whose seat map exists in Redis (SCAN, no KEYS; on a
+// cluster, SCAN of every master, each holding its own slots' keys). Errors: UNAVAILABLE.
 func (s *SeatStore) LoadedShows(ctx context.Context) ([]int64, error) {
 	ctx, cancel := context.WithTimeout(ctx, 4*store.RedisTimeout)
 	defer cancel()
+	var mu sync.Mutex
 	var out []int64
-	iter := s.rdb.Scan(ctx, 0, s.seatsKeyPattern(), 1000).Iterator()
-	for iter.Next(ctx) {
-		k := iter.Val()
-		i, j := strings.Index(k, "{show:"), strings.Index(k, "}:")
-		if i < 0 || j < i {
-			continue
+	err := store.ForEachMaster(ctx, s.rdb, func(ctx context.Context, node redis.UniversalClient) error {
+		iter := node.Scan(ctx, 0, s.seatsKeyPattern(), 1000).Iterator()
+		for iter.Next(ctx) {
+			k := iter.Val()
+			i, j := strings.Index(k, "{show:"), strings.Index(k, "}:")
+			if i < 0 || j < i {
+				continue
+			}
+			if id, err := strconv.ParseInt(k[i+6:j], 10, 64); err == nil {
+				mu.Lock()
+				out = append(out, id)
+				mu.Unlock()
+			}
 		}
-		if id, err := strconv.ParseInt(k[i+6:j], 10, 64); err == nil {
-			out = append(out, id)
-		}
-	}
-	if err := iter.Err(); err != nil {
+		return iter.Err()
+	})
+	if err != nil {
 		return nil, store.Unavailable("the seat cache", err)
 	}
-	return out, nil
+	slices.Sort(out)
+	return slices.Compact(out), nil
 }

@@ -33,6 +33,20 @@ type SeatStore struct {
 	hold, release, sell, load, repair *redis.Script
 
 	versions sync.Map // show id -> *atomic.Uint64, see Changed
+	follow   func(showID int64)
+}
+
+// SetFollow sets f to be called whenever a cache built from a show's seat map is read
+// (Version, Follow): SeatEvents.Follow, so this process hears the show's changes from
+// every process while it serves such caches. Set it before use.
+func (s *SeatStore) SetFollow(f func(showID int64)) { s.follow = f }
+
+// Follow says that this process serves something built from showID's seat map (see
+// SetFollow).
+func (s *SeatStore) Follow(showID int64) {
+	if s.follow != nil {
+		s.follow(showID)
+	}
 }
 
 // AnyHeldBy reports whether one of the seats is held or sold to userID in the seat
@@ -69,8 +83,10 @@ func (s *SeatStore) Changed(showID int64) {
 	v.(*atomic.Uint64).Add(1)
 }
 
-// Version is a number that grows whenever Changed is called for the show.
+// Version is a number that grows whenever Changed is called for the show. Reading it
+// follows the show (Follow).
 func (s *SeatStore) Version(showID int64) uint64 {
+	s.Follow(showID)
 	if v, ok := s.versions.Load(showID); ok {
 		return v.(*atomic.Uint64).Load()
 	}

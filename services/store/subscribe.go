@@ -2,7 +2,9 @@ package store
 
 import (
 	"context"
+	"errors"
 	"log/slog"
+	"net"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -51,4 +53,54 @@ func KeepSubscribed(ctx context.Context, log *slog.Logger, what string, listen f
 		case <-time.After(time.Second):
 		}
 	}
+}
+
+// ErrUnsubscribed is SubscribeShardOnce's answer when Redis ended the subscription
+// itself: a cluster sends SUNSUBSCRIBE when the channel's slot moved to another node
+// (a resharding or a failover), and the caller must subscribe again there.
+var ErrUnsubscribed = errors.New("redis ended the shard channel subscription (its slot moved)")
+
+// SubscribeShardOnce is SubscribeOnce for a sharded subscription (SSUBSCRIBE): it also
+// returns ErrUnsubscribed when Redis unsubscribes the channel by itself, which
+// go-redis's message channel would pass over in silence. It reads with Receive and
+// pings after 10 s without a message, so a dead connection is noticed.
+func SubscribeShardOnce(ctx context.Context, sub *redis.PubSub, ready func(), handle func(*redis.Message)) error {
+	defer sub.Close()
+	stop := context.AfterFunc(ctx, func() { _ = sub.Close() }) // ends a Receive in progress
+	defer stop()
+	rctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	_, err := sub.Receive(rctx)
+	cancel()
+	if err != nil {
+		return err
+	}
+	ready()
+	idle := 0
+	for ctx.Err() == nil {
+		msg, err := sub.ReceiveTimeout(ctx, 10*time.Second)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
+			var ne net.Error
+			if errors.As(err, &ne) && ne.Timeout() && idle == 0 {
+				idle++
+				if err := sub.Ping(ctx); err != nil {
+					return err
+				}
+				continue
+			}
+			return err
+		}
+		idle = 0
+		switch m := msg.(type) {
+		case *redis.Message:
+			handle(m)
+		case *redis.Subscription:
+			if m.Kind == "sunsubscribe" {
+				return ErrUnsubscribed
+			}
+		}
+	}
+	return nil
 }

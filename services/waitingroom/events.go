@@ -17,7 +17,7 @@ import (
 // room's script publishes: one Redis subscription per process, no Redis call per buyer.
 // A stream reads its entry again when told (and every few seconds anyway).
 type Moves struct {
-	rdb     *redis.Client
+	rdb     redis.UniversalClient
 	pattern string
 	log     *slog.Logger
 
@@ -26,7 +26,7 @@ type Moves struct {
 }
 
 // NewMoves returns the fan-out of the rooms whose keys start with prefix.
-func NewMoves(rdb *redis.Client, prefix string, log *slog.Logger) *Moves {
+func NewMoves(rdb redis.UniversalClient, prefix string, log *slog.Logger) *Moves {
 	return &Moves{rdb: rdb, pattern: prefix + ":{show:*}:room:moves", log: log, watchers: map[int64]map[chan struct{}]struct{}{}}
 }
 

@@ -61,7 +61,9 @@ type Lists struct {
 	log     *slog.Logger
 	kick    chan int64 // shows to serve soon (runner.go)
 	listed  sync.Map   // showKey -> struct{}: shows with open places, so other shows' seat changes cost nothing
-	offerOK func(e *Entry, o *services.Order)
+	// followFn makes this process hear a listed show's seat changes (SetFollow)
+	followFn func(showID int64)
+	offerOK  func(e *Entry, o *services.Order)
 }
 
 // NewLists wires the waiting lists over the order service (whose catalog, seat store

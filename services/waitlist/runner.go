@@ -18,9 +18,21 @@ const SweepEvery = 5 * time.Second
 // serves it anyway).
 func (l *Lists) Kick(showID int64) {
 	l.listed.Store(showKey(showID), struct{}{})
+	l.follow(showID)
 	select {
 	case l.kick <- showID:
 	default:
+	}
+}
+
+// SetFollow sets f to be called with each show that has an open place, at every sweep
+// and kick (seats.SeatEvents.Follow: this process then hears the show's seat changes,
+// wherever they are made); set it before Run.
+func (l *Lists) SetFollow(f func(showID int64)) { l.followFn = f }
+
+func (l *Lists) follow(showID int64) {
+	if l.followFn != nil {
+		l.followFn(showID)
 	}
 }
 
@@ -83,6 +95,7 @@ func (l *Lists) Sweep(ctx context.Context) int {
 	offers := 0
 	for _, id := range ids {
 		l.listed.Store(showKey(id), struct{}{})
+		l.follow(id)
 		n, err := l.Serve(ctx, id)
 		if err != nil && ctx.Err() == nil {
 			l.log.Warn("waiting list not served", "show_id", id, "err", err)

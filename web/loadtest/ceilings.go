@@ -7,6 +7,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/redis/go-redis/v9"
+
 	"seatflow/lua"
 	"seatflow/services"
 )
@@ -46,8 +48,10 @@ func (r *run) runRedisCeiling(ctx context.Context) (*Result, error) {
 	if _, err := pipe.Exec(ctx); err != nil {
 		return nil, fmt.Errorf("redis ceiling map: %w", err)
 	}
-	sha, err := rdb.ScriptLoad(ctx, lua.Hold).Result()
-	if err != nil {
+	// Script.Run: EVALSHA, loading the script on the node that answers NOSCRIPT (one
+	// node of a cluster may not have it yet)
+	hold := redis.NewScript(lua.Hold)
+	if err := hold.Load(ctx, rdb).Err(); err != nil {
 		return nil, fmt.Errorf("redis ceiling: %w", err)
 	}
 	var next atomic.Int64
@@ -55,7 +59,7 @@ func (r *run) runRedisCeiling(ctx context.Context) (*Result, error) {
 		k := next.Add(1)
 		seat := strconv.FormatInt(k%ceilingSeats+1, 10)
 		no := services.NewOrderNo(time.Now())
-		err := rdb.EvalSha(ctx, sha, ceilingKeys, no, strconv.FormatInt(k%1000000, 10), "4", seat, "z").Err()
+		err := hold.Run(ctx, rdb, ceilingKeys, no, strconv.FormatInt(k%1000000, 10), "4", seat, "z").Err()
 		if err != nil {
 			return step{o: OutError, code: "redis", detail: err.Error()}
 		}

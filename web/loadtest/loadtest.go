@@ -136,7 +136,7 @@ type run struct {
 	opts      Options
 	client    *Client
 	db        *sqlx.DB
-	rdb       *redis.Client
+	rdb       redis.UniversalClient
 	store     *seats.SeatStore
 	catalog   *catalog.Catalog
 	fx        *Fixtures
@@ -182,7 +182,13 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	defer r.db.Close()
 	r.db.SetMaxOpenConns(opts.Clients + 4)
 	r.db.SetMaxIdleConns(opts.Clients + 4)
-	r.rdb = redis.NewClient(&redis.Options{Addr: opts.RedisAddr, DB: opts.RedisDB, PoolSize: opts.Clients + 4})
+	addrs, err := store.ParseRedisAddrs(opts.RedisAddr)
+	if err != nil {
+		return nil, fmt.Errorf("redis address: %w", err)
+	}
+	if r.rdb, err = store.NewRedis(store.RedisConn{Addrs: addrs, DB: opts.RedisDB, PoolSize: opts.Clients + 4}); err != nil {
+		return nil, err
+	}
 	defer r.rdb.Close()
 	r.catalog = catalog.NewCatalog(r.db)
 	r.store = seats.NewSeatStore(r.rdb, r.db, r.catalog, opts.KeyPrefix)
