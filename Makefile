@@ -5,7 +5,7 @@ GO ?= go
 HTMX := static/vendor/htmx.min.js
 JSQR := static/vendor/jsQR.js
 
-.PHONY: run build test generate lint static services test-deps bench bench-services bench-stadium soak fuzz
+.PHONY: run build test generate lint static services test-deps bench bench-services bench-stadium soak fuzz cluster-up cluster-down cluster-test
 
 ## run: build, migrate, seed the demo cinema (printing demo passwords) and serve on :8080,
 ## with the demo's webhook and ticket secrets from DEMO_ENV (made once per checkout with
@@ -100,3 +100,21 @@ bench-services: services
 ## soak: buyers against one show for SEATFLOW_SOAK_SECONDS (default 90) while FLUSHALL, Redis restarts, DEBUG SLEEP, lost expiry tasks and killed steps are injected on a private redis-server; prints convergence times; then the large linearizability histories (TestLinearizable_SeatStoreLarge)
 soak: services
 	SEATFLOW_SOAK=1 $(GO) test -race -count=1 -timeout 30m -run '^(TestSoak_FaultsUnderLoad|TestLinearizable_SeatStoreLarge)$$' -v ./services/invariants/
+
+## cluster-up: several instances on a Redis Cluster, all on 127.0.0.1 (.ci/cluster/up): Redis
+## Cluster 7001-7006 (3 masters, 1 replica each), asynq's Redis 7010 (replica 7011), the
+## database seatflow_cluster made afresh and seeded, CLUSTER_INSTANCES (default 3) instances
+## on 8101.. with shared secrets (optional CLUSTER_CPU_QUOTA CPUs each), nginx on 8090;
+## run folder .cluster/ (pids, logs, secrets)
+cluster-up: build services
+	@bash .ci/cluster/up
+
+## cluster-down: stop what cluster-up started and remove .cluster/
+cluster-down:
+	@bash .ci/cluster/down
+
+## cluster-test: against a running cluster, through the balancer: a race suite on several
+## shows with its history check, the live seat map across instances, the load test's flash
+## sale, then the invariant check against MySQL and every Redis master
+cluster-test:
+	@bash .ci/cluster/test

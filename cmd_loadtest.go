@@ -39,7 +39,7 @@ func loadtestFlags(cfg web.Config, args []string) (loadtest.Options, error) {
 	fs.StringVar(&scenarios, "scenarios", strings.Join(loadtest.AllScenarios, ","), "comma-separated scenarios to run, of "+strings.Join(loadtest.KnownScenarios, ","))
 	fs.StringVar(&opts.Out, "out", "", "results `folder` (default loadtest-results/<UTC timestamp>)")
 	fs.StringVar(&dsn, "mysql-dsn", "", "MySQL DSN of the server's database, for fixtures, ceilings and audits (default: SEATFLOW_MYSQL_DSN with -base, else its database renamed seatflow_loadtest, which is dropped and created afresh)")
-	fs.StringVar(&opts.RedisAddr, "redis-addr", cfg.RedisAddr, "Redis `address` of the server")
+	fs.StringVar(&opts.RedisAddr, "redis-addr", cfg.RedisAddr, "Redis `address` of the server (several, comma-separated: a Redis Cluster)")
 	fs.IntVar(&redisDB, "redis-db", -1, fmt.Sprintf("Redis DB of the server (default: SEATFLOW_REDIS_DB with -base, else %d, which is flushed first)", loadtestRedisDB))
 	fs.IntVar(&opts.Rows, "rows", 100, "rows of the flash-sale hall")
 	fs.IntVar(&opts.Cols, "cols", 200, "seats per row of the flash-sale hall")

@@ -85,7 +85,7 @@ func TestAudit_FindsEveryKindOfDrift(t *testing.T) {
 	r := newAuditRun(t)
 	ctx := context.Background()
 	var err error
-	if r.fx, err = newFixtures(ctx, r.db, "audit", "CNY"); err != nil {
+	if r.fx, err = NewFixtures(ctx, r.db, "audit", "CNY"); err != nil {
 		t.Fatal(err)
 	}
 	hall, err := r.fx.NewHall(ctx, "audit", 2, 8)

@@ -59,8 +59,9 @@ type Fixtures struct {
 	start    time.Time
 }
 
-// newFixtures inserts the run's movie; runID makes names unique.
-func newFixtures(ctx context.Context, db *sqlx.DB, runID, currency string) (*Fixtures, error) {
+// NewFixtures inserts a movie for the halls and shows to come; runID makes names unique
+// (of the movie, halls and visitors). It needs a migrated database.
+func NewFixtures(ctx context.Context, db *sqlx.DB, runID, currency string) (*Fixtures, error) {
 	f := &Fixtures{db: db, runID: runID, currency: currency, start: time.Now().UTC().Truncate(time.Hour).Add(72 * time.Hour)}
 	res, err := db.ExecContext(ctx, `INSERT INTO movies (title, runtime_min, rating, synopsis) VALUES (?, 120, '', 'load test fixture')`,
 		"Load test "+runID)

@@ -203,7 +203,7 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 
 	runID := time.Now().UTC().Format("0102150405")
 	logf("fixtures: a %dx%d hall, a 10x20 hall, %d buyers (run %s)", opts.Rows, opts.Cols, opts.Buyers, runID)
-	if r.fx, err = newFixtures(ctx, r.db, runID, opts.Currency); err != nil {
+	if r.fx, err = NewFixtures(ctx, r.db, runID, opts.Currency); err != nil {
 		return nil, err
 	}
 	if r.big, err = r.fx.NewHall(ctx, "big", opts.Rows, opts.Cols); err != nil {
