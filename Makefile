@@ -5,7 +5,7 @@ GO ?= go
 HTMX := static/vendor/htmx.min.js
 JSQR := static/vendor/jsQR.js
 
-.PHONY: run build test generate lint static services test-deps bench bench-services bench-stadium soak fuzz cluster-up cluster-down cluster-test
+.PHONY: run build test generate lint static services test-deps bench bench-services bench-stadium soak fuzz cluster-up cluster-down cluster-test cluster-faults
 
 ## run: build, migrate, seed the demo cinema (printing demo passwords) and serve on :8080,
 ## with the demo's webhook and ticket secrets from DEMO_ENV (made once per checkout with
@@ -118,3 +118,11 @@ cluster-down:
 ## sale, then the invariant check against MySQL and every Redis master
 cluster-test:
 	@bash .ci/cluster/test
+
+## cluster-faults: against a running cluster, during a sale through the balancer: kill -9 of
+## an instance, CLUSTER FAILOVER FORCE of the busy show's master, kill -9 of that master
+## (restarted as a replica), the busy show's slot migrated; each ends with reconciliation
+## and the invariant and history checks, and reports its counts and convergence time
+## (FAULTS=MasterKilled runs one)
+cluster-faults:
+	@bash .ci/cluster/faults
