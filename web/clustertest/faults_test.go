@@ -27,13 +27,13 @@ func faultCluster(t *testing.T) *cluster {
 
 // faultRun is what a fault test measured, for its report.
 type faultRun struct {
-	name       string
-	faultAt    time.Time     // when the fault was injected
-	faultTook  time.Duration // injection until the fault's own step was done (promotion, restart, slot moved)
-	converged  time.Duration // injection until Redis agreed with MySQL for every show after reconciliation
-	drift      map[string]int // what the first comparison after the sale found (no grace)
-	found      map[string]int // what reconciliation found and repaired, all rounds
-	rounds     int
+	name      string
+	faultAt   time.Time      // when the fault was injected
+	faultTook time.Duration  // injection until the fault's own step was done (promotion, restart, slot moved)
+	converged time.Duration  // injection until Redis agreed with MySQL for every show after reconciliation
+	drift     map[string]int // what the first comparison after the sale found (no grace)
+	found     map[string]int // what reconciliation found and repaired, all rounds
+	rounds    int
 }
 
 // runFault runs a sale on saleShows shows, injects the fault after warm (the fault
