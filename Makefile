@@ -5,7 +5,7 @@ GO ?= go
 HTMX := static/vendor/htmx.min.js
 JSQR := static/vendor/jsQR.js
 
-.PHONY: run build test generate lint static services test-deps bench bench-services bench-stadium soak fuzz cluster-up cluster-down cluster-test cluster-faults
+.PHONY: run build test generate lint static services test-deps bench bench-services bench-stadium soak fuzz cluster-up cluster-down cluster-test cluster-faults cluster-bench
 
 ## run: build, migrate, seed the demo cinema (printing demo passwords) and serve on :8080,
 ## with the demo's webhook and ticket secrets from DEMO_ENV (made once per checkout with
@@ -126,3 +126,10 @@ cluster-test:
 ## (FAULTS=MasterKilled runs one)
 cluster-faults:
 	@bash .ci/cluster/faults
+
+## cluster-bench: against a running cluster, small machines simulated with CPU quotas (cgroup
+## v1): the rejection path and a flash sale through the balancer on 1 and on 3 instances of
+## 0.3 CPU each, then the hold script on 1 and on 3 Redis masters of 0.25 CPU each; prints
+## the rates and ratios of one run (.ci/cluster/bench; not part of make test)
+cluster-bench:
+	@bash .ci/cluster/bench
