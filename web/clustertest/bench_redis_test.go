@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -18,8 +20,14 @@ import (
 	"seatflow/services/store"
 )
 
-// benchMapSeats is the size of each scratch seat map of the Redis benchmark.
-const benchMapSeats = 2000
+// The scratch seat maps of the Redis benchmark: benchShows maps of benchMapSeats seats,
+// made afresh for every phase so that holds find free seats (a refusal writes nothing and
+// costs less), and one map of hotMapSeats for the one-show phase.
+const (
+	benchShows    = 48
+	benchMapSeats = 4000
+	hotMapSeats   = 200000
+)
 
 // scratchShow is one scratch seat map (the three hashes of a show, one hash tag) and
 // the next seat its holds take.
@@ -28,44 +36,56 @@ type scratchShow struct {
 	next atomic.Int64
 }
 
-// scratchShows writes n scratch seat maps of benchMapSeats free seats in zone "z",
-// with hash tags spread over the slots, and deletes them with the test.
-func scratchShows(ctx context.Context, t *testing.T, rdb redis.UniversalClient, n int) []*scratchShow {
+// scratchShows writes n scratch seat maps of seats free seats in zone "z", with hash
+// tags spread over the slots; drop deletes them.
+func scratchShows(ctx context.Context, t *testing.T, rdb redis.UniversalClient, n, seats int) (shows []*scratchShow, drop func()) {
 	run := time.Now().UnixNano() % 1e9
 	out := make([]*scratchShow, n)
 	for i := range out {
 		tag := fmt.Sprintf("bench:{show:%d-%d}:", run, i)
 		s := &scratchShow{keys: []string{tag + "seats", tag + "zones", tag + "users"}}
 		pipe := rdb.Pipeline()
-		args := make([]any, 0, 2*benchMapSeats+2)
-		for seat := 1; seat <= benchMapSeats; seat++ {
-			args = append(args, strconv.Itoa(seat), "F")
+		for from := 1; from <= seats; from += 5000 {
+			args := make([]any, 0, 10000)
+			for seat := from; seat < from+5000 && seat <= seats; seat++ {
+				args = append(args, strconv.Itoa(seat), "F")
+			}
+			pipe.HSet(ctx, s.keys[0], args...)
 		}
-		args = append(args, "_", "0")
-		pipe.HSet(ctx, s.keys[0], args...)
-		pipe.HSet(ctx, s.keys[1], "_", "0", "z", strconv.Itoa(benchMapSeats))
+		pipe.HSet(ctx, s.keys[0], "_", "0")
+		pipe.HSet(ctx, s.keys[1], "_", "0", "z", strconv.Itoa(seats))
 		pipe.HSet(ctx, s.keys[2], "_", "0")
 		if _, err := pipe.Exec(ctx); err != nil {
 			t.Fatal(err)
 		}
 		out[i] = s
 	}
-	t.Cleanup(func() {
+	drop = func() {
 		for _, s := range out {
 			rdb.Del(context.Background(), s.keys...)
 		}
-	})
-	return out
+	}
+	t.Cleanup(drop)
+	return out, drop
 }
 
 // holdLoad runs the hold script (lua/hold.lua, EVALSHA through Script.Run) with
 // clients goroutines for d on the scratch shows, each call holding the next seat of a
-// random show for a random user (once a show's seats are all held the script answers
-// TAKEN, the same work), and returns the calls a second and the errors.
+// random show for a random user (the maps are large enough that the holds find their
+// seats free), and returns the calls a second and the errors.
 func holdLoad(ctx context.Context, t *testing.T, rdb redis.UniversalClient, shows []*scratchShow, clients int, d time.Duration) (float64, int64, string, string) {
 	procs := benchProcs(t)
 	delete(procs, "instances")
 	delete(procs, "nginx")
+	if len(shows) == 1 && store.IsClusterClient(rdb) { // the one master's own CPU time
+		if m, _, ok := slotOwner(ctx, t, showSlotOf(ctx, t, shows[0].keys[0])); ok {
+			if b, err := os.ReadFile(filepath.Join(runDir(), "redis", m[strings.LastIndex(m, ":")+1:], "pid")); err == nil {
+				if pid, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil {
+					procs["its master"] = []int{pid}
+				}
+			}
+		}
+	}
 	cpu0 := cpuTimes(procs)
 	hold := redis.NewScript(lua.Hold)
 	var calls, errs atomic.Int64
@@ -80,7 +100,7 @@ func holdLoad(ctx context.Context, t *testing.T, rdb redis.UniversalClient, show
 			rng := rand.New(rand.NewPCG(uint64(w), uint64(t0.UnixNano())))
 			for time.Now().Before(end) {
 				s := shows[rng.IntN(len(shows))]
-				seat := strconv.FormatInt(s.next.Add(1)%benchMapSeats+1, 10)
+				seat := strconv.FormatInt(s.next.Add(1), 10)
 				err := hold.Run(ctx, rdb, s.keys, services.NewOrderNo(time.Now()), strconv.Itoa(1+rng.IntN(1e6)), "4", seat, "z").Err()
 				if time.Now().After(end) {
 					break
@@ -109,7 +129,8 @@ func holdLoad(ctx context.Context, t *testing.T, rdb redis.UniversalClient, show
 // shows whose hash tags spread over the slots) on the cluster's 3 masters and on a
 // Redis Cluster of one master holding every slot (SEATFLOW_BENCH_SOLO_REDIS, started
 // by .ci/cluster/bench with a replica like the others), in turn (SEATFLOW_BENCH_ROUNDS), and prints the
-// calls a second and the ratio. .ci/cluster/bench puts every master in a CPU group of
+// calls a second and the ratio, then the same load on one show alone: one hash slot,
+// so one master's thread (the per-show ceiling of the quota). .ci/cluster/bench puts every master in a CPU group of
 // its own (REDIS_CPU_QUOTA); the load generator runs outside any quota.
 func TestClusterBench_RedisMasters(t *testing.T) {
 	c := benchCluster(t)
@@ -123,23 +144,25 @@ func TestClusterBench_RedisMasters(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { solo.Close() })
-	const nShows = 48
 	d, clients := benchDuration(t), benchClients()
-	soloShows, clusterShows := scratchShows(ctx, t, solo, nShows), scratchShows(ctx, t, c.rdb, nShows)
-	perMaster := map[string]int{}
-	for _, s := range clusterShows {
-		slot := showSlotOf(ctx, t, s.keys[0])
-		m, _, _ := slotOwner(ctx, t, slot)
-		perMaster[m]++
-	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "hold script on %d shows (%d seats each), %d clients, %s phases, master CPU quota %s; cluster shows per master: %s\n",
-		nShows, benchMapSeats, clients, d, env("REDIS_CPU_QUOTA", "none"), describeCounts(perMaster))
+	fmt.Fprintf(&b, "hold script on %d shows (%d seats each, made afresh for every phase), %d clients, %s phases, master CPU quota %s\n",
+		benchShows, benchMapSeats, clients, d, env("REDIS_CPU_QUOTA", "none"))
 	var ratios []string
 	var rs, ones, threes []float64
 	for round := range benchRounds() {
+		soloShows, dropSolo := scratchShows(ctx, t, solo, benchShows, benchMapSeats)
 		one, e1, f1, cpu1 := holdLoad(ctx, t, solo, soloShows, clients, d)
+		dropSolo()
+		clusterShows, dropCluster := scratchShows(ctx, t, c.rdb, benchShows, benchMapSeats)
+		perMaster := map[string]int{}
+		for _, s := range clusterShows {
+			m, _, _ := slotOwner(ctx, t, showSlotOf(ctx, t, s.keys[0]))
+			perMaster[m]++
+		}
 		three, e3, f3, cpu3 := holdLoad(ctx, t, c.rdb, clusterShows, clients, d)
+		dropCluster()
+		fmt.Fprintf(&b, "  round %d: cluster shows per master %s\n", round+1, describeCounts(perMaster))
 		fmt.Fprintf(&b, "  round %d: 1 master %.0f calls/s (%d errors %s); 3 masters %.0f calls/s (%d errors %s); ratio %.2f\n",
 			round+1, one, e1, f1, three, e3, f3, three/one)
 		fmt.Fprintf(&b, "      1 master:  %s\n      3 masters: %s\n", cpu1, cpu3)
@@ -148,6 +171,13 @@ func TestClusterBench_RedisMasters(t *testing.T) {
 		}
 		ratios = append(ratios, fmt.Sprintf("%.2f", three/one))
 		rs, ones, threes = append(rs, three/one), append(ones, one), append(threes, three)
+	}
+	hotShow, dropHot := scratchShows(ctx, t, c.rdb, 1, hotMapSeats)
+	hot, eh, fh, cpuh := holdLoad(ctx, t, c.rdb, hotShow, clients, d)
+	dropHot()
+	fmt.Fprintf(&b, "  one show of %d seats (one slot, one master): %.0f calls/s (%d errors %s)\n      %s\n", hotMapSeats, hot, eh, fh, cpuh)
+	if eh > 0 {
+		t.Errorf("one show: %d script errors: %s", eh, fh)
 	}
 	fmt.Fprintf(&b, "  3 masters / 1 master: median %.2f (rounds %s); median rates %.0f/s and %.0f/s\n",
 		median(rs), strings.Join(ratios, ", "), median(threes), median(ones))

@@ -341,7 +341,8 @@ func describeCPU(cpu map[string]time.Duration, ok int64) string {
 
 // benchProcs are the processes whose CPU time a phase reports, by group: the
 // instances (their pid files), nginx (master and workers), the cluster's Redis servers
-// (their pid files) and this process (the load generator).
+// (their pid files: the cluster's nodes, asynq's pair, the one-master pair of the
+// Redis benchmark) and this process (the load generator).
 func benchProcs(t *testing.T) map[string][]int {
 	out := map[string][]int{"loadgen": {os.Getpid()}}
 	pidOf := func(file string) int {
@@ -360,8 +361,15 @@ func benchProcs(t *testing.T) map[string][]int {
 	}
 	files, _ = filepath.Glob(filepath.Join(runDir(), "redis", "*", "pid"))
 	for _, f := range files {
+		g := "redis" // the cluster's nodes, 7001-7006
+		switch port := filepath.Base(filepath.Dir(f)); port {
+		case "7010", "7011":
+			g = "redis-asynq"
+		case "7020", "7021":
+			g = "redis-1master"
+		}
 		if p := pidOf(f); p > 0 {
-			out["redis"] = append(out["redis"], p)
+			out[g] = append(out[g], p)
 		}
 	}
 	if master := pidOf(filepath.Join(runDir(), "nginx", "nginx.pid")); master > 0 {
