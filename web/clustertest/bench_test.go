@@ -426,7 +426,7 @@ func cpuTimes(procs map[string][]int) map[string]time.Duration {
 func describeMachine(cpu map[string]time.Duration, elapsed time.Duration) string {
 	var ours time.Duration
 	for k, v := range cpu {
-		if k != "machine" {
+		if k != "machine" && k != "its master" { // its master is counted in redis too
 			ours += v
 		}
 	}
