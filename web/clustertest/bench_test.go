@@ -265,6 +265,9 @@ func TestClusterBench_Instances(t *testing.T) {
 			p.elapsed.Round(10*time.Millisecond), describeCounts(p.upstreams))
 		fmt.Fprintf(&b, "      answers %s\n      cpu per ok answer %s\n      %s\n", describeCounts(p.codes), describeCPU(p.cpu, p.ok),
 			describeMachine(p.cpu, p.elapsed))
+		if q, err := strconv.ParseFloat(env("CLUSTER_CPU_QUOTA", ""), 64); err == nil {
+			fmt.Fprintf(&b, "      the serving instances used %.2f of their %.2f CPUs of quota\n", p.cpu["instances"].Seconds()/p.elapsed.Seconds(), q*float64(p.instances))
+		}
 		for code, n := range p.codes {
 			if code == "transport error" || strings.HasPrefix(code, "5") {
 				t.Errorf("%s with %d instance(s): %d answers %s", p.name, p.instances, n, code)
