@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/jmoiron/sqlx"
 )
 
 // faultCluster is newCluster for the fault tests, which also need
@@ -62,7 +64,7 @@ func runFault(t *testing.T, name string, fault func(ctx context.Context, c *clus
 	if !clusterHealthy(ctx, t) {
 		waitFor(t, "cluster_state:ok on every node", time.Minute, func() bool { return clusterHealthy(ctx, t) })
 	}
-	r.drift, r.found = map[string]int{}, map[string]int{}
+	r.drift = map[string]int{}
 	for _, show := range s.shows {
 		for _, f := range compareShow(ctx, t, c, show) {
 			r.drift[f.Kind]++
@@ -72,9 +74,7 @@ func runFault(t *testing.T, name string, fault func(ctx context.Context, c *clus
 	for {
 		r.rounds++
 		for _, show := range s.shows {
-			for _, f := range c.reconcile(ctx, admin, show, false) {
-				r.found[f.Kind]++
-			}
+			c.reconcile(ctx, admin, show, false)
 		}
 		clean := true
 		for _, show := range s.shows {
@@ -127,7 +127,8 @@ func report(t *testing.T, r faultRun, s *sale, what string, loadFor time.Duratio
 	}
 	fmt.Fprintf(&b, "  fault step done in %s; Redis agreed with MySQL %s after the fault (%d reconciliation rounds)\n",
 		r.faultTook.Round(100*time.Millisecond), r.converged.Round(100*time.Millisecond), r.rounds)
-	fmt.Fprintf(&b, "  Redis and MySQL differed after the sale by %v; reconciliation repaired %v\n", r.drift, r.found)
+	fmt.Fprintf(&b, "  Redis and MySQL differed after the sale by %v; reconciliation of these shows since the fault (every run, cron or admin): %s\n",
+		r.drift, reconciledSince(t, s, r.faultAt))
 	keys := make([]string, 0, len(s.codes))
 	for k := range s.codes {
 		keys = append(keys, k)
@@ -236,4 +237,31 @@ func TestClusterFault_SlotMigrated(t *testing.T) {
 		return fmt.Sprintf("slot %d (show %d) migrated from %s to %s: %d keys, 500 ms apart, in %s",
 			slot, s.shows[0], src, dst, moved, took.Round(100*time.Millisecond))
 	})
+}
+
+// reconciledSince lists what reconciliation runs (any trigger, not dry) found and fixed
+// on the sale's shows since t: "kind found/fixed, ...".
+func reconciledSince(t *testing.T, s *sale, since time.Time) string {
+	q, args, err := sqlx.In(`SELECT f.kind, COUNT(*) AS found, SUM(f.fixed) AS fixed FROM reconcile_findings f
+		JOIN reconcile_runs r ON r.id = f.run_id WHERE r.dry_run = 0 AND r.started_at >= ? AND f.show_id IN (?)
+		GROUP BY f.kind ORDER BY f.kind`, since.UTC(), s.shows)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rows []struct {
+		Kind  string `db:"kind"`
+		Found int    `db:"found"`
+		Fixed int    `db:"fixed"`
+	}
+	if err := s.c.db.Select(&rows, s.c.db.Rebind(q), args...); err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) == 0 {
+		return "nothing found"
+	}
+	parts := make([]string, len(rows))
+	for i, r := range rows {
+		parts[i] = fmt.Sprintf("%s %d found/%d fixed", r.Kind, r.Found, r.Fixed)
+	}
+	return strings.Join(parts, ", ")
 }
