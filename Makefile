@@ -5,7 +5,7 @@ GO ?= go
 HTMX := static/vendor/htmx.min.js
 JSQR := static/vendor/jsQR.js
 
-.PHONY: run build test generate lint static services test-deps bench bench-services bench-stadium soak fuzz cluster-up cluster-down cluster-test
+.PHONY: run build test generate lint static services test-deps bench bench-services bench-stadium soak fuzz cluster-up cluster-down cluster-test cluster-faults cluster-bench
 
 ## run: build, migrate, seed the demo cinema (printing demo passwords) and serve on :8080,
 ## with the demo's webhook and ticket secrets from DEMO_ENV (made once per checkout with
@@ -118,3 +118,18 @@ cluster-down:
 ## sale, then the invariant check against MySQL and every Redis master
 cluster-test:
 	@bash .ci/cluster/test
+
+## cluster-faults: against a running cluster, during a sale through the balancer: kill -9 of
+## an instance, CLUSTER FAILOVER FORCE of the busy show's master, kill -9 of that master
+## (restarted as a replica), the busy show's slot migrated; each ends with reconciliation
+## and the invariant and history checks, and reports its counts and convergence time
+## (FAULTS=MasterKilled runs one)
+cluster-faults:
+	@bash .ci/cluster/faults
+
+## cluster-bench: against a running cluster, small machines simulated with CPU quotas (cgroup
+## v1): the rejection path and a flash sale through the balancer on 1 and on 3 instances of
+## 0.3 CPU each, then the hold script on 1 and on 3 Redis masters of 0.25 CPU each; prints
+## the rates and ratios of one run (.ci/cluster/bench; not part of make test)
+cluster-bench:
+	@bash .ci/cluster/bench
