@@ -123,6 +123,12 @@ func (c *cluster) do(ctx context.Context, base, method, path, token string, in a
 	for i := 0; i+1 < len(headers); i += 2 {
 		req.Header.Set(headers[i], headers[i+1])
 	}
+	return c.send(req)
+}
+
+// send sends req and records its answer: when it was sent and answered, the status,
+// the body and the instance that served it (X-Seatflow-Upstream, set by the balancer).
+func (c *cluster) send(req *http.Request) answer {
 	a := answer{sent: time.Now()}
 	resp, err := c.hc.Do(req)
 	if err != nil {
@@ -147,16 +153,7 @@ func (c *cluster) webhook(ctx context.Context, paymentID string, amount int64) a
 	mac.Write(body)
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("X-Signature", hex.EncodeToString(mac.Sum(nil)))
-	a := answer{sent: time.Now()}
-	resp, err := c.hc.Do(req)
-	if err != nil {
-		a.err, a.done = err, time.Now()
-		return a
-	}
-	defer resp.Body.Close()
-	a.body, a.err = io.ReadAll(resp.Body)
-	a.done, a.status, a.upstream = time.Now(), resp.StatusCode, resp.Header.Get("X-Seatflow-Upstream")
-	return a
+	return c.send(req)
 }
 
 // fixtures inserts a movie for this test's halls and shows (named by the test and time).
