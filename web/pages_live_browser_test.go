@@ -83,7 +83,8 @@ func TestLive_SecondBrowserSeesAHold(t *testing.T) {
 	}
 	wctx2, cancel2 := context.WithTimeout(ctx, 15*time.Second)
 	defer cancel2()
-	if err := chromedp.Do(wctx2, chromedp.WaitVisible(css(`label.seat-free `+seat(seats[0])+`:enabled`))); err != nil {
+	// the seat's state, not its visibility (the "just taken" outline is still on it)
+	if _, err := chromedp.Run(wctx2, chromedp.Poll[bool](`(() => { const i = document.querySelector('label.seat-free `+seat(seats[0])+`'); return !!i && !i.disabled; })()`)); err != nil {
 		t.Fatalf("the release did not reach the open map: %v (the seat map API says %q; on the page: %s)", err, a.seatState(show, seats[0]),
 			evalJS[string](t, ctx, `(() => { const i = document.querySelector('`+seat(seats[0])+`'); return 'label ' + i.closest('label').className + ', disabled ' + i.disabled + ', stream ' + document.querySelector('[data-live-url]').dataset.live; })()`))
 	}
