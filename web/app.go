@@ -152,6 +152,7 @@ func New(cfg Config, clock services.Clock, log *slog.Logger) (*App, error) {
 	bg, a.stopBackground = context.WithCancel(context.Background())
 	a.background = bg
 	go a.sessions.Run(bg)
+	go catalog.NewHallChanges(rdb, cfg.KeyPrefix, a.Catalog, log).Run(bg)
 	a.SeatEvents = seats.NewSeatEvents(rdb, cfg.KeyPrefix, cfg.LiveMaxViewers, log)
 	a.Limiter = orders.NewRateLimiter(rdb, orders.Limits{
 		UserPerMinute: cfg.RateUserPerMinute, UserBurst: cfg.RateUserBurst,

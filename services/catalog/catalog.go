@@ -20,6 +20,8 @@ type Catalog struct {
 	clock services.Clock
 	halls *store.TTLCache[int64, *services.Hall]
 	shows *store.TTLCache[int64, *services.Show]
+	// announce tells the other processes that a hall changed (HallChanges); nil alone
+	announce func(ctx context.Context, hallID int64)
 }
 
 // ShowCacheTTL is how long the hot paths (orders, a show's page and seat map) may use a

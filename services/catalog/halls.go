@@ -65,8 +65,17 @@ func hallAuditOf(name string, l *Layout) *HallAudit {
 	return &HallAudit{Name: name, Rows: l.Rows, Cols: l.Cols, Numbering: num, Layout: text, Seats: seats, Blocked: blocked}
 }
 
-// ForgetHall drops a cached hall layout after staff changed it.
+// ForgetHall drops this process's cached copy of a hall layout.
 func (c *Catalog) ForgetHall(id int64) { c.halls.Forget(id) }
+
+// HallChanged drops the cached copy of hall id after staff changed it, here and, with
+// HallChanges, in every other process.
+func (c *Catalog) HallChanged(ctx context.Context, id int64) {
+	c.halls.Forget(id)
+	if c.announce != nil {
+		c.announce(ctx, id)
+	}
+}
 
 // HallLayouts lists every hall ordered by name with its zones and seats, read afresh.
 // Errors: UNAVAILABLE.

@@ -120,7 +120,7 @@ func (w *CatalogWriter) ChangeHall(ctx context.Context, actorID, id int64, ch Ha
 		return nil, hallWriteError(err, name)
 	}
 	if changed {
-		w.catalog.ForgetHall(id)
+		w.catalog.HallChanged(ctx, id)
 		for _, show := range touched {
 			w.catalog.ForgetShow(show)
 		}

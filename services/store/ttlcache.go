@@ -65,3 +65,10 @@ func (c *TTLCache[K, V]) Forget(k K) {
 	delete(c.items, k)
 	c.mu.Unlock()
 }
+
+// ForgetAll drops every entry.
+func (c *TTLCache[K, V]) ForgetAll() {
+	c.mu.Lock()
+	c.items = map[K]cacheItem[V]{}
+	c.mu.Unlock()
+}
