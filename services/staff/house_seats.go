@@ -61,7 +61,7 @@ func (s *ShowSeats) Block(ctx context.Context, actorID, showID int64, seatIDs []
 		switch {
 		case err == nil:
 			return &HouseChange{ShowID: showID, Seats: refLabels(hall, refs)}, nil
-		case attempt >= 3:
+		case attempt >= blockAttempts-1:
 		case errors.Is(err, errHouseNotLoaded):
 			if lerr := s.seats.Load(ctx, showID); lerr != nil {
 				return nil, lerr
@@ -83,6 +83,12 @@ func (s *ShowSeats) Block(ctx context.Context, actorID, showID int64, seatIDs []
 		return nil, store.Unavailable("the database", err)
 	}
 }
+
+// blockAttempts is how many times Block tries its transaction. Its locking reads of
+// the seats' live orders meet the order transactions of a sale in progress, and InnoDB
+// picks one of them as a deadlock victim now and then: a staff action can afford more
+// tries (pauses of 2, 4, … 128 ms at most) than a buyer's request.
+const blockAttempts = 8
 
 // blockOnce is one attempt of Block: the transaction with the compare-and-set inside.
 func (s *ShowSeats) blockOnce(ctx context.Context, actorID int64, show *services.Show, hall *services.Hall, refs []seats.SeatRef, reason string) error {
