@@ -20,6 +20,27 @@ import (
 
 // grant is one order a buyer was told was created (201), and what the buyer did and
 // was told afterwards: the history the final state is checked against.
+// grantOf is the grant an order's creation answered (201, or 200 for a replay of its
+// Idempotency-Key): its number, total and seats; nil when a has no order.
+func grantOf(show, buyer int64, a answer) *grant {
+	var o struct {
+		OrderNo    string `json:"order_no"`
+		TotalMinor int64  `json:"total_minor"`
+		Seats      []struct {
+			ID string `json:"id"`
+		} `json:"seats"`
+	}
+	if err := json.Unmarshal(a.body, &o); err != nil || o.OrderNo == "" {
+		return nil
+	}
+	g := &grant{show: show, buyer: buyer, orderNo: o.OrderNo, total: o.TotalMinor, created: a}
+	for _, st := range o.Seats {
+		id, _ := strconv.ParseInt(st.ID, 10, 64)
+		g.seats = append(g.seats, id)
+	}
+	return g
+}
+
 type grant struct {
 	show, buyer int64
 	orderNo     string
@@ -125,21 +146,10 @@ func TestCluster_RaceOverlappingHolds(t *testing.T) {
 				if a.status != http.StatusCreated {
 					continue
 				}
-				var o struct {
-					OrderNo    string `json:"order_no"`
-					TotalMinor int64  `json:"total_minor"`
-					Seats      []struct {
-						ID string `json:"id"`
-					} `json:"seats"`
-				}
-				if err := json.Unmarshal(a.body, &o); err != nil || o.OrderNo == "" {
+				g := grantOf(show, b.ID, a)
+				if g == nil {
 					t.Errorf("201 without an order: %s", a.body)
 					continue
-				}
-				g := &grant{show: show, buyer: b.ID, orderNo: o.OrderNo, total: o.TotalMinor, created: a}
-				for _, s := range o.Seats {
-					id, _ := strconv.ParseInt(s.ID, 10, 64)
-					g.seats = append(g.seats, id)
 				}
 				switch p := rng.Float64(); {
 				case p < 0.6:

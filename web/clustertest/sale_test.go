@@ -169,21 +169,10 @@ func (s *sale) buyer(ctx context.Context, t *testing.T, i int, b loadtest.Buyer)
 		if a.status != http.StatusCreated && a.status != http.StatusOK {
 			continue
 		}
-		var o struct {
-			OrderNo    string `json:"order_no"`
-			TotalMinor int64  `json:"total_minor"`
-			Seats      []struct {
-				ID string `json:"id"`
-			} `json:"seats"`
-		}
-		if err := json.Unmarshal(a.body, &o); err != nil || o.OrderNo == "" {
+		g := grantOf(show, b.ID, a)
+		if g == nil {
 			t.Errorf("%d without an order: %s", a.status, a.body)
 			continue
-		}
-		g := &grant{show: show, buyer: b.ID, orderNo: o.OrderNo, total: o.TotalMinor, created: a}
-		for _, st := range o.Seats {
-			id, _ := strconv.ParseInt(st.ID, 10, 64)
-			g.seats = append(g.seats, id)
 		}
 		switch p := rng.Float64(); {
 		case p < 0.6:
