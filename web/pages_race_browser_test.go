@@ -70,7 +70,8 @@ func TestBrowser_TwoBuyersRaceForTheSameSeats(t *testing.T) {
 			won++
 		case strings.HasSuffix(u, "/shows/"+show) || strings.Contains(u, "/shows/"+show+"?"):
 			lost++
-			msg, err := chromedp.Run(browsers[i], chromedp.Text(css(`main`)))
+			// read by script, not by node id: the live map may still be redrawing the page
+			msg, err := chromedp.Run(browsers[i], chromedp.Poll[string](`(() => { const m = document.querySelector('main'); return m && document.readyState === 'complete' ? m.innerText : ''; })()`))
 			if err != nil {
 				t.Fatal(err)
 			}
