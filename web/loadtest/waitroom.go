@@ -66,7 +66,10 @@ type RoomFigures struct {
 	// Admitted is what the room itself admitted during the run; AdmittedSeen the
 	// visitors who read their admission (each then sent one order).
 	Admitted, AdmittedSeen, Abandoned int64
-	Joined                            int64
+	// Joined is the visitors whose join was answered 200; JoinErrors the joins answered
+	// otherwise or not at all (each is tried again at the visitor's next turn). A visitor
+	// whose turn did not come before the run ended (a slow server) is in neither.
+	Joined, JoinErrors int64
 	Closed                            string // why the room closed during the run ("": it did not)
 	// Refusals is how many orders were sent without a valid token, RefusedNotAdmitted
 	// how many of them were answered 403 NOT_ADMITTED, RefusalCodes the other answers.
@@ -260,6 +263,7 @@ func (r *run) waitRoom(ctx context.Context) (*Result, error) {
 
 	jok, _, jerr := c.joins.Counts()
 	eok, _, _ := c.early.Counts()
+	fig.JoinErrors = int64(jerr)
 	res.Notes = append(res.Notes,
 		fmt.Sprintf("%d of %d visitors joined over the first %s (%d join errors; join p50 %s, p99 %s), %d reads during the arrivals; %d connections at most",
 			jok, len(c.v), arrive.Round(time.Millisecond), jerr, fmtMS(c.joins.Lat.Percentile(50)), fmtMS(c.joins.Lat.Percentile(99)), eok, conns),
