@@ -70,7 +70,7 @@ type RoomFigures struct {
 	// otherwise or not at all (each is tried again at the visitor's next turn). A visitor
 	// whose turn did not come before the run ended (a slow server) is in neither.
 	Joined, JoinErrors int64
-	Closed                            string // why the room closed during the run ("": it did not)
+	Closed             string // why the room closed during the run ("": it did not)
 	// Refusals is how many orders were sent without a valid token, RefusedNotAdmitted
 	// how many of them were answered 403 NOT_ADMITTED, RefusalCodes the other answers.
 	Refusals, RefusedNotAdmitted int
