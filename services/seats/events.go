@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -33,8 +34,9 @@ var ErrTooManyViewers = errors.New("too many live viewers")
 // reload instead.
 const viewerBuffer = 64
 
-// FollowFor is how long a show's changes are still listened to after its last
-// Follow (a seat map read, a waiting list served) when no viewer watches it.
+// FollowFor is how long a show's changes are still listened to after its follow was
+// last renewed (by a Follow, a seat map read or a waiting list served, at least every
+// FollowFor/2 while they go on) when no viewer watches it.
 const FollowFor = time.Minute
 
 // subscribeWait bounds how long Watch waits for its show's subscription to be
@@ -60,6 +62,11 @@ type SeatEvents struct {
 	base     context.Context // Run's; nil before Run
 	subs     map[int64]*showSub
 	followed map[int64]time.Time // show -> listened to until
+
+	// renewAt is show -> *atomic.Int64, the UnixNano from which Follow renews the
+	// show's follow under mu (half of FollowFor after the last renewal); before it,
+	// Follow returns without the lock, so the seat-map read path does not queue on mu.
+	renewAt sync.Map
 }
 
 // showSub is the subscription of one show's channel.
@@ -87,11 +94,17 @@ func (e *SeatEvents) Channel(showID int64) string {
 // shows this process listens to, before the viewers are; set it before Run.
 func (e *SeatEvents) OnChange(f func(SeatChange)) { e.changed = f }
 
-// Follow keeps showID's changes coming to OnChange for FollowFor from now, whether or
-// not anyone watches it here (the caches of seat maps and best-available snapshots,
-// and the waiting lists, want them). Cheap: a map write under a lock.
+// Follow keeps showID's changes coming to OnChange for at least FollowFor/2 (and at
+// most FollowFor) from now, whether or not anyone watches it here (the caches of seat
+// maps and best-available snapshots, and the waiting lists, want them). It is on the
+// seat-map read path: one atomic load, and the lock only when the follow is renewed
+// (once per FollowFor/2 per show) or starts.
 func (e *SeatEvents) Follow(showID int64) {
 	if e == nil {
+		return
+	}
+	now := time.Now()
+	if v, ok := e.renewAt.Load(showID); ok && now.UnixNano() < v.(*atomic.Int64).Load() {
 		return
 	}
 	e.mu.Lock()
@@ -99,8 +112,10 @@ func (e *SeatEvents) Follow(showID int64) {
 	if e.closed {
 		return
 	}
-	e.followed[showID] = time.Now().Add(FollowFor)
+	e.followed[showID] = now.Add(FollowFor)
 	e.subscribeLocked(showID)
+	v, _ := e.renewAt.LoadOrStore(showID, new(atomic.Int64))
+	v.(*atomic.Int64).Store(now.Add(FollowFor / 2).UnixNano())
 }
 
 // Watch registers a viewer of showID: the channel receives its changes until stop is
@@ -181,6 +196,7 @@ func (e *SeatEvents) unsubscribeIdleLocked(showID int64, now time.Time) {
 		return
 	}
 	delete(e.followed, showID)
+	e.renewAt.Delete(showID)
 	if sub, ok := e.subs[showID]; ok {
 		sub.cancel()
 		delete(e.subs, showID)

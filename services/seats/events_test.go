@@ -1,8 +1,12 @@
 package seats
 
 import (
+	"io"
+	"log/slog"
 	"reflect"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"seatflow/services"
 )
@@ -31,5 +35,54 @@ func TestParseSeatChange(t *testing.T) {
 				t.Errorf("got %+v %v, want %+v %v", got, ok, tc.want, tc.ok)
 			}
 		})
+	}
+}
+
+// TestSeatEvents_FollowRenewsOncePerHalfFollow: a show's follow is renewed under the
+// lock when it starts and again once half of FollowFor has passed since; in between
+// Follow changes nothing (the seat-map read path takes no lock). A follow that ran out
+// is dropped and starts afresh at the next Follow. No Redis: before Run, Follow only
+// records the follow (Run subscribes to what was followed).
+func TestSeatEvents_FollowRenewsOncePerHalfFollow(t *testing.T) {
+	e := NewSeatEvents(nil, "sf", 10, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	until := func() time.Time {
+		e.mu.Lock()
+		defer e.mu.Unlock()
+		return e.followed[7]
+	}
+	before := time.Now()
+	e.Follow(7)
+	first := until()
+	if first.Before(before.Add(FollowFor)) || first.After(time.Now().Add(FollowFor)) {
+		t.Fatalf("followed until %v, want FollowFor (%v) after the Follow at %v", first, FollowFor, before)
+	}
+	e.Follow(7)
+	if got := until(); !got.Equal(first) {
+		t.Fatalf("a Follow within the first half renewed the follow: until %v, want %v", got, first)
+	}
+
+	// half of FollowFor passed: the next Follow renews
+	v, _ := e.renewAt.Load(int64(7))
+	if at := time.Unix(0, v.(*atomic.Int64).Load()); at.Before(first.Add(-FollowFor/2)) || at.After(first) {
+		t.Fatalf("renewal due at %v, want half of FollowFor before the follow runs out (%v)", at, first)
+	}
+	v.(*atomic.Int64).Store(time.Now().Add(-time.Millisecond).UnixNano())
+	e.Follow(7)
+	if got := until(); !got.After(first) {
+		t.Fatalf("a Follow after the renewal time did not renew: until %v, was %v", got, first)
+	}
+
+	// the follow ran out: dropped, then a Follow starts it again
+	out := until().Add(time.Millisecond)
+	e.mu.Lock()
+	e.unsubscribeIdleLocked(7, out)
+	_, kept := e.followed[7]
+	e.mu.Unlock()
+	if _, ok := e.renewAt.Load(int64(7)); kept || ok {
+		t.Fatalf("a follow that ran out is kept (followed %v, renewal time %v)", kept, ok)
+	}
+	e.Follow(7)
+	if until().IsZero() {
+		t.Fatal("a Follow after the follow ran out did not start it again")
 	}
 }
