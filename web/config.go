@@ -212,8 +212,8 @@ func (c Config) validateRedis() error {
 	if err != nil {
 		return fmt.Errorf("SEATFLOW_REDIS_ADDR %q: %w", c.RedisAddr, err)
 	}
-	if conn.IsCluster() && c.RedisDB != 0 {
-		return fmt.Errorf("SEATFLOW_REDIS_DB is %d, but a Redis Cluster (SEATFLOW_REDIS_ADDR %q) has database 0 only: set SEATFLOW_REDIS_DB=0", c.RedisDB, c.RedisAddr)
+	if err := conn.Validate(); err != nil {
+		return fmt.Errorf("SEATFLOW_REDIS_DB with SEATFLOW_REDIS_ADDR %q: %w: set SEATFLOW_REDIS_DB=0", c.RedisAddr, err)
 	}
 	if conn.IsCluster() && strings.TrimSpace(c.AsynqRedisAddr) == "" {
 		return fmt.Errorf("SEATFLOW_ASYNQ_REDIS_ADDR is needed with a Redis Cluster (SEATFLOW_REDIS_ADDR %q): asynq keeps its queues on a single Redis node (host:port) of its own", c.RedisAddr)

@@ -263,7 +263,7 @@ func (r *run) waitRoom(ctx context.Context) (*Result, error) {
 
 	jok, _, jerr := c.joins.Counts()
 	eok, _, _ := c.early.Counts()
-	fig.JoinErrors = int64(jerr)
+	fig.JoinErrors = jerr
 	res.Notes = append(res.Notes,
 		fmt.Sprintf("%d of %d visitors joined over the first %s (%d join errors; join p50 %s, p99 %s), %d reads during the arrivals; %d connections at most",
 			jok, len(c.v), arrive.Round(time.Millisecond), jerr, fmtMS(c.joins.Lat.Percentile(50)), fmtMS(c.joins.Lat.Percentile(99)), eok, conns),
