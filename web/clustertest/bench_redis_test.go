@@ -78,7 +78,7 @@ func holdLoad(ctx context.Context, t *testing.T, rdb redis.UniversalClient, show
 	delete(procs, "instances")
 	delete(procs, "nginx")
 	if len(shows) == 1 && store.IsClusterClient(rdb) { // the one master's own CPU time
-		if m, _, ok := slotOwner(ctx, t, showSlotOf(ctx, t, shows[0].keys[0])); ok {
+		if m, _, ok := slotOwner(ctx, t, keySlot(ctx, t, shows[0].keys[0])); ok {
 			if b, err := os.ReadFile(filepath.Join(runDir(), "redis", m[strings.LastIndex(m, ":")+1:], "pid")); err == nil {
 				if pid, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil {
 					procs["its master"] = []int{pid}
@@ -157,7 +157,7 @@ func TestClusterBench_RedisMasters(t *testing.T) {
 		clusterShows, dropCluster := scratchShows(ctx, t, c.rdb, benchShows, benchMapSeats)
 		perMaster := map[string]int{}
 		for _, s := range clusterShows {
-			m, _, _ := slotOwner(ctx, t, showSlotOf(ctx, t, s.keys[0]))
+			m, _, _ := slotOwner(ctx, t, keySlot(ctx, t, s.keys[0]))
 			perMaster[m]++
 		}
 		three, e3, f3, cpu3 := holdLoad(ctx, t, c.rdb, clusterShows, clients, d)
@@ -183,13 +183,4 @@ func TestClusterBench_RedisMasters(t *testing.T) {
 		median(rs), strings.Join(ratios, ", "), median(threes), median(ones))
 	t.Log("\n" + b.String())
 	writeBench(t, b.String())
-}
-
-// showSlotOf is the hash slot of a key.
-func showSlotOf(ctx context.Context, t *testing.T, key string) int {
-	slot, err := node(t, redisNodes()[0]).ClusterKeySlot(ctx, key).Result()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return int(slot)
 }

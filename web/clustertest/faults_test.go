@@ -166,11 +166,7 @@ func TestClusterFault_InstanceKilled(t *testing.T) {
 // replicated are lost), and waits until the replica serves the slot.
 func TestClusterFault_ReplicaForcedFailover(t *testing.T) {
 	runFault(t, "b. forced failover", func(ctx context.Context, c *cluster, s *sale) string {
-		slot := showSlot(ctx, t, c, s.shows[0])
-		master, replicas, ok := slotOwner(ctx, t, slot)
-		if !ok || len(replicas) == 0 {
-			t.Fatalf("slot %d: no master with a replica", slot)
-		}
+		slot, master, replicas := busyShard(ctx, t, c, s)
 		if err := node(t, replicas[0]).Do(ctx, "CLUSTER", "FAILOVER", "FORCE").Err(); err != nil {
 			t.Fatal(err)
 		}
@@ -189,11 +185,7 @@ func TestClusterFault_ReplicaForcedFailover(t *testing.T) {
 // replica of the new master.
 func TestClusterFault_MasterKilled(t *testing.T) {
 	runFault(t, "c. master killed", func(ctx context.Context, c *cluster, s *sale) string {
-		slot := showSlot(ctx, t, c, s.shows[0])
-		master, replicas, ok := slotOwner(ctx, t, slot)
-		if !ok || len(replicas) == 0 {
-			t.Fatalf("slot %d: no master with a replica", slot)
-		}
+		slot, master, _ := busyShard(ctx, t, c, s)
 		port := master[strings.LastIndex(master, ":")+1:]
 		pid := killPidFile(t, filepath.Join(runDir(), "redis", port, "pid"))
 		promoted := waitFor(t, "a replica serves the slot", time.Minute, func() bool {

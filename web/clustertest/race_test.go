@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net/http"
+	"slices"
 	"sort"
 	"strconv"
 	"sync"
@@ -303,7 +304,7 @@ func checkHistoryInMySQL(t *testing.T, db *sqlx.DB, shows []int64, grants []*gra
 		}
 		got := append([]int64(nil), g.seats...)
 		sort.Slice(got, func(i, j int) bool { return got[i] < got[j] })
-		if !ok || !contains(want, st) || fmt.Sprint(got) != fmt.Sprint(seatsOf[g.orderNo]) {
+		if !ok || !slices.Contains(want, st) || fmt.Sprint(got) != fmt.Sprint(seatsOf[g.orderNo]) {
 			lost++
 			if lost <= 10 {
 				t.Errorf("order %s (show %d): answered with seats %v; MySQL has status %q (want one of %v) and seats %v",
@@ -322,15 +323,6 @@ func checkHistoryInMySQL(t *testing.T, db *sqlx.DB, shows []int64, grants []*gra
 	if unknown > createErrors {
 		t.Errorf("%d orders exist that no buyer was told of, more than the %d creates that got no answer", unknown, createErrors)
 	}
-}
-
-func contains(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
 }
 
 // checkNoOverlappingHolds checks that no seat was granted to two orders at overlapping

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -77,7 +78,7 @@ func redisNodes() []string {
 // slot. Nodes in skip are not asked.
 func slotOwner(ctx context.Context, t *testing.T, slot int, skip ...string) (master string, replicas []string, ok bool) {
 	for _, addr := range redisNodes() {
-		if contains(skip, addr) {
+		if slices.Contains(skip, addr) {
 			continue
 		}
 		n := node(t, addr)
@@ -93,7 +94,7 @@ func slotOwner(ctx context.Context, t *testing.T, slot int, skip ...string) (mas
 			if slot < s.Start || slot > s.End || len(s.Nodes) == 0 {
 				continue
 			}
-			if contains(skip, s.Nodes[0].Addr) {
+			if slices.Contains(skip, s.Nodes[0].Addr) {
 				return "", nil, false // this node still believes in a node that is gone
 			}
 			for _, r := range s.Nodes[1:] {
@@ -114,7 +115,7 @@ func masters(ctx context.Context, t *testing.T) []string {
 	}
 	var out []string
 	for _, s := range slots {
-		if !contains(out, s.Nodes[0].Addr) {
+		if !slices.Contains(out, s.Nodes[0].Addr) {
 			out = append(out, s.Nodes[0].Addr)
 		}
 	}
@@ -123,11 +124,27 @@ func masters(ctx context.Context, t *testing.T) []string {
 
 // showSlot is the hash slot of a show's keys (its {show:N} hash tag).
 func showSlot(ctx context.Context, t *testing.T, c *cluster, show int64) int {
-	slot, err := node(t, redisNodes()[0]).ClusterKeySlot(ctx, c.seats.Keys(show)[0]).Result()
+	return keySlot(ctx, t, c.seats.Keys(show)[0])
+}
+
+// keySlot is the hash slot of a key, as the cluster computes it.
+func keySlot(ctx context.Context, t *testing.T, key string) int {
+	slot, err := node(t, redisNodes()[0]).ClusterKeySlot(ctx, key).Result()
 	if err != nil {
 		t.Fatal(err)
 	}
 	return int(slot)
+}
+
+// busyShard is the slot of the sale's busy show (its first), and the master and the
+// replicas serving it; a slot without a replica fails t.
+func busyShard(ctx context.Context, t *testing.T, c *cluster, s *sale) (slot int, master string, replicas []string) {
+	slot = showSlot(ctx, t, c, s.shows[0])
+	master, replicas, ok := slotOwner(ctx, t, slot)
+	if !ok || len(replicas) == 0 {
+		t.Fatalf("slot %d: no master with a replica", slot)
+	}
+	return slot, master, replicas
 }
 
 // waitFor polls cond every 100 ms until it holds or wait passes, and returns how long
