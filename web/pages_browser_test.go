@@ -36,6 +36,14 @@ func newBrowser(t *testing.T) context.Context {
 		chromedp.UserDataDir(t.TempDir()), chromedp.WindowSize(1280, 1000))
 	actx, cancelA := chromedp.NewExecAllocator(context.Background(), opts...)
 	bctx, cancelC := chromedp.NewContext(actx)
+	// the browser starts on bctx, which has no deadline: the first Run binds the browser's
+	// life to its context, and reportPage must still reach the page after the test's
+	// deadline ran out
+	if err := chromedp.Do(bctx); err != nil {
+		cancelC()
+		cancelA()
+		t.Fatal(err)
+	}
 	// a busy run (make test runs the browser tests beside two other test runs on two
 	// cores) can take a minute over what takes twenty seconds alone
 	ctx, cancelT := context.WithTimeout(bctx, 150*time.Second)
