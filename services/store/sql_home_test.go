@@ -1,0 +1,160 @@
+package store_test
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// sqlText matches a string literal that is (part of) an SQL statement: an upper-case
+// statement keyword followed by white space. seatflow writes its SQL in upper case and
+// its prose in sentence case, so messages such as "Update the show" do not match.
+var sqlText = regexp.MustCompile(`(^|\s|\()(SELECT|INSERT INTO|INSERT IGNORE|UPDATE|DELETE FROM|REPLACE INTO|TRUNCATE|CREATE DATABASE|WHERE|JOIN|ON DUPLICATE KEY)\s`)
+
+// sqlHomes are the folders whose Go files may hold SQL: the storage layer itself and
+// the test helpers that set up and inspect the test databases.
+var sqlHomes = []string{"services/store", "services/internal/testenv"}
+
+// sqlPending lists the files that still hold SQL while it moves into the storage
+// layer; the list only shrinks, and the test fails when a listed file no longer holds
+// SQL so that the entry is removed with the move.
+var sqlPending = map[string]bool{
+	"services/accounts/resets.go": true,
+	"services/accounts/sessions.go": true,
+	"services/accounts/users.go": true,
+	"services/accounts/users_admin.go": true,
+	"services/accounts/users_lang.go": true,
+	"services/audit/audit.go": true,
+	"services/catalog/catalog.go": true,
+	"services/catalog/halls.go": true,
+	"services/catalog/halls_prices.go": true,
+	"services/catalog/halls_taken.go": true,
+	"services/catalog/halls_update.go": true,
+	"services/catalog/movies.go": true,
+	"services/catalog/movies_edit.go": true,
+	"services/catalog/publish.go": true,
+	"services/catalog/seat_lock.go": true,
+	"services/catalog/shows.go": true,
+	"services/demo/seed.go": true,
+	"services/demo/stadium_fill.go": true,
+	"services/mail/outbox.go": true,
+	"services/mail/rows.go": true,
+	"services/orders/end_reason.go": true,
+	"services/orders/order_store.go": true,
+	"services/orders/orders.go": true,
+	"services/orders/payments.go": true,
+	"services/orders/persist_batch.go": true,
+	"services/orders/precheck.go": true,
+	"services/orders/read.go": true,
+	"services/orders/seat_identity.go": true,
+	"services/orders/seat_sync.go": true,
+	"services/orders/transitions.go": true,
+	"services/reconcile/reconciler.go": true,
+	"services/reconcile/runs.go": true,
+	"services/reconcile/seat_identity.go": true,
+	"services/seats/hall_refresh.go": true,
+	"services/seats/seatstore.go": true,
+	"services/seats/shows.go": true,
+	"services/staff/admit.go": true,
+	"services/staff/dashboard.go": true,
+	"services/staff/dashboard_revenue.go": true,
+	"services/staff/house_seats.go": true,
+	"services/staff/house_seats_helpers.go": true,
+	"services/staff/orders.go": true,
+	"services/staff/refund.go": true,
+	"services/staff/show_cancel.go": true,
+	"services/staff/show_seats.go": true,
+	"services/staff/show_seats_release.go": true,
+	"services/waitlist/entries.go": true,
+	"services/waitlist/runner.go": true,
+	"services/waitlist/serve.go": true,
+	"web/loadtest/audit.go": true,
+	"web/loadtest/baseline_v1.go": true,
+	"web/loadtest/cpu_pids.go": true,
+	"web/loadtest/fixtures.go": true,
+	"web/loadtest/server.go": true,
+	"web/loadtest/waitroom.go": true,
+}
+
+// TestSQLLivesInStorage fails when a Go file outside the storage layer (services/store)
+// and the test helpers holds an SQL statement: every table's SQL has one home, the way
+// TestInvariant9_EveryScriptIsKnown keeps every Lua script known (DESIGN.md, "Storage").
+func TestSQLLivesInStorage(t *testing.T) {
+	root := filepath.Join("..", "..")
+	var found []string
+	seen := map[string]bool{}
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, path)
+		rel = filepath.ToSlash(rel)
+		if d.IsDir() {
+			if rel != "." && strings.HasPrefix(d.Name(), ".") || d.Name() == "node_modules" || d.Name() == "testdata" {
+				return filepath.SkipDir
+			}
+			for _, home := range sqlHomes {
+				if rel == home {
+					return filepath.SkipDir
+				}
+			}
+			return nil
+		}
+		if !strings.HasSuffix(rel, ".go") || strings.HasSuffix(rel, "_test.go") || strings.HasSuffix(rel, "_templ.go") {
+			return nil
+		}
+		lit, ok := firstSQL(t, path)
+		if !ok {
+			return nil
+		}
+		seen[rel] = true
+		if !sqlPending[rel] {
+			found = append(found, rel+": "+lit)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sort.Strings(found)
+	for _, f := range found {
+		t.Errorf("SQL outside the storage layer (move it into services/store): %s", f)
+	}
+	for f := range sqlPending {
+		if !seen[f] {
+			t.Errorf("%s holds no SQL any more: remove it from sqlPending", f)
+		}
+	}
+}
+
+// firstSQL returns the first string literal of the Go file at path that holds SQL.
+func firstSQL(t *testing.T, path string) (string, bool) {
+	t.Helper()
+	f, err := parser.ParseFile(token.NewFileSet(), path, nil, parser.SkipObjectResolution)
+	if err != nil {
+		t.Fatalf("parse %s: %v", path, err)
+	}
+	var hit string
+	ast.Inspect(f, func(n ast.Node) bool {
+		lit, ok := n.(*ast.BasicLit)
+		if !ok || lit.Kind != token.STRING || hit != "" {
+			return hit == ""
+		}
+		s, err := strconv.Unquote(lit.Value)
+		if err == nil && sqlText.MatchString(s) {
+			hit = strings.Join(strings.Fields(s), " ")
+			if len(hit) > 80 {
+				hit = hit[:80] + "…"
+			}
+		}
+		return true
+	})
+	return hit, hit != ""
+}
