@@ -17,19 +17,9 @@ import (
 	"seatflow/services/store"
 )
 
-// Payment is one attempt to pay an order with a provider. AmountMinor is in minor units
-// of Currency; Status is started, approved, declined or refunded.
-type Payment struct {
-	ID          int64     `db:"id"`
-	PaymentID   string    `db:"payment_id"`
-	OrderID     int64     `db:"order_id"`
-	Provider    string    `db:"provider"`
-	AmountMinor int64     `db:"amount_minor"`
-	Currency    string    `db:"currency"`
-	Status      string    `db:"status"`
-	CreatedAt   time.Time `db:"created_at"`
-	OrderNo     string    `db:"order_no"`
-}
+// Payment is one attempt to pay an order with a provider (store.Payment). AmountMinor
+// is in minor units of Currency; Status is started, approved, declined or refunded.
+type Payment = store.Payment
 
 // PaymentProvider is a payment service: Start returns where to send the buyer to pay,
 // Refund gives an approved payment's money back.
@@ -147,12 +137,9 @@ func (p *Payments) Start(ctx context.Context, userID int64, orderNo, provider st
 		Currency: order.Currency, Status: "started", CreatedAt: now, OrderNo: order.OrderNo}
 	ctx, cancel := context.WithTimeout(ctx, store.DBTimeout)
 	defer cancel()
-	res, err := p.db.ExecContext(ctx, `INSERT INTO payments (payment_id, order_id, provider, amount_minor, currency, status, created_at, updated_at)
-		VALUES (?, ?, ?, ?, ?, 'started', ?, ?)`, pay.PaymentID, pay.OrderID, provider, pay.AmountMinor, pay.Currency, now, now)
-	if err != nil {
+	if pay.ID, err = store.InsertPayment(ctx, p.db, pay, now); err != nil {
 		return nil, "", store.Unavailable("the database", err)
 	}
-	pay.ID, _ = res.LastInsertId()
 	url, err := pr.Start(ctx, pay)
 	if err != nil {
 		return nil, "", store.Unavailable("the payment provider", err)
@@ -170,9 +157,7 @@ func newPaymentID() string {
 func (p *Payments) Payment(ctx context.Context, paymentID string) (*Payment, error) {
 	ctx, cancel := context.WithTimeout(ctx, store.DBTimeout)
 	defer cancel()
-	pay := &Payment{}
-	err := p.db.GetContext(ctx, pay, `SELECT p.id, p.payment_id, p.order_id, p.provider, p.amount_minor, p.currency, p.status,
-		p.created_at, o.order_no FROM payments p JOIN orders o ON o.id = p.order_id WHERE p.payment_id = ?`, paymentID)
+	pay, err := store.PaymentByPaymentID(ctx, p.db, paymentID)
 	if store.IsNoRows(err) {
 		return nil, services.Errorf(services.CodeNotFound, "payment not found")
 	}
@@ -242,7 +227,7 @@ func parseWebhookEvent(raw []byte, now time.Time) (WebhookEvent, error) {
 func (p *Payments) setStatus(ctx context.Context, pay *Payment, from, to string) error {
 	ctx, cancel := context.WithTimeout(ctx, store.DBTimeout)
 	defer cancel()
-	if _, err := p.db.ExecContext(ctx, "UPDATE payments SET status = ?, updated_at = ? WHERE id = ? AND status = ?", to, p.clock.Now(), pay.ID, from); err != nil {
+	if err := store.SetPaymentStatus(ctx, p.db, pay.ID, from, to, p.clock.Now()); err != nil {
 		return store.Unavailable("the database", err)
 	}
 	return nil
@@ -256,26 +241,26 @@ func (p *Payments) approve(ctx context.Context, pr PaymentProvider, pay *Payment
 	defer cancel()
 	var decided, paid bool
 	err := store.InTx(ctx, p.db, func(tx *sqlx.Tx) error {
-		res, err := tx.ExecContext(ctx, "UPDATE payments SET status = 'approved', updated_at = ? WHERE id = ? AND status IN ('started', 'declined')", now, pay.ID)
+		approved, err := store.ApprovePayment(ctx, tx, pay.ID, now)
 		if err != nil {
 			return err
 		}
-		if n, _ := res.RowsAffected(); n == 0 {
+		if !approved {
 			decided = true // decided before: a repeated webhook
 			return nil
 		}
 		decided = false
 		// the join reads the show with a lock: a show cancelled before this commits is
 		// seen, and one cancelled after finds the order paid and refunds it
-		res, err = tx.ExecContext(ctx, `UPDATE orders o JOIN shows sh ON sh.id = o.show_id SET o.status = 'paid', o.paid_at = ?
-			WHERE o.id = ? AND o.status = 'pending' AND o.expires_at > ? AND sh.status <> 'cancelled'`,
-			now, pay.OrderID, now.Add(-PaymentGrace))
-		if err != nil {
+		// the approval pays only a pending order: the status is the update's guard, the
+		// order is not read first
+		pending := &services.Order{ID: pay.OrderID, OrderNo: pay.OrderNo, Status: services.OrderPending}
+		if paid, err = p.orders.Transition(ctx, tx, pending, Change{To: services.OrderPaid, At: now,
+			PaidAfter: now.Add(-PaymentGrace)}); err != nil {
 			return err
 		}
-		n, _ := res.RowsAffected()
-		if paid = n == 1; !paid {
-			if _, err = tx.ExecContext(ctx, "UPDATE payments SET status = 'refunded', updated_at = ? WHERE id = ?", now, pay.ID); err != nil {
+		if !paid {
+			if err = store.RefundPayment(ctx, tx, pay.ID, now); err != nil {
 				return err
 			}
 		}
@@ -311,12 +296,8 @@ func (p *Payments) approve(ctx context.Context, pr PaymentProvider, pay *Payment
 // the payment) with reason late_payment (the order had ended or its show was cancelled)
 // or already_paid (another payment had paid it). Invariant 16. Errors: the database's.
 func queuePaymentMail(ctx context.Context, tx *sqlx.Tx, now time.Time, pay *Payment, paid bool) error {
-	var o struct {
-		UserID int64  `db:"user_id"`
-		ShowID int64  `db:"show_id"`
-		Status string `db:"status"`
-	}
-	if err := tx.GetContext(ctx, &o, "SELECT user_id, show_id, status FROM orders WHERE id = ?", pay.OrderID); err != nil {
+	o, err := store.OrderBuyerAndStatus(ctx, tx, pay.OrderID)
+	if err != nil {
 		return err
 	}
 	m := mail.Message{Kind: mail.OrderPaid, UserID: o.UserID, OrderNo: pay.OrderNo, ShowID: o.ShowID}

@@ -31,8 +31,8 @@ func (o *Orders) Cancel(ctx context.Context, userID int64, orderNo string) (*ser
 		}
 	}
 	if order.Status == services.OrderPending {
-		won, err := o.End(ctx, order, services.OrderCancelled, services.ReasonBuyer, false,
-			mail.Message{Kind: mail.OrderCancelled, Data: map[string]string{mail.DataReason: mail.ReasonBuyer}})
+		won, err := o.End(ctx, order, Change{To: services.OrderCancelled, Reason: services.ReasonBuyer,
+			Mail: &mail.Message{Kind: mail.OrderCancelled, Data: map[string]string{mail.DataReason: mail.ReasonBuyer}}})
 		if err != nil {
 			return nil, err
 		}
@@ -65,56 +65,49 @@ func (o *Orders) Expire(ctx context.Context, orderNo string) (bool, error) {
 	if order.Status != services.OrderPending || o.clock.Now().Before(order.ExpiresAt) {
 		return false, nil
 	}
-	won, err := o.End(ctx, order, services.OrderExpired, services.ReasonDeadline, true,
-		mail.Message{Kind: mail.OrderExpired, Data: map[string]string{mail.DataReason: mail.ReasonDeadline}})
+	won, err := o.End(ctx, order, Change{To: services.OrderExpired, Reason: services.ReasonDeadline,
+		Mail: &mail.Message{Kind: mail.OrderExpired, Data: map[string]string{mail.DataReason: mail.ReasonDeadline}}})
 	if won {
 		o.metrics.OrdersExpired.Inc()
 	}
 	return won, err
 }
 
-// End moves a pending order to cancelled or expired with one conditional update
-// (invariant 5), marks its seats no longer live and queues the buyer's e-mail msg in
-// the same transaction, and only when it won frees the holds in Redis (owner-checked,
-// invariant 4). msg gives the e-mail's Kind and Data (mail.Reason* codes); End fills in
-// the order's user, number and show. A lost update writes no e-mail (invariant 16).
-func (o *Orders) End(ctx context.Context, order *services.Order, status, reason string, dueOnly bool, msg mail.Message) (bool, error) {
-	now := o.clock.Now()
+// End moves a pending order to cancelled or expired (ch.To) through Transition in a
+// transaction of its own, with ch's e-mail and audit entry, and only when it won frees
+// the holds in Redis (owner-checked, invariant 4) and, for a cancel, deletes the expiry
+// task. An expiry happens only once the deadline has passed. A lost update writes no
+// e-mail (invariant 16) and reports false. Errors: ORDER_STATE (ch.To is not an end of
+// a pending order, or order is not pending), UNAVAILABLE.
+func (o *Orders) End(ctx context.Context, order *services.Order, ch Change) (bool, error) {
+	if ch.To != services.OrderCancelled && ch.To != services.OrderExpired {
+		return false, services.Errorf(services.CodeOrderState, "an order cannot be ended as %s", ch.To)
+	}
+	if ch.At.IsZero() {
+		ch.At = o.clock.Now()
+	}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), store.DBTimeout)
 	defer cancel()
-	q := "UPDATE orders SET status = ?, cancelled_at = ?, cancel_reason = ? WHERE id = ? AND status = 'pending'"
-	args := []any{status, now, reason, order.ID}
-	if dueOnly {
-		q += " AND expires_at <= ?"
-		args = append(args, now)
-	}
 	won := false
 	err := store.InTx(ctx, o.db, func(tx *sqlx.Tx) error {
-		res, err := tx.ExecContext(ctx, q, args...)
-		if err != nil {
-			return err
-		}
-		if n, _ := res.RowsAffected(); n == 0 {
-			won = false
-			return nil
-		}
-		won = true
-		if _, err := tx.ExecContext(ctx, "UPDATE order_seats SET live = NULL WHERE order_id = ?", order.ID); err != nil {
-			return err
-		}
-		return mail.Queue(ctx, tx, now, orderMail(order, msg))
+		var err error
+		won, err = o.Transition(ctx, tx, order, ch)
+		return err
 	})
 	if err != nil {
+		if services.ErrorCode(err) != "" {
+			return false, err
+		}
 		return false, store.Unavailable("the database", err)
 	}
 	if !won {
 		return false, nil
 	}
-	order.Status = status
+	order.Status = ch.To
 	if err := o.SyncSeats(ctx, order); err != nil {
 		o.QueueSeatSync(order, err)
 	}
-	if status != services.OrderExpired {
+	if ch.To == services.OrderCancelled {
 		o.cancelExpiry(ctx, order.OrderNo)
 	}
 	return true, nil

@@ -299,17 +299,12 @@ func (rn *run) add(f seats.Finding) {
 func (r *Reconciler) expireOverdue(ctx context.Context, rn *run, showID int64) error {
 	const batch, maxBatches = 500, 40
 	for b := 0; b < maxBatches; b++ {
-		var due []struct {
-			No     string `db:"order_no"`
-			ShowID int64  `db:"show_id"`
-		}
-		q := "SELECT order_no, show_id FROM orders WHERE status = 'pending' AND expires_at <= ?"
-		args := []any{r.clock.Now().Add(-r.cfg.ExpirySlack)}
-		if showID != 0 {
-			q += " AND show_id = ?"
-			args = append(args, showID)
-		}
-		if err := r.selectDB(ctx, &due, q+" ORDER BY expires_at LIMIT ?", append(args, batch)...); err != nil {
+		var due []store.ReconcileOrder
+		dueBy := r.clock.Now().Add(-r.cfg.ExpirySlack)
+		if err := r.readDB(ctx, func(ctx context.Context) (err error) {
+			due, err = store.ReconcileOverdueOrders(ctx, r.db, dueBy, showID, batch)
+			return err
+		}); err != nil {
 			return err
 		}
 		for _, o := range due {
@@ -338,18 +333,11 @@ func (r *Reconciler) expireOverdue(ctx context.Context, rn *run, showID int64) e
 // created from a show read just before its cancel would otherwise wait for its deadline
 // (it can never be paid, invariant 10).
 func (r *Reconciler) cancelOrdersOfCancelledShows(ctx context.Context, rn *run, showID int64) error {
-	var left []struct {
-		No     string `db:"order_no"`
-		ShowID int64  `db:"show_id"`
-	}
-	q := `SELECT o.order_no, o.show_id FROM orders o JOIN shows s ON s.id = o.show_id
-		WHERE o.status = 'pending' AND s.status = 'cancelled'`
-	var args []any
-	if showID != 0 {
-		q += " AND o.show_id = ?"
-		args = append(args, showID)
-	}
-	if err := r.selectDB(ctx, &left, q+" LIMIT 1000", args...); err != nil {
+	var left []store.ReconcileOrder
+	if err := r.readDB(ctx, func(ctx context.Context) (err error) {
+		left, err = store.ReconcilePendingOfCancelledShows(ctx, r.db, showID, 1000)
+		return err
+	}); err != nil {
 		return err
 	}
 	for _, o := range left {
@@ -363,12 +351,14 @@ func (r *Reconciler) cancelOrdersOfCancelledShows(ctx context.Context, rn *run, 
 			if err != nil {
 				return err
 			}
-			won, err := r.orders.End(ctx, order, services.OrderCancelled, services.ReasonShowCancelled, false,
-				mail.ShowCancelledMessage(mail.OutcomeCancelled, ""))
-			if err != nil {
-				return err
+			if order.Status == services.OrderPending { // ended or paid since the scan: nothing to fix
+				msg := mail.ShowCancelledMessage(mail.OutcomeCancelled, "")
+				won, err := r.orders.End(ctx, order, orders.Change{To: services.OrderCancelled, Reason: services.ReasonShowCancelled, Mail: &msg})
+				if err != nil {
+					return err
+				}
+				f.Fixed = won
 			}
-			f.Fixed = won
 		}
 		rn.add(f)
 	}
@@ -385,8 +375,10 @@ func (r *Reconciler) candidateShows(ctx context.Context, showID int64) ([]int64,
 	now := r.clock.Now()
 	// the sale window decides whether a show is on sale (Show.StatusAt); draft and
 	// cancelled shows sell nothing
-	if err := r.selectDB(ctx, &ids, `SELECT id FROM shows WHERE status NOT IN ('draft', 'cancelled') AND sale_opens_at <= ? AND sale_closes_at > ?
-		UNION SELECT DISTINCT show_id FROM orders WHERE status = 'pending'`, now, now); err != nil {
+	if err := r.readDB(ctx, func(ctx context.Context) (err error) {
+		ids, err = store.ReconcileCandidateShows(ctx, r.db, now)
+		return err
+	}); err != nil {
 		return nil, err
 	}
 	loaded, err := r.seats.LoadedShows(ctx)
@@ -476,11 +468,11 @@ func (r *Reconciler) rebuild(ctx context.Context, rn *run, showID int64, why str
 	f := seats.Finding{Kind: seats.FindingMissingMap, ShowID: showID, Action: seats.ActionRebuild, Detail: why}
 	if why == whyNoMap {
 		var live bool
-		qctx, cancel := context.WithTimeout(ctx, store.DBTimeout)
-		err := r.db.GetContext(qctx, &live, "SELECT EXISTS (SELECT 1 FROM order_seats WHERE show_id = ? AND live = 1)", showID)
-		cancel()
-		if err != nil {
-			return store.Unavailable("the database", err)
+		if err := r.readDB(ctx, func(ctx context.Context) (err error) {
+			live, err = store.ShowHasLiveSeats(ctx, r.db, showID)
+			return err
+		}); err != nil {
+			return err
 		}
 		if !live {
 			if rn.DryRun {
@@ -522,12 +514,11 @@ func (r *Reconciler) verifyTaken(ctx context.Context, showID int64, hall *servic
 	for no := range seatsOf {
 		nos = append(nos, no)
 	}
-	q, args, err := sqlx.In("SELECT order_no FROM orders WHERE order_no IN (?) AND status IN ('pending', 'paid')", nos)
-	if err != nil {
-		return err
-	}
 	var live []string
-	if err := r.selectDB(ctx, &live, r.db.Rebind(q), args...); err != nil {
+	if err := r.readDB(ctx, func(ctx context.Context) (err error) {
+		live, err = store.LiveOrderNosAmong(ctx, r.db, nos)
+		return err
+	}); err != nil {
 		return err
 	}
 	isLive := map[string]bool{}
@@ -558,18 +549,11 @@ func (r *Reconciler) checkExpiryTasks(ctx context.Context, rn *run, showID int64
 		return nil
 	}
 	now := r.clock.Now()
-	var pending []struct {
-		No        string    `db:"order_no"`
-		ShowID    int64     `db:"show_id"`
-		ExpiresAt time.Time `db:"expires_at"`
-	}
-	q := "SELECT order_no, show_id, expires_at FROM orders WHERE status = 'pending' AND expires_at > ? AND created_at <= ?"
-	args := []any{now.Add(-r.cfg.ExpirySlack), now.Add(-r.cfg.Grace)}
-	if showID != 0 {
-		q += " AND show_id = ?"
-		args = append(args, showID)
-	}
-	if err := r.selectDB(ctx, &pending, q+" ORDER BY expires_at LIMIT 10000", args...); err != nil {
+	var pending []store.ReconcileOrder
+	if err := r.readDB(ctx, func(ctx context.Context) (err error) {
+		pending, err = store.ReconcilePendingForExpiryTasks(ctx, r.db, now.Add(-r.cfg.ExpirySlack), now.Add(-r.cfg.Grace), showID, 10000)
+		return err
+	}); err != nil {
 		return err
 	}
 	for _, o := range pending {
@@ -600,10 +584,21 @@ func (r *Reconciler) checkExpiryTasks(ctx context.Context, rn *run, showID int64
 	return nil
 }
 
+// selectDB runs query q into dest under store.DBTimeout; its error is UNAVAILABLE.
 func (r *Reconciler) selectDB(ctx context.Context, dest any, q string, args ...any) error {
 	ctx, cancel := context.WithTimeout(ctx, store.DBTimeout)
 	defer cancel()
 	if err := r.db.SelectContext(ctx, dest, q, args...); err != nil {
+		return store.Unavailable("the database", err)
+	}
+	return nil
+}
+
+// readDB runs one read of MySQL under store.DBTimeout; its error is UNAVAILABLE.
+func (r *Reconciler) readDB(ctx context.Context, read func(ctx context.Context) error) error {
+	ctx, cancel := context.WithTimeout(ctx, store.DBTimeout)
+	defer cancel()
+	if err := read(ctx); err != nil {
 		return store.Unavailable("the database", err)
 	}
 	return nil

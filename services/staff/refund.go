@@ -86,39 +86,26 @@ func (s *StaffOrders) refund(ctx context.Context, actorID int64, order *services
 	defer cancel()
 	var won bool
 	var pays []*orders.Payment
+	before := auditOrder(order)
 	err := store.InTx(ctx, s.db, func(tx *sqlx.Tx) error {
 		won, pays = false, nil
-		res, err := tx.ExecContext(ctx, "UPDATE orders SET status = 'refunded', cancelled_at = ?, cancel_reason = ? WHERE id = ? AND status = 'paid'",
-			now, reason, order.ID)
-		if err != nil {
-			return err
-		}
-		if n, _ := res.RowsAffected(); n == 0 {
-			return nil
-		}
-		won = true
-		if _, err := tx.ExecContext(ctx, "UPDATE order_seats SET live = NULL WHERE order_id = ?", order.ID); err != nil {
-			return err
-		}
-		if err := tx.SelectContext(ctx, &pays, `SELECT id, payment_id, order_id, provider, amount_minor, currency, status, created_at
-			FROM payments WHERE order_id = ? AND status = 'approved' FOR UPDATE`, order.ID); err != nil {
-			return err
-		}
-		if _, err := tx.ExecContext(ctx, "UPDATE payments SET status = 'refunded', updated_at = ? WHERE order_id = ? AND status = 'approved'",
-			now, order.ID); err != nil {
-			return err
-		}
-		before := auditOrder(order)
 		after := before
 		after.Status, after.CancelledAt, after.CancelReason = services.OrderRefunded, &now, &reason
-		for _, p := range pays {
-			after.Payments = append(after.Payments, p.PaymentID)
+		markRefunded := func(ctx context.Context, tx *sqlx.Tx) error {
+			var err error
+			if pays, err = store.LockApprovedPayments(ctx, tx, order.ID); err != nil {
+				return err
+			}
+			for _, p := range pays {
+				after.Payments = append(after.Payments, p.PaymentID)
+			}
+			return store.RefundApprovedPayments(ctx, tx, order.ID, now)
 		}
-		if err := s.audit.Record(ctx, tx, actorID, "order.refund", "order", order.OrderNo, before, after); err != nil {
-			return err
-		}
-		msg.UserID, msg.OrderNo, msg.ShowID = order.UserID, order.OrderNo, order.ShowID
-		return mail.Queue(ctx, tx, now, msg)
+		var err error
+		won, err = o.Transition(ctx, tx, order, orders.Change{To: services.OrderRefunded, Reason: reason, At: now,
+			Then: markRefunded, Mail: &msg,
+			Audit: &orders.ChangeAudit{Log: s.audit, Actor: actorID, Action: "order.refund", Before: before, After: &after}})
+		return err
 	})
 	if err != nil {
 		if services.ErrorCode(err) != "" {

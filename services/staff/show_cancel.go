@@ -8,6 +8,7 @@ import (
 
 	"seatflow/services"
 	"seatflow/services/mail"
+	"seatflow/services/orders"
 	"seatflow/services/store"
 )
 
@@ -70,21 +71,16 @@ func (s *StaffOrders) markCancelled(ctx context.Context, actorID int64, show *se
 	var won bool
 	err := store.InTx(ctx, s.db, func(tx *sqlx.Tx) error {
 		won = false
-		var before string
-		if err := tx.GetContext(ctx, &before, "SELECT status FROM shows WHERE id = ? FOR UPDATE", show.ID); err != nil {
+		before, err := store.LockShowStatus(ctx, tx, show.ID)
+		if err != nil {
 			return err
 		}
 		if before == services.ShowCancelled {
 			return nil
 		}
-		res, err := tx.ExecContext(ctx, "UPDATE shows SET status = 'cancelled' WHERE id = ? AND status <> 'cancelled'", show.ID)
-		if err != nil {
+		if won, err = store.MarkShowCancelled(ctx, tx, show.ID); err != nil || !won {
 			return err
 		}
-		if n, _ := res.RowsAffected(); n == 0 {
-			return nil
-		}
-		won = true
 		id := strconv.FormatInt(show.ID, 10)
 		return s.audit.Record(ctx, tx, actorID, "show.cancel", "show", id,
 			ShowAudit{ID: id, Status: before}, ShowAudit{ID: id, Status: services.ShowCancelled, Reason: reason})
@@ -105,9 +101,8 @@ func (s *StaffOrders) markCancelled(ctx context.Context, actorID int64, show *se
 // and returns how many of each this call ended. note is the staff's own words for the
 // e-mails ("" for none).
 func (s *StaffOrders) endOrders(ctx context.Context, actorID, showID int64, reason, note string) (cancelled, refunded int, err error) {
-	var nos []string
 	qctx, cancel := context.WithTimeout(ctx, store.DBTimeout)
-	err = s.db.SelectContext(qctx, &nos, "SELECT order_no FROM orders WHERE show_id = ? AND status IN ('pending', 'paid') ORDER BY id", showID)
+	nos, err := store.LiveOrderNosOfShow(qctx, s.db, showID)
 	cancel()
 	if err != nil {
 		return 0, 0, store.Unavailable("the database", err)
@@ -139,19 +134,18 @@ func (s *StaffOrders) endOne(ctx context.Context, actorID int64, orderNo, reason
 		}
 		switch order.Status {
 		case services.OrderPending:
-			won, err := s.orders.End(ctx, order, services.OrderCancelled, reason, false, mail.ShowCancelledMessage(mail.OutcomeCancelled, note))
+			now := s.orders.Clock().Now()
+			before := auditOrder(order)
+			after := before
+			after.Status, after.CancelledAt, after.CancelReason = services.OrderCancelled, &now, &reason
+			msg := mail.ShowCancelledMessage(mail.OutcomeCancelled, note)
+			won, err := s.orders.End(ctx, order, orders.Change{To: services.OrderCancelled, Reason: reason, At: now, Mail: &msg,
+				Audit: &orders.ChangeAudit{Log: s.audit, Actor: actorID, Action: "order.cancel", Before: before, After: after}})
 			if err != nil {
 				return false, false, err
 			}
 			if !won {
 				continue // ended or paid meanwhile: look again
-			}
-			before, after := auditOrder(order), auditOrder(order)
-			now := s.orders.Clock().Now()
-			before.Status = services.OrderPending
-			after.CancelledAt, after.CancelReason = &now, &reason
-			if err := s.audit.Record(ctx, s.db, actorID, "order.cancel", "order", order.OrderNo, before, after); err != nil {
-				s.orders.Log().Error("order cancelled with its show but not audited", "order_no", order.OrderNo, "err", err)
 			}
 			return true, false, nil
 		case services.OrderPaid:

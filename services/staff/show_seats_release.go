@@ -102,8 +102,13 @@ func (s *ShowSeats) Release(ctx context.Context, actorID, showID, seatID int64, 
 
 // cancelHolding cancels the pending order that holds the seat, audited as order.cancel.
 func (s *ShowSeats) cancelHolding(ctx context.Context, actorID int64, order *services.Order, reason string) (*SeatRelease, error) {
-	won, err := s.orders.End(ctx, order, services.OrderCancelled, reason, false,
-		mail.Message{Kind: mail.OrderCancelled, Data: map[string]string{mail.DataReason: mail.ReasonStaff, mail.DataNote: reason}})
+	now := s.clock.Now()
+	before := auditOrder(order)
+	after := before
+	after.Status, after.CancelledAt, after.CancelReason = services.OrderCancelled, &now, &reason
+	won, err := s.orders.End(ctx, order, orders.Change{To: services.OrderCancelled, Reason: reason, At: now,
+		Mail:  &mail.Message{Kind: mail.OrderCancelled, Data: map[string]string{mail.DataReason: mail.ReasonStaff, mail.DataNote: reason}},
+		Audit: &orders.ChangeAudit{Log: s.audit, Actor: actorID, Action: "order.cancel", Before: before, After: after}})
 	if err != nil {
 		return nil, err
 	}
@@ -115,14 +120,6 @@ func (s *ShowSeats) cancelHolding(ctx context.Context, actorID int64, order *ser
 		return nil, services.Errorf(services.CodeOrderState, "order %s is %s now; nothing was cancelled", order.OrderNo, fresh.Status)
 	}
 	s.orders.Metrics().OrdersCancelled.Inc()
-	before, after := auditOrder(order), auditOrder(order)
-	now := s.clock.Now()
-	before.Status = services.OrderPending
-	after.Status, after.CancelledAt, after.CancelReason = services.OrderCancelled, &now, &reason
-	if err := s.audit.Record(ctx, s.db, actorID, "order.cancel", "order", order.OrderNo, before, after); err != nil {
-		s.orders.Log().Error("order cancelled by staff but not audited", "order_no", order.OrderNo, "err", err)
-		return nil, err
-	}
 	return &SeatRelease{Action: ReleaseOrderCancelled, OrderNo: order.OrderNo, Seats: orders.Labels(order.Seats)}, nil
 }
 
@@ -161,9 +158,8 @@ func (s *ShowSeats) releaseStuck(ctx context.Context, actorID int64, show *servi
 func (s *ShowSeats) liveOrderOf(ctx context.Context, showID, seatID int64) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, store.DBTimeout)
 	defer cancel()
-	var nos []string
-	if err := s.db.SelectContext(ctx, &nos, `SELECT o.order_no FROM order_seats os JOIN orders o ON o.id = os.order_id
-		WHERE os.show_id = ? AND os.seat_id = ? AND os.live = 1`, showID, seatID); err != nil {
+	nos, err := store.LiveOrderNosOfSeat(ctx, s.db, showID, seatID)
+	if err != nil {
 		return "", store.Unavailable("the database", err)
 	}
 	if len(nos) == 0 {

@@ -1,0 +1,77 @@
+package store
+
+import (
+	"context"
+	"time"
+)
+
+// Payment is one attempt to pay an order with a provider. AmountMinor is in minor units
+// of Currency; Status is started, approved, declined or refunded; OrderNo is the paid
+// order's number (filled in where the read joins the order, else by the caller).
+type Payment struct {
+	ID          int64     `db:"id"`
+	PaymentID   string    `db:"payment_id"`
+	OrderID     int64     `db:"order_id"`
+	Provider    string    `db:"provider"`
+	AmountMinor int64     `db:"amount_minor"`
+	Currency    string    `db:"currency"`
+	Status      string    `db:"status"`
+	CreatedAt   time.Time `db:"created_at"`
+	OrderNo     string    `db:"order_no"`
+}
+
+// InsertPayment stores pay as a started payment created at now and returns its id.
+func InsertPayment(ctx context.Context, q Querier, pay *Payment, now time.Time) (int64, error) {
+	res, err := q.ExecContext(ctx, `INSERT INTO payments (payment_id, order_id, provider, amount_minor, currency, status, created_at, updated_at)
+		VALUES (?, ?, ?, ?, ?, 'started', ?, ?)`, pay.PaymentID, pay.OrderID, pay.Provider, pay.AmountMinor, pay.Currency, now, now)
+	if err != nil {
+		return 0, err
+	}
+	id, _ := res.LastInsertId()
+	return id, nil
+}
+
+// PaymentByPaymentID returns the payment paymentID with its order's number (sql.ErrNoRows when none).
+func PaymentByPaymentID(ctx context.Context, q Querier, paymentID string) (*Payment, error) {
+	pay := &Payment{}
+	err := q.GetContext(ctx, pay, `SELECT p.id, p.payment_id, p.order_id, p.provider, p.amount_minor, p.currency, p.status,
+		p.created_at, o.order_no FROM payments p JOIN orders o ON o.id = p.order_id WHERE p.payment_id = ?`, paymentID)
+	return pay, err
+}
+
+// SetPaymentStatus moves payment id from status from to status to at now, if it still has status from.
+func SetPaymentStatus(ctx context.Context, q Querier, id int64, from, to string, now time.Time) error {
+	_, err := q.ExecContext(ctx, "UPDATE payments SET status = ?, updated_at = ? WHERE id = ? AND status = ?", to, now, id, from)
+	return err
+}
+
+// ApprovePayment marks payment id approved at now unless it was decided before (approved or refunded) and reports whether it changed.
+func ApprovePayment(ctx context.Context, q Querier, id int64, now time.Time) (bool, error) {
+	res, err := q.ExecContext(ctx, "UPDATE payments SET status = 'approved', updated_at = ? WHERE id = ? AND status IN ('started', 'declined')", now, id)
+	if err != nil {
+		return false, err
+	}
+	n, _ := res.RowsAffected()
+	return n > 0, nil
+}
+
+// RefundPayment marks payment id refunded at now, whatever its status.
+func RefundPayment(ctx context.Context, q Querier, id int64, now time.Time) error {
+	_, err := q.ExecContext(ctx, "UPDATE payments SET status = 'refunded', updated_at = ? WHERE id = ?", now, id)
+	return err
+}
+
+// LockApprovedPayments returns the approved payments of order orderID, locked for update (OrderNo left empty).
+func LockApprovedPayments(ctx context.Context, q Querier, orderID int64) ([]*Payment, error) {
+	var pays []*Payment
+	err := q.SelectContext(ctx, &pays, `SELECT id, payment_id, order_id, provider, amount_minor, currency, status, created_at
+		FROM payments WHERE order_id = ? AND status = 'approved' FOR UPDATE`, orderID)
+	return pays, err
+}
+
+// RefundApprovedPayments marks every approved payment of order orderID refunded at now.
+func RefundApprovedPayments(ctx context.Context, q Querier, orderID int64, now time.Time) error {
+	_, err := q.ExecContext(ctx, "UPDATE payments SET status = 'refunded', updated_at = ? WHERE order_id = ? AND status = 'approved'",
+		now, orderID)
+	return err
+}
