@@ -3,8 +3,6 @@ package orders
 import (
 	"context"
 
-	"github.com/jmoiron/sqlx"
-
 	"seatflow/services"
 	"seatflow/services/store"
 )
@@ -25,22 +23,10 @@ func (o *Orders) AttachEnds(ctx context.Context, orders []*services.Order) error
 	if len(ids) == 0 {
 		return nil
 	}
-	q, args, err := sqlx.In(`SELECT o.id, sh.status = 'cancelled' AS show_cancelled,
-		EXISTS (SELECT 1 FROM payments p WHERE p.order_id = o.id AND p.status = 'refunded') AS payment_refunded,
-		EXISTS (SELECT 1 FROM waitlist_entries w WHERE w.show_id = o.show_id AND w.user_id = o.user_id AND w.order_no = o.order_no) AS offer
-		FROM orders o JOIN shows sh ON sh.id = o.show_id WHERE o.id IN (?)`, ids)
-	if err != nil {
-		return err
-	}
-	var rows []struct {
-		ID              int64 `db:"id"`
-		ShowCancelled   bool  `db:"show_cancelled"`
-		PaymentRefunded bool  `db:"payment_refunded"`
-		Offer           bool  `db:"offer"`
-	}
 	ctx, cancel := context.WithTimeout(ctx, store.DBTimeout)
 	defer cancel()
-	if err := o.db.SelectContext(ctx, &rows, o.db.Rebind(q), args...); err != nil {
+	rows, err := store.OrderEndFacts(ctx, o.db, ids)
+	if err != nil {
 		return store.Unavailable("the database", err)
 	}
 	for _, r := range rows {
