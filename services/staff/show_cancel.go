@@ -125,7 +125,8 @@ func (s *StaffOrders) endOrders(ctx context.Context, actorID, showID int64, reas
 // endOne cancels the order orderNo when it is pending or refunds it when it is paid,
 // and reports which this call did. An order that was paid between the read and the
 // cancel is read again and refunded. Either way the buyer's one e-mail is
-// show_cancelled (mail.ShowCancelledMessage), queued in the transaction that ended the order.
+// show_cancelled (mail.ShowCancelledMessage), queued in the transaction that ended the
+// order, with the audit entry (order.cancel or order.refund).
 func (s *StaffOrders) endOne(ctx context.Context, actorID int64, orderNo, reason, note string) (cancelled, refunded bool, err error) {
 	for attempt := 0; attempt < 2; attempt++ {
 		order, err := s.orders.ByNo(ctx, orderNo)

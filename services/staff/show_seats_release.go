@@ -100,7 +100,8 @@ func (s *ShowSeats) Release(ctx context.Context, actorID, showID, seatID int64, 
 	return s.releaseStuck(ctx, actorID, show, seat, state, orderNo, reason)
 }
 
-// cancelHolding cancels the pending order that holds the seat, audited as order.cancel.
+// cancelHolding cancels the pending order that holds the seat; its audit entry
+// (order.cancel) and the buyer's e-mail commit with the cancel.
 func (s *ShowSeats) cancelHolding(ctx context.Context, actorID int64, order *services.Order, reason string) (*SeatRelease, error) {
 	now := s.clock.Now()
 	before := auditOrder(order)
