@@ -619,14 +619,9 @@ const liveSeatKey = "uq_order_seats_live"
 // unique key refused the insert: Redis had lost a hold). All of the order's seats when
 // the lookup fails.
 func (o *Orders) liveElsewhere(ctx context.Context, order *services.Order) []string {
-	ids := seatIDsOf(order)
-	q, args, err := sqlx.In("SELECT seat_id FROM order_seats WHERE show_id = ? AND live = 1 AND seat_id IN (?)", order.ShowID, ids)
-	var live []int64
-	if err == nil {
-		ctx, cancel := context.WithTimeout(ctx, store.DBTimeout)
-		defer cancel()
-		err = o.db.SelectContext(ctx, &live, o.db.Rebind(q), args...)
-	}
+	ctx, cancel := context.WithTimeout(ctx, store.DBTimeout)
+	defer cancel()
+	live, err := store.LiveSeatIDsAmong(ctx, o.db, order.ShowID, seatIDsOf(order))
 	if err != nil || len(live) == 0 {
 		return Labels(order.Seats)
 	}
@@ -642,12 +637,7 @@ const IdempotencyTTL = 24 * time.Hour
 func (o *Orders) replay(ctx context.Context, userID int64, key string, hash [32]byte) (*services.Order, error) {
 	ctx, cancel := context.WithTimeout(ctx, store.DBTimeout)
 	defer cancel()
-	var row struct {
-		Hash    []byte `db:"request_hash"`
-		OrderID int64  `db:"order_id"`
-	}
-	err := o.db.GetContext(ctx, &row, "SELECT request_hash, order_id FROM idempotency_keys WHERE user_id = ? AND idem_key = ? AND created_at >= ?",
-		userID, key, o.clock.Now().Add(-IdempotencyTTL))
+	row, err := store.IdempotencyKeySince(ctx, o.db, userID, key, o.clock.Now().Add(-IdempotencyTTL))
 	if err != nil {
 		if store.IsNoRows(err) {
 			return nil, nil

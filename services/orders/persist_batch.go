@@ -3,9 +3,7 @@ package orders
 import (
 	"context"
 	"errors"
-	"fmt"
 	"slices"
-	"strings"
 	"sync"
 	"time"
 
@@ -119,7 +117,7 @@ func (o *Orders) persistBatch(batch []*pendingCommit) (map[*pendingCommit]error,
 		if err != nil {
 			return err
 		}
-		if err := InsertOrders(ctx, tx, list, true, step); err != nil {
+		if err := store.InsertOrders(ctx, tx, list, store.SeatsLive, step); err != nil {
 			return err
 		}
 		house, err := houseSeatRefusals(ctx, tx, ok)
@@ -217,12 +215,7 @@ func (o *Orders) lockCountedBuyers(ctx context.Context, tx *sqlx.Tx, ps []*pendi
 		return nil, nil
 	}
 	slices.Sort(users)
-	q, args, err := sqlx.In("SELECT id FROM users WHERE id IN (?) ORDER BY id FOR UPDATE", slices.Compact(users))
-	if err != nil {
-		return nil, err
-	}
-	var locked []int64
-	if err := tx.SelectContext(ctx, &locked, tx.Rebind(q), args...); err != nil {
+	if err := store.LockOrderBuyers(ctx, tx, slices.Compact(users)); err != nil {
 		return nil, err
 	}
 	return need, nil
@@ -237,14 +230,8 @@ func limitRefusals(ctx context.Context, tx *sqlx.Tx, need []*pendingCommit) (map
 	if len(need) == 0 {
 		return nil, nil
 	}
-	where, args := byShow(need, "o.show_id", "o.user_id", func(p *pendingCommit) []int64 { return []int64{p.order.UserID} })
-	var rows []struct {
-		ShowID int64 `db:"show_id"`
-		UserID int64 `db:"user_id"`
-		Live   int   `db:"live"`
-	}
-	if err := tx.SelectContext(ctx, &rows, `SELECT o.show_id, o.user_id, COUNT(*) AS live FROM orders o
-		JOIN order_seats os ON os.order_id = o.id AND os.live = 1 WHERE `+where+` GROUP BY o.show_id, o.user_id`, args...); err != nil {
+	rows, err := store.LiveSeatsOfBuyers(ctx, tx, byShow(need, func(p *pendingCommit) []int64 { return []int64{p.order.UserID} }))
+	if err != nil {
 		return nil, err
 	}
 	live := map[[2]int64]int{}
@@ -275,28 +262,22 @@ func limitRefusals(ctx context.Context, tx *sqlx.Tx, need []*pendingCommit) (map
 // deadlock on those gaps); a batch returns the duplicate, and persistBatches commits its
 // orders one by one. Errors: errKeyTaken (the key's first order exists), the database's.
 func (o *Orders) rememberKeys(ctx context.Context, tx *sqlx.Tx, ps []*pendingCommit) error {
-	var args []any
-	n := 0
+	var keys []store.IdempotencyKey
 	for _, p := range ps {
 		if p.key != "" {
-			args = append(args, p.order.UserID, p.key, p.hash[:], p.order.ID, p.order.CreatedAt)
-			n++
+			keys = append(keys, store.IdempotencyKey{UserID: p.order.UserID, Key: p.key, Hash: p.hash[:], OrderID: p.order.ID, CreatedAt: p.order.CreatedAt})
 		}
 	}
-	if n == 0 {
+	if len(keys) == 0 {
 		return nil
 	}
-	insert := func() error {
-		_, err := tx.ExecContext(ctx, "INSERT INTO idempotency_keys (user_id, idem_key, request_hash, order_id, created_at) VALUES "+values(n, 5), args...)
-		return err
-	}
+	insert := func() error { return store.InsertIdempotencyKeys(ctx, tx, keys) }
 	err := insert()
 	if !store.DuplicateOn(err, "PRIMARY") || len(ps) > 1 {
 		return err
 	}
 	p := ps[0]
-	if _, err := tx.ExecContext(ctx, "DELETE FROM idempotency_keys WHERE user_id = ? AND idem_key = ? AND created_at < ?",
-		p.order.UserID, p.key, p.order.CreatedAt.Add(-IdempotencyTTL)); err != nil {
+	if err := store.DeleteIdempotencyKeyBefore(ctx, tx, p.order.UserID, p.key, p.order.CreatedAt.Add(-IdempotencyTTL)); err != nil {
 		return err
 	}
 	if err = insert(); store.DuplicateOn(err, "PRIMARY") {
@@ -305,34 +286,14 @@ func (o *Orders) rememberKeys(ctx context.Context, tx *sqlx.Tx, ps []*pendingCom
 	return err
 }
 
-// byShow is a WHERE condition matching rows of the batch's shows whose other column is
-// among ids(p) of the orders of that show: "(showCol = ? AND col IN (?, ...)) OR ...",
-// shows in id order; "" when no order has ids.
-func byShow(ps []*pendingCommit, showCol, col string, ids func(p *pendingCommit) []int64) (string, []any) {
+// byShow groups ids(p) of the orders of ps by their show, for the storage layer's
+// per-show conditions (store.LiveSeatsOfBuyers, store.HouseSeatsAmong).
+func byShow(ps []*pendingCommit, ids func(p *pendingCommit) []int64) map[int64][]int64 {
 	per := map[int64][]int64{}
 	for _, p := range ps {
 		per[p.order.ShowID] = append(per[p.order.ShowID], ids(p)...)
 	}
-	shows := make([]int64, 0, len(per))
-	for s, list := range per {
-		if len(list) > 0 {
-			shows = append(shows, s)
-		}
-	}
-	slices.Sort(shows)
-	var parts []string
-	var args []any
-	for _, s := range shows {
-		list := per[s]
-		slices.Sort(list)
-		list = slices.Compact(list)
-		parts = append(parts, fmt.Sprintf("(%s = ? AND %s IN (%s))", showCol, col, strings.TrimSuffix(strings.Repeat("?, ", len(list)), ", ")))
-		args = append(args, s)
-		for _, id := range list {
-			args = append(args, id)
-		}
-	}
-	return strings.Join(parts, " OR "), args
+	return per
 }
 
 // batchSeatIDs returns the seat ids of every order of the batch, sorted, each once.

@@ -9,6 +9,7 @@ import (
 
 	"seatflow/services"
 	"seatflow/services/catalog"
+	"seatflow/services/store"
 )
 
 // HallMaps brings the seat maps of a hall's shows in line with its layout in MySQL
@@ -89,15 +90,8 @@ func (o *Orders) seatsLeftHall(ctx context.Context, show *services.Show, order *
 // seat cache alone cannot tell: after a Redis flush the map is rebuilt from MySQL and a
 // hold and a block may both pass it. Errors: the database's.
 func houseSeatRefusals(ctx context.Context, tx *sqlx.Tx, ps []*pendingCommit) (map[*pendingCommit]error, error) {
-	where, args := byShow(ps, "show_id", "seat_id", func(p *pendingCommit) []int64 { return seatIDsOf(p.order) })
-	if where == "" {
-		return nil, nil
-	}
-	var rows []struct {
-		ShowID int64 `db:"show_id"`
-		SeatID int64 `db:"seat_id"`
-	}
-	if err := tx.SelectContext(ctx, &rows, "SELECT show_id, seat_id FROM show_house_seats WHERE "+where+" ORDER BY show_id, seat_id", args...); err != nil {
+	rows, err := store.HouseSeatsAmong(ctx, tx, byShow(ps, func(p *pendingCommit) []int64 { return seatIDsOf(p.order) }))
+	if err != nil {
 		return nil, err
 	}
 	if len(rows) == 0 {
