@@ -71,7 +71,7 @@ func (o *Orders) precheck(ctx context.Context, show *services.Show, hall *servic
 	}
 	if out.seen || n > show.PurchaseLimit {
 		// a replay answers with its first order, whatever the seats are now; a request
-		// over the purchase limit is told so first (LIMIT_EXCEEDED, in hold)
+		// over the purchase limit is told so first (LIMIT_EXCEEDED, in place)
 		return out, nil
 	}
 	if seatList != nil {
