@@ -90,6 +90,9 @@ func (g *groupCommit) submit(p *pendingCommit, held *holdCount) error {
 	default:
 	}
 	if lead {
+		// the hop to the leader: from here this create's commit runs on the leader's
+		// goroutine (lead → gather → commit, which is persistBatches), possibly in a
+		// batch with other creates; this goroutine only waits for the outcome
 		go g.lead()
 	}
 	return <-p.done
@@ -152,23 +155,6 @@ func (g *groupCommit) gather() []*pendingCommit {
 			waited = true
 		}
 	}
-}
-
-// persistOrder commits order through the group commit (or alone when MaxOrders is 1):
-// the order's insert, its seats, its Idempotency-Key and the commit-time checks of
-// persistBatch; claim is the create's Idempotency-Key lock (nil: none), which the batch
-// gives back once the order committed; offer marks a waiting list's offer (its e-mail
-// is mail.WaitlistOffer instead of mail.OrderCreated); held is the create's count as holding
-// (startHold), ended once the order is queued. The transaction has a context of its own (store.DBTimeout): a batch serves
-// many requests. Errors: as persistBatch's per-order outcomes.
-func (o *Orders) persistOrder(order *services.Order, hallID int64, limit int, key string, hash [32]byte, claim *keyClaim, offer bool, held *holdCount) error {
-	p := &pendingCommit{order: order, hallID: hallID, limit: limit, key: key, hash: hash, claim: claim, offer: offer}
-	if o.group == nil {
-		p.done = make(chan error, 1)
-		o.persistBatches([]*pendingCommit{p})
-		return <-p.done
-	}
-	return o.group.submit(p, held)
 }
 
 // holdCount counts one create as between the start of its hold and its submit while it

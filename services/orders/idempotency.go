@@ -80,14 +80,31 @@ func (l *keyLocks) take(ctx context.Context, userID int64, key string) (keyClaim
 	return c, nil
 }
 
-// giveBack frees the lock c holds and, with forget, drops the key's marker (failures are
+// seenMarker says what giveBack does with the key's "seen" marker.
+type seenMarker int
+
+const (
+	keepMarker seenMarker = iota // the key names an order (or may): remember it
+	dropMarker                   // the key's first request failed: the key is new again
+)
+
+// markerOnFailure is what giveBack does with the marker when the request that holds c
+// fails: a key used for the first time is forgotten, any other key is still remembered.
+func (c keyClaim) markerOnFailure() seenMarker {
+	if c.first {
+		return dropMarker
+	}
+	return keepMarker
+}
+
+// giveBack frees the lock c holds and, with dropMarker, drops the key's marker (failures are
 // not remembered: the key is new again). A lost reply only delays the next request with
 // the key until the lock's TTL, and a marker left behind costs one MySQL lookup.
-func (l *keyLocks) giveBack(userID int64, key string, c keyClaim, forget bool) {
+func (l *keyLocks) giveBack(userID int64, key string, c keyClaim, marker seenMarker) {
 	ctx, cancel := context.WithTimeout(context.Background(), store.RedisTimeout)
 	defer cancel()
 	drop := "0"
-	if forget {
+	if marker == dropMarker {
 		drop = "1"
 	}
 	_ = l.release.Run(ctx, l.rdb, []string{l.name(userID, key), l.seenName(userID, key)}, c.token, drop).Err()
@@ -119,7 +136,7 @@ func (l *keyLocks) giveBackCommitted(ps []*pendingCommit) {
 	})
 	for i, p := range mine {
 		if redis.HasErrorPrefix(cmds[i].Err(), "NOSCRIPT") {
-			l.giveBack(p.order.UserID, p.key, *p.claim, false)
+			l.giveBack(p.order.UserID, p.key, *p.claim, keepMarker)
 		}
 		p.claim.given = true
 	}
@@ -150,7 +167,7 @@ func (o *Orders) withKey(ctx context.Context, userID int64, key string, hash [32
 		<-gated
 		if gateErr != nil {
 			if err == nil && c.locked {
-				o.locks.giveBack(userID, key, c, c.first)
+				o.locks.giveBack(userID, key, c, c.markerOnFailure())
 			}
 			return nil, gateErr
 		}
@@ -158,10 +175,10 @@ func (o *Orders) withKey(ctx context.Context, userID int64, key string, hash [32
 			return nil, err
 		}
 		if c.locked {
-			forget := false
+			marker := keepMarker
 			defer func() {
 				if !c.given {
-					o.locks.giveBack(userID, key, c, forget)
+					o.locks.giveBack(userID, key, c, marker)
 				}
 			}()
 			if !c.first {
@@ -170,7 +187,9 @@ func (o *Orders) withKey(ctx context.Context, userID int64, key string, hash [32
 				}
 			}
 			order, err := create(&c)
-			forget = err != nil && c.first
+			if err != nil {
+				marker = c.markerOnFailure()
+			}
 			return order, err
 		}
 		if time.Now().After(deadline) {
@@ -182,4 +201,54 @@ func (o *Orders) withKey(ctx context.Context, userID int64, key string, hash [32
 		case <-time.After(20 * time.Millisecond):
 		}
 	}
+}
+
+// IdempotencyTTL is how long an Idempotency-Key is honoured.
+const IdempotencyTTL = 24 * time.Hour
+
+// replay returns the order first created with this user's key and the same request, or
+// IDEMPOTENCY_MISMATCH when the key was used with another request; nil, nil when the key
+// is unknown (or older than IdempotencyTTL).
+func (o *Orders) replay(ctx context.Context, userID int64, key string, hash [32]byte) (*services.Order, error) {
+	ctx, cancel := context.WithTimeout(ctx, store.DBTimeout)
+	defer cancel()
+	row, err := store.IdempotencyKeySince(ctx, o.db, userID, key, o.clock.Now().Add(-IdempotencyTTL))
+	if err != nil {
+		if store.IsNoRows(err) {
+			return nil, nil
+		}
+		return nil, store.Unavailable("the database", err)
+	}
+	if string(row.Hash) != string(hash[:]) {
+		return nil, services.Errorf(services.CodeIdempotencyMismatch, "this Idempotency-Key was used with a different request")
+	}
+	order, err := o.orderByID(ctx, row.OrderID)
+	if err != nil {
+		return nil, err
+	}
+	// the first answer described the order as created
+	order.Status, order.PaidAt, order.CancelledAt, order.CancelReason = services.OrderPending, nil, nil, nil
+	return order, nil
+}
+
+// refusedUnlessReplay returns the first order of req's Idempotency-Key (or
+// IDEMPOTENCY_MISMATCH) when MySQL has one, else refusal: a refusal (SEAT_TAKEN,
+// SOLD_OUT, LIMIT_EXCEEDED, NO_ADJACENT_SEATS) of a keyed request that Redis could not
+// tell from a replay (API.md: a replay returns the first answer for 24 h, and
+// IDEMPOTENCY_MISMATCH outranks those refusals). Other errors, and a lookup that fails,
+// return refusal as it is.
+func (o *Orders) refusedUnlessReplay(ctx context.Context, req CreateOrderRequest, refusal error) (*services.Order, error) {
+	switch services.ErrorCode(refusal) {
+	case services.CodeSeatTaken, services.CodeSoldOut, services.CodeLimitExceeded, services.CodeNoAdjacentSeats:
+	default:
+		return nil, refusal
+	}
+	prior, err := o.replay(ctx, req.UserID, req.IdempotencyKey, req.hash())
+	switch {
+	case prior != nil:
+		return prior, nil
+	case services.ErrorCode(err) == services.CodeIdempotencyMismatch:
+		return nil, err
+	}
+	return nil, refusal
 }

@@ -20,7 +20,7 @@ const LimitCountWindow = 15 * time.Second
 // commit, redisNow Redis's clock then. It says yes when the counts were rebuilt after
 // the hold, when they were rebuilt less than limitCountWindow ago, and whenever a marker
 // is missing or unreadable (maps written before markers, "0"). limitRefusals
-// (persist_batch.go) applies it to every order of a batch.
+// (commit.go) applies it to every order of a batch.
 func NeedsLimitCount(holdMark, nowMark string, redisNow time.Time) bool {
 	if holdMark == "" || holdMark != nowMark {
 		return true

@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"seatflow/services"
-	"seatflow/services/seats"
 )
 
 // Offer asks for a waiting list's offer (API.md "Seat rules and the waiting list"): a
@@ -31,23 +30,12 @@ func (o *Orders) CreateOffer(ctx context.Context, in Offer) (*services.Order, er
 	if err := req.validate(); err != nil {
 		return nil, err
 	}
-	show, err := o.catalog.CachedShow(ctx, in.ShowID)
+	c, err := o.showOnSale(ctx, req)
 	if err != nil {
 		return nil, err
 	}
-	now := o.clock.Now()
-	if !show.OnSaleAt(now) {
-		return nil, notOnSale(show, now, o.zone)
-	}
-	hall, err := o.catalog.Hall(ctx, show.HallID)
-	if err != nil {
+	if err := o.inHall(ctx, c); err != nil {
 		return nil, err
 	}
-	if err := checkSeatsInShow(show, hall, in.SeatIDs); err != nil {
-		return nil, err
-	}
-	if err := seats.CheckCompanions(hall, in.SeatIDs); err != nil {
-		return nil, err
-	}
-	return o.hold(ctx, show, hall, req, now, nil)
+	return o.place(ctx, c, nil)
 }

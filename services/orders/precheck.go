@@ -2,7 +2,6 @@ package orders
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"strconv"
 	"time"
@@ -72,7 +71,7 @@ func (o *Orders) precheck(ctx context.Context, show *services.Show, hall *servic
 	}
 	if out.seen || n > show.PurchaseLimit {
 		// a replay answers with its first order, whatever the seats are now; a request
-		// over the purchase limit is told so first (LIMIT_EXCEEDED, in hold)
+		// over the purchase limit is told so first (LIMIT_EXCEEDED, in place)
 		return out, nil
 	}
 	if seatList != nil {
@@ -112,8 +111,7 @@ func (o *Orders) markersYoung(ctx context.Context, epoch *redis.StringCmd) bool 
 		return err != nil || now.Sub(time.Unix(since, 0)) < IdempotencyTTL
 	}
 	start := now
-	var last sql.NullTime
-	if err := o.db.GetContext(ctx, &last, "SELECT MAX(created_at) FROM idempotency_keys"); err == nil &&
+	if last, err := store.LastIdempotencyKeyAt(ctx, o.db); err == nil &&
 		(!last.Valid || now.Sub(last.Time) >= IdempotencyTTL) {
 		start = now.Add(-IdempotencyTTL)
 	}

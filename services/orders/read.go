@@ -3,25 +3,22 @@ package orders
 import (
 	"context"
 
-	"github.com/jmoiron/sqlx"
-
 	"seatflow/services"
 	"seatflow/services/store"
 )
 
-const orderColumns = `id, order_no, user_id, show_id, status, total_minor, currency, created_at, expires_at,
-	paid_at, cancelled_at, cancel_reason`
-
 // orderByID reads an order with its seats. Errors: NOT_FOUND, UNAVAILABLE.
 func (o *Orders) orderByID(ctx context.Context, id int64) (*services.Order, error) {
-	return o.readOne(ctx, "SELECT "+orderColumns+" FROM orders WHERE id = ?", id)
+	return o.readOne(ctx, func(ctx context.Context) (*services.Order, error) { return store.OrderByID(ctx, o.db, id) })
 }
 
-func (o *Orders) readOne(ctx context.Context, q string, args ...any) (*services.Order, error) {
+// readOne reads an order row with read (under store.DBTimeout), then its seats and
+// end. Errors: NOT_FOUND, UNAVAILABLE.
+func (o *Orders) readOne(ctx context.Context, read func(ctx context.Context) (*services.Order, error)) (*services.Order, error) {
 	ctx, cancel := context.WithTimeout(ctx, store.DBTimeout)
 	defer cancel()
-	order := &services.Order{}
-	if err := o.db.GetContext(ctx, order, q, args...); err != nil {
+	order, err := read(ctx)
+	if err != nil {
 		if store.IsNoRows(err) {
 			return nil, services.Errorf(services.CodeNotFound, "order not found")
 		}
@@ -49,16 +46,8 @@ func (o *Orders) AttachSeats(ctx context.Context, orders []*services.Order) erro
 		byID[ord.ID] = ord
 		ord.Seats = nil
 	}
-	q, args, err := sqlx.In(`SELECT os.order_id, os.seat_id, s.label, os.zone_code, os.price_minor
-		FROM order_seats os JOIN seats s ON s.id = os.seat_id WHERE os.order_id IN (?) ORDER BY s.row_no, s.col_no`, ids)
+	rows, err := store.OrderSeatsOf(ctx, o.db, ids)
 	if err != nil {
-		return err
-	}
-	var rows []struct {
-		OrderID int64 `db:"order_id"`
-		services.OrderSeat
-	}
-	if err := o.db.SelectContext(ctx, &rows, o.db.Rebind(q), args...); err != nil {
 		return store.Unavailable("the database", err)
 	}
 	for _, r := range rows {
@@ -93,7 +82,7 @@ func (o *Orders) ByNo(ctx context.Context, orderNo string) (*services.Order, err
 	if len(orderNo) == 0 || len(orderNo) > 32 {
 		return nil, services.Errorf(services.CodeNotFound, "order not found")
 	}
-	return o.readOne(ctx, "SELECT "+orderColumns+" FROM orders WHERE order_no = ?", orderNo)
+	return o.readOne(ctx, func(ctx context.Context) (*services.Order, error) { return store.OrderByNo(ctx, o.db, orderNo) })
 }
 
 // List returns the user's orders, newest first, at most limit (1..200).
@@ -103,8 +92,8 @@ func (o *Orders) List(ctx context.Context, userID int64, limit int) ([]*services
 	}
 	ctx, cancel := context.WithTimeout(ctx, store.DBTimeout)
 	defer cancel()
-	var orders []*services.Order
-	if err := o.db.SelectContext(ctx, &orders, "SELECT "+orderColumns+" FROM orders WHERE user_id = ? ORDER BY created_at DESC, id DESC LIMIT ?", userID, limit); err != nil {
+	orders, err := store.OrdersOfUser(ctx, o.db, userID, limit)
+	if err != nil {
 		return nil, store.Unavailable("the database", err)
 	}
 	if err := o.AttachSeats(ctx, orders); err != nil {

@@ -33,10 +33,7 @@ func (o *Orders) QueueSeatSync(order *services.Order, cause error) {
 	if len(msg) > 300 {
 		msg = msg[:300]
 	}
-	_, err := o.db.ExecContext(ctx, `INSERT INTO seat_syncs (order_id, attempts, last_error, created_at, next_attempt_at)
-		VALUES (?, 0, ?, ?, ?) ON DUPLICATE KEY UPDATE last_error = VALUES(last_error), next_attempt_at = VALUES(next_attempt_at)`,
-		order.ID, msg, now, now.Add(seatSyncBackoff(0)))
-	if err != nil {
+	if err := store.QueueSeatSync(ctx, o.db, order.ID, msg, now, now.Add(seatSyncBackoff(0))); err != nil {
 		o.metrics.SeatSyncs.WithLabelValues("lost").Inc()
 		o.log.Error("seat cache step failed and its retry could not be queued; reconciliation will repair it",
 			"order_no", order.OrderNo, "cause", cause, "err", err)
@@ -84,11 +81,8 @@ func (o *Orders) RetrySeatSyncs(ctx context.Context, limit int) (int, error) {
 	now := o.clock.Now()
 	qctx, cancel := context.WithTimeout(ctx, store.DBTimeout)
 	defer cancel()
-	var due []struct {
-		OrderID  int64 `db:"order_id"`
-		Attempts int   `db:"attempts"`
-	}
-	if err := o.db.SelectContext(qctx, &due, "SELECT order_id, attempts FROM seat_syncs WHERE next_attempt_at <= ? ORDER BY next_attempt_at LIMIT ?", now, limit); err != nil {
+	due, err := store.DueSeatSyncs(qctx, o.db, now, limit)
+	if err != nil {
 		return 0, store.Unavailable("the database", err)
 	}
 	done := 0
@@ -101,15 +95,14 @@ func (o *Orders) RetrySeatSyncs(ctx context.Context, limit int) (int, error) {
 		if err == nil {
 			done++
 			o.metrics.SeatSyncs.WithLabelValues("done").Inc()
-			_, err = o.db.ExecContext(wctx, "DELETE FROM seat_syncs WHERE order_id = ? AND attempts = ?", d.OrderID, d.Attempts)
+			err = store.DeleteSeatSync(wctx, o.db, d.OrderID, d.Attempts)
 		} else {
 			o.metrics.SeatSyncs.WithLabelValues("failed").Inc()
 			msg := err.Error()
 			if len(msg) > 300 {
 				msg = msg[:300]
 			}
-			_, err = o.db.ExecContext(wctx, "UPDATE seat_syncs SET attempts = attempts + 1, last_error = ?, next_attempt_at = ? WHERE order_id = ?",
-				msg, o.clock.Now().Add(seatSyncBackoff(d.Attempts+1)), d.OrderID)
+			err = store.PostponeSeatSync(wctx, o.db, d.OrderID, msg, o.clock.Now().Add(seatSyncBackoff(d.Attempts+1)))
 		}
 		cancel()
 		if err != nil {

@@ -3,7 +3,6 @@ package orders
 import (
 	"context"
 	"errors"
-	"fmt"
 	"slices"
 	"strings"
 	"sync"
@@ -16,6 +15,75 @@ import (
 	"seatflow/services/mail"
 	"seatflow/services/store"
 )
+
+// commit commits the held order of c in MySQL through the group commit (or alone when
+// GroupCommit.MaxOrders is 1): the order's insert, its seats, its Idempotency-Key and
+// the commit-time checks of persistBatch. claim is the create's Idempotency-Key lock
+// (nil: none), which the batch gives back once the order committed; held is the
+// create's count as holding (startHold), ended once the order is queued. The
+// transaction has a context of its own (store.DBTimeout): a batch serves many
+// requests. Errors: as persistBatch's per-order outcomes (commitFailed maps them).
+func (o *Orders) commit(c *creation, order *services.Order, claim *keyClaim, held *holdCount) error {
+	p := &pendingCommit{order: order, hallID: c.show.HallID, limit: c.show.PurchaseLimit,
+		key: c.req.IdempotencyKey, hash: c.req.hash(), claim: claim, offer: c.req.offerNo != ""}
+	if o.group == nil {
+		p.done = make(chan error, 1)
+		o.persistBatches([]*pendingCommit{p})
+		return <-p.done
+	}
+	// the hop: submit queues p, and a leader goroutine of the group commit (lead, maybe
+	// started by this very submit) runs persistBatches for a batch that holds it; this
+	// create waits on p.done for the outcome
+	return o.group.submit(p, held)
+}
+
+// commitFailed releases the holds of an order whose commit failed and answers the
+// create: a hall edit's refusal (SEAT_NOT_IN_SHOW, PRICE_CHANGED) also refreshes the
+// hall's seat maps; an Idempotency-Key that names an order already (errKeyTaken: Redis
+// had forgotten the key) returns that order (a replay); a seat another live order
+// occupies in MySQL (Redis had lost a hold) is SEAT_TAKEN naming those seats; other
+// contract errors stay as they are, and the rest is UNAVAILABLE.
+func (o *Orders) commitFailed(ctx context.Context, c *creation, order *services.Order, err error) (*services.Order, error) {
+	req := c.req
+	o.releaseAfterFailure(order)
+	if code := services.ErrorCode(err); code == services.CodeSeatNotInShow || code == services.CodePriceChanged {
+		o.hallChanged(ctx, c.show.HallID)
+	}
+	if errors.Is(err, errKeyTaken) {
+		// the key's first order exists though Redis had forgotten the key: replay it
+		if prior, rerr := o.replay(ctx, req.UserID, req.IdempotencyKey, req.hash()); prior != nil || rerr != nil {
+			return prior, rerr
+		}
+		return nil, store.Unavailable("the idempotency key", err)
+	}
+	if store.DuplicateOn(err, liveSeatKey) {
+		o.metrics.HoldConflicts.Inc()
+		taken := o.liveElsewhere(ctx, order)
+		return nil, &services.Error{Code: services.CodeSeatTaken, Message: "already taken: " + strings.Join(taken, ", "), Seats: taken, Err: err}
+	}
+	var e *services.Error
+	if errors.As(err, &e) {
+		return nil, err
+	}
+	return nil, store.Unavailable("the database", err)
+}
+
+// liveSeatKey is the unique key of a seat's one live order (invariant 1): the only
+// duplicate that means SEAT_TAKEN.
+const liveSeatKey = "uq_order_seats_live"
+
+// liveElsewhere names the seats of order that MySQL records in another live order (the
+// unique key refused the insert: Redis had lost a hold). All of the order's seats when
+// the lookup fails.
+func (o *Orders) liveElsewhere(ctx context.Context, order *services.Order) []string {
+	ctx, cancel := context.WithTimeout(ctx, store.DBTimeout)
+	defer cancel()
+	live, err := store.LiveSeatIDsAmong(ctx, o.db, order.ShowID, seatIDsOf(order))
+	if err != nil || len(live) == 0 {
+		return Labels(order.Seats)
+	}
+	return labelsAmong(order, live)
+}
 
 // errRetryWithout rolls back a batch whose commit-time checks refused orders after
 // their rows were inserted: the batch runs again without them.
@@ -78,7 +146,7 @@ func (o *Orders) persistBatches(batch []*pendingCommit) {
 // step 6), with a fixed number of statements whatever the batch's size:
 //  1. lock every seat of the batch (catalog.LockSeats, id order) and refuse the orders
 //     whose seats a hall edit changed (seatsChanged; they are left out of the inserts);
-//  2. insert the other orders and their seats (InsertOrders: two multi-row INSERTs);
+//  2. insert the other orders and their seats (store.InsertOrders: two multi-row INSERTs);
 //  3. refuse orders of house seats (houseSeatRefusals) and, around a rebuild of the
 //     per-user counts, orders over the purchase limit (limitRefusals; their buyers'
 //     rows were locked before step 2, lockCountedBuyers);
@@ -119,7 +187,7 @@ func (o *Orders) persistBatch(batch []*pendingCommit) (map[*pendingCommit]error,
 		if err != nil {
 			return err
 		}
-		if err := InsertOrders(ctx, tx, list, true, step); err != nil {
+		if err := store.InsertOrders(ctx, tx, list, store.SeatsLive, step); err != nil {
 			return err
 		}
 		house, err := houseSeatRefusals(ctx, tx, ok)
@@ -178,7 +246,7 @@ func (o *Orders) idStep(ctx context.Context) (int64, error) {
 	if o.idStepKnown {
 		return o.idStepVal, nil
 	}
-	step, err := AutoIncrementStep(ctx, o.db)
+	step, err := store.AutoIncrementStep(ctx, o.db)
 	if err != nil {
 		return 0, err
 	}
@@ -217,12 +285,7 @@ func (o *Orders) lockCountedBuyers(ctx context.Context, tx *sqlx.Tx, ps []*pendi
 		return nil, nil
 	}
 	slices.Sort(users)
-	q, args, err := sqlx.In("SELECT id FROM users WHERE id IN (?) ORDER BY id FOR UPDATE", slices.Compact(users))
-	if err != nil {
-		return nil, err
-	}
-	var locked []int64
-	if err := tx.SelectContext(ctx, &locked, tx.Rebind(q), args...); err != nil {
+	if err := store.LockOrderBuyers(ctx, tx, slices.Compact(users)); err != nil {
 		return nil, err
 	}
 	return need, nil
@@ -237,14 +300,8 @@ func limitRefusals(ctx context.Context, tx *sqlx.Tx, need []*pendingCommit) (map
 	if len(need) == 0 {
 		return nil, nil
 	}
-	where, args := byShow(need, "o.show_id", "o.user_id", func(p *pendingCommit) []int64 { return []int64{p.order.UserID} })
-	var rows []struct {
-		ShowID int64 `db:"show_id"`
-		UserID int64 `db:"user_id"`
-		Live   int   `db:"live"`
-	}
-	if err := tx.SelectContext(ctx, &rows, `SELECT o.show_id, o.user_id, COUNT(*) AS live FROM orders o
-		JOIN order_seats os ON os.order_id = o.id AND os.live = 1 WHERE `+where+` GROUP BY o.show_id, o.user_id`, args...); err != nil {
+	rows, err := store.LiveSeatsOfBuyers(ctx, tx, byShow(need, func(p *pendingCommit) []int64 { return []int64{p.order.UserID} }))
+	if err != nil {
 		return nil, err
 	}
 	live := map[[2]int64]int{}
@@ -275,28 +332,22 @@ func limitRefusals(ctx context.Context, tx *sqlx.Tx, need []*pendingCommit) (map
 // deadlock on those gaps); a batch returns the duplicate, and persistBatches commits its
 // orders one by one. Errors: errKeyTaken (the key's first order exists), the database's.
 func (o *Orders) rememberKeys(ctx context.Context, tx *sqlx.Tx, ps []*pendingCommit) error {
-	var args []any
-	n := 0
+	var keys []store.IdempotencyKey
 	for _, p := range ps {
 		if p.key != "" {
-			args = append(args, p.order.UserID, p.key, p.hash[:], p.order.ID, p.order.CreatedAt)
-			n++
+			keys = append(keys, store.IdempotencyKey{UserID: p.order.UserID, Key: p.key, Hash: p.hash[:], OrderID: p.order.ID, CreatedAt: p.order.CreatedAt})
 		}
 	}
-	if n == 0 {
+	if len(keys) == 0 {
 		return nil
 	}
-	insert := func() error {
-		_, err := tx.ExecContext(ctx, "INSERT INTO idempotency_keys (user_id, idem_key, request_hash, order_id, created_at) VALUES "+values(n, 5), args...)
-		return err
-	}
+	insert := func() error { return store.InsertIdempotencyKeys(ctx, tx, keys) }
 	err := insert()
 	if !store.DuplicateOn(err, "PRIMARY") || len(ps) > 1 {
 		return err
 	}
 	p := ps[0]
-	if _, err := tx.ExecContext(ctx, "DELETE FROM idempotency_keys WHERE user_id = ? AND idem_key = ? AND created_at < ?",
-		p.order.UserID, p.key, p.order.CreatedAt.Add(-IdempotencyTTL)); err != nil {
+	if err := store.DeleteIdempotencyKeyBefore(ctx, tx, p.order.UserID, p.key, p.order.CreatedAt.Add(-IdempotencyTTL)); err != nil {
 		return err
 	}
 	if err = insert(); store.DuplicateOn(err, "PRIMARY") {
@@ -305,34 +356,14 @@ func (o *Orders) rememberKeys(ctx context.Context, tx *sqlx.Tx, ps []*pendingCom
 	return err
 }
 
-// byShow is a WHERE condition matching rows of the batch's shows whose other column is
-// among ids(p) of the orders of that show: "(showCol = ? AND col IN (?, ...)) OR ...",
-// shows in id order; "" when no order has ids.
-func byShow(ps []*pendingCommit, showCol, col string, ids func(p *pendingCommit) []int64) (string, []any) {
+// byShow groups ids(p) of the orders of ps by their show, for the storage layer's
+// per-show conditions (store.LiveSeatsOfBuyers, store.HouseSeatsAmong).
+func byShow(ps []*pendingCommit, ids func(p *pendingCommit) []int64) map[int64][]int64 {
 	per := map[int64][]int64{}
 	for _, p := range ps {
 		per[p.order.ShowID] = append(per[p.order.ShowID], ids(p)...)
 	}
-	shows := make([]int64, 0, len(per))
-	for s, list := range per {
-		if len(list) > 0 {
-			shows = append(shows, s)
-		}
-	}
-	slices.Sort(shows)
-	var parts []string
-	var args []any
-	for _, s := range shows {
-		list := per[s]
-		slices.Sort(list)
-		list = slices.Compact(list)
-		parts = append(parts, fmt.Sprintf("(%s = ? AND %s IN (%s))", showCol, col, strings.TrimSuffix(strings.Repeat("?, ", len(list)), ", ")))
-		args = append(args, s)
-		for _, id := range list {
-			args = append(args, id)
-		}
-	}
-	return strings.Join(parts, " OR "), args
+	return per
 }
 
 // batchSeatIDs returns the seat ids of every order of the batch, sorted, each once.
@@ -343,4 +374,33 @@ func batchSeatIDs(batch []*pendingCommit) []int64 {
 	}
 	slices.Sort(ids)
 	return slices.Compact(ids)
+}
+
+// houseSeatRefusals answers SEAT_TAKEN for each order of ps of which staff keep a seat
+// as a house seat of its show (one read for the batch). It runs after the orders' rows
+// are inserted, as a plain read that takes no locks: a house block locks the seats' live
+// order rows for update before it inserts its own (staff.ShowSeats.Block), so an order
+// inserting after that waits for the block's commit and this read, the transaction's
+// first snapshot, sees the block; a block that comes later finds the orders' rows. The
+// seat cache alone cannot tell: after a Redis flush the map is rebuilt from MySQL and a
+// hold and a block may both pass it. Errors: the database's.
+func houseSeatRefusals(ctx context.Context, tx *sqlx.Tx, ps []*pendingCommit) (map[*pendingCommit]error, error) {
+	rows, err := store.HouseSeatsAmong(ctx, tx, byShow(ps, func(p *pendingCommit) []int64 { return seatIDsOf(p.order) }))
+	if err != nil {
+		return nil, err
+	}
+	if len(rows) == 0 {
+		return nil, nil
+	}
+	house := map[int64][]int64{}
+	for _, r := range rows {
+		house[r.ShowID] = append(house[r.ShowID], r.SeatID)
+	}
+	out := map[*pendingCommit]error{}
+	for _, p := range ps {
+		if labels := labelsAmong(p.order, house[p.order.ShowID]); len(labels) > 0 {
+			out[p] = &services.Error{Code: services.CodeSeatTaken, Seats: labels, Message: "already taken: " + strings.Join(labels, ", ")}
+		}
+	}
+	return out, nil
 }

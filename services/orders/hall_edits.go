@@ -5,8 +5,6 @@ import (
 	"errors"
 	"strings"
 
-	"github.com/jmoiron/sqlx"
-
 	"seatflow/services"
 	"seatflow/services/catalog"
 )
@@ -78,65 +76,4 @@ func (o *Orders) seatsLeftHall(ctx context.Context, show *services.Show, order *
 		return se
 	}
 	return nil
-}
-
-// houseSeatRefusals answers SEAT_TAKEN for each order of ps of which staff keep a seat
-// as a house seat of its show (one read for the batch). It runs after the orders' rows
-// are inserted, as a plain read that takes no locks: a house block locks the seats' live
-// order rows for update before it inserts its own (staff.ShowSeats.Block), so an order
-// inserting after that waits for the block's commit and this read, the transaction's
-// first snapshot, sees the block; a block that comes later finds the orders' rows. The
-// seat cache alone cannot tell: after a Redis flush the map is rebuilt from MySQL and a
-// hold and a block may both pass it. Errors: the database's.
-func houseSeatRefusals(ctx context.Context, tx *sqlx.Tx, ps []*pendingCommit) (map[*pendingCommit]error, error) {
-	where, args := byShow(ps, "show_id", "seat_id", func(p *pendingCommit) []int64 { return seatIDsOf(p.order) })
-	if where == "" {
-		return nil, nil
-	}
-	var rows []struct {
-		ShowID int64 `db:"show_id"`
-		SeatID int64 `db:"seat_id"`
-	}
-	if err := tx.SelectContext(ctx, &rows, "SELECT show_id, seat_id FROM show_house_seats WHERE "+where+" ORDER BY show_id, seat_id", args...); err != nil {
-		return nil, err
-	}
-	if len(rows) == 0 {
-		return nil, nil
-	}
-	house := map[int64][]int64{}
-	for _, r := range rows {
-		house[r.ShowID] = append(house[r.ShowID], r.SeatID)
-	}
-	out := map[*pendingCommit]error{}
-	for _, p := range ps {
-		if labels := labelsAmong(p.order, house[p.order.ShowID]); len(labels) > 0 {
-			out[p] = &services.Error{Code: services.CodeSeatTaken, Seats: labels, Message: "already taken: " + strings.Join(labels, ", ")}
-		}
-	}
-	return out, nil
-}
-
-// labelsAmong returns the labels of the order's seats whose ids are in ids, in the
-// order's seat order.
-func labelsAmong(order *services.Order, ids []int64) []string {
-	in := make(map[int64]bool, len(ids))
-	for _, id := range ids {
-		in[id] = true
-	}
-	var out []string
-	for _, s := range order.Seats {
-		if in[s.SeatID] {
-			out = append(out, s.Label)
-		}
-	}
-	return out
-}
-
-// seatIDsOf returns the ids of the order's seats, in its seat order.
-func seatIDsOf(order *services.Order) []int64 {
-	ids := make([]int64, len(order.Seats))
-	for i, s := range order.Seats {
-		ids[i] = s.SeatID
-	}
-	return ids
 }

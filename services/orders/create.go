@@ -1,0 +1,325 @@
+package orders
+
+import (
+	"context"
+	"crypto/sha256"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"seatflow/services"
+	"seatflow/services/seats"
+)
+
+// The create pipeline (DESIGN.md, "The order pipeline"), top to bottom: Create lists its
+// steps in the order they run, and each step is a function below it or in the file its
+// comment names: the Redis read in precheck.go, the Idempotency-Key's lock in
+// idempotency.go, the Lua hold in hold.go, the MySQL transaction in commit.go (batched
+// by group_commit.go).
+
+// CreateOrderRequest asks for seats of one show: either SeatIDs (chosen seats) or Zone
+// with Quantity (best available, side by side in one row; Accessible asks for a block
+// with a wheelchair space). ExpectedTotalMinor, when set, must equal the server's total.
+// IdempotencyKey (1..64 printable ASCII, optional) makes a replay return the first order.
+type CreateOrderRequest struct {
+	UserID             int64
+	ShowID             int64
+	SeatIDs            []int64
+	Zone               string
+	Quantity           int
+	Accessible         bool
+	ExpectedTotalMinor *int64
+	IdempotencyKey     string
+	// AdmissionToken is the waiting room's token (header Admission-Token or the
+	// browser's cookie), needed when the show's waiting room is on.
+	AdmissionToken string
+
+	offerNo  string        // CreateOffer: the order number, chosen before the order exists
+	offerFor time.Duration // CreateOffer: how long the offer holds its seats
+}
+
+// MaxSeatsPerRequest bounds a request before the show's purchase limit is known.
+const MaxSeatsPerRequest = 100
+
+// creation is one create on its way through the steps: the request and what the steps
+// before learned (the show, its hall, and now, the app's clock when the show was read).
+type creation struct {
+	req  CreateOrderRequest
+	show *services.Show
+	hall *services.Hall
+	now  time.Time
+}
+
+// Create runs the create pipeline (DESIGN.md, Order pipeline), one named step after
+// another: validate (the request's shape), showOnSale, admit (the waiting room's
+// admission token, when the show's room is on), inHall (hall membership), precheck (one
+// pipelined read that refuses seats already taken, precheck.go), gate (rate limits and
+// the Idempotency-Key's lock, in parallel), and under them place: the purchase limit,
+// hold (one Lua hold, hold.go), commit (one MySQL transaction through the group commit,
+// commit.go; holds released on any failure), then answer (the expiry task). It returns
+// the pending order; a replay of an Idempotency-Key returns the first order as it was
+// created.
+// Errors: INVALID_REQUEST, NOT_FOUND, NOT_ON_SALE, NOT_ADMITTED, SEAT_NOT_IN_SHOW, RATE_LIMITED,
+// IDEMPOTENCY_MISMATCH, PRICE_CHANGED, SEAT_TAKEN, SOLD_OUT, NO_ADJACENT_SEATS,
+// LIMIT_EXCEEDED, UNAVAILABLE. Every error leaves Redis and MySQL as they were.
+func (o *Orders) Create(ctx context.Context, req CreateOrderRequest) (*services.Order, error) {
+	start := time.Now()
+	defer func() { o.metrics.CreateLatency.Observe(time.Since(start).Seconds()) }()
+	if err := req.validate(); err != nil {
+		return nil, err
+	}
+	c, err := o.showOnSale(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	if err := o.admit(c); err != nil {
+		return nil, err
+	}
+	if err := o.inHall(ctx, c); err != nil {
+		return nil, err
+	}
+	pre, err := o.precheck(ctx, c.show, c.hall, &c.req)
+	if err != nil {
+		return nil, err
+	}
+	if pre.refusal != nil {
+		return o.refusedByPrecheck(ctx, c, pre)
+	}
+	return o.gate(ctx, c, pre)
+}
+
+// validate checks the request's shape (INVALID_REQUEST).
+func (r *CreateOrderRequest) validate() error {
+	switch {
+	case len(r.SeatIDs) > 0 && (r.Zone != "" || r.Quantity != 0):
+		return services.Errorf(services.CodeInvalidRequest, "send either seat_ids or zone with quantity, not both")
+	case len(r.SeatIDs) == 0 && r.Zone == "":
+		return services.Errorf(services.CodeInvalidRequest, "seat_ids must list 1 or more seats (or send zone and quantity)")
+	case len(r.SeatIDs) > MaxSeatsPerRequest:
+		return services.Errorf(services.CodeInvalidRequest, "at most %d seats per order", MaxSeatsPerRequest)
+	case len(r.SeatIDs) == 0 && (r.Quantity < 1 || r.Quantity > MaxSeatsPerRequest):
+		return services.Errorf(services.CodeInvalidRequest, "quantity must be a whole number from 1 to %d", MaxSeatsPerRequest)
+	}
+	seen := make(map[int64]bool, len(r.SeatIDs))
+	for _, id := range r.SeatIDs {
+		if id <= 0 {
+			return services.Errorf(services.CodeInvalidRequest, "seat id %d is not a positive integer", id)
+		}
+		if seen[id] {
+			return services.Errorf(services.CodeInvalidRequest, "seat %d is listed twice", id)
+		}
+		seen[id] = true
+	}
+	if k := r.IdempotencyKey; k != "" {
+		if len(k) > 64 {
+			return services.Errorf(services.CodeInvalidRequest, "Idempotency-Key is longer than 64 characters")
+		}
+		for i := 0; i < len(k); i++ {
+			if k[i] < 0x21 || k[i] > 0x7e {
+				return services.Errorf(services.CodeInvalidRequest, "Idempotency-Key must be printable ASCII")
+			}
+		}
+	}
+	return nil
+}
+
+// hash identifies the request's content for Idempotency-Key comparison.
+func (r *CreateOrderRequest) hash() [32]byte {
+	var b strings.Builder
+	fmt.Fprintf(&b, "show=%d;zone=%q;qty=%d;acc=%v;seats=", r.ShowID, r.Zone, r.Quantity, r.Accessible)
+	for _, id := range r.SeatIDs {
+		b.WriteString(strconv.FormatInt(id, 10) + ",")
+	}
+	if r.ExpectedTotalMinor != nil {
+		fmt.Fprintf(&b, ";expected=%d", *r.ExpectedTotalMinor)
+	}
+	return sha256.Sum256([]byte(b.String()))
+}
+
+// showOnSale reads the request's show (the catalog's cache) and the app's clock, and
+// refuses a show that takes no orders now. Errors: NOT_FOUND, NOT_ON_SALE, UNAVAILABLE.
+func (o *Orders) showOnSale(ctx context.Context, req CreateOrderRequest) (*creation, error) {
+	show, err := o.catalog.CachedShow(ctx, req.ShowID)
+	if err != nil {
+		return nil, err
+	}
+	now := o.clock.Now()
+	if !show.OnSaleAt(now) {
+		return nil, notOnSale(show, now, o.zone)
+	}
+	return &creation{req: req, show: show, now: now}, nil
+}
+
+// admit checks the waiting room's admission token when the show's room is on, before
+// any rate-limit token or hold is spent. Errors: NOT_ADMITTED.
+func (o *Orders) admit(c *creation) error {
+	if !c.show.WaitingRoom {
+		return nil
+	}
+	if o.admitted == nil {
+		return &services.Error{Code: services.CodeNotAdmitted, Message: "this show's waiting room admits nobody here"}
+	}
+	return o.admitted.Check(c.req.AdmissionToken, c.req.UserID, c.show.ID, c.now)
+}
+
+// inHall reads the show's hall (cached) and refuses chosen seats that are not sellable
+// seats of the show or break the companion rule, or a zone the show has no price for.
+// Errors: SEAT_NOT_IN_SHOW, INVALID_REQUEST, NOT_FOUND, UNAVAILABLE.
+func (o *Orders) inHall(ctx context.Context, c *creation) error {
+	hall, err := o.catalog.Hall(ctx, c.show.HallID)
+	if err != nil {
+		return err
+	}
+	c.hall = hall
+	if len(c.req.SeatIDs) > 0 {
+		if err := checkSeatsInShow(c.show, hall, c.req.SeatIDs); err != nil {
+			return err
+		}
+		return seats.CheckCompanions(hall, c.req.SeatIDs)
+	}
+	if _, ok := c.show.ZonePrice(c.req.Zone); !ok {
+		return services.Errorf(services.CodeInvalidRequest, "zone %q is not a zone of this show", c.req.Zone)
+	}
+	return nil
+}
+
+// refusedByPrecheck answers the precheck's refusal, or the first order of the request's
+// Idempotency-Key when Redis could not tell the request from a replay (pre.unsure;
+// refusedUnlessReplay, idempotency.go).
+func (o *Orders) refusedByPrecheck(ctx context.Context, c *creation, pre precheck) (*services.Order, error) {
+	if pre.unsure {
+		return o.refusedUnlessReplay(ctx, c.req, pre.refusal)
+	}
+	return nil, pre.refusal
+}
+
+// gate spends what a create pays before its hold, then runs place: a rate-limit token
+// and, with an Idempotency-Key, the key's lock (withKey, idempotency.go), taken at the
+// same time. A key Redis saw before may be a replay: MySQL is asked first, and a replay
+// returns the first order and costs no token. Under the lock, a refusal that Redis
+// could not tell from a replay (a key Redis forgot, or seats the buyer holds already)
+// returns the key's first order when MySQL has one. Errors: RATE_LIMITED,
+// IDEMPOTENCY_MISMATCH, UNAVAILABLE and those of place.
+func (o *Orders) gate(ctx context.Context, c *creation, pre precheck) (*services.Order, error) {
+	req := c.req
+	allow := func() error { return o.allowOrder(ctx, req) }
+	if req.IdempotencyKey == "" {
+		if err := allow(); err != nil {
+			return nil, err
+		}
+		return o.place(ctx, c, nil)
+	}
+	if pre.seen {
+		// a replay creates nothing, so it costs no rate-limit token; a key never seen
+		// before (Redis remembers keys in use) costs no MySQL lookup either
+		if prior, err := o.replay(ctx, req.UserID, req.IdempotencyKey, req.hash()); prior != nil {
+			return prior, nil
+		} else if err != nil && services.ErrorCode(err) != services.CodeIdempotencyMismatch {
+			return nil, err
+		}
+		if err := allow(); err != nil {
+			return nil, err
+		}
+		allow = nil
+	}
+	return o.withKey(ctx, req.UserID, req.IdempotencyKey, req.hash(), allow, func(claim *keyClaim) (*services.Order, error) {
+		order, err := o.place(ctx, c, claim)
+		if err != nil && (pre.unsure || services.ErrorCode(err) == services.CodeSeatTaken && o.seats.AnyHeldBy(ctx, c.show.ID, req.SeatIDs, req.UserID)) {
+			// a retry whose key Redis forgot (a flush): its first order, in MySQL,
+			// outranks the refusal (the seats are this buyer's own, the limit counts them)
+			return o.refusedUnlessReplay(ctx, req, err)
+		}
+		return order, err
+	})
+}
+
+// allowOrder takes a rate-limit token of the buyer and the show (RateLimiter.AllowOrder),
+// counting a refusal in the metrics. Errors: RATE_LIMITED, UNAVAILABLE.
+func (o *Orders) allowOrder(ctx context.Context, req CreateOrderRequest) error {
+	err := o.limiter.AllowOrder(ctx, req.UserID, req.ShowID)
+	if services.ErrorCode(err) == services.CodeRateLimited {
+		o.metrics.RateLimited.WithLabelValues("order").Inc()
+	}
+	return err
+}
+
+// place spends seats: the purchase limit, the Lua hold (hold.go), the order's commit
+// through the group commit (commit.go), then the answer. claim is the request's
+// Idempotency-Key lock (nil without a key), given back with the order's batch once it
+// committed. Errors: LIMIT_EXCEEDED and those of hold and commit; every error leaves
+// Redis and MySQL as they were.
+func (o *Orders) place(ctx context.Context, c *creation, claim *keyClaim) (*services.Order, error) {
+	if err := c.withinPurchaseLimit(); err != nil {
+		return nil, err
+	}
+	holding := o.group.startHold() // a batch gathering now may wait for this order
+	defer holding.stop()
+	order, err := o.hold(ctx, c)
+	if err != nil {
+		return nil, err
+	}
+	if err := o.commit(c, order, claim, &holding); err != nil {
+		return o.commitFailed(ctx, c, order, err)
+	}
+	return o.answer(ctx, order), nil
+}
+
+// withinPurchaseLimit refuses a request for more seats than the show's purchase limit
+// (LIMIT_EXCEEDED); the hold script counts the buyer's other seats.
+func (c *creation) withinPurchaseLimit() error {
+	n := len(c.req.SeatIDs)
+	if n == 0 {
+		n = c.req.Quantity
+	}
+	if n > c.show.PurchaseLimit {
+		return services.Errorf(services.CodeLimitExceeded, "at most %d seats per person for this show", c.show.PurchaseLimit)
+	}
+	return nil
+}
+
+// answer counts the committed order and schedules its expiry task at its deadline; a
+// task that cannot be scheduled is logged and counted (reconciliation expires the order).
+func (o *Orders) answer(ctx context.Context, order *services.Order) *services.Order {
+	o.metrics.OrdersCreated.Inc()
+	if o.expiry != nil {
+		if err := o.expiry.ScheduleExpiry(ctx, order.OrderNo, order.ExpiresAt); err != nil {
+			o.metrics.ExpiryEnqueueErrors.Inc()
+			o.log.Warn("expiry task not enqueued; reconciliation will expire the order", "order_no", order.OrderNo, "err", err)
+		}
+	}
+	return order
+}
+
+// notOnSale explains why a show takes no orders, with times in the cinema's zone.
+func notOnSale(show *services.Show, now time.Time, zone *time.Location) error {
+	const layout = "Mon 2 Jan 15:04 MST"
+	switch st := show.StatusAt(now); {
+	case (st == services.ShowScheduled || st == services.ShowOnSale) && now.Before(show.SaleOpensAt):
+		return services.Errorf(services.CodeNotOnSale, "sale opens %s", show.SaleOpensAt.In(zone).Format(layout))
+	case st == services.ShowClosed && !now.Before(show.SaleClosesAt):
+		return services.Errorf(services.CodeNotOnSale, "sale closed %s", show.SaleClosesAt.In(zone).Format(layout))
+	default:
+		return services.Errorf(services.CodeNotOnSale, "this show is not on sale (it is %s)", strings.ReplaceAll(st, "_", " "))
+	}
+}
+
+// checkSeatsInShow refuses seats that are not sellable seats of the show's hall, or of a
+// zone the show has no price for (SEAT_NOT_IN_SHOW naming them).
+func checkSeatsInShow(show *services.Show, hall *services.Hall, ids []int64) error {
+	var bad []string
+	for _, id := range ids {
+		s, ok := hall.Seat(id)
+		if !ok {
+			bad = append(bad, strconv.FormatInt(id, 10))
+			continue
+		}
+		if _, priced := show.ZonePrice(s.ZoneCode); !s.Sellable() || !priced {
+			bad = append(bad, s.Label)
+		}
+	}
+	if len(bad) > 0 {
+		return &services.Error{Code: services.CodeSeatNotInShow, Message: "not a sellable seat of this show: " + strings.Join(bad, ", "), Seats: bad}
+	}
+	return nil
+}

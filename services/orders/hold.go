@@ -1,0 +1,272 @@
+package orders
+
+import (
+	"context"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"seatflow/services"
+	"seatflow/services/seats"
+	"seatflow/services/store"
+)
+
+// hold builds the pending order of c (its number, its deadline: HoldFor from now, never
+// after the sale closes) and holds its seats in the seat cache: the chosen seats, or a
+// block best available picks, in one Lua call that also applies the purchase limit and
+// the single-seat rule. On failure nothing stays held: a reply lost in an UNAVAILABLE
+// is undone (owner-checked), and a seat a hall edit took out of the map is told as
+// SEAT_NOT_IN_SHOW (seatsLeftHall). Errors: SEAT_TAKEN, SOLD_OUT, NO_ADJACENT_SEATS,
+// SINGLE_SEAT_GAP, LIMIT_EXCEEDED, PRICE_CHANGED, SEAT_NOT_IN_SHOW, UNAVAILABLE.
+func (o *Orders) hold(ctx context.Context, c *creation) (*services.Order, error) {
+	show, hall, req := c.show, c.hall, c.req
+	holdFor, orderNo := o.holdFor, req.offerNo
+	if req.offerFor > 0 {
+		holdFor = req.offerFor
+	}
+	if orderNo == "" {
+		orderNo = services.NewOrderNo(c.now)
+	}
+	deadline := c.now.Add(holdFor).Truncate(time.Second)
+	if deadline.After(show.SaleClosesAt) {
+		deadline = show.SaleClosesAt // nobody pays for a show whose sale has closed
+	}
+	order := &services.Order{OrderNo: orderNo, UserID: req.UserID, ShowID: show.ID, Status: services.OrderPending,
+		Currency: show.Currency, CreatedAt: c.now, ExpiresAt: deadline}
+	var err error
+	if len(req.SeatIDs) > 0 {
+		err = o.holdChosen(ctx, show, hall, order, req)
+	} else {
+		err = o.holdBestAvailable(ctx, show, hall, order, req)
+	}
+	if err != nil {
+		if services.ErrorCode(err) == services.CodeUnavailable && len(order.Seats) > 0 {
+			// the script may have run though its reply was lost: undo (owner-checked)
+			o.releaseAfterFailure(order)
+		}
+		if seats.IsNotLoaded(err) {
+			if gone := o.seatsLeftHall(ctx, show, order); gone != nil {
+				return nil, gone
+			}
+		}
+		return nil, err
+	}
+	if o.failHook != nil {
+		if err := o.failHook("held"); err != nil {
+			o.releaseAfterFailure(order)
+			return nil, store.Unavailable("the database", err)
+		}
+	}
+	return order, nil
+}
+
+// holdChosen holds the seats the buyer chose, all or none, in one Lua call, which also
+// applies the show's single-seat rule to the seat values it holds over (seats/strand.go).
+func (o *Orders) holdChosen(ctx context.Context, show *services.Show, hall *services.Hall, order *services.Order, req CreateOrderRequest) error {
+	if err := price(show, hall, order, req.SeatIDs, req.ExpectedTotalMinor); err != nil {
+		return err
+	}
+	rule, rows := seats.RuleArgs(hall, show.SingleSeatRule, req.SeatIDs)
+	out, err := o.seats.HoldUnderRule(ctx, show.ID, order.OrderNo, req.UserID, show.PurchaseLimit, refsOf(order), rule, rows, holdFlags(req))
+	if err != nil {
+		return err
+	}
+	order.HoldMark = out.Mark
+	order.Stranded = labelsOf(hall, out.Stranded)
+	return o.holdError(show, hall, out)
+}
+
+// holdFlags says who a hold is for, as the waiting list's gate sees it: a waiting
+// list's offer, or the public (the gate applies to every seat of the batch).
+func holdFlags(req CreateOrderRequest) string {
+	if req.offerNo != "" {
+		return seats.HoldOffer
+	}
+	return seats.HoldPublic
+}
+
+// labelsOf returns the labels of seat ids in the hall ("F8"), in their order.
+func labelsOf(hall *services.Hall, ids []int64) []string {
+	if len(ids) == 0 {
+		return nil
+	}
+	out := make([]string, len(ids))
+	for i, id := range ids {
+		out[i] = strconv.FormatInt(id, 10)
+		if s, ok := hall.Seat(id); ok {
+			out[i] = s.Label
+		}
+	}
+	return out
+}
+
+// holdError turns a refused hold into the contract's error.
+func (o *Orders) holdError(show *services.Show, hall *services.Hall, out seats.HoldOutcome) error {
+	switch {
+	case out.OK():
+		return nil
+	case len(out.Taken) > 0:
+		o.metrics.HoldConflicts.Inc()
+		names := make([]string, len(out.Taken))
+		for i, id := range out.Taken {
+			names[i] = strconv.FormatInt(id, 10)
+			if s, ok := hall.Seat(id); ok {
+				names[i] = s.Label
+			}
+		}
+		sort.Strings(names)
+		return &services.Error{Code: services.CodeSeatTaken, Message: "already taken: " + strings.Join(names, ", "), Seats: names}
+	case out.Gap:
+		names := labelsOf(hall, out.Stranded)
+		return &services.Error{Code: services.CodeSingleSeatGap, Seats: names, Message: "these seats would leave " +
+			strings.Join(names, ", ") + " as a single empty seat; other seats in the same row leave none"}
+	case out.Waitlist != "":
+		return services.Errorf(services.CodeSoldOut, "zone %s is sold out: the seats that came back are offered to its waiting list first", out.Waitlist)
+	case out.Limit:
+		return services.Errorf(services.CodeLimitExceeded, "you hold or own %d seats for this show; the limit is %d per person", out.LimitNow, show.PurchaseLimit)
+	default:
+		return services.Errorf(services.CodeSoldOut, "zone %s is sold out", out.SoldOut)
+	}
+}
+
+// holdBestAvailable picks a block of Quantity adjacent seats in the zone from the
+// best-available snapshot and holds it, choosing again when another order took a seat of
+// it meanwhile.
+func (o *Orders) holdBestAvailable(ctx context.Context, show *services.Show, hall *services.Hall, order *services.Order, req CreateOrderRequest) error {
+	snap := o.best.Of(show.ID)
+	o.seats.Follow(show.ID) // the snapshot hears other processes' changes (seats.SeatEvents)
+	read := func(ctx context.Context) (map[int64]string, error) { return o.seats.States(ctx, show.ID) }
+	fresh := false
+	// a plain pick is held only if, on the values it holds over, it strands nothing its
+	// row could have spared (enforce); an accessible block is held as it is (warn)
+	rule := seats.RuleEnforce
+	if req.Accessible {
+		rule = seats.RuleWarn
+	}
+	for attempt := 0; attempt < 4; attempt++ {
+		free := 0
+		ids, err := snap.Choose(ctx, fresh, hall, read, func(freeSeats []bool, bits seats.FreeBits) []int64 {
+			var p seats.Pick
+			if req.Accessible {
+				p = seats.ChooseBlock(hall, freeSeats, req.Zone, req.Quantity, true, false)
+			} else {
+				p = seats.ChoosePlain(hall, freeSeats, bits, req.Zone, req.Quantity, false)
+			}
+			free = p.Free
+			return p.IDs
+		})
+		if err != nil {
+			return err
+		}
+		if ids == nil {
+			if !fresh {
+				fresh = true // the snapshot may be stale or over-marked: decide on the map as it is
+				continue
+			}
+			if req.Accessible && !zoneHasKind(hall, req.Zone, services.KindWheelchair) {
+				return services.Errorf(services.CodeNoAdjacentSeats, "zone %s has no wheelchair spaces", req.Zone)
+			}
+			if free < req.Quantity {
+				return services.Errorf(services.CodeSoldOut, "zone %s has %d seats left", req.Zone, free)
+			}
+			return services.Errorf(services.CodeNoAdjacentSeats, "no %d seats side by side are left in zone %s", req.Quantity, req.Zone)
+		}
+		if err := price(show, hall, order, ids, req.ExpectedTotalMinor); err != nil {
+			return err
+		}
+		ruleName, rows := seats.RuleArgs(hall, rule, ids)
+		out, err := o.seats.HoldUnderRule(ctx, show.ID, order.OrderNo, req.UserID, show.PurchaseLimit, refsOf(order), ruleName, rows, holdFlags(req))
+		if err != nil {
+			return err
+		}
+		if out.Gap {
+			// the seats beside the block changed since the snapshot: choose again on a
+			// fresh read
+			fresh = true
+			continue
+		}
+		if len(out.Taken) == 0 {
+			order.HoldMark = out.Mark
+			order.Stranded = labelsOf(hall, out.Stranded)
+			return o.holdError(show, hall, out)
+		}
+		// another buyer took one of these seats between the read and the hold: note it
+		// and look again, on a fresh read the second time round
+		snap.Mark(out.Taken)
+		fresh = attempt >= 1
+	}
+	o.metrics.HoldConflicts.Inc()
+	return services.Errorf(services.CodeNoAdjacentSeats, "seats are selling fast; no block could be held, try again")
+}
+
+// releaseAfterFailure frees the holds of an order that was never committed.
+func (o *Orders) releaseAfterFailure(order *services.Order) {
+	ctx, cancel := context.WithTimeout(context.Background(), store.RedisTimeout)
+	defer cancel()
+	if _, err := o.seats.Release(ctx, order.ShowID, order.OrderNo, refsOf(order), false); err != nil {
+		o.log.Error("holds of a failed order not released; reconciliation will free them", "order_no", order.OrderNo, "err", err)
+	}
+}
+
+// price fills order.Seats and TotalMinor from the show's zone prices (invariant 6) and
+// compares a client's expected total.
+func price(show *services.Show, hall *services.Hall, order *services.Order, ids []int64, expected *int64) error {
+	order.Seats = order.Seats[:0]
+	order.TotalMinor = 0
+	for _, id := range ids {
+		s, _ := hall.Seat(id)
+		p, _ := show.ZonePrice(s.ZoneCode)
+		order.Seats = append(order.Seats, services.OrderSeat{SeatID: id, Label: s.Label, ZoneCode: s.ZoneCode, PriceMinor: p})
+		order.TotalMinor += p
+	}
+	if expected != nil && *expected != order.TotalMinor {
+		return services.Errorf(services.CodePriceChanged, "the total is %d, not %d", order.TotalMinor, *expected)
+	}
+	return nil
+}
+
+// refsOf returns the seat store's references to the order's seats.
+func refsOf(order *services.Order) []seats.SeatRef {
+	refs := make([]seats.SeatRef, len(order.Seats))
+	for i, s := range order.Seats {
+		refs[i] = seats.SeatRef{ID: s.SeatID, Zone: s.ZoneCode}
+	}
+	return refs
+}
+
+// zoneHasKind reports whether the hall has a seat of that kind (a wheelchair space) in
+// the zone.
+func zoneHasKind(hall *services.Hall, zone, kind string) bool {
+	for _, s := range hall.Seats {
+		if s.ZoneCode == zone && s.Kind == kind {
+			return true
+		}
+	}
+	return false
+}
+
+// labelsAmong returns the labels of the order's seats whose ids are in ids, in the
+// order's seat order.
+func labelsAmong(order *services.Order, ids []int64) []string {
+	in := make(map[int64]bool, len(ids))
+	for _, id := range ids {
+		in[id] = true
+	}
+	var out []string
+	for _, s := range order.Seats {
+		if in[s.SeatID] {
+			out = append(out, s.Label)
+		}
+	}
+	return out
+}
+
+// seatIDsOf returns the ids of the order's seats, in its seat order.
+func seatIDsOf(order *services.Order) []int64 {
+	ids := make([]int64, len(order.Seats))
+	for i, s := range order.Seats {
+		ids[i] = s.SeatID
+	}
+	return ids
+}
