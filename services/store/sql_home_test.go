@@ -32,8 +32,6 @@ var sqlPending = map[string]bool{
 	"services/accounts/users_admin.go":      true,
 	"services/accounts/users_lang.go":       true,
 	"services/audit/audit.go":               true,
-	"services/demo/seed.go":                 true,
-	"services/demo/stadium_fill.go":         true,
 	"services/mail/outbox.go":               true,
 	"services/mail/rows.go":                 true,
 	"services/orders/end_reason.go":         true,
