@@ -60,12 +60,6 @@ var sqlPending = map[string]bool{
 	"services/waitlist/entries.go":          true,
 	"services/waitlist/runner.go":           true,
 	"services/waitlist/serve.go":            true,
-	"web/loadtest/audit.go":                 true,
-	"web/loadtest/baseline_v1.go":           true,
-	"web/loadtest/cpu_pids.go":              true,
-	"web/loadtest/fixtures.go":              true,
-	"web/loadtest/server.go":                true,
-	"web/loadtest/waitroom.go":              true,
 }
 
 // TestSQLLivesInStorage fails when a Go file outside the storage layer (services/store)
