@@ -51,30 +51,22 @@ func (c *Catalog) Hall(ctx context.Context, id int64) (*services.Hall, error) {
 func (c *Catalog) loadHall(ctx context.Context, id int64) (*services.Hall, error) {
 	ctx, cancel := context.WithTimeout(ctx, store.DBTimeout)
 	defer cancel()
-	h := &services.Hall{}
-	if err := c.db.GetContext(ctx, h, "SELECT id, name, rows_n, cols_n FROM halls WHERE id = ?", id); err != nil {
+	h, err := store.HallByID(ctx, c.db, id)
+	if err != nil {
 		if errors.Is(err, sql.ErrNoRows) {
 			return nil, services.Errorf(services.CodeNotFound, "hall %d not found", id)
 		}
 		return nil, store.Unavailable("the database", err)
 	}
-	if err := c.db.SelectContext(ctx, &h.Zones, `SELECT id, code, name, 0 AS price_minor FROM zones
-		WHERE hall_id = ? AND id IN (SELECT zone_id FROM seats WHERE hall_id = ?) ORDER BY id`, id, id); err != nil {
+	if h.Zones, err = store.HallSeatZones(ctx, c.db, id); err != nil {
 		return nil, store.Unavailable("the database", err)
 	}
-	if err := c.db.SelectContext(ctx, &h.Seats, `SELECT s.id, s.hall_id, s.zone_id, z.code AS zone_code, s.row_no, s.col_no, s.label, s.kind
-		FROM seats s JOIN zones z ON z.id = s.zone_id WHERE s.hall_id = ? ORDER BY s.row_no, s.col_no`, id); err != nil {
+	if h.Seats, err = store.HallSeats(ctx, c.db, id); err != nil {
 		return nil, store.Unavailable("the database", err)
 	}
 	h.Index()
 	return h, nil
 }
-
-const showColumns = `sh.id, sh.movie_id, sh.hall_id, sh.starts_at, sh.sale_opens_at, sh.sale_closes_at,
-	sh.status, sh.purchase_limit, sh.waiting_room, sh.admit_per_minute, sh.single_seat_rule, sh.currency, sh.created_at, h.name AS hall_name,
-	m.id AS "movie.id", m.title AS "movie.title", m.runtime_min AS "movie.runtime_min",
-	m.rating AS "movie.rating", m.synopsis AS "movie.synopsis"
-	FROM shows sh JOIN movies m ON m.id = sh.movie_id JOIN halls h ON h.id = sh.hall_id`
 
 // Show reads one show with its zones and prices afresh. Errors: NOT_FOUND, UNAVAILABLE.
 func (c *Catalog) Show(ctx context.Context, id int64) (*services.Show, error) {
@@ -96,15 +88,14 @@ func (c *Catalog) ForgetShow(id int64) { c.shows.Forget(id) }
 func (c *Catalog) loadShow(ctx context.Context, id int64) (*services.Show, error) {
 	ctx, cancel := context.WithTimeout(ctx, store.DBTimeout)
 	defer cancel()
-	s := &services.Show{}
-	if err := c.db.GetContext(ctx, s, "SELECT "+showColumns+" WHERE sh.id = ?", id); err != nil {
+	s, err := store.ShowByID(ctx, c.db, id)
+	if err != nil {
 		if errors.Is(err, sql.ErrNoRows) {
 			return nil, services.Errorf(services.CodeNotFound, "show %d not found", id)
 		}
 		return nil, store.Unavailable("the database", err)
 	}
-	if err := c.db.SelectContext(ctx, &s.Zones, `SELECT z.id, z.code, z.name, p.price_minor
-		FROM show_prices p JOIN zones z ON z.id = p.zone_id WHERE p.show_id = ? ORDER BY p.price_minor DESC, z.id`, id); err != nil {
+	if s.Zones, err = store.ShowPrices(ctx, c.db, id); err != nil {
 		return nil, store.Unavailable("the database", err)
 	}
 	s.DeriveStatus(c.clock.Now())
@@ -116,9 +107,8 @@ func (c *Catalog) loadShow(ctx context.Context, id int64) (*services.Show, error
 func (c *Catalog) ShowsBetween(ctx context.Context, from, to time.Time) ([]*services.Show, error) {
 	ctx, cancel := context.WithTimeout(ctx, store.DBTimeout)
 	defer cancel()
-	var shows []*services.Show
-	if err := c.db.SelectContext(ctx, &shows, "SELECT "+showColumns+
-		" WHERE sh.starts_at >= ? AND sh.starts_at < ? AND sh.status <> 'draft' ORDER BY sh.starts_at, h.name", from, to); err != nil {
+	shows, err := store.ShowsStartingBetween(ctx, c.db, from, to)
+	if err != nil {
 		return nil, store.Unavailable("the database", err)
 	}
 	if len(shows) == 0 {
@@ -132,16 +122,8 @@ func (c *Catalog) ShowsBetween(ctx context.Context, from, to time.Time) ([]*serv
 		ids[i] = s.ID
 		byID[s.ID] = s
 	}
-	q, args, err := sqlx.In(`SELECT p.show_id, z.id, z.code, z.name, p.price_minor
-		FROM show_prices p JOIN zones z ON z.id = p.zone_id WHERE p.show_id IN (?) ORDER BY p.price_minor DESC, z.id`, ids)
+	rows, err := store.ShowsPrices(ctx, c.db, ids)
 	if err != nil {
-		return nil, err
-	}
-	var rows []struct {
-		ShowID int64 `db:"show_id"`
-		services.Zone
-	}
-	if err := c.db.SelectContext(ctx, &rows, c.db.Rebind(q), args...); err != nil {
 		return nil, store.Unavailable("the database", err)
 	}
 	for _, r := range rows {

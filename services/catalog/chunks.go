@@ -1,12 +1,8 @@
 package catalog
 
 import (
-	"context"
 	"sort"
-	"strings"
 	"time"
-
-	"github.com/jmoiron/sqlx"
 
 	"seatflow/services/store"
 )
@@ -31,19 +27,6 @@ func inChunks[T any](vals []T, n int, f func([]T) error) error {
 	return nil
 }
 
-// execIn runs q, whose last placeholder is "IN (?)", for ids in chunks of maxInList, with
-// args before the ids. Errors: the database's.
-func execIn(ctx context.Context, tx *sqlx.Tx, q string, args []any, ids []int64) error {
-	return inChunks(ids, maxInList, func(part []int64) error {
-		sq, sargs, err := sqlx.In(q, append(append([]any(nil), args...), part)...)
-		if err != nil {
-			return err
-		}
-		_, err = tx.ExecContext(ctx, tx.Rebind(sq), sargs...)
-		return err
-	})
-}
-
 // sortedIDs returns ids in ascending order (a copy).
 func sortedIDs(ids []int64) []int64 {
 	out := append([]int64(nil), ids...)
@@ -56,10 +39,4 @@ func sortedIDs(ids []int64) []int64 {
 // seats are inserted, locked and compared in the one transaction).
 func hallTxTimeout(seats int) time.Duration {
 	return store.DBTimeout + time.Duration(seats)*100*time.Microsecond
-}
-
-// placeholders is n comma-separated groups, each "(?, ..., ?)" of width placeholders.
-func placeholders(n, width int) string {
-	one := "(" + strings.Repeat("?, ", width-1) + "?)"
-	return strings.Repeat(one+", ", n-1) + one
 }

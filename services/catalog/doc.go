@@ -4,8 +4,10 @@
 // console, the admin API and the publish job share, each write audited (invariant 11)
 // and times stored in UTC (invariant 7).
 //
-// It owns the halls, zones, seats, movies, shows and show_prices tables. It imports
-// services, store and audit. What it needs of the seat maps in Redis it asks through
+// It keeps the rules of the halls, zones, seats, movies, shows and show_prices tables;
+// their SQL is in services/store (halls.go, zones.go, seats.go, movies.go, shows.go,
+// show_prices.go, seat_counts.go), called with the pool or the writer's transaction. It
+// imports services, store and audit. What it needs of the seat maps in Redis it asks through
 // the small SeatMaps interface, which the seats package's Shows provides, so it never
 // imports seats.
 package catalog

@@ -80,10 +80,10 @@ func (c *Catalog) HallChanged(ctx context.Context, id int64) {
 // HallLayouts lists every hall ordered by name with its zones and seats, read afresh.
 // Errors: UNAVAILABLE.
 func (w *CatalogWriter) HallLayouts(ctx context.Context) ([]*services.Hall, error) {
-	var ids []int64
 	qctx, cancel := context.WithTimeout(ctx, store.DBTimeout)
 	defer cancel()
-	if err := w.db.SelectContext(qctx, &ids, "SELECT id FROM halls ORDER BY name, id"); err != nil {
+	ids, err := store.HallIDs(qctx, w.db)
+	if err != nil {
 		return nil, store.Unavailable("the database", err)
 	}
 	out := make([]*services.Hall, 0, len(ids))
@@ -137,11 +137,8 @@ func (w *CatalogWriter) CreateHall(ctx context.Context, actorID int64, in HallIn
 	tctx, cancel := context.WithTimeout(ctx, hallTxTimeout(len(l.Seats)))
 	defer cancel()
 	err = store.InTx(tctx, w.db, func(tx *sqlx.Tx) error {
-		res, err := tx.ExecContext(tctx, "INSERT INTO halls (name, rows_n, cols_n) VALUES (?, ?, ?)", name, l.Rows, l.Cols)
-		if err != nil {
-			return err
-		}
-		if id, err = res.LastInsertId(); err != nil {
+		var err error
+		if id, err = store.InsertHall(tctx, tx, name, l.Rows, l.Cols); err != nil {
 			return err
 		}
 		zones, err := ensureZones(tctx, tx, id, l)
@@ -175,16 +172,13 @@ func ensureZones(ctx context.Context, tx *sqlx.Tx, hallID int64, l *Layout) (map
 	}
 	for _, z := range LayoutZones {
 		if used[z.Code] {
-			if _, err := tx.ExecContext(ctx, "INSERT IGNORE INTO zones (hall_id, code, name) VALUES (?, ?, ?)", hallID, z.Code, z.Name); err != nil {
+			if err := store.EnsureZone(ctx, tx, hallID, z.Code, z.Name); err != nil {
 				return nil, err
 			}
 		}
 	}
-	var rows []struct {
-		ID   int64  `db:"id"`
-		Code string `db:"code"`
-	}
-	if err := tx.SelectContext(ctx, &rows, "SELECT id, code FROM zones WHERE hall_id = ?", hallID); err != nil {
+	rows, err := store.HallZoneCodes(ctx, tx, hallID)
+	if err != nil {
 		return nil, err
 	}
 	out := make(map[string]int64, len(rows))
@@ -197,11 +191,10 @@ func ensureZones(ctx context.Context, tx *sqlx.Tx, hallID int64, l *Layout) (map
 // insertSeats inserts seats of the hall, maxSeatRows to a statement.
 func insertSeats(ctx context.Context, tx *sqlx.Tx, hallID int64, zones map[string]int64, seats []LayoutSeat) error {
 	return inChunks(seats, maxSeatRows, func(batch []LayoutSeat) error {
-		args := make([]any, 0, 6*len(batch))
-		for _, s := range batch {
-			args = append(args, hallID, zones[s.Zone], s.Row, s.Col, s.Label, s.Kind)
+		rows := make([]store.NewSeat, len(batch))
+		for i, s := range batch {
+			rows[i] = store.NewSeat{HallID: hallID, ZoneID: zones[s.Zone], Row: s.Row, Col: s.Col, Label: s.Label, Kind: s.Kind}
 		}
-		_, err := tx.ExecContext(ctx, "INSERT INTO seats (hall_id, zone_id, row_no, col_no, label, kind) VALUES "+placeholders(len(batch), 6), args...)
-		return err
+		return store.InsertSeats(ctx, tx, rows)
 	})
 }

@@ -9,15 +9,14 @@ import (
 	"github.com/jmoiron/sqlx"
 
 	"seatflow/services"
+	"seatflow/services/store"
 )
 
 // unpricedShow is a show of a hall that has not started, with the zones of the hall's new
 // layout it has no price for.
 type unpricedShow struct {
-	ID       int64     `db:"id"`
-	Title    string    `db:"title"`
-	StartsAt time.Time `db:"starts_at"`
-	missing  []string
+	store.ShowStart
+	missing []string
 }
 
 // priceHallZones keeps every zone of a hall's new layout l priced for each show of the
@@ -28,27 +27,23 @@ type unpricedShow struct {
 // a price and the prices given (zone code -> minor units). Errors: CONFLICT naming the
 // shows (title and start in tz) and their unpriced zones, or the database's.
 func priceHallZones(ctx context.Context, tx *sqlx.Tx, hallID int64, l *Layout, prices []ZonePrice, zones map[string]int64, now time.Time, tz *time.Location) ([]int64, map[string]int64, error) {
-	var shows []*unpricedShow
-	if err := tx.SelectContext(ctx, &shows, `SELECT sh.id, m.title, sh.starts_at FROM shows sh JOIN movies m ON m.id = sh.movie_id
-		WHERE sh.hall_id = ? AND sh.starts_at > ? AND sh.status <> ? ORDER BY sh.starts_at, sh.id`, hallID, now, services.ShowCancelled); err != nil {
+	ahead, err := store.HallShowsAhead(ctx, tx, hallID, now, services.ShowCancelled)
+	if err != nil {
 		return nil, nil, err
 	}
-	if len(shows) == 0 {
+	if len(ahead) == 0 {
 		return nil, nil, nil
+	}
+	shows := make([]*unpricedShow, len(ahead))
+	for i, sh := range ahead {
+		shows[i] = &unpricedShow{ShowStart: sh}
 	}
 	ids := make([]int64, len(shows))
 	for i, sh := range shows {
 		ids[i] = sh.ID
 	}
-	q, args, err := sqlx.In(`SELECT p.show_id, z.code FROM show_prices p JOIN zones z ON z.id = p.zone_id WHERE p.show_id IN (?)`, ids)
+	have, err := store.ShowsPricedCodes(ctx, tx, ids)
 	if err != nil {
-		return nil, nil, err
-	}
-	var have []struct {
-		ShowID int64  `db:"show_id"`
-		Code   string `db:"code"`
-	}
-	if err := tx.SelectContext(ctx, &have, tx.Rebind(q), args...); err != nil {
 		return nil, nil, err
 	}
 	type showZone struct {
@@ -74,7 +69,7 @@ func priceHallZones(ctx context.Context, tx *sqlx.Tx, hallID int64, l *Layout, p
 				sh.missing = append(sh.missing, z.Code)
 				continue
 			}
-			if _, err := tx.ExecContext(ctx, "INSERT INTO show_prices (show_id, zone_id, price_minor) VALUES (?, ?, ?)", sh.ID, zones[z.Code], p); err != nil {
+			if err := store.InsertShowPrice(ctx, tx, sh.ID, zones[z.Code], p); err != nil {
 				return nil, nil, err
 			}
 			added = true
@@ -99,23 +94,18 @@ func priceHallZones(ctx context.Context, tx *sqlx.Tx, hallID int64, l *Layout, p
 // ids of those shows: a zone that comes back is priced afresh, and buyers see no empty
 // zone. Past and cancelled shows keep their prices.
 func unpriceUnusedZones(ctx context.Context, tx *sqlx.Tx, hallID int64, now time.Time) ([]int64, error) {
-	const unused = `FROM show_prices p JOIN shows sh ON sh.id = p.show_id
-		WHERE sh.hall_id = ? AND sh.starts_at > ? AND sh.status <> ?
-		AND NOT EXISTS (SELECT 1 FROM seats s WHERE s.zone_id = p.zone_id AND s.hall_id = ?)`
-	var shows []int64
-	if err := tx.SelectContext(ctx, &shows, "SELECT DISTINCT p.show_id "+unused, hallID, now, services.ShowCancelled, hallID); err != nil {
+	shows, err := store.ShowsPricingUnusedZones(ctx, tx, hallID, now, services.ShowCancelled)
+	if err != nil {
 		return nil, err
 	}
 	if len(shows) == 0 {
 		return nil, nil
 	}
-	_, err := tx.ExecContext(ctx, "DELETE p "+unused, hallID, now, services.ShowCancelled, hallID)
+	err = store.DeleteUnusedZonePrices(ctx, tx, hallID, now, services.ShowCancelled)
 	return shows, err
 }
 
 // deleteUnusedZones deletes the hall's zones that no seat and no show price names.
 func deleteUnusedZones(ctx context.Context, tx *sqlx.Tx, hallID int64) error {
-	_, err := tx.ExecContext(ctx, `DELETE FROM zones WHERE hall_id = ?
-		AND id NOT IN (SELECT zone_id FROM seats) AND id NOT IN (SELECT zone_id FROM show_prices)`, hallID)
-	return err
+	return store.DeleteUnusedZones(ctx, tx, hallID)
 }

@@ -10,19 +10,8 @@ import (
 	"github.com/jmoiron/sqlx"
 
 	"seatflow/services"
+	"seatflow/services/store"
 )
-
-// takenSeat is a seat held, sold or kept as a house seat for a show that has not started.
-type takenSeat struct {
-	SeatID   int64     `db:"seat_id"`
-	Label    string    `db:"label"`
-	Row      int       `db:"row_no"`
-	Col      int       `db:"col_no"`
-	ShowID   int64     `db:"show_id"`
-	Title    string    `db:"title"`
-	StartsAt time.Time `db:"starts_at"`
-	State    string    `db:"state"` // held, sold or house seat
-}
 
 // refuseTaken answers CONFLICT naming the seats of lost that a live order or a house-seat
 // row ties to a show starting after now (not cancelled), grouped by show (title and start
@@ -32,24 +21,10 @@ func refuseTaken(ctx context.Context, tx *sqlx.Tx, lost []int64, now time.Time, 
 	if len(lost) == 0 {
 		return nil
 	}
-	var taken []takenSeat
+	var taken []store.TakenSeat
 	err := inChunks(lost, maxInList/2, func(part []int64) error {
-		q, args, err := sqlx.In(`SELECT os.seat_id, s.label, s.row_no, s.col_no, sh.id AS show_id, m.title, sh.starts_at,
-				IF(o.status = ?, 'sold', 'held') AS state
-			FROM order_seats os JOIN orders o ON o.id = os.order_id JOIN seats s ON s.id = os.seat_id
-			JOIN shows sh ON sh.id = os.show_id JOIN movies m ON m.id = sh.movie_id
-			WHERE os.live = 1 AND os.seat_id IN (?) AND sh.starts_at > ?
-			UNION ALL
-			SELECT hs.seat_id, s.label, s.row_no, s.col_no, sh.id, m.title, sh.starts_at, 'house seat'
-			FROM show_house_seats hs JOIN seats s ON s.id = hs.seat_id
-			JOIN shows sh ON sh.id = hs.show_id JOIN movies m ON m.id = sh.movie_id
-			WHERE hs.seat_id IN (?) AND sh.starts_at > ? AND sh.status <> ?`,
-			services.OrderPaid, part, now, part, now, services.ShowCancelled)
+		some, err := store.TakenSeatsAhead(ctx, tx, part, now)
 		if err != nil {
-			return err
-		}
-		var some []takenSeat
-		if err := tx.SelectContext(ctx, &some, tx.Rebind(q), args...); err != nil {
 			return err
 		}
 		taken = append(taken, some...)

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"sort"
 	"strconv"
-	"strings"
 
 	"github.com/jmoiron/sqlx"
 
@@ -109,7 +108,7 @@ func (w *CatalogWriter) ChangeHall(ctx context.Context, actorID, id int64, ch Ha
 		if changed = !d.empty() || name != before.Name || l.Rows != before.Rows || l.Cols != before.Cols || len(touched) > 0; !changed {
 			return nil
 		}
-		if _, err := tx.ExecContext(tctx, "UPDATE halls SET name = ?, rows_n = ?, cols_n = ? WHERE id = ?", name, l.Rows, l.Cols, id); err != nil {
+		if err := store.SetHallGrid(tctx, tx, id, name, l.Rows, l.Cols); err != nil {
 			return err
 		}
 		after := hallAuditOf(name, l)
@@ -133,10 +132,10 @@ func (w *CatalogWriter) ChangeHall(ctx context.Context, actorID, id int64, ch Ha
 // hall has now or the characters of the new layout, whichever is more.
 // Errors: UNAVAILABLE.
 func (w *CatalogWriter) hallSize(ctx context.Context, id int64, ch HallChange) (int, error) {
-	var n int
 	qctx, cancel := context.WithTimeout(ctx, store.DBTimeout)
 	defer cancel()
-	if err := w.db.GetContext(qctx, &n, "SELECT COUNT(*) FROM seats WHERE hall_id = ?", id); err != nil {
+	n, err := store.HallSeatCount(qctx, w.db, id)
+	if err != nil {
 		return 0, store.Unavailable("the database", err)
 	}
 	if ch.Layout != nil {
@@ -152,31 +151,26 @@ func (w *CatalogWriter) hallSize(ctx context.Context, id int64, ch HallChange) (
 // seats and keep new ones out until tx ends, so a read of live orders after it sees every
 // one. Errors: NOT_FOUND, or the database's.
 func lockHall(ctx context.Context, tx *sqlx.Tx, id int64) (*services.Hall, error) {
-	var h services.Hall
-	if err := tx.GetContext(ctx, &h, "SELECT id, name, rows_n, cols_n FROM halls WHERE id = ? FOR UPDATE", id); err != nil {
+	h, err := store.LockHall(ctx, tx, id)
+	if err != nil {
 		if errors.Is(err, sql.ErrNoRows) {
 			return nil, services.Errorf(services.CodeNotFound, "hall %d not found", id)
 		}
 		return nil, err
 	}
 	// a locking read (no snapshot yet): the hall's lock keeps the set of its seats as it is
-	var ids []int64
-	if err := tx.SelectContext(ctx, &ids, "SELECT id FROM seats WHERE hall_id = ? LOCK IN SHARE MODE", id); err != nil {
+	ids, err := store.ShareLockHallSeatIDs(ctx, tx, id)
+	if err != nil {
 		return nil, err
 	}
 	if len(ids) == 0 {
-		return &h, nil
+		return h, nil
 	}
 	// in ascending id order, maxInList at a time: the locks are still taken in id order
 	h.Seats = make([]services.Seat, 0, len(ids))
-	err := inChunks(sortedIDs(ids), maxInList, func(part []int64) error {
-		q, args, err := sqlx.In(`SELECT s.id, s.hall_id, s.zone_id, s.row_no, s.col_no, s.label, s.kind
-			FROM seats s WHERE s.id IN (?) ORDER BY s.id FOR UPDATE`, part)
+	err = inChunks(sortedIDs(ids), maxInList, func(part []int64) error {
+		seats, err := store.LockSeatsForUpdate(ctx, tx, part)
 		if err != nil {
-			return err
-		}
-		var seats []services.Seat
-		if err := tx.SelectContext(ctx, &seats, tx.Rebind(q), args...); err != nil {
 			return err
 		}
 		h.Seats = append(h.Seats, seats...)
@@ -185,11 +179,8 @@ func lockHall(ctx context.Context, tx *sqlx.Tx, id int64) (*services.Hall, error
 	if err != nil {
 		return nil, err
 	}
-	var codes []struct {
-		ID   int64  `db:"id"`
-		Code string `db:"code"`
-	}
-	if err := tx.SelectContext(ctx, &codes, "SELECT id, code FROM zones WHERE hall_id = ?", id); err != nil {
+	codes, err := store.HallZoneCodes(ctx, tx, id)
+	if err != nil {
 		return nil, err
 	}
 	code := make(map[int64]string, len(codes))
@@ -204,7 +195,7 @@ func lockHall(ctx context.Context, tx *sqlx.Tx, id int64) (*services.Hall, error
 		return a.Row < b.Row || (a.Row == b.Row && a.Col < b.Col)
 	})
 	h.Index()
-	return &h, nil
+	return h, nil
 }
 
 // hallInputOf is the hall as ch leaves it: the name, layout text and numbering of before
@@ -302,13 +293,8 @@ func applyHallDiff(ctx context.Context, tx *sqlx.Tx, hallID int64, l *Layout, d 
 	if len(d.removed) > 0 {
 		var named []int64
 		err := inChunks(d.removed, maxInList/2, func(part []int64) error {
-			q, args, err := sqlx.In(`SELECT seat_id FROM order_seats WHERE seat_id IN (?)
-				UNION SELECT seat_id FROM show_house_seats WHERE seat_id IN (?)`, part, part)
+			some, err := store.SeatsNamedByOrders(ctx, tx, part)
 			if err != nil {
-				return err
-			}
-			var some []int64
-			if err := tx.SelectContext(ctx, &some, tx.Rebind(q), args...); err != nil {
 				return err
 			}
 			named = append(named, some...)
@@ -327,17 +313,13 @@ func applyHallDiff(ctx context.Context, tx *sqlx.Tx, hallID int64, l *Layout, d 
 				del = append(del, id)
 			}
 		}
-		for _, step := range []struct {
-			ids []int64
-			q   string
-			arg []any
-		}{
-			{named, "UPDATE seats SET hall_id = NULL, retired_hall_id = ? WHERE id IN (?)", []any{hallID}},
-			{del, "DELETE FROM seats WHERE id IN (?)", nil},
-		} {
-			if err := execIn(ctx, tx, step.q, step.arg, sortedIDs(step.ids)); err != nil {
-				return nil, err
-			}
+		retire := func(part []int64) error { return store.RetireSeats(ctx, tx, hallID, part) }
+		remove := func(part []int64) error { return store.DeleteSeats(ctx, tx, part) }
+		if err := inChunks(sortedIDs(named), maxInList, retire); err != nil {
+			return nil, err
+		}
+		if err := inChunks(sortedIDs(del), maxInList, remove); err != nil {
+			return nil, err
 		}
 	}
 	if len(d.moved) > 0 { // park them off the grid first: their new cells may be each other's old ones
@@ -345,7 +327,8 @@ func applyHallDiff(ctx context.Context, tx *sqlx.Tx, hallID int64, l *Layout, d 
 		for id := range d.moved {
 			ids = append(ids, id)
 		}
-		if err := execIn(ctx, tx, "UPDATE seats SET row_no = row_no + 1000000 WHERE id IN (?)", nil, sortedIDs(ids)); err != nil {
+		park := func(part []int64) error { return store.ParkSeats(ctx, tx, part) }
+		if err := inChunks(sortedIDs(ids), maxInList, park); err != nil {
 			return nil, err
 		}
 	}
@@ -373,21 +356,12 @@ func updateSeats(ctx context.Context, tx *sqlx.Tx, zones map[string]int64, m map
 		ids = append(ids, id)
 	}
 	return inChunks(sortedIDs(ids), maxSeatRows, func(part []int64) error {
-		var q strings.Builder
-		args := make([]any, 0, 5*len(part))
-		q.WriteString("UPDATE seats s JOIN (")
+		moves := make([]store.SeatMove, len(part))
 		for i, id := range part {
-			if i == 0 {
-				q.WriteString("SELECT ? AS id, ? AS row_no, ? AS col_no, ? AS kind, ? AS zone_id")
-			} else {
-				q.WriteString(" UNION ALL SELECT ?, ?, ?, ?, ?")
-			}
 			st := m[id]
-			args = append(args, id, st.Row, st.Col, st.Kind, zones[st.Zone])
+			moves[i] = store.SeatMove{ID: id, Row: st.Row, Col: st.Col, Kind: st.Kind, ZoneID: zones[st.Zone]}
 		}
-		q.WriteString(") v ON v.id = s.id SET s.row_no = v.row_no, s.col_no = v.col_no, s.kind = v.kind, s.zone_id = v.zone_id")
-		_, err := tx.ExecContext(ctx, q.String(), args...)
-		return err
+		return store.MoveSeats(ctx, tx, moves)
 	})
 }
 
@@ -404,18 +378,10 @@ func reviveSeats(ctx context.Context, tx *sqlx.Tx, hallID int64, zones map[strin
 	for i, s := range added {
 		labels[i] = s.Label
 	}
-	type retiredSeat struct {
-		ID    int64  `db:"id"`
-		Label string `db:"label"`
-	}
-	var retired []retiredSeat
+	var retired []store.LabelledSeat
 	err := inChunks(labels, maxInList, func(part []string) error {
-		q, args, err := sqlx.In("SELECT id, label FROM seats WHERE hall_id IS NULL AND retired_hall_id = ? AND label IN (?) ORDER BY id", hallID, part)
+		some, err := store.RetiredSeatsByLabel(ctx, tx, hallID, part)
 		if err != nil {
-			return err
-		}
-		var some []retiredSeat
-		if err := tx.SelectContext(ctx, &some, tx.Rebind(q), args...); err != nil {
 			return err
 		}
 		retired = append(retired, some...)
@@ -436,8 +402,7 @@ func reviveSeats(ctx context.Context, tx *sqlx.Tx, hallID int64, zones map[strin
 			rest = append(rest, s)
 			continue
 		}
-		if _, err := tx.ExecContext(ctx, `UPDATE seats SET hall_id = ?, retired_hall_id = NULL, row_no = ?, col_no = ?, kind = ?, zone_id = ?
-			WHERE id = ?`, hallID, s.Row, s.Col, s.Kind, zones[s.Zone], id); err != nil {
+		if err := store.ReviveSeat(ctx, tx, id, hallID, store.SeatMove{Row: s.Row, Col: s.Col, Kind: s.Kind, ZoneID: zones[s.Zone]}); err != nil {
 			return nil, err
 		}
 	}

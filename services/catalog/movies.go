@@ -28,8 +28,8 @@ const (
 func (w *CatalogWriter) Movies(ctx context.Context) ([]*services.Movie, error) {
 	ctx, cancel := context.WithTimeout(ctx, store.DBTimeout)
 	defer cancel()
-	out := []*services.Movie{}
-	if err := w.db.SelectContext(ctx, &out, "SELECT id, title, runtime_min, rating, synopsis FROM movies ORDER BY title, id"); err != nil {
+	out, err := store.MovieList(ctx, w.db)
+	if err != nil {
 		return nil, store.Unavailable("the database", err)
 	}
 	return out, nil
@@ -49,11 +49,8 @@ func (w *CatalogWriter) CreateMovie(ctx context.Context, actorID int64, title st
 	ctx, cancel := context.WithTimeout(ctx, store.DBTimeout)
 	defer cancel()
 	err := store.InTx(ctx, w.db, func(tx *sqlx.Tx) error {
-		res, err := tx.ExecContext(ctx, "INSERT INTO movies (title, runtime_min, rating, synopsis) VALUES (?, ?, '', '')", m.Title, m.RuntimeMin)
-		if err != nil {
-			return err
-		}
-		if m.ID, err = res.LastInsertId(); err != nil {
+		var err error
+		if m.ID, err = store.InsertMovie(ctx, tx, services.Movie{Title: m.Title, RuntimeMin: m.RuntimeMin}); err != nil {
 			return err
 		}
 		return w.audit.Record(ctx, tx, actorID, "movie.create", "movie", strconv.FormatInt(m.ID, 10), nil, m)

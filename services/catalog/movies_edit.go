@@ -38,18 +38,18 @@ func movieAuditOf(m *MovieSummary) *MovieAudit {
 	return &MovieAudit{Title: m.Title, RuntimeMin: m.RuntimeMin, RetiredAt: m.RetiredAt}
 }
 
-const movieSummarySQL = `SELECT m.id, m.title, m.runtime_min, m.rating, m.synopsis, m.retired_at,
-	(SELECT COUNT(*) FROM shows sh WHERE sh.movie_id = m.id AND sh.status <> 'cancelled' AND sh.starts_at > ?) AS upcoming_shows
-	FROM movies m`
-
 // MovieSummaries lists every movie, current ones first, each group by title, with its
 // number of upcoming shows. Errors: UNAVAILABLE.
 func (w *CatalogWriter) MovieSummaries(ctx context.Context) ([]*MovieSummary, error) {
 	ctx, cancel := context.WithTimeout(ctx, store.DBTimeout)
 	defer cancel()
-	out := []*MovieSummary{}
-	if err := w.db.SelectContext(ctx, &out, movieSummarySQL+" ORDER BY m.retired_at IS NOT NULL, m.title, m.id", w.clock.Now()); err != nil {
+	rows, err := store.MovieRows(ctx, w.db, w.clock.Now())
+	if err != nil {
 		return nil, store.Unavailable("the database", err)
+	}
+	out := make([]*MovieSummary, len(rows))
+	for i, r := range rows {
+		out[i] = (*MovieSummary)(r)
 	}
 	return out, nil
 }
@@ -59,14 +59,14 @@ func (w *CatalogWriter) MovieSummaries(ctx context.Context) ([]*MovieSummary, er
 func (w *CatalogWriter) MovieSummary(ctx context.Context, id int64) (*MovieSummary, error) {
 	ctx, cancel := context.WithTimeout(ctx, store.DBTimeout)
 	defer cancel()
-	m := &MovieSummary{}
-	if err := w.db.GetContext(ctx, m, movieSummarySQL+" WHERE m.id = ?", w.clock.Now(), id); err != nil {
+	m, err := store.MovieRowByID(ctx, w.db, id, w.clock.Now())
+	if err != nil {
 		if errors.Is(err, sql.ErrNoRows) {
 			return nil, services.Errorf(services.CodeNotFound, "movie %d not found", id)
 		}
 		return nil, store.Unavailable("the database", err)
 	}
-	return m, nil
+	return (*MovieSummary)(m), nil
 }
 
 // UpdateMovie sets a movie's title (trimmed, 1..MaxMovieTitle characters) and runtime
@@ -93,8 +93,7 @@ func (w *CatalogWriter) UpdateMovie(ctx context.Context, actorID, id int64, titl
 			}
 		}
 		m.Title, m.RuntimeMin = title, runtimeMin
-		_, err := tx.ExecContext(ctx, "UPDATE movies SET title = ?, runtime_min = ? WHERE id = ?", title, runtimeMin, id)
-		return "movie.update", err
+		return "movie.update", store.SetMovieTitleRuntime(ctx, tx, id, title, runtimeMin)
 	})
 	if store.DuplicateOn(err, movieTitleIndex) {
 		return nil, &services.Error{Code: services.CodeConflict, Message: "a movie titled " + strconv.Quote(title) + " already exists", Err: ErrDuplicateTitle}
@@ -129,8 +128,7 @@ func (w *CatalogWriter) setRetired(ctx context.Context, actorID, id int64, retir
 			at := w.clock.Now().UTC().Truncate(time.Microsecond)
 			action, m.RetiredAt = "movie.retire", &at
 		}
-		_, err := tx.ExecContext(ctx, "UPDATE movies SET retired_at = ? WHERE id = ?", m.RetiredAt, id)
-		return action, err
+		return action, store.SetMovieRetiredAt(ctx, tx, id, m.RetiredAt)
 	})
 	if err != nil {
 		return nil, asServiceError(err)
@@ -145,8 +143,8 @@ func (w *CatalogWriter) writeMovie(ctx context.Context, actorID, id int64, chang
 	ctx, cancel := context.WithTimeout(ctx, store.DBTimeout)
 	defer cancel()
 	return store.InTx(ctx, w.db, func(tx *sqlx.Tx) error {
-		m := &MovieSummary{}
-		err := tx.GetContext(ctx, m, "SELECT id, title, runtime_min, rating, synopsis, retired_at FROM movies WHERE id = ? FOR UPDATE", id)
+		row, err := store.LockMovie(ctx, tx, id)
+		m := (*MovieSummary)(row)
 		if errors.Is(err, sql.ErrNoRows) {
 			return services.Errorf(services.CodeNotFound, "movie %d not found", id)
 		}
@@ -168,13 +166,8 @@ const maxNamedShows = 5
 // noUpcomingShows refuses (CONFLICT) when movie m has shows that are not cancelled and
 // start after now, naming up to maxNamedShows of them with their local start.
 func (w *CatalogWriter) noUpcomingShows(ctx context.Context, tx *sqlx.Tx, m *MovieSummary) error {
-	var rows []struct {
-		ID       int64     `db:"id"`
-		StartsAt time.Time `db:"starts_at"`
-		HallName string    `db:"hall_name"`
-	}
-	if err := tx.SelectContext(ctx, &rows, `SELECT sh.id, sh.starts_at, h.name AS hall_name FROM shows sh JOIN halls h ON h.id = sh.hall_id
-		WHERE sh.movie_id = ? AND sh.status <> 'cancelled' AND sh.starts_at > ? ORDER BY sh.starts_at, sh.id`, m.ID, w.clock.Now()); err != nil {
+	rows, err := store.MovieUpcomingShows(ctx, tx, m.ID, w.clock.Now())
+	if err != nil {
 		return err
 	}
 	if len(rows) == 0 {
@@ -196,11 +189,7 @@ func (w *CatalogWriter) noUpcomingShows(ctx context.Context, tx *sqlx.Tx, m *Mov
 // unknown one. It share-locks the movie row until tx ends, so the movie's runtime
 // cannot change under a show being created (UpdateMovie locks the row to write).
 func movieOffered(ctx context.Context, tx *sqlx.Tx, movieID int64) error {
-	var m struct {
-		Title     string     `db:"title"`
-		RetiredAt *time.Time `db:"retired_at"`
-	}
-	err := tx.GetContext(ctx, &m, "SELECT title, retired_at FROM movies WHERE id = ? LOCK IN SHARE MODE", movieID)
+	m, err := store.ShareLockMovieOffer(ctx, tx, movieID)
 	if errors.Is(err, sql.ErrNoRows) {
 		return services.Errorf(services.CodeNotFound, "movie %d not found", movieID)
 	}

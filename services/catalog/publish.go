@@ -4,8 +4,6 @@ import (
 	"context"
 	"time"
 
-	"github.com/jmoiron/sqlx"
-
 	"seatflow/services"
 	"seatflow/services/store"
 )
@@ -33,19 +31,10 @@ func (w *CatalogWriter) SeatCounts(ctx context.Context, shows []*services.Show) 
 	for i, s := range shows {
 		ids[i] = s.ID
 	}
-	q, args, err := sqlx.In(`SELECT os.show_id, o.status, COUNT(*) AS n FROM order_seats os JOIN orders o ON o.id = os.order_id
-		WHERE os.show_id IN (?) AND os.live = 1 GROUP BY os.show_id, o.status`, ids)
-	if err != nil {
-		return nil, err
-	}
 	qctx, cancel := context.WithTimeout(ctx, store.DBTimeout)
 	defer cancel()
-	var rows []struct {
-		ShowID int64  `db:"show_id"`
-		Status string `db:"status"`
-		N      int    `db:"n"`
-	}
-	if err := w.db.SelectContext(qctx, &rows, w.db.Rebind(q), args...); err != nil {
+	rows, err := store.ShowsLiveSeatsByStatus(qctx, w.db, ids)
+	if err != nil {
 		return nil, store.Unavailable("the database", err)
 	}
 	for _, r := range rows {
@@ -87,11 +76,8 @@ const PublishAhead = 10 * time.Minute
 // first use). Errors: UNAVAILABLE.
 func (w *CatalogWriter) PreloadOpeningSales(ctx context.Context, ahead time.Duration) (int, error) {
 	now := w.clock.Now()
-	var ids []int64
 	qctx, cancel := context.WithTimeout(ctx, store.DBTimeout)
-	err := w.db.SelectContext(qctx, &ids, `SELECT id FROM shows WHERE status NOT IN ('cancelled', 'draft')
-		AND sale_opens_at > ? AND sale_opens_at <= ? AND sale_closes_at > ? ORDER BY sale_opens_at, id`,
-		now.Add(-ahead), now.Add(ahead), now)
+	ids, err := store.ShowsOpeningBetween(qctx, w.db, now.Add(-ahead), now.Add(ahead), now)
 	cancel()
 	if err != nil {
 		return 0, store.Unavailable("the database", err)

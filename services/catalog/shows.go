@@ -115,10 +115,10 @@ func showWriteAuditOf(s *services.Show, now time.Time) *ShowWriteAudit {
 // Halls lists every hall ordered by name with its grid, sellable seats and zones.
 // Errors: UNAVAILABLE.
 func (w *CatalogWriter) Halls(ctx context.Context) ([]*HallSummary, error) {
-	var ids []int64
 	qctx, cancel := context.WithTimeout(ctx, store.DBTimeout)
 	defer cancel()
-	if err := w.db.SelectContext(qctx, &ids, "SELECT id FROM halls ORDER BY name, id"); err != nil {
+	ids, err := store.HallIDs(qctx, w.db)
+	if err != nil {
 		return nil, store.Unavailable("the database", err)
 	}
 	out := make([]*HallSummary, 0, len(ids))
@@ -281,14 +281,13 @@ func (w *CatalogWriter) CreateShow(ctx context.Context, actorID int64, in NewSho
 		// one writer per hall at a time, so two overlapping shows cannot both pass the
 		// check; taken first, so the transaction's snapshot (its first plain read) already
 		// holds the show another writer committed before we got the lock
-		if _, err := tx.ExecContext(ctx2, "SELECT id FROM halls WHERE id = ? FOR UPDATE", in.HallID); err != nil {
+		if err := store.LockHallForShows(ctx2, tx, in.HallID); err != nil {
 			return err
 		}
 		// the zones as of now (a hall edit may have added one since the cached read):
 		// every one gets a price
-		zones := hall.Zones[:0:0]
-		if err := tx.SelectContext(ctx2, &zones, `SELECT id, code, name FROM zones
-			WHERE hall_id = ? AND id IN (SELECT zone_id FROM seats WHERE hall_id = ?) ORDER BY id`, in.HallID, in.HallID); err != nil {
+		zones, err := store.HallSeatZones(ctx2, tx, in.HallID)
+		if err != nil {
 			return err
 		}
 		if err := checkPrices(in.Prices, &services.Hall{Name: hall.Name, Zones: zones}, true); err != nil {
@@ -297,7 +296,7 @@ func (w *CatalogWriter) CreateShow(ctx context.Context, actorID int64, in NewSho
 		if err := movieOffered(ctx2, tx, in.MovieID); err != nil {
 			return err
 		}
-		if err := tx.GetContext(ctx2, &s.Movie, "SELECT id, title, runtime_min, rating, synopsis FROM movies WHERE id = ?", in.MovieID); err != nil {
+		if s.Movie, err = store.MovieByID(ctx2, tx, in.MovieID); err != nil {
 			if errors.Is(err, sql.ErrNoRows) {
 				return services.Errorf(services.CodeNotFound, "movie %d not found", in.MovieID)
 			}
@@ -306,22 +305,16 @@ func (w *CatalogWriter) CreateShow(ctx context.Context, actorID int64, in NewSho
 		if err := noOverlap(ctx2, tx, in.HallID, 0, s.StartsAt, s.Movie.RuntimeMin); err != nil {
 			return err
 		}
-		res, err := tx.ExecContext(ctx2, `INSERT INTO shows (movie_id, hall_id, starts_at, sale_opens_at, sale_closes_at, status, purchase_limit,
-			waiting_room, admit_per_minute, single_seat_rule, currency, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-			s.MovieID, s.HallID, s.StartsAt, s.SaleOpensAt, s.SaleClosesAt, s.Status, s.PurchaseLimit, s.WaitingRoom, s.AdmitPerMinute, s.SingleSeatRule, s.Currency, s.CreatedAt)
-		if err != nil {
+		if s.ID, err = store.InsertShow(ctx2, tx, s); err != nil {
 			if store.DuplicateOn(err, "uq_shows_hall_start") {
 				return services.Errorf(services.CodeConflict, "hall %s already has a show (perhaps cancelled) starting at %s", hall.Name, s.StartsAt.Format(time.RFC3339))
 			}
 			return err
 		}
-		if s.ID, err = res.LastInsertId(); err != nil {
-			return err
-		}
 		s.Zones = s.Zones[:0]
 		for _, z := range zones {
 			price, _ := priceOf(in.Prices, z.Code)
-			if _, err := tx.ExecContext(ctx2, "INSERT INTO show_prices (show_id, zone_id, price_minor) VALUES (?, ?, ?)", s.ID, z.ID, price); err != nil {
+			if err := store.InsertShowPrice(ctx2, tx, s.ID, z.ID, price); err != nil {
 				return err
 			}
 			s.Zones = append(s.Zones, services.Zone{ID: z.ID, Code: z.Code, Name: z.Name, PriceMinor: price})
@@ -354,20 +347,11 @@ func priceOf(prices []ZonePrice, zone string) (int64, bool) {
 // Errors: CONFLICT, or the database's error.
 func noOverlap(ctx context.Context, tx *sqlx.Tx, hallID, except int64, starts time.Time, runtimeMin int) error {
 	ends := starts.Add(time.Duration(runtimeMin)*time.Minute + CleaningTime)
-	var clash []struct {
-		ID       int64     `db:"id"`
-		StartsAt time.Time `db:"starts_at"`
-		Title    string    `db:"title"`
-	}
-	err := tx.SelectContext(ctx, &clash, `SELECT sh.id, sh.starts_at, m.title FROM shows sh JOIN movies m ON m.id = sh.movie_id
-		WHERE sh.hall_id = ? AND sh.id <> ? AND sh.status <> 'cancelled' AND sh.starts_at < ?
-		AND DATE_ADD(sh.starts_at, INTERVAL (m.runtime_min + ?) MINUTE) > ? LIMIT 1`,
-		hallID, except, ends, int(CleaningTime/time.Minute), starts)
+	c, found, err := store.OverlappingShow(ctx, tx, hallID, except, starts, ends, int(CleaningTime/time.Minute))
 	if err != nil {
 		return err
 	}
-	if len(clash) > 0 {
-		c := clash[0]
+	if found {
 		return services.Errorf(services.CodeConflict, "overlaps show %d (%s at %s) in this hall, cleaning time included", c.ID, c.Title, c.StartsAt.UTC().Format(time.RFC3339))
 	}
 	return nil
@@ -376,9 +360,7 @@ func noOverlap(ctx context.Context, tx *sqlx.Tx, hallID, except int64, starts ti
 // lockShow reads a show's row and prices inside tx, locking the row. Errors: NOT_FOUND,
 // or the database's error.
 func lockShow(ctx context.Context, tx *sqlx.Tx, id int64) (*services.Show, error) {
-	s := &services.Show{}
-	err := tx.GetContext(ctx, s, `SELECT id, movie_id, hall_id, starts_at, sale_opens_at, sale_closes_at, status,
-		purchase_limit, waiting_room, admit_per_minute, single_seat_rule, currency, created_at FROM shows WHERE id = ? FOR UPDATE`, id)
+	s, err := store.LockShow(ctx, tx, id)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, services.Errorf(services.CodeNotFound, "show %d not found", id)
 	}
@@ -386,8 +368,7 @@ func lockShow(ctx context.Context, tx *sqlx.Tx, id int64) (*services.Show, error
 		return nil, err
 	}
 	s.StoredStatus = s.Status
-	err = tx.SelectContext(ctx, &s.Zones, `SELECT z.id, z.code, z.name, p.price_minor
-		FROM show_prices p JOIN zones z ON z.id = p.zone_id WHERE p.show_id = ? ORDER BY z.id`, id)
+	s.Zones, err = store.ShowPricesByZone(ctx, tx, id)
 	return s, err
 }
 
@@ -461,8 +442,7 @@ func (w *CatalogWriter) UpdateShow(ctx context.Context, actorID, id int64, ch Sh
 				if z.Code != p.Zone {
 					continue
 				}
-				if _, err := tx.ExecContext(ctx, `INSERT INTO show_prices (show_id, zone_id, price_minor) VALUES (?, ?, ?)
-					ON DUPLICATE KEY UPDATE price_minor = VALUES(price_minor)`, id, z.ID, p.PriceMinor); err != nil {
+				if err := store.SetShowPrice(ctx, tx, id, z.ID, p.PriceMinor); err != nil {
 					return "", err
 				}
 				setPrice(s, z, p.PriceMinor)
@@ -564,9 +544,7 @@ func (w *CatalogWriter) writeShow(ctx context.Context, actorID, id int64, change
 		if err != nil || action == "" {
 			return err
 		}
-		if _, err := tx.ExecContext(ctx, `UPDATE shows SET sale_opens_at = ?, sale_closes_at = ?, purchase_limit = ?,
-			waiting_room = ?, admit_per_minute = ?, single_seat_rule = ?, status = ? WHERE id = ?`,
-			s.SaleOpensAt, s.SaleClosesAt, s.PurchaseLimit, s.WaitingRoom, s.AdmitPerMinute, s.SingleSeatRule, s.StoredStatus, id); err != nil {
+		if err := store.SetShowSale(ctx, tx, s); err != nil {
 			return err
 		}
 		return w.audit.Record(ctx, tx, actorID, action, "show", strconv.FormatInt(id, 10), before, showWriteAuditOf(s, now))

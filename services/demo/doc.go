@@ -5,6 +5,7 @@
 // pattern of taken seats (StadiumTaken) and the orders that take them (FillShowGroups),
 // for the stadium benchmark and the big-hall tests.
 //
-// It imports services, audit, accounts, catalog and orders (orders are written
-// through orders.InsertOrder); only the command line and tests import it.
+// It imports services, audit, accounts, catalog, orders (orders are written through
+// orders.InsertOrder) and store (the catalog's storage functions, and store/seed.go for
+// the filler users); only the command line and tests import it.
 package demo

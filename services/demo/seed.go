@@ -19,6 +19,7 @@ import (
 	"seatflow/services/audit"
 	"seatflow/services/catalog"
 	"seatflow/services/orders"
+	"seatflow/services/store"
 )
 
 // DemoOptions configures SeedDemo.
@@ -276,7 +277,7 @@ func seedDemoHall(ctx context.Context, db *sqlx.DB, w *catalog.CatalogWriter, h 
 	case !errors.Is(err, catalog.ErrDuplicateHallName): // a hall of that name exists: keep it
 		return 0, false, err
 	}
-	err = db.GetContext(ctx, &id, "SELECT id FROM halls WHERE name = ?", h.Name)
+	id, err = store.HallIDByName(ctx, db, h.Name)
 	return id, false, err
 }
 
@@ -286,16 +287,15 @@ func seedDemoMovies(ctx context.Context, db *sqlx.DB) ([]int64, int, error) {
 	ids := make([]int64, 0, len(demoMovies))
 	created := 0
 	for _, m := range demoMovies {
-		res, err := db.ExecContext(ctx, "INSERT IGNORE INTO movies (title, runtime_min, rating, synopsis) VALUES (?, ?, ?, ?)",
-			m.Title, m.RuntimeMin, m.Rating, m.Synopsis)
+		isNew, err := store.InsertMovieIfNew(ctx, db, m)
 		if err != nil {
 			return nil, 0, err
 		}
-		if n, _ := res.RowsAffected(); n == 1 {
+		if isNew {
 			created++
 		}
-		var id int64
-		if err := db.GetContext(ctx, &id, "SELECT id FROM movies WHERE title = ?", m.Title); err != nil {
+		id, err := store.MovieIDByTitle(ctx, db, m.Title)
+		if err != nil {
 			return nil, 0, err
 		}
 		ids = append(ids, id)
@@ -357,11 +357,8 @@ func seedDemoShows(ctx context.Context, db *sqlx.DB, opt DemoOptions, hallIDs ma
 
 // demoHallZones returns zone id -> base price of a seeded hall's zones.
 func demoHallZones(ctx context.Context, db *sqlx.DB, hallID int64) (map[int64]int64, error) {
-	var rows []struct {
-		ID   int64  `db:"id"`
-		Code string `db:"code"`
-	}
-	if err := db.SelectContext(ctx, &rows, "SELECT id, code FROM zones WHERE hall_id = ?", hallID); err != nil {
+	rows, err := store.HallZoneCodes(ctx, db, hallID)
+	if err != nil {
 		return nil, err
 	}
 	out := make(map[int64]int64, len(rows))
@@ -385,23 +382,20 @@ func seedDemoShow(ctx context.Context, db *sqlx.DB, opt DemoOptions, hallID, mov
 		return 0, false, err
 	}
 	defer tx.Rollback()
-	res, err := tx.ExecContext(ctx, `INSERT IGNORE INTO shows
-		(movie_id, hall_id, starts_at, sale_opens_at, sale_closes_at, status, purchase_limit, currency, created_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		movieID, hallID, starts, opens, starts, status, opt.PurchaseLimit, opt.Currency, opt.Now)
+	// the waiting room, its pace and the single-seat rule are the columns' defaults
+	show := &services.Show{MovieID: movieID, HallID: hallID, StartsAt: starts, SaleOpensAt: opens, SaleClosesAt: starts,
+		Status: status, PurchaseLimit: opt.PurchaseLimit, AdmitPerMinute: catalog.DefaultAdmitPerMinute,
+		SingleSeatRule: catalog.RuleOff, Currency: opt.Currency, CreatedAt: opt.Now}
+	id, inserted, err := store.InsertShowIfFree(ctx, tx, show)
 	if err != nil {
 		return 0, false, err
 	}
-	var id int64
-	if n, _ := res.RowsAffected(); n != 1 {
-		err := tx.GetContext(ctx, &id, "SELECT id FROM shows WHERE hall_id = ? AND starts_at = ?", hallID, starts)
+	if !inserted {
+		id, err := store.ShowIDAt(ctx, tx, hallID, starts)
 		return id, false, err
 	}
-	if id, err = res.LastInsertId(); err != nil {
-		return 0, false, err
-	}
 	for zid, price := range zones {
-		if _, err := tx.ExecContext(ctx, "INSERT INTO show_prices (show_id, zone_id, price_minor) VALUES (?, ?, ?)", id, zid, price+surcharge); err != nil {
+		if err := store.InsertShowPrice(ctx, tx, id, zid, price+surcharge); err != nil {
 			return 0, false, err
 		}
 	}
@@ -418,38 +412,23 @@ func seedDemoFillShow(ctx context.Context, db *sqlx.DB, opt DemoOptions, showID 
 	}
 	defer tx.Rollback()
 
-	var show struct {
-		Status   string `db:"status"`
-		Limit    int    `db:"purchase_limit"`
-		Currency string `db:"currency"`
-	}
 	// The row lock serialises concurrent seeds of the same show.
-	if err := tx.GetContext(ctx, &show, "SELECT status, purchase_limit, currency FROM shows WHERE id = ? FOR UPDATE", showID); err != nil {
+	show, err := store.LockShowSaleTerms(ctx, tx, showID)
+	if err != nil {
 		return 0, err
 	}
 	if show.Status != services.ShowOnSale {
 		return 0, nil // changed by staff (or seeded as a later day): leave it alone
 	}
-	var existing int
-	if err := tx.GetContext(ctx, &existing, "SELECT COUNT(*) FROM orders WHERE show_id = ?", showID); err != nil {
+	existing, err := store.SeedShowOrderCount(ctx, tx, showID)
+	if err != nil {
 		return 0, err
 	}
 	if existing > 0 {
 		return 0, nil
 	}
-	var seats []struct {
-		ID    int64  `db:"id"`
-		Label string `db:"label"`
-		Zone  string `db:"zone_code"`
-		Price int64  `db:"price_minor"`
-	}
-	if err := tx.SelectContext(ctx, &seats, `SELECT s.id, s.label, z.code AS zone_code, p.price_minor
-		FROM shows sh
-		JOIN seats s ON s.hall_id = sh.hall_id
-		JOIN zones z ON z.id = s.zone_id
-		JOIN show_prices p ON p.show_id = sh.id AND p.zone_id = s.zone_id
-		WHERE sh.id = ? AND s.kind <> ?
-		ORDER BY s.row_no, s.col_no`, showID, services.KindBlocked); err != nil {
+	seats, err := store.ShowSellablePricedSeats(ctx, tx, showID)
+	if err != nil {
 		return 0, err
 	}
 	sell := seats[:0]
@@ -497,8 +476,7 @@ func seedDemoFillShow(ctx context.Context, db *sqlx.DB, opt DemoOptions, showID 
 // hash that matches no password (it is not in bcrypt format), so nobody can log in.
 func demoFillerUser(ctx context.Context, tx *sqlx.Tx, n int, now time.Time) (int64, error) {
 	email := fmt.Sprintf("filler-%d@seatflow.test", n)
-	var id int64
-	err := tx.GetContext(ctx, &id, "SELECT id FROM users WHERE email = ?", email)
+	id, err := store.SeedUserIDByEmail(ctx, tx, email)
 	if err == nil {
 		return id, nil
 	}
@@ -510,10 +488,8 @@ func demoFillerUser(ctx context.Context, tx *sqlx.Tx, n int, now time.Time) (int
 		return 0, err
 	}
 	hash := "!unusable:" + hex.EncodeToString(salt)
-	if _, err := tx.ExecContext(ctx, "INSERT IGNORE INTO users (email, name, password_hash, role, created_at) VALUES (?, ?, ?, ?, ?)",
-		email, fmt.Sprintf("Demo filler %d", n), []byte(hash), services.RoleCustomer, now); err != nil {
+	if err := store.SeedInsertUser(ctx, tx, email, fmt.Sprintf("Demo filler %d", n), []byte(hash), services.RoleCustomer, now); err != nil {
 		return 0, err
 	}
-	err = tx.GetContext(ctx, &id, "SELECT id FROM users WHERE email = ?", email)
-	return id, err
+	return store.SeedUserIDByEmail(ctx, tx, email)
 }

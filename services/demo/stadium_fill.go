@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/jmoiron/sqlx"
@@ -12,6 +11,7 @@ import (
 	"seatflow/services"
 	"seatflow/services/catalog"
 	"seatflow/services/orders"
+	"seatflow/services/store"
 )
 
 // fillBatch is how many orders one transaction of FillShowGroups writes.
@@ -28,19 +28,12 @@ const fillBatch = 500
 // price, is an error too.
 func FillShowGroups(ctx context.Context, db *sqlx.DB, showID int64, l *catalog.Layout, groups []StadiumGroup, now time.Time) (int, error) {
 	now = now.UTC().Truncate(time.Microsecond)
-	var currency string
-	if err := db.GetContext(ctx, &currency, "SELECT currency FROM shows WHERE id = ?", showID); err != nil {
+	currency, err := store.ShowCurrency(ctx, db, showID)
+	if err != nil {
 		return 0, err
 	}
-	var seats []struct {
-		ID    int64  `db:"id"`
-		Label string `db:"label"`
-		Zone  string `db:"zone_code"`
-		Price int64  `db:"price_minor"`
-	}
-	if err := db.SelectContext(ctx, &seats, `SELECT s.id, s.label, z.code AS zone_code, p.price_minor
-		FROM shows sh JOIN seats s ON s.hall_id = sh.hall_id JOIN zones z ON z.id = s.zone_id
-		JOIN show_prices p ON p.show_id = sh.id AND p.zone_id = s.zone_id WHERE sh.id = ?`, showID); err != nil {
+	seats, err := store.ShowPricedSeats(ctx, db, showID)
+	if err != nil {
 		return 0, err
 	}
 	byLabel := make(map[string]int, len(seats))
@@ -100,25 +93,18 @@ func fillerUsers(ctx context.Context, db *sqlx.DB, prefix string, n int, now tim
 	email := func(i int) string { return prefix + "-" + strconv.Itoa(i+1) + "@seatflow.test" }
 	for start := 0; start < n; start += 1000 {
 		end := min(start+1000, n)
-		var sb strings.Builder
-		args := make([]any, 0, 5*(end-start))
-		sb.WriteString("INSERT IGNORE INTO users (email, name, password_hash, role, created_at) VALUES ")
+		emails := make([]string, 0, end-start)
+		names := make([]string, 0, end-start)
 		for i := start; i < end; i++ {
-			if i > start {
-				sb.WriteString(", ")
-			}
-			sb.WriteString("(?, ?, ?, ?, ?)")
-			args = append(args, email(i), "Stadium buyer "+strconv.Itoa(i+1), []byte("!unusable"), services.RoleCustomer, now)
+			emails = append(emails, email(i))
+			names = append(names, "Stadium buyer "+strconv.Itoa(i+1))
 		}
-		if _, err := db.ExecContext(ctx, sb.String(), args...); err != nil {
+		if err := store.SeedInsertUsers(ctx, db, emails, names, []byte("!unusable"), services.RoleCustomer, now); err != nil {
 			return nil, err
 		}
 	}
-	var rows []struct {
-		ID    int64  `db:"id"`
-		Email string `db:"email"`
-	}
-	if err := db.SelectContext(ctx, &rows, "SELECT id, email FROM users WHERE email LIKE ?", prefix+"-%@seatflow.test"); err != nil {
+	rows, err := store.SeedUsersLike(ctx, db, prefix+"-%@seatflow.test")
+	if err != nil {
 		return nil, err
 	}
 	byEmail := make(map[string]int64, len(rows))

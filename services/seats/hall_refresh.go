@@ -34,9 +34,8 @@ func (s *Shows) RefreshHall(ctx context.Context, hallID int64) {
 }
 
 func (s *Shows) refreshHallNow(ctx context.Context, hallID int64) error {
-	var ids []int64
 	qctx, cancel := context.WithTimeout(ctx, store.DBTimeout)
-	err := s.db.SelectContext(qctx, &ids, "SELECT id FROM shows WHERE hall_id = ? AND starts_at > ? ORDER BY id", hallID, s.clock.Now())
+	ids, err := store.HallShowIDsAfter(qctx, s.db, hallID, s.clock.Now())
 	cancel()
 	if err != nil {
 		return err

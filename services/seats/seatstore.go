@@ -449,14 +449,8 @@ func (s *SeatStore) SnapshotFromDB(ctx context.Context, show *services.Show) (*S
 	if err != nil {
 		return nil, err
 	}
-	var live []struct {
-		SeatID  int64  `db:"seat_id"`
-		OrderNo string `db:"order_no"`
-		UserID  int64  `db:"user_id"`
-		Status  string `db:"status"`
-	}
-	if err := s.db.SelectContext(ctx, &live, `SELECT os.seat_id, o.order_no, o.user_id, o.status
-		FROM order_seats os JOIN orders o ON o.id = os.order_id WHERE os.show_id = ? AND os.live = 1`, show.ID); err != nil {
+	live, err := store.ShowLiveSeats(ctx, s.db, show.ID)
+	if err != nil {
 		return nil, store.Unavailable("the database", err)
 	}
 	snap := &Snapshot{Values: map[int64]string{}, ZoneFree: map[string]int{}, Users: map[int64]int{}}
@@ -547,7 +541,7 @@ func houseSeatsForSnapshot(ctx context.Context, db *sqlx.DB, showID int64) (map[
 	var err error
 	for attempt := 0; attempt < store.TxAttempts; attempt++ {
 		var ids []int64
-		if err = db.SelectContext(ctx, &ids, "SELECT seat_id FROM show_house_seats WHERE show_id = ? LOCK IN SHARE MODE", showID); err == nil {
+		if ids, err = store.ShareLockShowHouseSeatIDs(ctx, db, showID); err == nil {
 			out := make(map[int64]bool, len(ids))
 			for _, id := range ids {
 				out[id] = true

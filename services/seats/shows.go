@@ -186,22 +186,10 @@ func (s *Shows) FillSeatsLeft(ctx context.Context, shows []*services.Show) error
 
 func (s *Shows) countFromDB(ctx context.Context, shows []*services.Show, ids []int64) (map[int64]map[string]int, error) {
 	// taken: seats of live orders, and house seats no live order has
-	q, args, err := sqlx.In(`SELECT show_id, zone_code, COUNT(*) AS n FROM order_seats WHERE show_id IN (?) AND live = 1 GROUP BY show_id, zone_code
-		UNION ALL
-		SELECT h.show_id, z.code, COUNT(*) FROM show_house_seats h JOIN seats st ON st.id = h.seat_id JOIN zones z ON z.id = st.zone_id
-		WHERE h.show_id IN (?) AND NOT EXISTS (SELECT 1 FROM order_seats os WHERE os.show_id = h.show_id AND os.seat_id = h.seat_id AND os.live = 1)
-		GROUP BY h.show_id, z.code`, ids, ids)
-	if err != nil {
-		return nil, err
-	}
 	ctx, cancel := context.WithTimeout(ctx, store.DBTimeout)
 	defer cancel()
-	var rows []struct {
-		ShowID int64  `db:"show_id"`
-		Zone   string `db:"zone_code"`
-		N      int    `db:"n"`
-	}
-	if err := s.db.SelectContext(ctx, &rows, s.db.Rebind(q), args...); err != nil {
+	rows, err := store.ShowsTakenByZone(ctx, s.db, ids)
+	if err != nil {
 		return nil, store.Unavailable("the database", err)
 	}
 	taken := map[int64]map[string]int{}

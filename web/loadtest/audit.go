@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"seatflow/services/seats"
+	"seatflow/services/store"
 )
 
 // AuditLine is one check of the audit that follows every scenario: what was counted
@@ -38,15 +39,13 @@ func abs64(v int64) int64 {
 // comparison reconciliation makes, without grace), holds without orders, and buyers
 // over the show's purchase limit.
 func (r *run) audit(ctx context.Context, showID, fixtureSeats, orders, seatList int64) []AuditLine {
-	var dbSeats, dbOrders, dead int64
-	err := r.db.GetContext(ctx, &dbSeats, `SELECT COUNT(*) FROM order_seats os JOIN orders o ON o.id = os.order_id
-		WHERE os.show_id = ? AND os.live = 1 AND o.status IN ('pending','paid')`, showID)
+	var dbOrders, dead int64
+	dbSeats, err := store.LoadTestLiveSeatCount(ctx, r.db, showID)
 	if err == nil {
-		err = r.db.GetContext(ctx, &dbOrders, `SELECT COUNT(*) FROM orders WHERE show_id = ? AND status IN ('pending','paid')`, showID)
+		dbOrders, err = store.LoadTestLiveOrderCount(ctx, r.db, showID)
 	}
 	if err == nil {
-		err = r.db.GetContext(ctx, &dead, `SELECT COUNT(*) FROM order_seats os JOIN orders o ON o.id = os.order_id
-			WHERE os.show_id = ? AND os.live = 1 AND o.status NOT IN ('pending','paid')`, showID)
+		dead, err = store.LoadTestDeadSeatCount(ctx, r.db, showID)
 	}
 	if err != nil {
 		return auditError(err)
@@ -103,9 +102,5 @@ func (r *run) audit(ctx context.Context, showID, fixtureSeats, orders, seatList 
 // usersOverLimit counts buyers who hold or own more live seats of the show than its
 // purchase limit.
 func (r *run) usersOverLimit(ctx context.Context, showID int64) (int64, error) {
-	var n int64
-	err := r.db.GetContext(ctx, &n, `SELECT COUNT(*) FROM (SELECT o.user_id FROM order_seats os JOIN orders o ON o.id = os.order_id
-		JOIN shows s ON s.id = os.show_id WHERE os.show_id = ? AND os.live = 1 AND o.status IN ('pending','paid')
-		GROUP BY o.user_id, s.purchase_limit HAVING COUNT(*) > s.purchase_limit) x`, showID)
-	return n, err
+	return store.LoadTestUsersOverLimit(ctx, r.db, showID)
 }

@@ -11,6 +11,7 @@ import (
 
 	"seatflow/services"
 	"seatflow/services/seats"
+	"seatflow/services/store"
 )
 
 // The V1 baseline: order creation done the damai V1 way, to compare with. It exists only
@@ -216,8 +217,8 @@ func (r *run) auditV1(ctx context.Context, showID int64, stateKey string, orders
 			noOrder++
 		}
 	}
-	var dbOrders int64
-	if err := r.db.GetContext(ctx, &dbOrders, `SELECT COUNT(*) FROM orders WHERE show_id = ? AND status IN ('pending','paid')`, showID); err != nil {
+	dbOrders, err := store.LoadTestLiveOrderCount(ctx, r.db, showID)
+	if err != nil {
 		return auditError(err)
 	}
 	over, err := r.usersOverLimit(ctx, showID)

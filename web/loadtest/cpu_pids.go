@@ -2,13 +2,14 @@ package loadtest
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
+
+	"seatflow/services/store"
 )
 
 // Program names (/proc/<pid>/comm) a MariaDB or Redis pid must have to be measured: a
@@ -55,8 +56,7 @@ func (r *run) findCPUProcs(ctx context.Context) (*cpuMeter, string) {
 
 // mariadbPID returns MariaDB's pid and where it was found, or 0 and why not.
 func (r *run) mariadbPID(ctx context.Context) (int, string) {
-	var pidFile, datadir sql.NullString
-	if err := r.db.QueryRowContext(ctx, "SELECT @@pid_file, @@datadir").Scan(&pidFile, &datadir); err == nil && pidFile.String != "" {
+	if pidFile, datadir, err := store.LoadTestServerFiles(ctx, r.db); err == nil && pidFile.String != "" {
 		path := pidFile.String
 		if !filepath.IsAbs(path) {
 			path = filepath.Join(datadir.String, path)

@@ -15,13 +15,15 @@ import (
 	"golang.org/x/crypto/bcrypt"
 
 	"seatflow/services"
+	"seatflow/services/catalog"
 	"seatflow/services/orders"
+	"seatflow/services/store"
 )
 
-// This file is the load test's fixture: a hall, a movie and on-sale shows inserted with
-// plain SQL (the server reads them like any other show), buyers registered and logged
-// in through the API before the timed part, and the waiting room's crowd of visitors
-// with their sessions inserted with plain SQL.
+// This file is the load test's fixture: a hall, a movie and on-sale shows inserted
+// through the catalog's storage functions (the server reads them like any other show),
+// buyers registered and logged in through the API before the timed part, and the
+// waiting room's crowd of visitors with their sessions inserted straight into MySQL.
 
 // Zone codes of the fixture halls: the first third of the rows is premium.
 const (
@@ -63,13 +65,12 @@ type Fixtures struct {
 // (of the movie, halls and visitors). It needs a migrated database.
 func NewFixtures(ctx context.Context, db *sqlx.DB, runID, currency string) (*Fixtures, error) {
 	f := &Fixtures{db: db, runID: runID, currency: currency, start: time.Now().UTC().Truncate(time.Hour).Add(72 * time.Hour)}
-	res, err := db.ExecContext(ctx, `INSERT INTO movies (title, runtime_min, rating, synopsis) VALUES (?, 120, '', 'load test fixture')`,
-		"Load test "+runID)
+	var err error
+	f.movieID, err = store.InsertMovie(ctx, db, services.Movie{Title: "Load test " + runID, RuntimeMin: 120, Synopsis: "load test fixture"})
 	if err != nil {
 		return nil, fmt.Errorf("fixture movie: %w", err)
 	}
-	f.movieID, err = res.LastInsertId()
-	return f, err
+	return f, nil
 }
 
 // NewHall inserts a hall of rows x cols seats in two zones and reads its seats back.
@@ -79,32 +80,25 @@ func (f *Fixtures) NewHall(ctx context.Context, name string, rows, cols int) (*H
 		return nil, err
 	}
 	defer tx.Rollback()
-	res, err := tx.ExecContext(ctx, `INSERT INTO halls (name, rows_n, cols_n) VALUES (?, ?, ?)`, fmt.Sprintf("Load test %s %s", f.runID, name), rows, cols)
-	if err != nil {
+	h := &Hall{Rows: rows, Cols: cols, zoneIDs: map[string]int64{}}
+	if h.ID, err = store.InsertHall(ctx, tx, fmt.Sprintf("Load test %s %s", f.runID, name), rows, cols); err != nil {
 		return nil, fmt.Errorf("fixture hall: %w", err)
 	}
-	h := &Hall{Rows: rows, Cols: cols, zoneIDs: map[string]int64{}}
-	if h.ID, err = res.LastInsertId(); err != nil {
-		return nil, err
-	}
 	for _, z := range []string{zonePremium, zoneStandard} {
-		res, err := tx.ExecContext(ctx, `INSERT INTO zones (hall_id, code, name) VALUES (?, ?, ?)`, h.ID, z, strings.ToUpper(z[:1])+z[1:])
+		id, err := store.InsertZone(ctx, tx, h.ID, z, strings.ToUpper(z[:1])+z[1:])
 		if err != nil {
 			return nil, fmt.Errorf("fixture zone: %w", err)
 		}
-		h.zoneIDs[z], _ = res.LastInsertId()
+		h.zoneIDs[z] = id
 	}
 	const batch = 1000
-	var args []any
-	n := 0
+	var seats []store.NewSeat
 	flush := func() error {
-		if n == 0 {
+		if len(seats) == 0 {
 			return nil
 		}
-		q := "INSERT INTO seats (hall_id, zone_id, row_no, col_no, label, kind) VALUES " +
-			strings.TrimSuffix(strings.Repeat("(?,?,?,?,?,'standard'),", n), ",")
-		_, err := tx.ExecContext(ctx, q, args...)
-		args, n = args[:0], 0
+		err := store.InsertSeats(ctx, tx, seats)
+		seats = seats[:0]
 		return err
 	}
 	for r := 1; r <= rows; r++ {
@@ -113,8 +107,8 @@ func (f *Fixtures) NewHall(ctx context.Context, name string, rows, cols int) (*H
 			zone = zonePremium
 		}
 		for c := 1; c <= cols; c++ {
-			args = append(args, h.ID, h.zoneIDs[zone], r, c, fmt.Sprintf("R%d-%d", r, c))
-			if n++; n == batch {
+			seats = append(seats, store.NewSeat{HallID: h.ID, ZoneID: h.zoneIDs[zone], Row: r, Col: c, Label: fmt.Sprintf("R%d-%d", r, c), Kind: services.KindStandard})
+			if len(seats) == batch {
 				if err := flush(); err != nil {
 					return nil, fmt.Errorf("fixture seats: %w", err)
 				}
@@ -124,12 +118,13 @@ func (f *Fixtures) NewHall(ctx context.Context, name string, rows, cols int) (*H
 	if err := flush(); err != nil {
 		return nil, fmt.Errorf("fixture seats: %w", err)
 	}
-	if err := tx.SelectContext(ctx, &h.Seats, `SELECT s.id, s.row_no, s.col_no, z.code AS zone_code FROM seats s
-		JOIN zones z ON z.id = s.zone_id WHERE s.hall_id = ? ORDER BY s.row_no, s.col_no`, h.ID); err != nil {
+	stored, err := store.HallSeats(ctx, tx, h.ID)
+	if err != nil {
 		return nil, err
 	}
-	for i := range h.Seats {
-		h.Seats[i].rowIndex = i
+	h.Seats = make([]SeatInfo, len(stored))
+	for i, s := range stored {
+		h.Seats[i] = SeatInfo{ID: s.ID, Row: s.Row, Col: s.Col, Zone: s.ZoneCode, rowIndex: i}
 	}
 	return h, tx.Commit()
 }
@@ -144,18 +139,16 @@ func (f *Fixtures) NewShow(ctx context.Context, h *Hall, purchaseLimit int) (int
 		return 0, err
 	}
 	defer tx.Rollback()
-	res, err := tx.ExecContext(ctx, `INSERT INTO shows (movie_id, hall_id, starts_at, sale_opens_at, sale_closes_at, status,
-		purchase_limit, currency, created_at) VALUES (?, ?, ?, ?, ?, 'on_sale', ?, ?, ?)`,
-		f.movieID, h.ID, starts, now.Add(-time.Hour), starts.Add(-time.Hour), purchaseLimit, f.currency, now)
+	// the waiting room, its pace and the single-seat rule are the columns' defaults
+	show := &services.Show{MovieID: f.movieID, HallID: h.ID, StartsAt: starts, SaleOpensAt: now.Add(-time.Hour), SaleClosesAt: starts.Add(-time.Hour),
+		Status: services.ShowOnSale, PurchaseLimit: purchaseLimit, AdmitPerMinute: catalog.DefaultAdmitPerMinute, SingleSeatRule: catalog.RuleOff,
+		Currency: f.currency, CreatedAt: now}
+	id, err := store.InsertShow(ctx, tx, show)
 	if err != nil {
 		return 0, fmt.Errorf("fixture show: %w", err)
 	}
-	id, err := res.LastInsertId()
-	if err != nil {
-		return 0, err
-	}
 	for z, zid := range h.zoneIDs {
-		if _, err := tx.ExecContext(ctx, `INSERT INTO show_prices (show_id, zone_id, price_minor) VALUES (?, ?, ?)`, id, zid, fixturePrices[z]); err != nil {
+		if err := store.InsertShowPrice(ctx, tx, id, zid, fixturePrices[z]); err != nil {
 			return 0, fmt.Errorf("fixture price: %w", err)
 		}
 	}
@@ -274,32 +267,23 @@ func (f *Fixtures) NewVisitors(ctx context.Context, showID int64, n int) ([]Buye
 	for lo := 0; lo < n; lo += visitorBatch {
 		hi := min(lo+visitorBatch, n)
 		emails := make([]string, 0, hi-lo)
-		args := make([]any, 0, 5*(hi-lo))
+		names := make([]string, 0, hi-lo)
 		for i := lo; i < hi; i++ {
-			email := fmt.Sprintf("visitor%d.show%d.%s@loadtest.example", i, showID, strings.ToLower(f.runID))
-			emails = append(emails, email)
-			args = append(args, email, fmt.Sprintf("Visitor %d", i), hash, "customer", now)
+			emails = append(emails, fmt.Sprintf("visitor%d.show%d.%s@loadtest.example", i, showID, strings.ToLower(f.runID)))
+			names = append(names, fmt.Sprintf("Visitor %d", i))
 		}
-		if _, err := f.db.ExecContext(ctx, "INSERT INTO users (email, name, password_hash, role, created_at) VALUES "+
-			strings.TrimSuffix(strings.Repeat("(?,?,?,?,?),", hi-lo), ","), args...); err != nil {
+		if err := store.LoadTestInsertUsers(ctx, f.db, emails, names, hash, now); err != nil {
 			return nil, fmt.Errorf("fixture visitors: %w", err)
 		}
-		q, qargs, err := sqlx.In("SELECT id, email FROM users WHERE email IN (?)", emails)
+		rows, err := store.LoadTestUsersByEmail(ctx, f.db, emails)
 		if err != nil {
-			return nil, err
-		}
-		var rows []struct {
-			ID    int64  `db:"id"`
-			Email string `db:"email"`
-		}
-		if err := f.db.SelectContext(ctx, &rows, f.db.Rebind(q), qargs...); err != nil {
 			return nil, fmt.Errorf("fixture visitors: %w", err)
 		}
 		ids := make(map[string]int64, len(rows))
 		for _, r := range rows {
 			ids[r.Email] = r.ID
 		}
-		args = args[:0]
+		sessions := make([]store.LoadTestSession, 0, len(emails))
 		for _, email := range emails {
 			id, ok := ids[email]
 			if !ok {
@@ -311,11 +295,10 @@ func (f *Fixtures) NewVisitors(ctx context.Context, showID int64, n int) ([]Buye
 			}
 			b := Buyer{ID: id, Token: base64.RawURLEncoding.EncodeToString(tok)}
 			h := sha256.Sum256([]byte(b.Token)) // what the server keys a session by
-			args = append(args, h[:], id, now, now, now.Add(7*24*time.Hour))
+			sessions = append(sessions, store.LoadTestSession{TokenHash: h[:], UserID: id, CreatedAt: now, LastSeen: now, ExpireAt: now.Add(7 * 24 * time.Hour)})
 			out = append(out, b)
 		}
-		if _, err := f.db.ExecContext(ctx, "INSERT INTO sessions (token_hash, user_id, created_at, last_seen_at, expires_at) VALUES "+
-			strings.TrimSuffix(strings.Repeat("(?,?,?,?,?),", len(emails)), ","), args...); err != nil {
+		if err := store.LoadTestInsertSessions(ctx, f.db, sessions); err != nil {
 			return nil, fmt.Errorf("fixture visitor sessions: %w", err)
 		}
 	}
@@ -329,7 +312,7 @@ func (f *Fixtures) NewRoomShow(ctx context.Context, h *Hall, purchaseLimit, admi
 	if err != nil {
 		return 0, err
 	}
-	if _, err := f.db.ExecContext(ctx, "UPDATE shows SET waiting_room = 1, admit_per_minute = ? WHERE id = ?", admitPerMinute, id); err != nil {
+	if err := store.LoadTestOpenWaitingRoom(ctx, f.db, id, admitPerMinute); err != nil {
 		return 0, fmt.Errorf("fixture waiting room: %w", err)
 	}
 	return id, nil
@@ -337,7 +320,7 @@ func (f *Fixtures) NewRoomShow(ctx context.Context, h *Hall, purchaseLimit, admi
 
 // SetSaleOpens moves a show's sale opening to at (UTC).
 func (f *Fixtures) SetSaleOpens(ctx context.Context, show int64, at time.Time) error {
-	if _, err := f.db.ExecContext(ctx, "UPDATE shows SET sale_opens_at = ? WHERE id = ?", at.UTC(), show); err != nil {
+	if err := store.LoadTestSetSaleOpens(ctx, f.db, show, at.UTC()); err != nil {
 		return fmt.Errorf("fixture sale opening: %w", err)
 	}
 	return nil

@@ -93,10 +93,8 @@ func startServer(ctx context.Context, opts Options, logf func(string, ...any)) (
 		return nil, err
 	}
 	defer admin.Close()
-	for _, q := range []string{"DROP DATABASE IF EXISTS `" + name + "`", "CREATE DATABASE `" + name + "` CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci"} {
-		if _, err := admin.ExecContext(ctx, q); err != nil {
-			return nil, fmt.Errorf("load test database: %w", err)
-		}
+	if err := store.LoadTestRecreateDatabase(ctx, admin, name); err != nil {
+		return nil, fmt.Errorf("load test database: %w", err)
 	}
 	rdb := redis.NewClient(&redis.Options{Addr: opts.RedisAddr, DB: opts.RedisDB})
 	err = rdb.FlushDB(ctx).Err()

@@ -14,6 +14,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"seatflow/services/store"
 	"seatflow/services/waitingroom"
 )
 
@@ -534,11 +535,8 @@ func (f *RoomFigures) paceText() string {
 // buyers the room did not admit (their entry in the room's ent hash is not admitted)
 // and those of visitors who never read an admission.
 func (r *run) roomOrders(ctx context.Context, show int64, entKey string, vs []visitor, fig *RoomFigures) (notAdmitted, unseen int64, err error) {
-	var rows []struct {
-		User int64 `db:"user_id"`
-		N    int64 `db:"n"`
-	}
-	if err := r.db.SelectContext(ctx, &rows, "SELECT user_id, COUNT(*) AS n FROM orders WHERE show_id = ? GROUP BY user_id", show); err != nil {
+	rows, err := store.LoadTestShowOrdersByUser(ctx, r.db, show)
+	if err != nil {
 		return 0, 0, err
 	}
 	seen := make(map[int64]bool, len(vs))
