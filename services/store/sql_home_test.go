@@ -38,8 +38,6 @@ var sqlPending = map[string]bool{
 	"services/catalog/shows.go":             true,
 	"services/demo/seed.go":                 true,
 	"services/demo/stadium_fill.go":         true,
-	"services/mail/outbox.go":               true,
-	"services/mail/rows.go":                 true,
 	"services/orders/end_reason.go":         true,
 	"services/orders/order_store.go":        true,
 	"services/orders/orders.go":             true,
