@@ -52,8 +52,6 @@ var sqlPending = map[string]bool{
 	"services/seats/hall_refresh.go":        true,
 	"services/seats/seatstore.go":           true,
 	"services/seats/shows.go":               true,
-	"services/staff/dashboard.go":           true,
-	"services/staff/dashboard_revenue.go":   true,
 	"services/staff/house_seats.go":         true,
 	"services/staff/house_seats_helpers.go": true,
 	"services/staff/refund.go":              true,
