@@ -58,20 +58,22 @@ func (d *Dashboard) OrdersPerMinute(ctx context.Context, now time.Time) ([]Minut
 	}
 	qctx, cancel := context.WithTimeout(ctx, store.DBTimeout)
 	defer cancel()
-	for _, paid := range []bool{false, true} {
-		rows, err := store.DashboardOrderMinutes(qctx, d.db, paid, start, end)
-		if err != nil {
-			return nil, store.Unavailable("the database", err)
+	created, err := store.DashboardOrdersCreatedPerMinute(qctx, d.db, start, end)
+	if err != nil {
+		return nil, store.Unavailable("the database", err)
+	}
+	for _, r := range created {
+		if r.Bucket >= 0 && r.Bucket < len(out) {
+			out[r.Bucket].Created += r.N
 		}
-		for _, r := range rows {
-			if r.Bucket < 0 || r.Bucket >= len(out) {
-				continue
-			}
-			if !paid {
-				out[r.Bucket].Created += r.N
-			} else {
-				out[r.Bucket].Paid += r.N
-			}
+	}
+	paid, err := store.DashboardOrdersPaidPerMinute(qctx, d.db, start, end)
+	if err != nil {
+		return nil, store.Unavailable("the database", err)
+	}
+	for _, r := range paid {
+		if r.Bucket >= 0 && r.Bucket < len(out) {
+			out[r.Bucket].Paid += r.N
 		}
 	}
 	return out, nil

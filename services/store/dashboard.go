@@ -124,12 +124,18 @@ func DashboardRevenue(ctx context.Context, q Querier, from, to time.Time) (total
 	return totals, byMovie, byHall, nil
 }
 
-// DashboardOrderMinutes counts the orders created (paid false) or paid (paid true) in [start, end) per minute since start.
-func DashboardOrderMinutes(ctx context.Context, q Querier, paid bool, start, end time.Time) ([]MinuteBucket, error) {
-	col := "created_at"
-	if paid {
-		col = "paid_at"
-	}
+// DashboardOrdersCreatedPerMinute counts the orders created in [start, end) per minute since start.
+func DashboardOrdersCreatedPerMinute(ctx context.Context, q Querier, start, end time.Time) ([]MinuteBucket, error) {
+	return dashboardOrdersPerMinute(ctx, q, "created_at", start, end)
+}
+
+// DashboardOrdersPaidPerMinute counts the orders paid in [start, end) per minute since start.
+func DashboardOrdersPaidPerMinute(ctx context.Context, q Querier, start, end time.Time) ([]MinuteBucket, error) {
+	return dashboardOrdersPerMinute(ctx, q, "paid_at", start, end)
+}
+
+// dashboardOrdersPerMinute counts the orders whose time column col falls in [start, end) per minute since start.
+func dashboardOrdersPerMinute(ctx context.Context, q Querier, col string, start, end time.Time) ([]MinuteBucket, error) {
 	var rows []MinuteBucket
 	err := q.SelectContext(ctx, &rows, `SELECT FLOOR(TIMESTAMPDIFF(SECOND, ?, `+col+`) / 60) AS b, COUNT(*) AS n
 			FROM orders WHERE `+col+` >= ? AND `+col+` < ? GROUP BY b`, start, start, end)
