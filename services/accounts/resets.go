@@ -73,8 +73,7 @@ func (r *Resets) RequestReset(ctx context.Context, email, ip string) error {
 	}
 	ctx, cancel := context.WithTimeout(ctx, store.DBTimeout)
 	defer cancel()
-	var userID int64
-	err = r.users.db.GetContext(ctx, &userID, "SELECT id FROM users WHERE email = ?", email)
+	userID, err := store.UserIDByEmail(ctx, r.users.db, email)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil // the same answer as for an account: nothing tells them apart
 	}
@@ -83,12 +82,7 @@ func (r *Resets) RequestReset(ctx context.Context, email, ip string) error {
 	}
 	now := r.users.clock.Now().UTC()
 	err = store.InTx(ctx, r.users.db, func(tx *sqlx.Tx) error {
-		res, err := tx.ExecContext(ctx, `INSERT INTO password_resets (token_hash, user_id, created_at, expires_at)
-			VALUES (?, ?, ?, ?)`, hash[:], userID, now, now.Add(ResetTokenTTL))
-		if err != nil {
-			return err
-		}
-		id, err := res.LastInsertId()
+		id, err := store.InsertPasswordReset(ctx, tx, hash[:], userID, now, now.Add(ResetTokenTTL))
 		if err != nil {
 			return err
 		}
@@ -119,9 +113,7 @@ func (r *Resets) CheckReset(ctx context.Context, token string) error {
 	h := tokenHash(token)
 	ctx, cancel := context.WithTimeout(ctx, store.DBTimeout)
 	defer cancel()
-	var one int
-	err := r.users.db.GetContext(ctx, &one, `SELECT 1 FROM password_resets
-		WHERE token_hash = ? AND used_at IS NULL AND expires_at > ?`, h[:], r.users.clock.Now().UTC())
+	err := store.UsablePasswordReset(ctx, r.users.db, h[:], r.users.clock.Now().UTC())
 	if errors.Is(err, sql.ErrNoRows) {
 		return errResetToken()
 	}
@@ -157,25 +149,23 @@ func (r *Resets) ResetPassword(ctx context.Context, token, newPassword string) e
 	var userID int64
 	err = store.InTx(ctx, r.users.db, func(tx *sqlx.Tx) error {
 		userID = 0
-		res, err := tx.ExecContext(ctx, `UPDATE password_resets SET used_at = ?
-			WHERE token_hash = ? AND used_at IS NULL AND expires_at > ?`, now, h[:], now)
+		n, err := store.UsePasswordReset(ctx, tx, h[:], now)
 		if err != nil {
 			return err
 		}
-		if n, err := res.RowsAffected(); err != nil || n != 1 {
+		if n != 1 {
 			return errResetToken()
 		}
-		if err := tx.GetContext(ctx, &userID, "SELECT user_id FROM password_resets WHERE token_hash = ?", h[:]); err != nil {
+		if userID, err = store.PasswordResetUser(ctx, tx, h[:]); err != nil {
 			return err
 		}
-		if _, err := tx.ExecContext(ctx, "UPDATE users SET password_hash = ? WHERE id = ?", hash, userID); err != nil {
+		if err := store.SetUserPasswordHash(ctx, tx, userID, hash); err != nil {
 			return err
 		}
-		if _, err := tx.ExecContext(ctx, "UPDATE password_resets SET used_at = ? WHERE user_id = ? AND used_at IS NULL", now, userID); err != nil {
+		if err := store.UseUserPasswordResets(ctx, tx, userID, now); err != nil {
 			return err
 		}
-		_, err = tx.ExecContext(ctx, "DELETE FROM sessions WHERE user_id = ?", userID)
-		return err
+		return store.DeleteUserSessions(ctx, tx, userID)
 	})
 	var se *services.Error
 	if errors.As(err, &se) {

@@ -60,8 +60,7 @@ func (u *Users) NewSession(ctx context.Context, userID int64) (string, error) {
 	tok := base64.RawURLEncoding.EncodeToString(b)
 	h := tokenHash(tok)
 	now := u.clock.Now()
-	if _, err := u.db.ExecContext(ctx, `INSERT INTO sessions (token_hash, user_id, created_at, last_seen_at, expires_at)
-		VALUES (?, ?, ?, ?, ?)`, h[:], userID, now, now, now.Add(u.sessions.MaxAge)); err != nil {
+	if err := store.InsertSession(ctx, u.db, h[:], userID, now, now.Add(u.sessions.MaxAge)); err != nil {
 		return "", store.Unavailable("the database", err)
 	}
 	return tok, nil
@@ -82,13 +81,7 @@ func (u *Users) Authenticate(ctx context.Context, token string) (*services.User,
 	ctx, cancel := context.WithTimeout(ctx, store.DBTimeout)
 	defer cancel()
 	now := u.clock.Now()
-	var row struct {
-		services.User
-		LastSeen time.Time `db:"last_seen_at"`
-	}
-	err := u.db.GetContext(ctx, &row, `SELECT u.id, u.email, u.name, u.role, s.last_seen_at
-		FROM sessions s JOIN users u ON u.id = s.user_id
-		WHERE s.token_hash = ? AND s.expires_at > ? AND s.last_seen_at > ?`, h[:], now, now.Add(-u.sessions.Idle))
+	row, err := store.LiveSessionUser(ctx, u.db, h[:], now, now.Add(-u.sessions.Idle))
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, services.Errorf(services.CodeUnauthenticated, "the session is unknown or expired; sign in again")
 	}
@@ -97,7 +90,7 @@ func (u *Users) Authenticate(ctx context.Context, token string) (*services.User,
 	}
 	if now.Sub(row.LastSeen) >= u.touchEvery() {
 		// a lost write only shortens the idle allowance by touchEvery at most
-		_, _ = u.db.ExecContext(ctx, "UPDATE sessions SET last_seen_at = ? WHERE token_hash = ? AND last_seen_at < ?", now, h[:], now)
+		_ = store.TouchSession(ctx, u.db, h[:], now)
 	}
 	usr := row.User
 	u.cache.put(h, &usr)
@@ -110,7 +103,7 @@ func (u *Users) Logout(ctx context.Context, token string) error {
 	h := tokenHash(token)
 	ctx, cancel := context.WithTimeout(ctx, store.DBTimeout)
 	defer cancel()
-	if _, err := u.db.ExecContext(ctx, "DELETE FROM sessions WHERE token_hash = ?", h[:]); err != nil {
+	if err := store.DeleteSession(ctx, u.db, h[:]); err != nil {
 		return store.Unavailable("the database", err)
 	}
 	u.cache.Forget(ctx, h)

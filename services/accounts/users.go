@@ -88,15 +88,14 @@ func (u *Users) Create(ctx context.Context, email, password, name, role string) 
 	}
 	ctx, cancel := context.WithTimeout(ctx, store.DBTimeout)
 	defer cancel()
-	res, err := u.db.ExecContext(ctx, "INSERT INTO users (email, name, password_hash, role, created_at) VALUES (?, ?, ?, ?, ?)",
-		email, name, hash, role, u.clock.Now())
+	id, err := store.InsertUser(ctx, u.db, email, name, hash, role, u.clock.Now())
 	if store.DuplicateOn(err, "uq_users_email") {
 		return 0, services.Errorf(services.CodeConflict, "an account with this email exists already")
 	}
 	if err != nil {
 		return 0, store.Unavailable("the database", err)
 	}
-	return res.LastInsertId()
+	return id, nil
 }
 
 // checkPassword applies the password rule of registration and reset: 8 to 72 bytes
@@ -122,13 +121,12 @@ func (u *Users) SetPassword(ctx context.Context, email, password, role string) e
 	}
 	ctx, cancel := context.WithTimeout(ctx, store.DBTimeout)
 	defer cancel()
-	res, err := u.db.ExecContext(ctx, "UPDATE users SET password_hash = ?, role = ? WHERE email = ?", hash, role, email)
+	n, err := store.SetUserPasswordAndRole(ctx, u.db, email, hash, role)
 	if err != nil {
 		return store.Unavailable("the database", err)
 	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		var one int
-		if err := u.db.GetContext(ctx, &one, "SELECT 1 FROM users WHERE email = ?", email); err != nil {
+	if n == 0 {
+		if _, err := store.UserIDByEmail(ctx, u.db, email); err != nil {
 			return services.Errorf(services.CodeNotFound, "no account %s", email)
 		}
 	}
@@ -147,11 +145,7 @@ func (u *Users) Login(ctx context.Context, email, password string) (string, *ser
 	}
 	ctx, cancel := context.WithTimeout(ctx, store.DBTimeout)
 	defer cancel()
-	var row struct {
-		services.User
-		Hash []byte `db:"password_hash"`
-	}
-	err = u.db.GetContext(ctx, &row, "SELECT id, email, name, role, password_hash FROM users WHERE email = ?", email)
+	row, err := store.UserLoginByEmail(ctx, u.db, email)
 	if errors.Is(err, sql.ErrNoRows) {
 		_ = bcrypt.CompareHashAndPassword(u.dummyHash, []byte(password))
 		return "", nil, errWrongLogin()

@@ -4,7 +4,6 @@ import (
 	"context"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/jmoiron/sqlx"
 
@@ -14,13 +13,7 @@ import (
 )
 
 // UserAccount is an account as admins list it: no password hash. CreatedAt is UTC.
-type UserAccount struct {
-	ID        int64     `db:"id"`
-	Email     string    `db:"email"`
-	Name      string    `db:"name"`
-	Role      string    `db:"role"`
-	CreatedAt time.Time `db:"created_at"`
-}
+type UserAccount = store.UserAccount
 
 // User list limits (GET /api/v1/admin/users ?limit=).
 const (
@@ -70,39 +63,27 @@ func (u *UserAdmin) ListUsers(ctx context.Context, f UserFilter) ([]*UserAccount
 	if f.Limit == 0 {
 		f.Limit = DefaultUserListLimit
 	}
-	q := "SELECT id, email, name, role, created_at FROM users WHERE 1 = 1"
-	var args []any
+	s := store.UserSearch{Role: f.Role, Limit: f.Limit}
 	if part := strings.TrimSpace(f.Email); part != "" {
 		if len(part) > services.MaxEmailBytes {
 			return []*UserAccount{}, nil
 		}
-		q += ` AND email LIKE ? ESCAPE '\\'`
-		args = append(args, "%"+likeEscaper.Replace(services.CanonicalForm(part))+"%")
+		s.EmailPart = services.CanonicalForm(part)
 	}
-	if f.Role != "" {
-		q += " AND role = ?"
-		args = append(args, f.Role)
-	}
-	q += " ORDER BY id DESC LIMIT ?"
-	args = append(args, f.Limit)
 	ctx, cancel := context.WithTimeout(ctx, store.DBTimeout)
 	defer cancel()
-	out := []*UserAccount{}
-	if err := u.db.SelectContext(ctx, &out, q, args...); err != nil {
+	out, err := store.UserAccounts(ctx, u.db, s)
+	if err != nil {
 		return nil, store.Unavailable("the database", err)
 	}
 	return out, nil
 }
 
-// likeEscaper escapes LIKE's wildcards so a typed "_" or "%" matches itself.
-var likeEscaper = strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
-
 // User returns one account. Errors: NOT_FOUND, UNAVAILABLE.
 func (u *UserAdmin) User(ctx context.Context, id int64) (*UserAccount, error) {
 	ctx, cancel := context.WithTimeout(ctx, store.DBTimeout)
 	defer cancel()
-	acc := &UserAccount{}
-	err := u.db.GetContext(ctx, acc, "SELECT id, email, name, role, created_at FROM users WHERE id = ?", id)
+	acc, err := store.UserAccountByID(ctx, u.db, id)
 	if store.IsNoRows(err) {
 		return nil, services.Errorf(services.CodeNotFound, "user %d not found", id)
 	}
@@ -140,14 +121,14 @@ func (u *UserAdmin) SetRole(ctx context.Context, actorID, userID int64, role str
 		changedRole = false
 		// every admin row locked first, in id order, so two demotions of different
 		// admins queue behind each other and cannot both see "another admin is left"
-		var admins []int64
-		if err := tx.SelectContext(ctx, &admins, "SELECT id FROM users WHERE role = 'admin' ORDER BY id FOR UPDATE"); err != nil {
+		admins, err := store.LockAdminIDs(ctx, tx)
+		if err != nil {
 			return err
 		}
 		if !containsID(admins, actorID) {
 			return services.Errorf(services.CodeForbidden, "only an admin may change roles")
 		}
-		if err := tx.GetContext(ctx, &acc, "SELECT id, email, name, role, created_at FROM users WHERE id = ? FOR UPDATE", userID); err != nil {
+		if acc, err = store.LockUserAccount(ctx, tx, userID); err != nil {
 			if store.IsNoRows(err) {
 				return services.Errorf(services.CodeNotFound, "user %d not found", userID)
 			}
@@ -162,7 +143,7 @@ func (u *UserAdmin) SetRole(ctx context.Context, actorID, userID int64, role str
 		if userID == actorID {
 			return services.Errorf(services.CodeConflict, "you cannot change your own role; ask another admin to do it")
 		}
-		if _, err := tx.ExecContext(ctx, "UPDATE users SET role = ? WHERE id = ?", role, userID); err != nil {
+		if err := store.SetUserRole(ctx, tx, userID, role); err != nil {
 			return err
 		}
 		id := strconv.FormatInt(userID, 10)

@@ -31,7 +31,7 @@ func (u *Users) SetLang(ctx context.Context, userID int64, lang string) error {
 	}
 	ctx, cancel := context.WithTimeout(ctx, store.DBTimeout)
 	defer cancel()
-	if _, err := u.db.ExecContext(ctx, "UPDATE users SET lang = ? WHERE id = ? AND lang <> ?", lang, userID, lang); err != nil {
+	if err := store.SetUserLang(ctx, u.db, userID, lang); err != nil {
 		return store.Unavailable("the database", err)
 	}
 	return nil

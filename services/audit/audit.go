@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
-	"time"
 
 	"github.com/jmoiron/sqlx"
 
@@ -16,17 +15,7 @@ import (
 // nil for the system), when (UTC), what (Action such as "show.create" on Entity "show"
 // with EntityID "42"), and the entity before and after as JSON (nil when it did not
 // exist before or no longer exists after).
-type AuditEntry struct {
-	ID         int64     `db:"id"`
-	ActorID    *int64    `db:"actor_user_id"`
-	ActorEmail string    `db:"actor_email"`
-	Action     string    `db:"action"`
-	Entity     string    `db:"entity"`
-	EntityID   string    `db:"entity_id"`
-	Before     []byte    `db:"before_json"` // JSON, nil when NULL
-	After      []byte    `db:"after_json"`  // JSON, nil when NULL
-	CreatedAt  time.Time `db:"created_at"`
-}
+type AuditEntry = store.AuditEntry
 
 // Audit records staff and admin writes and lists them.
 type Audit struct {
@@ -55,8 +44,7 @@ func (a *Audit) Record(ctx context.Context, ex execer, actorID int64, action, en
 	if err != nil {
 		return err
 	}
-	_, err = ex.ExecContext(ctx, `INSERT INTO audit_log (actor_user_id, action, entity, entity_id, before_json, after_json, created_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?)`, store.NullID(actorID), action, entity, entityID, b, af, a.clock.Now())
+	err = store.InsertAuditEntry(ctx, ex, actorID, action, entity, entityID, b, af, a.clock.Now())
 	if err != nil {
 		return store.Unavailable("the database", err)
 	}
@@ -79,16 +67,7 @@ func auditJSON(v any) (sql.NullString, error) {
 // and before To (UTC instants; zero means open), to entries older than BeforeID (the
 // paging cursor: the last id of the previous page), and at most Limit entries (1..500,
 // default 100), newest first.
-type AuditFilter struct {
-	Entity     string
-	EntityID   string
-	ActorID    int64
-	ActorEmail string
-	Action     string
-	From, To   time.Time
-	BeforeID   int64
-	Limit      int
-}
+type AuditFilter = store.AuditLogFilter
 
 // List returns audit entries newest first (by id). Errors: INVALID_REQUEST (an actor
 // email that is not a usable address), UNAVAILABLE.
@@ -103,47 +82,10 @@ func (a *Audit) List(ctx context.Context, f AuditFilter) ([]*AuditEntry, error) 
 		}
 		f.ActorEmail = email
 	}
-	q := `SELECT l.id, l.actor_user_id, COALESCE(u.email, '') AS actor_email, l.action, l.entity, l.entity_id,
-		l.before_json, l.after_json, l.created_at FROM audit_log l LEFT JOIN users u ON u.id = l.actor_user_id WHERE 1 = 1`
-	var args []any
-	if f.Entity != "" {
-		q += " AND l.entity = ?"
-		args = append(args, f.Entity)
-	}
-	if f.EntityID != "" {
-		q += " AND l.entity_id = ?"
-		args = append(args, f.EntityID)
-	}
-	if f.ActorID != 0 {
-		q += " AND l.actor_user_id = ?"
-		args = append(args, f.ActorID)
-	}
-	if f.ActorEmail != "" {
-		q += " AND u.email = ?"
-		args = append(args, f.ActorEmail)
-	}
-	if f.Action != "" {
-		q += " AND l.action = ?"
-		args = append(args, f.Action)
-	}
-	if !f.From.IsZero() {
-		q += " AND l.created_at >= ?"
-		args = append(args, f.From.UTC())
-	}
-	if !f.To.IsZero() {
-		q += " AND l.created_at < ?"
-		args = append(args, f.To.UTC())
-	}
-	if f.BeforeID > 0 {
-		q += " AND l.id < ?"
-		args = append(args, f.BeforeID)
-	}
-	q += " ORDER BY l.id DESC LIMIT ?"
-	args = append(args, f.Limit)
 	ctx, cancel := context.WithTimeout(ctx, store.DBTimeout)
 	defer cancel()
-	var out []*AuditEntry
-	if err := a.db.SelectContext(ctx, &out, q, args...); err != nil {
+	out, err := store.AuditLogEntries(ctx, a.db, f)
+	if err != nil {
 		return nil, store.Unavailable("the database", err)
 	}
 	return out, nil
@@ -154,10 +96,10 @@ func (a *Audit) List(ctx context.Context, f AuditFilter) ([]*AuditEntry, error) 
 func (a *Audit) Kinds(ctx context.Context) (actions, entities []string, err error) {
 	ctx, cancel := context.WithTimeout(ctx, store.DBTimeout)
 	defer cancel()
-	if err := a.db.SelectContext(ctx, &actions, "SELECT DISTINCT action FROM audit_log ORDER BY action"); err != nil {
+	if actions, err = store.AuditLogActions(ctx, a.db); err != nil {
 		return nil, nil, store.Unavailable("the database", err)
 	}
-	if err := a.db.SelectContext(ctx, &entities, "SELECT DISTINCT entity FROM audit_log ORDER BY entity"); err != nil {
+	if entities, err = store.AuditLogEntities(ctx, a.db); err != nil {
 		return nil, nil, store.Unavailable("the database", err)
 	}
 	return actions, entities, nil

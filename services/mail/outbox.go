@@ -3,14 +3,15 @@ package mail
 import (
 	"context"
 	"encoding/json"
-	"strings"
 	"time"
 
 	"github.com/jmoiron/sqlx"
+
+	"seatflow/services/store"
 )
 
 // Kind names what an e-mail tells of.
-type Kind string
+type Kind = store.MailKind
 
 // The e-mails seatflow sends (DESIGN.md "E-mail"). Every committed order event queues
 // exactly one, in its own transaction (invariant 16); reasons.go lists Data's codes.
@@ -59,15 +60,8 @@ func Queue(ctx context.Context, tx sqlx.ExecerContext, now time.Time, ms ...Mess
 	if len(ms) == 0 {
 		return nil
 	}
-	var q strings.Builder
-	q.WriteString(`INSERT INTO mail_outbox (kind, dedupe_key, user_id, to_addr, lang, order_no, show_id, data, status, next_attempt_at, created_at)
-		SELECT m.kind, m.dedupe_key, u.id, u.email, u.lang, m.order_no, m.show_id, m.data, 'queued', m.at, m.at FROM (`)
-	args := make([]any, 0, len(ms)*8)
-	for i, m := range ms {
-		if i > 0 {
-			q.WriteString(" UNION ALL ")
-		}
-		q.WriteString("SELECT ? AS seq, ? AS kind, ? AS dedupe_key, ? AS user_id, ? AS order_no, ? AS show_id, ? AS data, ? AS at")
+	rows := make([]store.MailQueued, 0, len(ms))
+	for _, m := range ms {
 		var data any
 		if len(m.Data) > 0 {
 			b, err := json.Marshal(m.Data)
@@ -76,11 +70,12 @@ func Queue(ctx context.Context, tx sqlx.ExecerContext, now time.Time, ms ...Mess
 			}
 			data = string(b)
 		}
-		args = append(args, i, string(m.Kind), m.key(), m.UserID, nullString(m.OrderNo), nullInt(m.ShowID), data, now.UTC())
+		rows = append(rows, store.MailQueued{
+			Kind: string(m.Kind), DedupeKey: m.key(), UserID: m.UserID,
+			OrderNo: nullString(m.OrderNo), ShowID: nullInt(m.ShowID), Data: data, At: now.UTC(),
+		})
 	}
-	q.WriteString(") m JOIN users u ON u.id = m.user_id ORDER BY m.seq ON DUPLICATE KEY UPDATE id = mail_outbox.id")
-	_, err := tx.ExecContext(ctx, q.String(), args...)
-	return err
+	return store.QueueMail(ctx, tx, rows)
 }
 
 func nullString(s string) any {

@@ -24,25 +24,7 @@ const (
 
 // Row is one outbox row as stored. Times are UTC. While Status is sending,
 // NextAttemptAt is the end of the claim's lease.
-type Row struct {
-	ID            int64      `db:"id"`
-	Kind          Kind       `db:"kind"`
-	UserID        *int64     `db:"user_id"`
-	To            string     `db:"to_addr"`
-	Lang          string     `db:"lang"`
-	OrderNo       *string    `db:"order_no"`
-	ShowID        *int64     `db:"show_id"`
-	Data          *string    `db:"data"`
-	Status        string     `db:"status"`
-	Attempts      int        `db:"attempts"`
-	LastError     *string    `db:"last_error"`
-	NextAttemptAt time.Time  `db:"next_attempt_at"`
-	CreatedAt     time.Time  `db:"created_at"`
-	SentAt        *time.Time `db:"sent_at"`
-}
-
-const rowColumns = `id, kind, user_id, to_addr, lang, order_no, show_id, data, status, attempts,
-	last_error, next_attempt_at, created_at, sent_at`
+type Row = store.MailRow
 
 // Outbox reads and moves the rows of mail_outbox. Every status change is one
 // conditional UPDATE: the row moves only from the status (and, for a claim's outcome,
@@ -63,10 +45,7 @@ func NewOutbox(db *sqlx.DB, clock services.Clock) *Outbox {
 func (o *Outbox) Due(ctx context.Context, limit int) ([]int64, error) {
 	ctx, cancel := context.WithTimeout(ctx, store.DBTimeout)
 	defer cancel()
-	var ids []int64
-	err := o.db.SelectContext(ctx, &ids, `SELECT id FROM mail_outbox
-		WHERE status IN ('queued', 'sending') AND next_attempt_at <= ? ORDER BY next_attempt_at, id LIMIT ?`,
-		o.clock.Now().UTC(), limit)
+	ids, err := store.DueMailIDs(ctx, o.db, o.clock.Now().UTC(), limit)
 	if err != nil {
 		return nil, store.Unavailable("the database", err)
 	}
@@ -78,11 +57,10 @@ func (o *Outbox) Due(ctx context.Context, limit int) ([]int64, error) {
 func (o *Outbox) HoldQueued(ctx context.Context) (int64, error) {
 	ctx, cancel := context.WithTimeout(ctx, store.DBTimeout)
 	defer cancel()
-	res, err := o.db.ExecContext(ctx, `UPDATE mail_outbox SET status = 'held' WHERE status = 'queued'`)
+	n, err := store.HoldQueuedMail(ctx, o.db)
 	if err != nil {
 		return 0, store.Unavailable("the database", err)
 	}
-	n, _ := res.RowsAffected()
 	return n, nil
 }
 
@@ -95,12 +73,11 @@ func (o *Outbox) Claim(ctx context.Context, id int64, lease time.Duration) (*Row
 	ctx, cancel := context.WithTimeout(ctx, store.DBTimeout)
 	defer cancel()
 	now := o.clock.Now().UTC()
-	res, err := o.db.ExecContext(ctx, `UPDATE mail_outbox SET status = 'sending', attempts = attempts + 1, next_attempt_at = ?
-		WHERE id = ? AND (status = 'queued' OR (status = 'sending' AND next_attempt_at <= ?))`, now.Add(lease), id, now)
+	n, err := store.ClaimMail(ctx, o.db, id, now, now.Add(lease))
 	if err != nil {
 		return nil, store.Unavailable("the database", err)
 	}
-	if n, _ := res.RowsAffected(); n == 0 {
+	if n == 0 {
 		return nil, nil
 	}
 	return o.Get(ctx, id)
@@ -109,34 +86,38 @@ func (o *Outbox) Claim(ctx context.Context, id int64, lease time.Duration) (*Row
 // MarkSent records the claimed attempt of row id as delivered. False when the claim was
 // lost (its lease ran out and another worker took the row). Errors: UNAVAILABLE.
 func (o *Outbox) MarkSent(ctx context.Context, id int64, attempt int) (bool, error) {
-	return o.finish(ctx, `UPDATE mail_outbox SET status = 'sent', sent_at = ?, last_error = NULL
-		WHERE id = ? AND status = 'sending' AND attempts = ?`, o.clock.Now().UTC(), id, attempt)
+	return o.finish(ctx, func(ctx context.Context) (int64, error) {
+		return store.MarkMailSent(ctx, o.db, id, attempt, o.clock.Now().UTC())
+	})
 }
 
 // MarkRetry records the claimed attempt of row id as failed with cause and queues the
 // row again at retryAt (UTC); MarkFailed ends it as failed. False when the claim was
 // lost. Errors: UNAVAILABLE.
 func (o *Outbox) MarkRetry(ctx context.Context, id int64, attempt int, cause error, retryAt time.Time) (bool, error) {
-	return o.finish(ctx, `UPDATE mail_outbox SET status = 'queued', last_error = ?, next_attempt_at = ?
-		WHERE id = ? AND status = 'sending' AND attempts = ?`, errText(cause), retryAt.UTC(), id, attempt)
+	return o.finish(ctx, func(ctx context.Context) (int64, error) {
+		return store.MarkMailRetry(ctx, o.db, id, attempt, errText(cause), retryAt.UTC())
+	})
 }
 
 // MarkFailed records the claimed attempt of row id as the last one: the row ends
 // failed with cause, for admins to see. False when the claim was lost.
 // Errors: UNAVAILABLE.
 func (o *Outbox) MarkFailed(ctx context.Context, id int64, attempt int, cause error) (bool, error) {
-	return o.finish(ctx, `UPDATE mail_outbox SET status = 'failed', last_error = ?
-		WHERE id = ? AND status = 'sending' AND attempts = ?`, errText(cause), id, attempt)
+	return o.finish(ctx, func(ctx context.Context) (int64, error) {
+		return store.MarkMailFailed(ctx, o.db, id, attempt, errText(cause))
+	})
 }
 
-func (o *Outbox) finish(ctx context.Context, q string, args ...any) (bool, error) {
+// finish runs one outcome of a claim (update returns the rows it changed) and reports
+// whether the claim still held.
+func (o *Outbox) finish(ctx context.Context, update func(ctx context.Context) (int64, error)) (bool, error) {
 	ctx, cancel := context.WithTimeout(ctx, store.DBTimeout)
 	defer cancel()
-	res, err := o.db.ExecContext(ctx, q, args...)
+	n, err := update(ctx)
 	if err != nil {
 		return false, store.Unavailable("the database", err)
 	}
-	n, _ := res.RowsAffected()
 	return n == 1, nil
 }
 
@@ -144,8 +125,8 @@ func (o *Outbox) finish(ctx context.Context, q string, args ...any) (bool, error
 func (o *Outbox) Get(ctx context.Context, id int64) (*Row, error) {
 	ctx, cancel := context.WithTimeout(ctx, store.DBTimeout)
 	defer cancel()
-	r := &Row{}
-	if err := o.db.GetContext(ctx, r, "SELECT "+rowColumns+" FROM mail_outbox WHERE id = ?", id); err != nil {
+	r, err := store.MailByID(ctx, o.db, id)
+	if err != nil {
 		if errors.Is(err, sql.ErrNoRows) {
 			return nil, services.Errorf(services.CodeNotFound, "there is no e-mail %d", id)
 		}
@@ -168,29 +149,11 @@ func (o *Outbox) List(ctx context.Context, f ListFilter) ([]*Row, error) {
 	}
 	ctx, cancel := context.WithTimeout(ctx, store.DBTimeout)
 	defer cancel()
-	q, args := "SELECT "+rowColumns+" FROM mail_outbox", []any{}
-	if f.To != "" {
-		q += " WHERE to_addr LIKE ?"
-		args = append(args, "%"+likeEscape(f.To)+"%")
-	}
-	q += " ORDER BY id DESC LIMIT ?"
-	rows := []*Row{}
-	if err := o.db.SelectContext(ctx, &rows, q, append(args, f.Limit)...); err != nil {
+	rows, err := store.MailByRecipient(ctx, o.db, f.To, f.Limit)
+	if err != nil {
 		return nil, store.Unavailable("the database", err)
 	}
 	return rows, nil
-}
-
-// likeEscape escapes LIKE's wildcards (and its escape character) in s.
-func likeEscape(s string) string {
-	out := make([]byte, 0, len(s))
-	for i := 0; i < len(s); i++ {
-		if s[i] == '%' || s[i] == '_' || s[i] == '\\' {
-			out = append(out, '\\')
-		}
-		out = append(out, s[i])
-	}
-	return string(out)
 }
 
 // errText is cause as last_error stores it: at most 500 characters.

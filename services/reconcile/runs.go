@@ -2,7 +2,6 @@ package reconcile
 
 import (
 	"context"
-	"database/sql"
 	"strings"
 	"time"
 
@@ -73,18 +72,16 @@ const staleRunAfter = 30 * time.Minute
 func (r *Reconciler) insertRun(ctx context.Context, run *ReconcileRun) error {
 	ctx, cancel := context.WithTimeout(ctx, store.DBTimeout)
 	defer cancel()
-	if _, err := r.db.ExecContext(ctx, `UPDATE reconcile_runs SET status = 'failed', error = 'the run did not finish (its process stopped)'
-		WHERE status = 'running' AND started_at < ?`, run.StartedAt.Add(-staleRunAfter)); err != nil {
+	if err := store.FailStaleReconcileRuns(ctx, r.db, run.StartedAt.Add(-staleRunAfter)); err != nil {
 		return store.Unavailable("the database", err)
 	}
 	run.Status = RunRunning
-	res, err := r.db.ExecContext(ctx, `INSERT INTO reconcile_runs (run_trigger, dry_run, actor_user_id, scope_show_id, status, started_at)
-		VALUES (?, ?, ?, ?, 'running', ?)`, run.Trigger, run.DryRun, run.ActorID, run.ShowID, run.StartedAt)
+	id, err := store.InsertReconcileRun(ctx, r.db, run.Trigger, run.DryRun, run.ActorID, run.ShowID, run.StartedAt)
 	if err != nil {
 		return store.Unavailable("the database", err)
 	}
-	run.ID, err = res.LastInsertId()
-	return err
+	run.ID = id
+	return nil
 }
 
 // finishRun stores the run's outcome and findings in one transaction.
@@ -93,32 +90,22 @@ func (r *Reconciler) finishRun(ctx context.Context, run *ReconcileRun) error {
 	run.FinishedAt = &now
 	run.FindingsCount = len(run.Findings)
 	msg := validText(run.Error, 500)
+	findings := make([]store.ReconcileFinding, len(run.Findings))
+	for i, f := range run.Findings {
+		findings[i] = store.ReconcileFinding(f)
+	}
 	ctx, cancel := context.WithTimeout(ctx, 4*store.DBTimeout)
 	defer cancel()
 	err := store.InTx(ctx, r.db, func(tx *sqlx.Tx) error {
-		if _, err := tx.ExecContext(ctx, `UPDATE reconcile_runs SET status = ?, error = NULLIF(?, ''), shows_checked = ?, findings_count = ?,
-			fixed = ?, finished_at = ? WHERE id = ?`, run.Status, msg, run.ShowsChecked, run.FindingsCount, run.Fixed, now, run.ID); err != nil {
+		if err := store.FinishReconcileRun(ctx, tx, run.ID, run.Status, msg, run.ShowsChecked, run.FindingsCount, run.Fixed, now); err != nil {
 			return err
 		}
-		for i := 0; i < len(run.Findings); i += 500 {
-			chunk := run.Findings[i:min(i+500, len(run.Findings))]
-			q := "INSERT INTO reconcile_findings (run_id, kind, show_id, seat_id, order_no, action, fixed, detail) VALUES " +
-				strings.TrimSuffix(strings.Repeat("(?, ?, ?, ?, ?, ?, ?, ?), ", len(chunk)), ", ")
-			args := make([]any, 0, 8*len(chunk))
-			for _, f := range chunk {
-				args = append(args, run.ID, f.Kind, store.NullID(f.ShowID), store.NullID(f.SeatID), sql.NullString{String: f.OrderNo, Valid: f.OrderNo != ""},
-					f.Action, f.Fixed, f.Detail)
-			}
-			if _, err := tx.ExecContext(ctx, q, args...); err != nil {
-				return err
-			}
-		}
-		return nil
+		return store.InsertReconcileFindings(ctx, tx, run.ID, findings)
 	})
 	if err != nil {
 		// keep at least the outcome, so the run does not read "running" for ever
 		run.Status, run.Error = RunFailed, validText("its findings could not be stored: "+err.Error(), 500)
-		_, _ = r.db.ExecContext(ctx, "UPDATE reconcile_runs SET status = 'failed', error = ?, finished_at = ? WHERE id = ?", run.Error, now, run.ID)
+		_ = store.FailReconcileRun(ctx, r.db, run.ID, run.Error, now)
 		return store.Unavailable("the database", err)
 	}
 	return nil
@@ -148,20 +135,19 @@ func validText(s string, n int) string {
 	return s
 }
 
-const runColumns = `r.id, r.run_trigger, r.dry_run, r.actor_user_id, COALESCE(u.email, '') AS actor_email, r.scope_show_id,
-	r.status, COALESCE(r.error, '') AS error, r.shows_checked, r.findings_count, r.fixed, r.started_at, r.finished_at
-	FROM reconcile_runs r LEFT JOIN users u ON u.id = r.actor_user_id`
-
 // Runs lists stored runs newest first, at most limit (1..500), without findings.
 // Errors: UNAVAILABLE.
 func (r *Reconciler) Runs(ctx context.Context, limit int) ([]*ReconcileRun, error) {
 	if limit < 1 || limit > 500 {
 		limit = 100
 	}
-	var runs []*ReconcileRun
-	if err := r.selectDB(ctx, &runs, "SELECT "+runColumns+" ORDER BY r.id DESC LIMIT ?", limit); err != nil {
+	rows, err := r.readRuns(ctx, func(ctx context.Context) ([]store.ReconcileRunRow, error) {
+		return store.NewestReconcileRuns(ctx, r.db, limit)
+	})
+	if err != nil {
 		return nil, err
 	}
+	runs := runsOf(rows)
 	if len(runs) == 0 {
 		return runs, nil
 	}
@@ -171,17 +157,11 @@ func (r *Reconciler) Runs(ctx context.Context, limit int) ([]*ReconcileRun, erro
 		run.kinds = map[string]int{}
 		byID[run.ID], ids[i] = run, run.ID
 	}
-	q, args, err := sqlx.In("SELECT run_id, kind, COUNT(*) AS n FROM reconcile_findings WHERE run_id IN (?) GROUP BY run_id, kind", ids)
+	qctx, cancel := context.WithTimeout(ctx, store.DBTimeout)
+	counts, err := store.ReconcileFindingCounts(qctx, r.db, ids)
+	cancel()
 	if err != nil {
-		return nil, err
-	}
-	var counts []struct {
-		RunID int64  `db:"run_id"`
-		Kind  string `db:"kind"`
-		N     int    `db:"n"`
-	}
-	if err := r.selectDB(ctx, &counts, r.db.Rebind(q), args...); err != nil {
-		return nil, err
+		return nil, store.Unavailable("the database", err)
 	}
 	for _, c := range counts {
 		byID[c.RunID].kinds[c.Kind] = c.N
@@ -192,17 +172,47 @@ func (r *Reconciler) Runs(ctx context.Context, limit int) ([]*ReconcileRun, erro
 // RunReport returns one stored run with its findings in the order they were found.
 // Errors: NOT_FOUND, UNAVAILABLE.
 func (r *Reconciler) RunReport(ctx context.Context, id int64) (*ReconcileRun, error) {
-	var runs []*ReconcileRun
-	if err := r.selectDB(ctx, &runs, "SELECT "+runColumns+" WHERE r.id = ?", id); err != nil {
+	rows, err := r.readRuns(ctx, func(ctx context.Context) ([]store.ReconcileRunRow, error) {
+		return store.ReconcileRunByID(ctx, r.db, id)
+	})
+	if err != nil {
 		return nil, err
 	}
-	if len(runs) == 0 {
+	if len(rows) == 0 {
 		return nil, services.Errorf(services.CodeNotFound, "reconciliation run %d not found", id)
 	}
-	run := runs[0]
-	if err := r.selectDB(ctx, &run.Findings, `SELECT kind, COALESCE(show_id, 0) AS show_id, COALESCE(seat_id, 0) AS seat_id,
-		COALESCE(order_no, '') AS order_no, action, fixed, detail FROM reconcile_findings WHERE run_id = ? ORDER BY id`, id); err != nil {
-		return nil, err
+	run := runsOf(rows)[0]
+	qctx, cancel := context.WithTimeout(ctx, store.DBTimeout)
+	findings, err := store.ReconcileFindingsOfRun(qctx, r.db, id)
+	cancel()
+	if err != nil {
+		return nil, store.Unavailable("the database", err)
+	}
+	for _, f := range findings {
+		run.Findings = append(run.Findings, seats.Finding(f))
 	}
 	return run, nil
+}
+
+// readRuns runs one read of stored runs within the database timeout.
+// Errors: UNAVAILABLE.
+func (r *Reconciler) readRuns(ctx context.Context, read func(ctx context.Context) ([]store.ReconcileRunRow, error)) ([]store.ReconcileRunRow, error) {
+	ctx, cancel := context.WithTimeout(ctx, store.DBTimeout)
+	defer cancel()
+	rows, err := read(ctx)
+	if err != nil {
+		return nil, store.Unavailable("the database", err)
+	}
+	return rows, nil
+}
+
+// runsOf turns stored run rows into runs without findings.
+func runsOf(rows []store.ReconcileRunRow) []*ReconcileRun {
+	var runs []*ReconcileRun
+	for _, w := range rows {
+		runs = append(runs, &ReconcileRun{ID: w.ID, Trigger: w.Trigger, DryRun: w.DryRun, ActorID: w.ActorID, ActorEmail: w.ActorEmail,
+			ShowID: w.ShowID, Status: w.Status, Error: w.Error, ShowsChecked: w.ShowsChecked, FindingsCount: w.FindingsCount,
+			Fixed: w.Fixed, StartedAt: w.StartedAt, FinishedAt: w.FinishedAt})
+	}
+	return runs
 }

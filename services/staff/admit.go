@@ -59,17 +59,6 @@ type DoorScope struct {
 // errNoTicket answers a reference that is no ticket of this cinema.
 var errNoTicket = &services.Error{Code: services.CodeNotFound, Message: "not a ticket of this cinema: the reference is malformed, forged or unknown"}
 
-// admissionRow is the admission and show data read beside an order.
-type admissionRow struct {
-	BuyerName      string         `db:"buyer_name"`
-	ShowTitle      string         `db:"title"`
-	ShowStartsAt   time.Time      `db:"starts_at"`
-	ShowStatus     string         `db:"show_status"`
-	AdmittedAt     sql.NullTime   `db:"admitted_at"`
-	AdmittedBy     sql.NullInt64  `db:"admitted_by"`
-	AdmittedByName sql.NullString `db:"admitted_by_name"`
-}
-
 // Check reads the ticket of reference ref without admitting it. Errors: NOT_FOUND (a
 // malformed, forged or unknown reference: the signature must match the order's show
 // and seats), UNAVAILABLE.
@@ -92,11 +81,7 @@ func (d *Door) Check(ctx context.Context, ref string) (*Ticket, error) {
 func (d *Door) read(ctx context.Context, o *services.Order) (*Ticket, error) {
 	ctx, cancel := context.WithTimeout(ctx, store.DBTimeout)
 	defer cancel()
-	var r admissionRow
-	err := d.db.GetContext(ctx, &r, `SELECT u.name AS buyer_name, m.title, s.starts_at, s.status AS show_status,
-		o.admitted_at, o.admitted_by, a.name AS admitted_by_name
-		FROM orders o JOIN users u ON u.id = o.user_id JOIN shows s ON s.id = o.show_id JOIN movies m ON m.id = s.movie_id
-		LEFT JOIN users a ON a.id = o.admitted_by WHERE o.id = ?`, o.ID)
+	r, err := store.DoorAdmission(ctx, d.db, o.ID)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, errNoTicket
 	}
@@ -137,12 +122,11 @@ func (d *Door) Admit(ctx context.Context, actorID int64, ref string, scope DoorS
 	defer cancel()
 	err = store.InTx(ctx, d.db, func(tx *sqlx.Tx) error {
 		won = false
-		res, err := tx.ExecContext(ctx, "UPDATE orders SET admitted_at = ?, admitted_by = ? WHERE id = ? AND status = 'paid' AND admitted_at IS NULL",
-			now, actorID, t.Order.ID)
+		n, err := store.AdmitOrder(ctx, tx, t.Order.ID, actorID, now)
 		if err != nil {
 			return err
 		}
-		if n, _ := res.RowsAffected(); n == 0 {
+		if n == 0 {
 			return nil
 		}
 		won = true
@@ -213,10 +197,7 @@ func (d *Door) local(t time.Time) string { return t.In(d.zone).Format("Mon 2 Jan
 
 // DoorCount is how many tickets (paid orders) of a door's shows there are and how many
 // of them were admitted.
-type DoorCount struct {
-	Admitted int `db:"admitted"`
-	Tickets  int `db:"tickets"`
-}
+type DoorCount = store.DoorCount
 
 // Count counts the tickets of showIDs (paid orders; none when showIDs is empty) and the
 // admitted ones. Errors: UNAVAILABLE.
@@ -225,14 +206,10 @@ func (d *Door) Count(ctx context.Context, showIDs []int64) (DoorCount, error) {
 	if len(showIDs) == 0 {
 		return c, nil
 	}
-	q, args, err := sqlx.In(`SELECT COUNT(*) AS tickets, COUNT(admitted_at) AS admitted FROM orders
-		WHERE show_id IN (?) AND status = 'paid'`, showIDs)
-	if err != nil {
-		return c, err
-	}
 	ctx, cancel := context.WithTimeout(ctx, store.DBTimeout)
 	defer cancel()
-	if err := d.db.GetContext(ctx, &c, d.db.Rebind(q), args...); err != nil {
+	c, err := store.DoorTicketCount(ctx, d.db, showIDs)
+	if err != nil {
 		return c, store.Unavailable("the database", err)
 	}
 	return c, nil

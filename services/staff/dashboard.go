@@ -131,25 +131,18 @@ func (d *Dashboard) TodayShows(ctx context.Context, now time.Time) ([]*ShowOccup
 // showsBetween lists the shows starting in [from, to) with their seat counts, their
 // status derived at now.
 func (d *Dashboard) showsBetween(ctx context.Context, now, from, to time.Time) ([]*ShowOccupancy, error) {
-	q := `SELECT s.id, s.starts_at, s.hall_id, s.status, s.sale_opens_at, s.sale_closes_at,
-		m.title AS movie_title, h.name AS hall_name,
-		(SELECT COUNT(*) FROM seats se WHERE se.hall_id = s.hall_id AND se.kind <> 'blocked') AS sellable,
-		(SELECT COUNT(*) FROM order_seats os JOIN orders o ON o.id = os.order_id
-			WHERE os.show_id = s.id AND os.live = 1 AND o.status = 'paid') AS sold,
-		(SELECT COUNT(*) FROM order_seats os JOIN orders o ON o.id = os.order_id
-			WHERE os.show_id = s.id AND os.live = 1 AND o.status = 'pending') AS held
-		FROM shows s JOIN movies m ON m.id = s.movie_id JOIN halls h ON h.id = s.hall_id
-		WHERE s.starts_at >= ? AND s.starts_at < ?
-		ORDER BY s.starts_at, h.name, s.id`
 	qctx, cancel := context.WithTimeout(ctx, store.DBTimeout)
 	defer cancel()
-	out := []*ShowOccupancy{}
-	if err := d.db.SelectContext(qctx, &out, q, from, to); err != nil {
+	rows, err := store.DashboardShowsBetween(qctx, d.db, from, to)
+	if err != nil {
 		return nil, store.Unavailable("the database", err)
 	}
-	for _, s := range out {
+	out := make([]*ShowOccupancy, 0, len(rows))
+	for _, r := range rows {
+		s := (*ShowOccupancy)(r)
 		sh := services.Show{Status: s.StoredStatus, SaleOpensAt: s.SaleOpensAt, SaleClosesAt: s.SaleClosesAt}
 		s.Status = sh.StatusAt(now)
+		out = append(out, s)
 	}
 	return out, nil
 }
@@ -164,17 +157,7 @@ type PendingOrders struct {
 
 // PendingOrder is one order waiting for payment. Times are UTC; TotalMinor is in minor
 // units of Currency.
-type PendingOrder struct {
-	OrderNo    string    `db:"order_no"`
-	ShowID     int64     `db:"show_id"`
-	MovieTitle string    `db:"movie_title"`
-	UserEmail  string    `db:"user_email"`
-	Seats      int       `db:"seats"`
-	TotalMinor int64     `db:"total_minor"`
-	Currency   string    `db:"currency"`
-	CreatedAt  time.Time `db:"created_at"`
-	ExpiresAt  time.Time `db:"expires_at"`
-}
+type PendingOrder = store.DashboardPendingOrder
 
 // PendingOrders counts the pending orders at now and lists the oldest limit of them
 // (oldest first). Errors: UNAVAILABLE.
@@ -182,24 +165,15 @@ func (d *Dashboard) PendingOrders(ctx context.Context, now time.Time, limit int)
 	qctx, cancel := context.WithTimeout(ctx, store.DBTimeout)
 	defer cancel()
 	out := &PendingOrders{Oldest: []*PendingOrder{}}
-	var counts struct {
-		Count   int `db:"n"`
-		Overdue int `db:"overdue"`
-	}
-	if err := d.db.GetContext(qctx, &counts, `SELECT COUNT(*) AS n, COALESCE(SUM(expires_at <= ?), 0) AS overdue
-		FROM orders WHERE status = 'pending'`, now); err != nil {
+	count, overdue, err := store.DashboardPendingCounts(qctx, d.db, now)
+	if err != nil {
 		return nil, store.Unavailable("the database", err)
 	}
-	out.Count, out.Overdue = counts.Count, counts.Overdue
+	out.Count, out.Overdue = count, overdue
 	if limit <= 0 || out.Count == 0 {
 		return out, nil
 	}
-	if err := d.db.SelectContext(qctx, &out.Oldest, `SELECT o.order_no, o.show_id, m.title AS movie_title,
-		u.email AS user_email, o.total_minor, o.currency, o.created_at, o.expires_at,
-		(SELECT COUNT(*) FROM order_seats os WHERE os.order_id = o.id) AS seats
-		FROM orders o JOIN shows s ON s.id = o.show_id JOIN movies m ON m.id = s.movie_id
-		JOIN users u ON u.id = o.user_id
-		WHERE o.status = 'pending' ORDER BY o.created_at, o.id LIMIT ?`, limit); err != nil {
+	if out.Oldest, err = store.DashboardOldestPending(qctx, d.db, limit); err != nil {
 		return nil, store.Unavailable("the database", err)
 	}
 	return out, nil

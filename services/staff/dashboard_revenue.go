@@ -21,14 +21,7 @@ type Revenue struct {
 
 // RevenueLine is what one movie or hall (ID, Name) took in one currency: Orders paid
 // orders with Seats seats for AmountMinor.
-type RevenueLine struct {
-	ID          int64  `db:"id"`
-	Name        string `db:"name"`
-	Currency    string `db:"currency"`
-	Orders      int    `db:"orders"`
-	Seats       int    `db:"seats"`
-	AmountMinor int64  `db:"amount_minor"`
-}
+type RevenueLine = store.RevenueLine
 
 // Revenue sums the paid orders with paid_at in [from, to) (UTC) in total, by movie and
 // by hall. Errors: INVALID_REQUEST (to before from), UNAVAILABLE.
@@ -39,27 +32,9 @@ func (d *Dashboard) Revenue(ctx context.Context, from, to time.Time) (*Revenue, 
 	out := &Revenue{From: from.UTC(), To: to.UTC()}
 	qctx, cancel := context.WithTimeout(ctx, store.DBTimeout)
 	defer cancel()
-	const paid = `FROM orders o JOIN shows s ON s.id = o.show_id
-		JOIN movies m ON m.id = s.movie_id JOIN halls h ON h.id = s.hall_id
-		WHERE o.status = 'paid' AND o.paid_at >= ? AND o.paid_at < ?`
-	const sums = `COUNT(*) AS orders, COALESCE(SUM(o.total_minor), 0) AS amount_minor,
-		COALESCE(SUM((SELECT COUNT(*) FROM order_seats os WHERE os.order_id = o.id)), 0) AS seats`
-	queries := []struct {
-		dst *[]*RevenueLine
-		q   string
-	}{
-		{&out.Totals, `SELECT 0 AS id, '' AS name, o.currency, ` + sums + ` ` + paid +
-			` GROUP BY o.currency ORDER BY o.currency`},
-		{&out.ByMovie, `SELECT m.id, m.title AS name, o.currency, ` + sums + ` ` + paid +
-			` GROUP BY m.id, m.title, o.currency ORDER BY amount_minor DESC, m.title, o.currency`},
-		{&out.ByHall, `SELECT h.id, h.name, o.currency, ` + sums + ` ` + paid +
-			` GROUP BY h.id, h.name, o.currency ORDER BY amount_minor DESC, h.name, o.currency`},
-	}
-	for _, q := range queries {
-		*q.dst = []*RevenueLine{}
-		if err := d.db.SelectContext(qctx, q.dst, q.q, out.From, out.To); err != nil {
-			return nil, store.Unavailable("the database", err)
-		}
+	var err error
+	if out.Totals, out.ByMovie, out.ByHall, err = store.DashboardRevenue(qctx, d.db, out.From, out.To); err != nil {
+		return nil, store.Unavailable("the database", err)
 	}
 	return out, nil
 }
@@ -83,26 +58,22 @@ func (d *Dashboard) OrdersPerMinute(ctx context.Context, now time.Time) ([]Minut
 	}
 	qctx, cancel := context.WithTimeout(ctx, store.DBTimeout)
 	defer cancel()
-	var rows []struct {
-		Bucket int `db:"b"`
-		N      int `db:"n"`
+	created, err := store.DashboardOrdersCreatedPerMinute(qctx, d.db, start, end)
+	if err != nil {
+		return nil, store.Unavailable("the database", err)
 	}
-	for _, col := range []string{"created_at", "paid_at"} {
-		rows = rows[:0]
-		q := `SELECT FLOOR(TIMESTAMPDIFF(SECOND, ?, ` + col + `) / 60) AS b, COUNT(*) AS n
-			FROM orders WHERE ` + col + ` >= ? AND ` + col + ` < ? GROUP BY b`
-		if err := d.db.SelectContext(qctx, &rows, q, start, start, end); err != nil {
-			return nil, store.Unavailable("the database", err)
+	for _, r := range created {
+		if r.Bucket >= 0 && r.Bucket < len(out) {
+			out[r.Bucket].Created += r.N
 		}
-		for _, r := range rows {
-			if r.Bucket < 0 || r.Bucket >= len(out) {
-				continue
-			}
-			if col == "created_at" {
-				out[r.Bucket].Created += r.N
-			} else {
-				out[r.Bucket].Paid += r.N
-			}
+	}
+	paid, err := store.DashboardOrdersPaidPerMinute(qctx, d.db, start, end)
+	if err != nil {
+		return nil, store.Unavailable("the database", err)
+	}
+	for _, r := range paid {
+		if r.Bucket >= 0 && r.Bucket < len(out) {
+			out[r.Bucket].Paid += r.N
 		}
 	}
 	return out, nil

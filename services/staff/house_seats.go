@@ -132,17 +132,8 @@ func (s *ShowSeats) blockOnce(ctx context.Context, actorID int64, show *services
 	}
 	// a live order in MySQL wins, also when the seat cache lost its hold; the locking
 	// read waits for an order being written now
-	q, args, err := sqlx.In(`SELECT os.seat_id, o.order_no, o.status FROM order_seats os JOIN orders o ON o.id = os.order_id
-		WHERE os.show_id = ? AND os.live = 1 AND os.seat_id IN (?) FOR UPDATE`, show.ID, ids)
+	live, err := store.LockHouseSeatLiveOrders(ctx, tx, show.ID, ids)
 	if err != nil {
-		return err
-	}
-	var live []struct {
-		SeatID  int64  `db:"seat_id"`
-		OrderNo string `db:"order_no"`
-		Status  string `db:"status"`
-	}
-	if err := tx.SelectContext(ctx, &live, tx.Rebind(q), args...); err != nil {
 		return err
 	}
 	if len(live) > 0 {
@@ -153,16 +144,7 @@ func (s *ShowSeats) blockOnce(ctx context.Context, actorID int64, show *services
 		return takenError(hall, taken)
 	}
 	now := s.clock.Now()
-	ins := "INSERT INTO show_house_seats (show_id, seat_id, created_by, reason, created_at) VALUES "
-	iargs := make([]any, 0, 5*len(ids))
-	for i, id := range ids {
-		if i > 0 {
-			ins += ", "
-		}
-		ins += "(?, ?, ?, ?, ?)"
-		iargs = append(iargs, show.ID, id, store.NullID(actorID), reason, now)
-	}
-	if _, err := tx.ExecContext(ctx, ins, iargs...); err != nil {
+	if err := store.InsertHouseSeats(ctx, tx, show.ID, ids, actorID, reason, now); err != nil {
 		return err
 	}
 	after := copySet(before)
@@ -246,11 +228,7 @@ func (s *ShowSeats) Unblock(ctx context.Context, actorID, showID int64, seatIDs 
 		if len(not) > 0 {
 			return &services.Error{Code: services.CodeConflict, Message: "not house seats: " + strings.Join(not, ", "), Seats: not}
 		}
-		q, args, err := sqlx.In("DELETE FROM show_house_seats WHERE show_id = ? AND seat_id IN (?)", show.ID, ids)
-		if err != nil {
-			return err
-		}
-		if _, err := tx.ExecContext(dctx, tx.Rebind(q), args...); err != nil {
+		if err := store.DeleteHouseSeats(dctx, tx, show.ID, ids); err != nil {
 			return err
 		}
 		after := copySet(before)

@@ -82,17 +82,14 @@ func editable(status string, startsAt, now time.Time) error {
 // lockEditableShow locks the show's row (shared: a concurrent cancel waits) and checks
 // again that it is neither cancelled nor started.
 func (s *ShowSeats) lockEditableShow(ctx context.Context, tx *sqlx.Tx, showID int64) error {
-	var row struct {
-		Status   string    `db:"status"`
-		StartsAt time.Time `db:"starts_at"`
-	}
-	if err := tx.GetContext(ctx, &row, "SELECT status, starts_at FROM shows WHERE id = ? LOCK IN SHARE MODE", showID); err != nil {
+	status, startsAt, err := store.LockShowForHouseSeats(ctx, tx, showID)
+	if err != nil {
 		if store.IsNoRows(err) {
 			return services.Errorf(services.CodeNotFound, "show %d not found", showID)
 		}
 		return err
 	}
-	return editable(row.Status, row.StartsAt, s.clock.Now())
+	return editable(status, startsAt, s.clock.Now())
 }
 
 // runHouse runs lua/house.lua with op ("BLOCK" or "UNBLOCK") on refs.
@@ -144,8 +141,8 @@ func takenError(hall *services.Hall, taken map[int64]string) error {
 
 // houseSeatIDsTx reads the show's house seats inside tx.
 func houseSeatIDsTx(ctx context.Context, tx *sqlx.Tx, showID int64) (map[int64]bool, error) {
-	var ids []int64
-	if err := tx.SelectContext(ctx, &ids, "SELECT seat_id FROM show_house_seats WHERE show_id = ? FOR UPDATE", showID); err != nil {
+	ids, err := store.LockHouseSeatIDs(ctx, tx, showID)
+	if err != nil {
 		return nil, err
 	}
 	out := make(map[int64]bool, len(ids))

@@ -47,10 +47,7 @@ type OrderSearch struct {
 }
 
 // StaffOrder is an order as its buyer sees it, with the buyer's account.
-type StaffOrder struct {
-	*services.Order
-	UserEmail string `db:"user_email"`
-}
+type StaffOrder = store.StaffOrder
 
 var orderStatuses = map[string]bool{services.OrderPending: true, services.OrderPaid: true, services.OrderCancelled: true, services.OrderExpired: true, services.OrderRefunded: true}
 
@@ -69,39 +66,21 @@ func (s *StaffOrders) Search(ctx context.Context, f OrderSearch) ([]*StaffOrder,
 	if f.Limit == 0 {
 		f.Limit = DefaultOrderSearchLimit
 	}
-	q := `SELECT o.id, o.order_no, o.user_id, o.show_id, o.status, o.total_minor, o.currency, o.created_at, o.expires_at,
-		o.paid_at, o.cancelled_at, o.cancel_reason, u.email AS user_email
-		FROM orders o JOIN users u ON u.id = o.user_id WHERE 1 = 1`
-	var args []any
-	if f.OrderNo != "" {
-		if len(f.OrderNo) > 32 {
-			return []*StaffOrder{}, nil
-		}
-		q += " AND o.order_no = ?"
-		args = append(args, f.OrderNo)
-	}
-	if f.ShowID > 0 {
-		q += " AND o.show_id = ?"
-		args = append(args, f.ShowID)
-	}
-	if f.Status != "" {
-		q += " AND o.status = ?"
-		args = append(args, f.Status)
+	sf := store.StaffOrderFilter{OrderNo: f.OrderNo, ShowID: f.ShowID, Status: f.Status, Limit: f.Limit}
+	if len(f.OrderNo) > 32 {
+		return []*StaffOrder{}, nil
 	}
 	if strings.TrimSpace(f.Email) != "" {
 		email, err := services.CanonicalEmail(f.Email) // the form accounts are stored in
 		if err != nil {
 			return nil, err
 		}
-		q += " AND u.email = ?"
-		args = append(args, email)
+		sf.Email = email
 	}
-	q += " ORDER BY o.created_at DESC, o.id DESC LIMIT ?"
-	args = append(args, f.Limit)
 	qctx, cancel := context.WithTimeout(ctx, store.DBTimeout)
 	defer cancel()
-	var rows []*StaffOrder
-	if err := s.db.SelectContext(qctx, &rows, q, args...); err != nil {
+	rows, err := store.StaffOrderSearch(qctx, s.db, sf)
+	if err != nil {
 		return nil, store.Unavailable("the database", err)
 	}
 	now := s.orders.Clock().Now()
@@ -162,12 +141,14 @@ func (s *StaffOrders) Detail(ctx context.Context, orderNo string) (*OrderDetail,
 	d := &OrderDetail{StaffOrder: found[0], Payments: []*OrderPayment{}}
 	qctx, cancel := context.WithTimeout(ctx, store.DBTimeout)
 	defer cancel()
-	if err := s.db.SelectContext(qctx, &d.Payments, `SELECT id, payment_id, order_id, provider, amount_minor, currency, status,
-		created_at, updated_at FROM payments WHERE order_id = ? ORDER BY id`, d.ID); err != nil {
+	pays, err := store.StaffOrderPayments(qctx, s.db, d.ID)
+	if err != nil {
 		return nil, store.Unavailable("the database", err)
 	}
-	for _, p := range d.Payments {
-		p.OrderNo = d.OrderNo
+	for _, p := range pays {
+		d.Payments = append(d.Payments, &OrderPayment{Payment: orders.Payment{ID: p.ID, PaymentID: p.PaymentID, OrderID: p.OrderID,
+			Provider: p.Provider, AmountMinor: p.AmountMinor, Currency: p.Currency, Status: p.Status, CreatedAt: p.CreatedAt,
+			OrderNo: d.OrderNo}, UpdatedAt: p.UpdatedAt})
 	}
 	if d.History, err = s.audit.List(ctx, audit.AuditFilter{Entity: "order", EntityID: d.OrderNo, Limit: 500}); err != nil {
 		return nil, err

@@ -88,12 +88,7 @@ type StaffSeatMap struct {
 }
 
 // seatOrder is an order as the staff seat map shows it.
-type seatOrder struct {
-	SeatID  int64  `db:"seat_id"`
-	OrderNo string `db:"order_no"`
-	Status  string `db:"status"`
-	Email   string `db:"email"`
-}
+type seatOrder = store.ShowSeatHolder
 
 // Map returns the staff seat map of show showID (draft shows too): the seat cache's
 // state of every seat (loaded from MySQL when missing) next to MySQL's live orders and
@@ -113,11 +108,8 @@ func (s *ShowSeats) Map(ctx context.Context, showID int64) (*StaffSeatMap, error
 	}
 	qctx, cancel := context.WithTimeout(ctx, store.DBTimeout)
 	defer cancel()
-	var rows []seatOrder
-	if err := s.db.SelectContext(qctx, &rows, `SELECT os.seat_id, o.order_no, o.status, u.email
-		FROM order_seats os JOIN orders o ON o.id = os.order_id JOIN users u ON u.id = o.user_id
-		WHERE os.show_id = ? AND os.live = 1
-		UNION ALL SELECT h.seat_id, '', ?, '' FROM show_house_seats h WHERE h.show_id = ?`, showID, StateHouse, showID); err != nil {
+	rows, err := store.ShowSeatHolders(qctx, s.db, showID, StateHouse)
+	if err != nil {
 		return nil, store.Unavailable("the database", err)
 	}
 	live := map[int64]seatOrder{}
@@ -159,13 +151,8 @@ func (s *ShowSeats) addOrders(ctx context.Context, raw map[int64]string, orders 
 	if len(nos) == 0 {
 		return nil
 	}
-	q, args, err := sqlx.In(`SELECT o.order_no, o.status, u.email FROM orders o JOIN users u ON u.id = o.user_id
-		WHERE o.order_no IN (?)`, nos)
+	found, err := store.SeatHolderOrders(ctx, s.db, nos)
 	if err != nil {
-		return err
-	}
-	var found []seatOrder
-	if err := s.db.SelectContext(ctx, &found, s.db.Rebind(q), args...); err != nil {
 		return store.Unavailable("the database", err)
 	}
 	for _, f := range found {

@@ -25,28 +25,7 @@ var sqlHomes = []string{"services/store", "services/internal/testenv"}
 // sqlPending lists the files that still hold SQL while it moves into the storage
 // layer; the list only shrinks, and the test fails when a listed file no longer holds
 // SQL so that the entry is removed with the move.
-var sqlPending = map[string]bool{
-	"services/accounts/resets.go":           true,
-	"services/accounts/sessions.go":         true,
-	"services/accounts/users.go":            true,
-	"services/accounts/users_admin.go":      true,
-	"services/accounts/users_lang.go":       true,
-	"services/audit/audit.go":               true,
-	"services/mail/outbox.go":               true,
-	"services/mail/rows.go":                 true,
-	"services/reconcile/runs.go":            true,
-	"services/reconcile/seat_identity.go":   true,
-	"services/staff/admit.go":               true,
-	"services/staff/dashboard.go":           true,
-	"services/staff/dashboard_revenue.go":   true,
-	"services/staff/house_seats.go":         true,
-	"services/staff/house_seats_helpers.go": true,
-	"services/staff/orders.go":              true,
-	"services/staff/show_seats.go":          true,
-	"services/waitlist/entries.go":          true,
-	"services/waitlist/runner.go":           true,
-	"services/waitlist/serve.go":            true,
-}
+var sqlPending = map[string]bool{}
 
 // TestSQLLivesInStorage fails when a Go file outside the storage layer (services/store)
 // and the test helpers holds an SQL statement: every table's SQL has one home, the way

@@ -35,20 +35,7 @@ const (
 // Entry is one place on a show's waiting list. Zone is "" for any zone. Position
 // counts the places waiting ahead of it plus one (0 when it is not waiting). OrderNo
 // and OfferExpiresAt describe the offer (status offered, accepted or lapsed). Times UTC.
-type Entry struct {
-	ID             int64      `db:"id"`
-	ShowID         int64      `db:"show_id"`
-	UserID         int64      `db:"user_id"`
-	UserEmail      string     `db:"email"`
-	Quantity       int        `db:"quantity"`
-	Zone           string     `db:"zone"`
-	Status         string     `db:"status"`
-	OrderNo        string     `db:"order_no"`
-	OrderStatus    string     `db:"order_status"`
-	OfferExpiresAt *time.Time `db:"expires_at"`
-	CreatedAt      time.Time  `db:"created_at"`
-	Position       int        `db:"-"`
-}
+type Entry = store.WaitlistEntry
 
 // Lists keeps the waiting lists: join, read, leave, the staff list, and serving offers
 // (serve.go).
@@ -78,12 +65,6 @@ func NewLists(db *sqlx.DB, o *orders.Orders, log *slog.Logger) *Lists {
 
 // OnOffer sets f to be told of every offer made in this process (tests record them).
 func (l *Lists) OnOffer(f func(e *Entry, o *services.Order)) { l.offerOK = f }
-
-// entryCols reads an entry with its offer's order (status, deadline) and the user's
-// e-mail.
-const entryCols = `SELECT w.id, w.show_id, w.user_id, u.email, w.quantity, COALESCE(w.zone_code, '') AS zone, w.status,
-	COALESCE(w.order_no, '') AS order_no, COALESCE(o.status, '') AS order_status, o.expires_at, w.created_at
-	FROM waitlist_entries w JOIN users u ON u.id = w.user_id LEFT JOIN orders o ON o.order_no = w.order_no `
 
 // Join puts userID on the waiting list of showID for quantity seats of zone ("" any
 // zone) and returns the place. The show must be on sale; quantity is 1..its purchase
@@ -119,10 +100,8 @@ func (l *Lists) Join(ctx context.Context, userID, showID int64, quantity int, zo
 	if z, ids := pickFor(show, hall, free, seats.NewFreeBits(hall, free), zone, quantity); ids != nil {
 		return nil, services.Errorf(services.CodeConflict, "there are free seats side by side for %d in %s: book them instead of waiting", quantity, zoneName(show, z))
 	}
-	var owned int
 	qctx0, cancel0 := context.WithTimeout(ctx, store.DBTimeout)
-	err = l.db.GetContext(qctx0, &owned, `SELECT COUNT(*) FROM order_seats os JOIN orders o ON o.id = os.order_id
-		WHERE o.user_id = ? AND o.show_id = ? AND os.live = 1`, userID, showID)
+	owned, err := store.WaitlistBuyerLiveSeats(qctx0, l.db, userID, showID)
 	cancel0()
 	if err != nil {
 		return nil, store.Unavailable("the database", err)
@@ -130,14 +109,9 @@ func (l *Lists) Join(ctx context.Context, userID, showID int64, quantity int, zo
 	if owned+quantity > show.PurchaseLimit {
 		return nil, services.Errorf(services.CodeLimitExceeded, "you hold or own %d seats for this show; the limit is %d per person, so an offer of %d could not be made", owned, show.PurchaseLimit, quantity)
 	}
-	var zoneArg any
-	if zone != "" {
-		zoneArg = zone
-	}
 	qctx, cancel := context.WithTimeout(ctx, store.DBTimeout)
 	defer cancel()
-	_, err = l.db.ExecContext(qctx, `INSERT INTO waitlist_entries (show_id, user_id, quantity, zone_code, status, active, created_at, updated_at)
-		VALUES (?, ?, ?, ?, 'waiting', 1, ?, ?)`, showID, userID, quantity, zoneArg, now.UTC(), now.UTC())
+	err = store.InsertWaitlistEntry(qctx, l.db, showID, userID, quantity, zone, now.UTC())
 	if store.DuplicateOn(err, "uq_waitlist_open") {
 		return nil, services.Errorf(services.CodeConflict, "you are already on this show's waiting list")
 	}
@@ -154,8 +128,7 @@ func (l *Lists) Join(ctx context.Context, userID, showID int64, quantity int, zo
 func (l *Lists) Mine(ctx context.Context, userID, showID int64) (*Entry, error) {
 	qctx, cancel := context.WithTimeout(ctx, store.DBTimeout)
 	defer cancel()
-	e := &Entry{}
-	err := l.db.GetContext(qctx, e, entryCols+`WHERE w.show_id = ? AND w.user_id = ? ORDER BY w.active IS NULL, w.id DESC LIMIT 1`, showID, userID)
+	e, err := store.LatestWaitlistEntry(qctx, l.db, showID, userID)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, services.Errorf(services.CodeNotFound, "you are not on this show's waiting list")
 	}
@@ -196,8 +169,7 @@ func (l *Lists) derive(ctx context.Context, e *Entry) error {
 			e.Status = StatusClosed
 			return nil
 		}
-		err = l.db.GetContext(ctx, &e.Position, `SELECT COUNT(*) FROM waitlist_entries
-			WHERE show_id = ? AND status = 'waiting' AND id <= ?`, e.ShowID, e.ID)
+		e.Position, err = store.WaitlistPosition(ctx, l.db, e.ShowID, e.ID)
 		if err != nil {
 			return store.Unavailable("the database", err)
 		}
@@ -217,14 +189,13 @@ func (l *Lists) Leave(ctx context.Context, userID, showID int64) (*Entry, error)
 	}
 	qctx, cancel := context.WithTimeout(ctx, store.DBTimeout)
 	defer cancel()
-	if _, err := l.db.ExecContext(qctx, `UPDATE waitlist_entries SET status = 'left', active = NULL, updated_at = ?
-		WHERE id = ? AND active = 1`, l.clock.Now().UTC(), e.ID); err != nil {
+	if err := store.LeaveWaitlistEntry(qctx, l.db, e.ID, l.clock.Now().UTC()); err != nil {
 		return nil, store.Unavailable("the database", err)
 	}
 	// an offer made since the read above is cancelled too (one still being made is
 	// cancelled by its server when it sees the place left)
-	var no string
-	if err := l.db.GetContext(qctx, &no, "SELECT COALESCE(order_no, '') FROM waitlist_entries WHERE id = ?", e.ID); err != nil {
+	no, err := store.WaitlistEntryOrderNo(qctx, l.db, e.ID)
+	if err != nil {
 		return nil, store.Unavailable("the database", err)
 	}
 	if no != "" {
@@ -252,8 +223,8 @@ func zoneName(show *services.Show, code string) string {
 func (l *Lists) List(ctx context.Context, showID int64) ([]*Entry, error) {
 	qctx, cancel := context.WithTimeout(ctx, store.DBTimeout)
 	defer cancel()
-	var out []*Entry
-	if err := l.db.SelectContext(qctx, &out, entryCols+`WHERE w.show_id = ? ORDER BY w.id`, showID); err != nil {
+	out, err := store.WaitlistEntriesOfShow(qctx, l.db, showID)
+	if err != nil {
 		return nil, store.Unavailable("the database", err)
 	}
 	show, err := l.catalog.CachedShow(ctx, showID)

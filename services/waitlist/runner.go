@@ -81,8 +81,7 @@ func (l *Lists) Run(ctx context.Context) {
 // many offers it made.
 func (l *Lists) Sweep(ctx context.Context) int {
 	qctx, cancel := context.WithTimeout(ctx, store.DBTimeout)
-	var ids []int64
-	err := l.db.SelectContext(qctx, &ids, "SELECT DISTINCT show_id FROM waitlist_entries WHERE active = 1")
+	ids, err := store.WaitlistOpenShows(qctx, l.db)
 	cancel()
 	if err != nil {
 		// a fresh database before its migrations (seatflow migrate starts the app

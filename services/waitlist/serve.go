@@ -33,17 +33,17 @@ func (l *Lists) Serve(ctx context.Context, showID int64) (int, error) {
 	}
 	defer conn.Close()
 	lock := fmt.Sprintf("seatflow.waitlist.%d", showID)
-	var got *int
-	if err := conn.GetContext(ctx, &got, "SELECT GET_LOCK(?, ?)", lock, int(serveLockWait/time.Second)); err != nil {
+	got, err := store.GetNamedLock(ctx, conn, lock, serveLockWait)
+	if err != nil {
 		return 0, store.Unavailable("the database", err)
 	}
-	if got == nil || *got != 1 {
+	if !got {
 		return 0, store.Unavailable("the waiting list", fmt.Errorf("show %d is being served elsewhere", showID))
 	}
 	defer func() {
 		rctx, cancel := context.WithTimeout(context.Background(), store.DBTimeout)
 		defer cancel()
-		conn.ExecContext(rctx, "SELECT RELEASE_LOCK(?)", lock)
+		store.ReleaseNamedLock(rctx, conn, lock)
 	}()
 	show, err := l.catalog.Show(ctx, showID)
 	if err != nil {
@@ -52,15 +52,11 @@ func (l *Lists) Serve(ctx context.Context, showID int64) (int, error) {
 	now := l.clock.Now()
 	qctx, cancel := context.WithTimeout(ctx, store.DBTimeout)
 	defer cancel()
-	if _, err := l.db.ExecContext(qctx, `UPDATE waitlist_entries w JOIN orders o ON o.order_no = w.order_no
-		SET w.active = NULL, w.updated_at = ? WHERE w.show_id = ? AND w.status = 'offered' AND w.active = 1 AND o.status <> 'pending'`,
-		now.UTC(), showID); err != nil {
+	if err := store.EndSettledWaitlistOffers(qctx, l.db, showID, now.UTC()); err != nil {
 		return 0, store.Unavailable("the database", err)
 	}
 	// an offer is created under this lock: one without an order died with its server
-	if _, err := l.db.ExecContext(qctx, `UPDATE waitlist_entries w LEFT JOIN orders o ON o.order_no = w.order_no
-		SET w.status = 'waiting', w.order_no = NULL, w.offered_at = NULL, w.updated_at = ?
-		WHERE w.show_id = ? AND w.status = 'offered' AND w.active = 1 AND o.id IS NULL`, now.UTC(), showID); err != nil {
+	if err := store.ReturnOrderlessWaitlistOffers(qctx, l.db, showID, now.UTC()); err != nil {
 		return 0, store.Unavailable("the database", err)
 	}
 	if !show.OnSaleAt(now) {
@@ -70,15 +66,13 @@ func (l *Lists) Serve(ctx context.Context, showID int64) (int, error) {
 		if !ended(show, now) {
 			return 0, nil // a sale closed for now (it may open again): the places keep waiting
 		}
-		if _, err := l.db.ExecContext(qctx, `UPDATE waitlist_entries SET status = 'closed', active = NULL, updated_at = ?
-			WHERE show_id = ? AND status = 'waiting'`, now.UTC(), showID); err != nil {
+		if err := store.CloseWaitingWaitlistEntries(qctx, l.db, showID, now.UTC()); err != nil {
 			return 0, store.Unavailable("the database", err)
 		}
 		return 0, nil
 	}
-	var waiting []*Entry
-	if err := l.db.SelectContext(qctx, &waiting, `SELECT id, show_id, user_id, quantity, COALESCE(zone_code, '') AS zone, status, created_at
-		FROM waitlist_entries WHERE show_id = ? AND status = 'waiting' ORDER BY id LIMIT 1000`, showID); err != nil {
+	waiting, err := store.WaitingWaitlistEntries(qctx, l.db, showID)
+	if err != nil {
 		return 0, store.Unavailable("the database", err)
 	}
 	if len(waiting) == 0 {
@@ -232,20 +226,18 @@ func (l *Lists) offer(ctx context.Context, e *Entry, ids []int64) (*services.Ord
 	no := services.NewOrderNo(now)
 	qctx, cancel := context.WithTimeout(ctx, store.DBTimeout)
 	defer cancel()
-	res, err := l.db.ExecContext(qctx, `UPDATE waitlist_entries SET status = 'offered', order_no = ?, offered_at = ?, updated_at = ?
-		WHERE id = ? AND status = 'waiting' AND active = 1`, no, now.UTC(), now.UTC(), e.ID)
+	n, err := store.OfferWaitlistEntry(qctx, l.db, e.ID, no, now.UTC())
 	if err != nil {
 		return nil, store.Unavailable("the database", err)
 	}
-	if n, _ := res.RowsAffected(); n == 0 {
+	if n == 0 {
 		return nil, services.Errorf(services.CodeOrderState, "place %d is no longer waiting", e.ID)
 	}
 	o, err := l.orders.CreateOffer(ctx, orders.Offer{UserID: e.UserID, ShowID: e.ShowID, SeatIDs: ids, OrderNo: no, HoldFor: OfferFor})
 	if err == nil {
 		// the buyer may have left while the order was made: Leave cancels an offer it
 		// finds, and this cancels one it could not find yet
-		var status string
-		if qerr := l.db.GetContext(ctx, &status, "SELECT status FROM waitlist_entries WHERE id = ?", e.ID); qerr == nil && status != "offered" {
+		if status, qerr := store.WaitlistEntryStatus(ctx, l.db, e.ID); qerr == nil && status != "offered" {
 			if _, cerr := l.orders.Cancel(ctx, e.UserID, o.OrderNo); cerr != nil {
 				l.log.Warn("waiting list: an offer to a place just left was not cancelled; it expires", "order_no", o.OrderNo, "err", cerr)
 			}
@@ -255,8 +247,7 @@ func (l *Lists) offer(ctx context.Context, e *Entry, ids []int64) (*services.Ord
 	if err != nil {
 		bctx, cancel := context.WithTimeout(context.Background(), store.DBTimeout)
 		defer cancel()
-		if _, uerr := l.db.ExecContext(bctx, `UPDATE waitlist_entries SET status = 'waiting', order_no = NULL, offered_at = NULL
-			WHERE id = ? AND order_no = ?`, e.ID, no); uerr != nil {
+		if uerr := store.WithdrawWaitlistOffer(bctx, l.db, e.ID, no); uerr != nil {
 			l.log.Warn("waiting list: an offer that failed keeps its number until the next serve", "entry", e.ID, "err", uerr)
 		}
 		return nil, err

@@ -1,0 +1,147 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"strings"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+)
+
+// MailKind names what an e-mail tells of (mail.Kind lists them).
+type MailKind string
+
+// MailRow is one mail_outbox row as stored. Times are UTC. While Status is sending,
+// NextAttemptAt is the end of the claim's lease.
+type MailRow struct {
+	ID            int64      `db:"id"`
+	Kind          MailKind   `db:"kind"`
+	UserID        *int64     `db:"user_id"`
+	To            string     `db:"to_addr"`
+	Lang          string     `db:"lang"`
+	OrderNo       *string    `db:"order_no"`
+	ShowID        *int64     `db:"show_id"`
+	Data          *string    `db:"data"`
+	Status        string     `db:"status"`
+	Attempts      int        `db:"attempts"`
+	LastError     *string    `db:"last_error"`
+	NextAttemptAt time.Time  `db:"next_attempt_at"`
+	CreatedAt     time.Time  `db:"created_at"`
+	SentAt        *time.Time `db:"sent_at"`
+}
+
+const mailColumns = `id, kind, user_id, to_addr, lang, order_no, show_id, data, status, attempts,
+	last_error, next_attempt_at, created_at, sent_at`
+
+// MailQueued is one e-mail to queue: OrderNo, ShowID and Data are nil for NULL; At (UTC) is its creation and first due time.
+type MailQueued struct {
+	Kind      string
+	DedupeKey string
+	UserID    int64
+	OrderNo   any
+	ShowID    any
+	Data      any
+	At        time.Time
+}
+
+// QueueMail inserts ms queued, copying each user's address and language, and skips a dedupe key already queued.
+func QueueMail(ctx context.Context, ex sqlx.ExecerContext, ms []MailQueued) error {
+	var q strings.Builder
+	q.WriteString(`INSERT INTO mail_outbox (kind, dedupe_key, user_id, to_addr, lang, order_no, show_id, data, status, next_attempt_at, created_at)
+		SELECT m.kind, m.dedupe_key, u.id, u.email, u.lang, m.order_no, m.show_id, m.data, 'queued', m.at, m.at FROM (`)
+	args := make([]any, 0, len(ms)*8)
+	for i, m := range ms {
+		if i > 0 {
+			q.WriteString(" UNION ALL ")
+		}
+		q.WriteString("SELECT ? AS seq, ? AS kind, ? AS dedupe_key, ? AS user_id, ? AS order_no, ? AS show_id, ? AS data, ? AS at")
+		args = append(args, i, m.Kind, m.DedupeKey, m.UserID, m.OrderNo, m.ShowID, m.Data, m.At)
+	}
+	q.WriteString(") m JOIN users u ON u.id = m.user_id ORDER BY m.seq ON DUPLICATE KEY UPDATE id = mail_outbox.id")
+	_, err := ex.ExecContext(ctx, q.String(), args...)
+	return err
+}
+
+// DueMailIDs returns at most limit ids of queued rows due at now and sending rows whose lease ran out, oldest first.
+func DueMailIDs(ctx context.Context, q Querier, now time.Time, limit int) ([]int64, error) {
+	var ids []int64
+	err := q.SelectContext(ctx, &ids, `SELECT id FROM mail_outbox
+		WHERE status IN ('queued', 'sending') AND next_attempt_at <= ? ORDER BY next_attempt_at, id LIMIT ?`,
+		now, limit)
+	return ids, err
+}
+
+// HoldQueuedMail moves every queued row to held and returns how many moved.
+func HoldQueuedMail(ctx context.Context, q Querier) (int64, error) {
+	return mailRowsChanged(q.ExecContext(ctx, `UPDATE mail_outbox SET status = 'held' WHERE status = 'queued'`))
+}
+
+// ClaimMail moves row id, queued or sending with its lease run out at now, to sending with attempts+1 until leaseEnd; it returns the rows changed.
+func ClaimMail(ctx context.Context, q Querier, id int64, now, leaseEnd time.Time) (int64, error) {
+	return mailRowsChanged(q.ExecContext(ctx, `UPDATE mail_outbox SET status = 'sending', attempts = attempts + 1, next_attempt_at = ?
+		WHERE id = ? AND (status = 'queued' OR (status = 'sending' AND next_attempt_at <= ?))`, leaseEnd, id, now))
+}
+
+// MarkMailSent records attempt of row id, still sending, as sent at now; it returns the rows changed.
+func MarkMailSent(ctx context.Context, q Querier, id int64, attempt int, now time.Time) (int64, error) {
+	return mailRowsChanged(q.ExecContext(ctx, `UPDATE mail_outbox SET status = 'sent', sent_at = ?, last_error = NULL
+		WHERE id = ? AND status = 'sending' AND attempts = ?`, now, id, attempt))
+}
+
+// MarkMailRetry queues row id, still sending attempt, again at retryAt with lastError; it returns the rows changed.
+func MarkMailRetry(ctx context.Context, q Querier, id int64, attempt int, lastError string, retryAt time.Time) (int64, error) {
+	return mailRowsChanged(q.ExecContext(ctx, `UPDATE mail_outbox SET status = 'queued', last_error = ?, next_attempt_at = ?
+		WHERE id = ? AND status = 'sending' AND attempts = ?`, lastError, retryAt, id, attempt))
+}
+
+// MarkMailFailed ends row id, still sending attempt, as failed with lastError; it returns the rows changed.
+func MarkMailFailed(ctx context.Context, q Querier, id int64, attempt int, lastError string) (int64, error) {
+	return mailRowsChanged(q.ExecContext(ctx, `UPDATE mail_outbox SET status = 'failed', last_error = ?
+		WHERE id = ? AND status = 'sending' AND attempts = ?`, lastError, id, attempt))
+}
+
+// mailRowsChanged is the rows an UPDATE changed (0 when the driver cannot tell).
+func mailRowsChanged(res sql.Result, err error) (int64, error) {
+	if err != nil {
+		return 0, err
+	}
+	n, _ := res.RowsAffected()
+	return n, nil
+}
+
+// MailByID returns row id (sql.ErrNoRows when there is none).
+func MailByID(ctx context.Context, q Querier, id int64) (*MailRow, error) {
+	r := &MailRow{}
+	if err := q.GetContext(ctx, r, "SELECT "+mailColumns+" FROM mail_outbox WHERE id = ?", id); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// MailByRecipient returns at most limit rows newest first, those whose address contains to when it is not empty.
+func MailByRecipient(ctx context.Context, q Querier, to string, limit int) ([]*MailRow, error) {
+	query, args := "SELECT "+mailColumns+" FROM mail_outbox", []any{}
+	if to != "" {
+		query += " WHERE to_addr LIKE ?"
+		args = append(args, "%"+mailLikeEscape(to)+"%")
+	}
+	query += " ORDER BY id DESC LIMIT ?"
+	rows := []*MailRow{}
+	if err := q.SelectContext(ctx, &rows, query, append(args, limit)...); err != nil {
+		return nil, err
+	}
+	return rows, nil
+}
+
+// mailLikeEscape escapes LIKE's wildcards (and its escape character) in s.
+func mailLikeEscape(s string) string {
+	out := make([]byte, 0, len(s))
+	for i := 0; i < len(s); i++ {
+		if s[i] == '%' || s[i] == '_' || s[i] == '\\' {
+			out = append(out, '\\')
+		}
+		out = append(out, s[i])
+	}
+	return string(out)
+}
