@@ -52,7 +52,7 @@ func (d *Deps) adminOrdersPage(c *fiber.Ctx) error {
 	props.Rows = make([]views.AdminOrderRow, len(found))
 	shows := d.showsOf(ctx, found)
 	for i, o := range found {
-		props.Rows[i] = views.AdminOrderRow{Order: o, Show: shows[o.ShowID]}
+		props.Rows[i] = views.AdminOrderRow{Order: staffOrderView(o), Show: shows[o.ShowID]}
 	}
 	return render(c, fiber.StatusOK, views.AdminOrdersPage(props))
 }
@@ -137,7 +137,7 @@ func (d *Deps) renderAdminOrder(c *fiber.Ctx, status int, no string, with func(*
 	if err != nil {
 		show = nil // the page still shows the order
 	}
-	props := views.AdminOrderProps{Page: page(c, "Order "+det.OrderNo), Detail: det, Show: show, Zone: d.Shows.Zone(), Now: nowUTC()}
+	props := views.AdminOrderProps{Page: page(c, "Order "+det.OrderNo), Detail: orderDetailView(det), Show: show, Zone: d.Shows.Zone(), Now: nowUTC()}
 	if with != nil {
 		with(&props)
 	}

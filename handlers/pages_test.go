@@ -297,7 +297,7 @@ func TestSeatTakenMessageNamesTheSeats(t *testing.T) {
 func TestDemoPayPageHasApproveAndDeclineForms(t *testing.T) {
 	p := demoPayment
 	pay := &p
-	doc := renderDoc(t, views.DemoPayPage(views.DemoPayProps{Page: views.Page{Title: "Demo payment"}, Payment: pay}))
+	doc := renderDoc(t, views.DemoPayPage(views.DemoPayProps{Page: views.Page{Title: "Demo payment"}, Payment: paymentView(pay)}))
 	if !strings.Contains(doc.Text(), "Demo payment provider") || !strings.Contains(doc.Text(), "¥90.00") || !strings.Contains(doc.Text(), pay.OrderNo) {
 		t.Errorf("page lacks provider name, amount or order number: %q", doc.Find("main").Text())
 	}
@@ -789,7 +789,7 @@ func TestEveryPostFormCarriesTheCSRFToken(t *testing.T) {
 	}{
 		"show":     {views.ShowPage(show), 3}, // booking + best available + sign out
 		"order":    {views.OrderPage(views.OrderPageProps{Page: pg, Order: order, Show: m.Show, Now: now, Zone: shanghai}), 3},
-		"demo pay": {views.DemoPayPage(views.DemoPayProps{Page: pg, Payment: &demoPayment}), 3},
+		"demo pay": {views.DemoPayPage(views.DemoPayProps{Page: pg, Payment: paymentView(&demoPayment)}), 3},
 		"login":    {views.LoginPage(views.AuthFormProps{Page: signedOut, Next: "/shows/42"}), 1},
 		"register": {views.RegisterPage(views.AuthFormProps{Page: signedOut}), 1},
 		"error":    {views.ErrorPage(views.ErrorPageProps{Page: pg, Status: 404, Message: "gone"}), 1},

@@ -111,7 +111,7 @@ func TestOrderPageTellsHowThePaymentEnded(t *testing.T) {
 			o.Status = tc.orderStatus
 			pay := &orders.Payment{PaymentID: "pay_1", AmountMinor: 9000, Currency: "CNY", Status: tc.payStatus, OrderNo: tc.payOrderNo}
 			doc := renderDoc(t, views.OrderPage(views.OrderPageProps{Page: views.Page{User: buyer}, Order: &o, Show: m.Show, Now: now, Zone: shanghai,
-				Payment: pay, SeatKinds: map[int64]string{seatID(1, 1): services.KindWheelchair, seatID(1, 2): services.KindCompanion}}))
+				Payment: paymentView(pay), SeatKinds: map[int64]string{seatID(1, 1): services.KindWheelchair, seatID(1, 2): services.KindCompanion}}))
 			got := strings.TrimSpace(doc.Find(".payment-note").Text())
 			if got != tc.want {
 				t.Errorf("payment note = %q, want %q", got, tc.want)

@@ -6,7 +6,6 @@ import (
 	"github.com/a-h/templ"
 
 	"seatflow/services"
-	"seatflow/services/orders"
 )
 
 // OrderPageProps are the props of one order's page. Show may be nil when the show can
@@ -20,7 +19,7 @@ type OrderPageProps struct {
 	Error string
 	// Payment is the payment the buyer just came back from (nil when none): a declined
 	// or refunded one is told plainly.
-	Payment *orders.Payment
+	Payment *Payment
 	// Chosen is set when the seats were picked for the buyer (best available).
 	Chosen bool
 	// Stranded names the single empty seats the order left when it was booked (the
@@ -129,7 +128,7 @@ type OrdersPageProps struct {
 // DemoPayProps are the props of the demo payment provider's page.
 type DemoPayProps struct {
 	Page
-	Payment *orders.Payment
+	Payment *Payment
 	Error   string
 	// Deadline is the payment deadline of the payment's order while it is pending (zero
 	// otherwise), counted down from the server's Now; Zone is the cinema's time zone.
@@ -386,4 +385,18 @@ func (l Lang) endedByStatus(o *services.Order, loc *time.Location) string {
 		reason = l.T("order.ended.reason", D{"Reason": l.ReasonText(*o.CancelReason)})
 	}
 	return l.T(id, D{"When": when, "Reason": reason})
+}
+
+// Payment is one payment of an order: PaymentID is the provider's reference, amounts
+// are in minor units of Currency, Status is a services.Payment* status.
+type Payment struct {
+	ID          int64
+	PaymentID   string
+	OrderID     int64
+	Provider    string
+	AmountMinor int64
+	Currency    string
+	Status      string
+	CreatedAt   time.Time
+	OrderNo     string
 }
