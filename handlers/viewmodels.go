@@ -1,9 +1,11 @@
 package handlers
 
 import (
+	"seatflow/jobs"
 	"seatflow/services/accounts"
 	"seatflow/services/audit"
 	"seatflow/services/orders"
+	"seatflow/services/reconcile"
 	"seatflow/services/staff"
 	"seatflow/views"
 )
@@ -64,6 +66,115 @@ func orderDetailView(d *staff.OrderDetail) *views.OrderDetail {
 		History: auditEntriesView(d.History)}
 	for i, p := range d.Payments {
 		out.Payments[i] = &views.OrderPayment{Payment: paymentValue(&p.Payment), UpdatedAt: p.UpdatedAt}
+	}
+	return out
+}
+
+// reconcileRunView copies a reconciliation run for the console (nil stays nil); Kinds
+// and Duration are the run's CountsByKind and Duration.
+func reconcileRunView(r *reconcile.ReconcileRun) *views.ReconcileRun {
+	if r == nil {
+		return nil
+	}
+	out := &views.ReconcileRun{ID: r.ID, Trigger: r.Trigger, DryRun: r.DryRun, ActorID: r.ActorID, ActorEmail: r.ActorEmail,
+		ShowID: r.ShowID, Status: r.Status, Error: r.Error, ShowsChecked: r.ShowsChecked, FindingsCount: r.FindingsCount,
+		Fixed: r.Fixed, StartedAt: r.StartedAt, FinishedAt: r.FinishedAt, Duration: r.Duration(), Kinds: r.CountsByKind()}
+	if r.Findings != nil {
+		out.Findings = make([]views.Finding, len(r.Findings))
+		for i, f := range r.Findings {
+			out.Findings[i] = views.Finding{Kind: f.Kind, ShowID: f.ShowID, SeatID: f.SeatID, OrderNo: f.OrderNo,
+				Action: f.Action, Fixed: f.Fixed, Detail: f.Detail}
+		}
+	}
+	return out
+}
+
+// reconcileRunsView copies reconciliation runs for the console.
+func reconcileRunsView(in []*reconcile.ReconcileRun) []*views.ReconcileRun {
+	out := make([]*views.ReconcileRun, len(in))
+	for i, r := range in {
+		out[i] = reconcileRunView(r)
+	}
+	return out
+}
+
+// dashboardSnapshotView copies the dashboard's figures; each show's Free, SoldPercent
+// and HeldPercent are its ShowOccupancy methods'.
+func dashboardSnapshotView(s *staff.DashboardSnapshot) *views.DashboardSnapshot {
+	if s == nil {
+		return nil
+	}
+	out := &views.DashboardSnapshot{Now: s.Now, Zone: s.Zone, RevenueToday: revenueView(s.RevenueToday),
+		RevenueWeek: revenueView(s.RevenueWeek)}
+	if s.TodayShows != nil {
+		out.TodayShows = make([]*views.ShowOccupancy, len(s.TodayShows))
+		for i, sh := range s.TodayShows {
+			out.TodayShows[i] = &views.ShowOccupancy{ShowID: sh.ShowID, StartsAt: sh.StartsAt, MovieTitle: sh.MovieTitle,
+				HallID: sh.HallID, HallName: sh.HallName, Status: sh.Status, SaleOpensAt: sh.SaleOpensAt,
+				SaleClosesAt: sh.SaleClosesAt, Sellable: sh.Sellable, Sold: sh.Sold, Held: sh.Held, Free: sh.Free(),
+				SoldPercent: sh.SoldPercent(), HeldPercent: sh.HeldPercent()}
+		}
+	}
+	if s.Minutes != nil {
+		out.Minutes = make([]views.MinuteCount, len(s.Minutes))
+		for i, m := range s.Minutes {
+			out.Minutes[i] = views.MinuteCount{Start: m.Start, Created: m.Created, Paid: m.Paid}
+		}
+	}
+	if p := s.Pending; p != nil {
+		out.Pending = &views.PendingOrders{Count: p.Count, Overdue: p.Overdue}
+		if p.Oldest != nil {
+			out.Pending.Oldest = make([]*views.PendingOrder, len(p.Oldest))
+			for i, o := range p.Oldest {
+				out.Pending.Oldest[i] = &views.PendingOrder{OrderNo: o.OrderNo, ShowID: o.ShowID, MovieTitle: o.MovieTitle,
+					UserEmail: o.UserEmail, Seats: o.Seats, TotalMinor: o.TotalMinor, Currency: o.Currency,
+					CreatedAt: o.CreatedAt, ExpiresAt: o.ExpiresAt}
+			}
+		}
+	}
+	return out
+}
+
+// revenueView copies a revenue (nil stays nil).
+func revenueView(r *staff.Revenue) *views.Revenue {
+	if r == nil {
+		return nil
+	}
+	return &views.Revenue{From: r.From, To: r.To, Totals: revenueLinesView(r.Totals), ByMovie: revenueLinesView(r.ByMovie),
+		ByHall: revenueLinesView(r.ByHall)}
+}
+
+// revenueLinesView copies revenue lines (nil stays nil).
+func revenueLinesView(in []*staff.RevenueLine) []*views.RevenueLine {
+	if in == nil {
+		return nil
+	}
+	out := make([]*views.RevenueLine, len(in))
+	for i, l := range in {
+		out[i] = &views.RevenueLine{ID: l.ID, Name: l.Name, Currency: l.Currency, Orders: l.Orders, Seats: l.Seats,
+			AmountMinor: l.AmountMinor}
+	}
+	return out
+}
+
+// expiryQueueView copies the expiry queue's state (nil stays nil).
+func expiryQueueView(s *jobs.ExpiryQueueState) *views.ExpiryQueueState {
+	if s == nil {
+		return nil
+	}
+	return &views.ExpiryQueueState{Pending: s.Pending, Active: s.Active, Scheduled: s.Scheduled, Retry: s.Retry,
+		Archived: s.Archived, Processed: s.Processed, Failed: s.Failed, ScheduledTasks: expiryTasksView(s.ScheduledTasks),
+		RetryTasks: expiryTasksView(s.RetryTasks), ArchivedTasks: expiryTasksView(s.ArchivedTasks)}
+}
+
+// expiryTasksView copies expiry tasks (nil stays nil).
+func expiryTasksView(in []jobs.ExpiryTask) []views.ExpiryTask {
+	if in == nil {
+		return nil
+	}
+	out := make([]views.ExpiryTask, len(in))
+	for i, t := range in {
+		out[i] = views.ExpiryTask(t)
 	}
 	return out
 }
