@@ -3,7 +3,6 @@ package views
 import (
 	"strconv"
 	"time"
-
 )
 
 // MinuteChart is the orders-per-minute bar chart as SVG geometry, in the units of its

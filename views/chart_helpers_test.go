@@ -3,7 +3,6 @@ package views
 import (
 	"testing"
 	"time"
-
 )
 
 func TestDashboardHelpers(t *testing.T) {

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/PuerkitoBio/goquery"
-
 )
 
 // hourOf returns 60 minute buckets starting at start with the given created counts
