@@ -81,8 +81,9 @@ func (d *Deps) renderShowPage(c *fiber.Ctx, status int, form *views.ShowEditForm
 	p := views.ShowDetailProps{Page: page(c, s.Movie.Title), Show: s, Counts: counts, Zone: d.Shows.Zone(), Now: now,
 		Form: f, Room: rf, Figures: d.roomFigures(ctx, s, s.StatusAt(now) != services.ShowCancelled), Error: msg}
 	if d.Waitlist != nil {
-		var err error
-		if p.Waitlist, err = d.Waitlist.List(ctx, s.ID); err != nil && p.Error == "" {
+		entries, err := d.Waitlist.List(ctx, s.ID)
+		p.Waitlist = waitlistEntriesView(entries)
+		if err != nil && p.Error == "" {
 			p.Error = "The waiting list could not be read: " + err.Error()
 		}
 	}
@@ -204,7 +205,7 @@ func (d *Deps) roomFigures(ctx context.Context, s *services.Show, poll bool) vie
 			room.Closed = waitingroom.ClosedSale
 		}
 	}
-	f.Stats = &room
+	f.Stats = roomStatsView(room)
 	return f
 }
 

@@ -4,9 +4,12 @@ import (
 	"seatflow/jobs"
 	"seatflow/services/accounts"
 	"seatflow/services/audit"
+	"seatflow/services/mail"
 	"seatflow/services/orders"
 	"seatflow/services/reconcile"
 	"seatflow/services/staff"
+	"seatflow/services/waitingroom"
+	"seatflow/services/waitlist"
 	"seatflow/views"
 )
 
@@ -177,4 +180,75 @@ func expiryTasksView(in []jobs.ExpiryTask) []views.ExpiryTask {
 		out[i] = views.ExpiryTask(t)
 	}
 	return out
+}
+
+// mailRowView copies an outbox row for the mailbox (nil stays nil).
+func mailRowView(r *mail.Row) *views.MailRow {
+	if r == nil {
+		return nil
+	}
+	return &views.MailRow{ID: r.ID, Kind: string(r.Kind), UserID: r.UserID, To: r.To, Lang: r.Lang, OrderNo: r.OrderNo,
+		ShowID: r.ShowID, Status: r.Status, Attempts: r.Attempts, LastError: r.LastError, NextAttemptAt: r.NextAttemptAt,
+		CreatedAt: r.CreatedAt, SentAt: r.SentAt}
+}
+
+// mailRowsView copies outbox rows for the mailbox.
+func mailRowsView(in []*mail.Row) []*views.MailRow {
+	out := make([]*views.MailRow, len(in))
+	for i, r := range in {
+		out[i] = mailRowView(r)
+	}
+	return out
+}
+
+// mailRenderedView copies a rendered e-mail (nil stays nil).
+func mailRenderedView(r *mail.Rendered) *views.MailRendered {
+	if r == nil {
+		return nil
+	}
+	out := &views.MailRendered{Subject: r.Subject, Text: r.Text, HTML: r.HTML}
+	if r.Images != nil {
+		out.Images = make([]views.MailImage, len(r.Images))
+		for i, img := range r.Images {
+			out.Images[i] = views.MailImage(img)
+		}
+	}
+	return out
+}
+
+// waitlistEntryView copies a place on a waiting list (nil stays nil).
+func waitlistEntryView(e *waitlist.Entry) *views.WaitlistEntry {
+	if e == nil {
+		return nil
+	}
+	return &views.WaitlistEntry{ID: e.ID, ShowID: e.ShowID, UserID: e.UserID, UserEmail: e.UserEmail, Quantity: e.Quantity,
+		Zone: e.Zone, Status: e.Status, OrderNo: e.OrderNo, OrderStatus: e.OrderStatus, OfferExpiresAt: e.OfferExpiresAt,
+		CreatedAt: e.CreatedAt, Position: e.Position}
+}
+
+// waitlistEntriesView copies a show's waiting list (nil stays nil).
+func waitlistEntriesView(in []*waitlist.Entry) []*views.WaitlistEntry {
+	if in == nil {
+		return nil
+	}
+	out := make([]*views.WaitlistEntry, len(in))
+	for i, e := range in {
+		out[i] = waitlistEntryView(e)
+	}
+	return out
+}
+
+// queueEntryView copies a waiting room entry for the waiting page (nil stays nil).
+func queueEntryView(e *waitingroom.Entry) *views.QueueEntry {
+	if e == nil {
+		return nil
+	}
+	return &views.QueueEntry{Status: e.Status, Position: e.Position, FirstPosition: e.FirstPosition, Waiting: e.Waiting,
+		Wait: views.QueueEstimate(e.Wait), Closed: e.Closed, Opened: e.Opened}
+}
+
+// roomStatsView copies a waiting room's figures for the console.
+func roomStatsView(s waitingroom.Stats) *views.RoomStats {
+	v := views.RoomStats(s)
+	return &v
 }
