@@ -99,7 +99,7 @@ func renderDoc(t *testing.T, c templ.Component) *goquery.Document {
 
 func showProps(now time.Time) views.ShowPageProps {
 	return views.ShowPageProps{Page: views.Page{Title: "Copper Sparrow", User: buyer, Path: "/shows/42"},
-		Map: fixtureMap(now), Now: now, Zone: shanghai, HoldFor: 15 * time.Minute}
+		Map: seatMapView(fixtureMap(now)), Now: now, Zone: shanghai, HoldFor: 15 * time.Minute}
 }
 
 func seatInput(doc *goquery.Document, id int64) *goquery.Selection {
@@ -268,7 +268,7 @@ func TestSeatTakenMessageNamesTheSeats(t *testing.T) {
 	now := time.Now().UTC()
 	p := showProps(now)
 	se := &services.Error{Code: services.CodeSeatTaken, Message: "already taken: A4, B2", Seats: []string{"A4", "B2"}}
-	msg, lost := bookingMessage(views.En, se, p.Map, buyer.ID, now, shanghai)
+	msg, lost := bookingMessage(views.En, se, fixtureMap(now), buyer.ID, now, shanghai)
 	if !strings.HasPrefix(msg, "Sorry, A4 and B2 were just taken by someone else.") {
 		t.Errorf("message = %q", msg)
 	}

@@ -7,6 +7,7 @@ import (
 	"seatflow/services/mail"
 	"seatflow/services/orders"
 	"seatflow/services/reconcile"
+	"seatflow/services/seats"
 	"seatflow/services/staff"
 	"seatflow/services/waitingroom"
 	"seatflow/services/waitlist"
@@ -251,4 +252,13 @@ func queueEntryView(e *waitingroom.Entry) *views.QueueEntry {
 func roomStatsView(s waitingroom.Stats) *views.RoomStats {
 	v := views.RoomStats(s)
 	return &v
+}
+
+// seatMapView is a show's seat map for the pages (nil stays nil); it shares the show,
+// the hall and the maps with m.
+func seatMapView(m *seats.SeatMap) *views.ShowSeatMap {
+	if m == nil {
+		return nil
+	}
+	return &views.ShowSeatMap{Show: m.Show, Hall: m.Hall, States: m.States, Owners: m.Owners}
 }

@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"seatflow/services/catalog"
 	"seatflow/services/mail"
 	"seatflow/services/reconcile"
 	"seatflow/services/waitingroom"
@@ -15,6 +16,7 @@ import (
 // it shows hold the values the services use.
 func TestViewConstantsMatchServices(t *testing.T) {
 	for _, c := range []struct{ view, service string }{
+		{views.SeatRuleOff, catalog.RuleOff}, {views.SeatRuleWarn, catalog.RuleWarn}, {views.SeatRuleEnforce, catalog.RuleEnforce},
 		{views.TriggerCron, reconcile.TriggerCron}, {views.TriggerCLI, reconcile.TriggerCLI},
 		{views.RunRunning, reconcile.RunRunning}, {views.RunDone, reconcile.RunDone},
 		{views.RunFailed, reconcile.RunFailed}, {views.RunLeaseLost, reconcile.RunLeaseLost},

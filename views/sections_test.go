@@ -13,7 +13,6 @@ import (
 	"seatflow/services"
 	"seatflow/services/catalog"
 	"seatflow/services/demo"
-	"seatflow/services/seats"
 	"seatflow/views"
 )
 
@@ -99,7 +98,7 @@ func stadiumProps(t *testing.T, section int, selected ...int64) views.ShowPagePr
 		StartsAt: now.Add(48 * time.Hour), SaleOpensAt: now.Add(-time.Hour), SaleClosesAt: now.Add(47 * time.Hour),
 		Movie: services.Movie{Title: "Final"}, HallName: "Stadium", SeatsLeft: 1,
 		Zones: []services.Zone{{Code: "vip", Name: "VIP", PriceMinor: 48000}, {Code: "premium", Name: "Premium", PriceMinor: 18000}, {Code: "standard", Name: "Standard", PriceMinor: 8000}}}
-	m := &seats.SeatMap{Show: show, Hall: h, States: map[int64]string{}, Owners: map[int64]int64{}}
+	m := &views.ShowSeatMap{Show: show, Hall: h, States: map[int64]string{}, Owners: map[int64]int64{}}
 	for _, s := range h.Seats {
 		m.States[s.ID] = services.StateFree
 		if s.ID%3 == 0 {

@@ -4,7 +4,6 @@ import (
 	"time"
 
 	"seatflow/services"
-	"seatflow/services/seats"
 )
 
 // ShowState is a show's sale state as a badge: Label for people, Class for the style.
@@ -65,14 +64,14 @@ func sentence(s string) string {
 
 // StateWithMap is StateOf refined by the show's seat map (mapState): one wording for a
 // show with no free seat wherever it is shown.
-func (l Lang) StateWithMap(s *services.Show, now time.Time, loc *time.Location, m *seats.SeatMap, hold time.Duration) ShowState {
+func (l Lang) StateWithMap(s *services.Show, now time.Time, loc *time.Location, m *ShowSeatMap, hold time.Duration) ShowState {
 	return mapState(l, l.StateOf(s, now, loc), m, hold)
 }
 
 // mapState refines a show with no free seat from its seat map: "all seats held" while
 // any seat is only held (they may come back when holds end, within hold), "sold out"
 // when every seat is paid.
-func mapState(l Lang, st ShowState, m *seats.SeatMap, hold time.Duration) ShowState {
+func mapState(l Lang, st ShowState, m *ShowSeatMap, hold time.Duration) ShowState {
 	if st.Class != "sold-out" {
 		return st
 	}
