@@ -262,3 +262,16 @@ func seatMapView(m *seats.SeatMap) *views.ShowSeatMap {
 	}
 	return &views.ShowSeatMap{Show: m.Show, Hall: m.Hall, States: m.States, Owners: m.Owners}
 }
+
+// staffSeatMapView copies a show's seat map for staff; it shares the show and the hall
+// with m.
+func staffSeatMapView(m *staff.StaffSeatMap) *views.StaffSeatMap {
+	out := &views.StaffSeatMap{Show: m.Show, Hall: m.Hall, Counts: m.Counts, Editable: m.Editable}
+	if m.Seats != nil {
+		out.Seats = make([]views.StaffSeat, len(m.Seats))
+		for i, s := range m.Seats {
+			out.Seats[i] = views.StaffSeat(s)
+		}
+	}
+	return out
+}

@@ -7,6 +7,7 @@ import (
 	"seatflow/services/catalog"
 	"seatflow/services/mail"
 	"seatflow/services/reconcile"
+	"seatflow/services/staff"
 	"seatflow/services/waitingroom"
 	"seatflow/services/waitlist"
 	"seatflow/views"
@@ -17,6 +18,7 @@ import (
 func TestViewConstantsMatchServices(t *testing.T) {
 	for _, c := range []struct{ view, service string }{
 		{views.SeatRuleOff, catalog.RuleOff}, {views.SeatRuleWarn, catalog.RuleWarn}, {views.SeatRuleEnforce, catalog.RuleEnforce},
+		{views.SeatStateHouse, staff.StateHouse},
 		{views.TriggerCron, reconcile.TriggerCron}, {views.TriggerCLI, reconcile.TriggerCLI},
 		{views.RunRunning, reconcile.RunRunning}, {views.RunDone, reconcile.RunDone},
 		{views.RunFailed, reconcile.RunFailed}, {views.RunLeaseLost, reconcile.RunLeaseLost},
