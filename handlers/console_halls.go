@@ -153,9 +153,9 @@ func previewOf(f hallForm) views.HallPreviewProps {
 	l, err := catalog.ParseLayout(f.Layout, catalog.Numbering(f.Numbering))
 	var le *catalog.LayoutError
 	if errors.As(err, &le) {
-		return views.HallPreviewProps{Problems: le.Problems}
+		return views.HallPreviewProps{Problems: layoutProblemsView(le.Problems)}
 	}
-	return views.HallPreviewProps{Layout: l}
+	return views.HallPreviewProps{Layout: hallLayoutView(l)}
 }
 
 // renderHallForm renders the hall form with what was typed, its preview and msg.
@@ -166,7 +166,7 @@ func (d *Deps) renderHallForm(c *fiber.Ctx, status int, hallID int64, f hallForm
 	}
 	return render(c, status, views.HallFormPage(views.HallFormProps{
 		Page: page(c, title), ID: hallID, Name: f.Name, Layout: f.Layout, Numbering: f.Numbering, Error: msg, Preview: previewOf(f),
-		Prices: f.Prices, Currency: d.Currency,
+		Prices: f.Prices, Currency: d.Currency, Zones: catalog.LayoutZones, Legend: layoutLegendView(),
 	}))
 }
 

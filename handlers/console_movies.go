@@ -55,7 +55,7 @@ func (d *Deps) renderMovies(c *fiber.Ctx, status int, f views.MovieForm, msg str
 	if err != nil {
 		return errorPage(c, err)
 	}
-	return render(c, status, views.MoviesPage(views.MoviesPageProps{Page: page(c, "Movies"), Movies: movies, Form: f, Error: msg}))
+	return render(c, status, views.MoviesPage(views.MoviesPageProps{Page: page(c, "Movies"), Movies: movieSummariesView(movies), Form: f, Error: msg}))
 }
 
 // moviePage shows one movie's edit form and its retire or un-retire button.
@@ -127,6 +127,6 @@ func (d *Deps) renderMovie(c *fiber.Ctx, status int, form *views.MovieForm, msg 
 	if form != nil {
 		f = *form
 	}
-	return render(c, status, views.MoviePage(views.MoviePageProps{Page: page(c, m.Title), Movie: m, Form: f, Error: msg,
+	return render(c, status, views.MoviePage(views.MoviePageProps{Page: page(c, m.Title), Movie: movieSummaryView(m), Form: f, Error: msg,
 		Saved: status == fiber.StatusOK && c.Query("saved") == "1", Zone: d.Shows.Zone()}))
 }

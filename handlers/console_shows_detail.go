@@ -78,7 +78,7 @@ func (d *Deps) renderShowPage(c *fiber.Ctx, status int, form *views.ShowEditForm
 	ctx, cancel := ctxOf(c)
 	defer cancel()
 	now := nowUTC()
-	p := views.ShowDetailProps{Page: page(c, s.Movie.Title), Show: s, Counts: counts, Zone: d.Shows.Zone(), Now: now,
+	p := views.ShowDetailProps{Page: page(c, s.Movie.Title), Show: s, Counts: views.SeatCounts(counts), Zone: d.Shows.Zone(), Now: now,
 		Form: f, Room: rf, Figures: d.roomFigures(ctx, s, s.StatusAt(now) != services.ShowCancelled), Error: msg}
 	if d.Waitlist != nil {
 		entries, err := d.Waitlist.List(ctx, s.ID)
@@ -311,7 +311,7 @@ func (d *Deps) renderCancelShow(c *fiber.Ctx, status int, reason, msg string) er
 		return c.Redirect(views.AdminShowURL(s.ID), fiber.StatusSeeOther)
 	}
 	return render(c, status, views.CancelShowPage(views.CancelShowProps{Page: page(c, "Cancel "+s.Movie.Title), Show: s,
-		Counts: counts, Zone: d.Shows.Zone(), Reason: reason, Error: msg}))
+		Counts: views.SeatCounts(counts), Zone: d.Shows.Zone(), Reason: reason, Error: msg}))
 }
 
 // cancelShowPage cancels the show once the confirmation box is ticked: pending orders

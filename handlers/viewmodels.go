@@ -4,6 +4,7 @@ import (
 	"seatflow/jobs"
 	"seatflow/services/accounts"
 	"seatflow/services/audit"
+	"seatflow/services/catalog"
 	"seatflow/services/mail"
 	"seatflow/services/orders"
 	"seatflow/services/reconcile"
@@ -272,6 +273,95 @@ func staffSeatMapView(m *staff.StaffSeatMap) *views.StaffSeatMap {
 		for i, s := range m.Seats {
 			out.Seats[i] = views.StaffSeat(s)
 		}
+	}
+	return out
+}
+
+// movieSummaryView copies a movie for the console.
+func movieSummaryView(m *catalog.MovieSummary) *views.MovieSummary {
+	return &views.MovieSummary{Movie: m.Movie, RetiredAt: m.RetiredAt, UpcomingShows: m.UpcomingShows}
+}
+
+// movieSummariesView copies movies for the console.
+func movieSummariesView(in []*catalog.MovieSummary) []*views.MovieSummary {
+	out := make([]*views.MovieSummary, len(in))
+	for i, m := range in {
+		out[i] = movieSummaryView(m)
+	}
+	return out
+}
+
+// hallSummaryView copies a hall for the new-show form (nil stays nil).
+func hallSummaryView(h *catalog.HallSummary) *views.HallSummary {
+	if h == nil {
+		return nil
+	}
+	v := views.HallSummary(*h)
+	return &v
+}
+
+// hallSummariesView copies halls for the new-show form.
+func hallSummariesView(in []*catalog.HallSummary) []*views.HallSummary {
+	out := make([]*views.HallSummary, len(in))
+	for i, h := range in {
+		out[i] = hallSummaryView(h)
+	}
+	return out
+}
+
+// seatCountsView copies the seat counts of shows, by show id.
+func seatCountsView(in map[int64]catalog.SeatCounts) map[int64]views.SeatCounts {
+	out := make(map[int64]views.SeatCounts, len(in))
+	for id, n := range in {
+		out[id] = views.SeatCounts(n)
+	}
+	return out
+}
+
+// dayResultsView copies the days of a repeated show (nil stays nil).
+func dayResultsView(in []catalog.DayResult) []views.DayResult {
+	if in == nil {
+		return nil
+	}
+	out := make([]views.DayResult, len(in))
+	for i, r := range in {
+		out[i] = views.DayResult(r)
+	}
+	return out
+}
+
+// hallLayoutView is a parsed layout for its preview: each seat with its zone's name,
+// and the zones it uses (in catalog.LayoutZones order) with their sellable seats.
+func hallLayoutView(l *catalog.Layout) *views.HallLayout {
+	n, blocked := l.ZoneCounts()
+	out := &views.HallLayout{Rows: l.Rows, Cols: l.Cols, Blocked: blocked, Seats: make([]views.LayoutSeat, len(l.Seats))}
+	for _, z := range catalog.LayoutZones {
+		if n[z.Code] > 0 {
+			out.Zones = append(out.Zones, views.ZoneCount{Code: z.Code, Name: z.Name, Seats: n[z.Code]})
+			out.Total += n[z.Code]
+		}
+	}
+	for i, s := range l.Seats {
+		out.Seats[i] = views.LayoutSeat{Row: s.Row, Col: s.Col, RowLabel: s.RowLabel, Number: s.Number, Label: s.Label,
+			Kind: s.Kind, Zone: s.Zone, ZoneName: catalog.ZoneName(s.Zone)}
+	}
+	return out
+}
+
+// layoutProblemsView is each problem of a layout as a sentence.
+func layoutProblemsView(in []catalog.LayoutProblem) []string {
+	out := make([]string, len(in))
+	for i, p := range in {
+		out[i] = p.String()
+	}
+	return out
+}
+
+// layoutLegendView is the legend of the layout characters.
+func layoutLegendView() []views.LayoutCell {
+	out := make([]views.LayoutCell, len(catalog.LayoutCells))
+	for i, c := range catalog.LayoutCells {
+		out[i] = views.LayoutCell{Char: c.Char, Name: c.Name, ZoneName: catalog.ZoneName(c.Zone)}
 	}
 	return out
 }

@@ -183,25 +183,3 @@ func TestShowPage_Stadium(t *testing.T) {
 		t.Error("section 145 does not show the overview")
 	}
 }
-
-// TestPreviewRuns: a large layout is previewed as runs of seats of one zone and kind.
-func TestPreviewRuns(t *testing.T) {
-	l, err := catalog.ParseLayout(demo.StadiumLayout(demo.StadiumOptions{}), catalog.NumberLeftToRight)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !views.CompactPreview(l) {
-		t.Fatal("a stadium is previewed seat by seat")
-	}
-	runs := views.PreviewRuns(l)
-	if len(runs) > 10000 {
-		t.Errorf("%d runs", len(runs))
-	}
-	if r := runs[0]; r.Title != "A1–A25 · Standard" || r.Style != "grid-row:1;grid-column:1/26;" {
-		t.Errorf("first run %+v", r)
-	}
-	small, _ := catalog.ParseLayout("SS.SS", "")
-	if views.CompactPreview(small) {
-		t.Error("a small layout is previewed as runs")
-	}
-}
