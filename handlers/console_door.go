@@ -102,7 +102,7 @@ func (d *Deps) renderDoor(c *fiber.Ctx, showID int64, res *views.DoorResult) err
 		ids = append(ids, s.ID)
 	}
 	if showID != 0 {
-		s, err := d.CatalogConsole.Show(ctx, showID)
+		s, err := d.Catalog.Show(ctx, showID)
 		if services.ErrorCode(err) == services.CodeNotFound {
 			return noSuchShow(c)
 		}

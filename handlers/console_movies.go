@@ -37,7 +37,7 @@ func (d *Deps) createMoviePage(c *fiber.Ctx) error {
 	}
 	ctx, cancel := ctxOf(c)
 	defer cancel()
-	m, err := d.CatalogAdmin.CreateMovie(ctx, currentUser(c).ID, f.Title, runtime)
+	m, err := d.Catalog.CreateMovie(ctx, currentUser(c).ID, f.Title, runtime)
 	if err != nil {
 		st, se := pageError(c, err)
 		if st >= fiber.StatusInternalServerError {
@@ -51,7 +51,7 @@ func (d *Deps) createMoviePage(c *fiber.Ctx) error {
 func (d *Deps) renderMovies(c *fiber.Ctx, status int, f views.MovieForm, msg string) error {
 	ctx, cancel := ctxOf(c)
 	defer cancel()
-	movies, err := d.CatalogConsole.MovieSummaries(ctx)
+	movies, err := d.Catalog.MovieSummaries(ctx)
 	if err != nil {
 		return errorPage(c, err)
 	}
@@ -77,7 +77,7 @@ func (d *Deps) updateMoviePage(c *fiber.Ctx) error {
 	}
 	ctx, cancel := ctxOf(c)
 	defer cancel()
-	if _, err := d.CatalogConsole.UpdateMovie(ctx, currentUser(c).ID, movieID, f.Title, runtime); err != nil {
+	if _, err := d.Catalog.UpdateMovie(ctx, currentUser(c).ID, movieID, f.Title, runtime); err != nil {
 		st, se := pageError(c, err)
 		if st >= fiber.StatusInternalServerError || st == fiber.StatusNotFound {
 			return renderErrorPage(c, st, se.Message)
@@ -96,9 +96,9 @@ func (d *Deps) retireMoviePage(retire bool) fiber.Handler {
 		}
 		ctx, cancel := ctxOf(c)
 		defer cancel()
-		do := d.CatalogConsole.UnretireMovie
+		do := d.Catalog.UnretireMovie
 		if retire {
-			do = d.CatalogConsole.RetireMovie
+			do = d.Catalog.RetireMovie
 		}
 		if _, err := do(ctx, currentUser(c).ID, movieID); err != nil {
 			return errorPage(c, err)
@@ -116,7 +116,7 @@ func (d *Deps) renderMovie(c *fiber.Ctx, status int, form *views.MovieForm, msg 
 	}
 	ctx, cancel := ctxOf(c)
 	defer cancel()
-	m, err := d.CatalogConsole.MovieSummary(ctx, movieID)
+	m, err := d.Catalog.MovieSummary(ctx, movieID)
 	if err != nil {
 		if services.ErrorCode(err) == services.CodeNotFound {
 			return renderErrorPage(c, fiber.StatusNotFound, "There is no such movie.")

@@ -40,7 +40,7 @@ func (d *Deps) adminOrdersPage(c *fiber.Ctx) error {
 	}
 	ctx, cancel := ctxOf(c)
 	defer cancel()
-	found, err := d.AdminOrders.Search(ctx, f)
+	found, err := d.StaffOrders.Search(ctx, f)
 	if err != nil {
 		st, se := pageError(c, err)
 		if st >= fiber.StatusInternalServerError {
@@ -111,7 +111,7 @@ func (d *Deps) adminRefundOrder(c *fiber.Ctx) error {
 	}
 	ctx, cancel := ctxOf(c)
 	defer cancel()
-	if _, err := d.AdminOrders.Refund(ctx, currentUser(c).ID, no, reason); err != nil {
+	if _, err := d.StaffOrders.Refund(ctx, currentUser(c).ID, no, reason); err != nil {
 		st, se := pageError(c, err)
 		if st == fiber.StatusNotFound || st >= fiber.StatusInternalServerError {
 			return renderErrorPage(c, st, se.Message)
@@ -126,7 +126,7 @@ func (d *Deps) adminRefundOrder(c *fiber.Ctx) error {
 func (d *Deps) renderAdminOrder(c *fiber.Ctx, status int, no string, with func(*views.AdminOrderProps)) error {
 	ctx, cancel := ctxOf(c)
 	defer cancel()
-	det, err := d.OrderDetail.Detail(ctx, no)
+	det, err := d.StaffOrders.Detail(ctx, no)
 	if err != nil {
 		if services.ErrorCode(err) == services.CodeNotFound {
 			return renderErrorPage(c, fiber.StatusNotFound, "There is no order "+no+".")

@@ -32,7 +32,7 @@ func (d *Deps) showsDayPage(c *fiber.Ctx) error {
 	if err != nil {
 		return errorPage(c, err)
 	}
-	counts, err := d.CatalogConsole.SeatCounts(ctx, shows)
+	counts, err := d.Catalog.SeatCounts(ctx, shows)
 	if err != nil {
 		return errorPage(c, err)
 	}
@@ -96,7 +96,7 @@ func (d *Deps) createShowPage(c *fiber.Ctx) error {
 	if problem != "" {
 		return d.renderNewShow(c, fiber.StatusBadRequest, f, problem, nil)
 	}
-	results, err := d.CatalogConsole.CreateDaily(ctx, currentUser(c).ID, in)
+	results, err := d.Catalog.CreateDaily(ctx, currentUser(c).ID, in)
 	if err != nil && len(results) == 0 {
 		st, se := pageError(c, err)
 		if st >= fiber.StatusInternalServerError {
@@ -133,7 +133,7 @@ func (d *Deps) hallOf(ctx context.Context, typed string) (*catalog.HallSummary, 
 	if !ok {
 		return nil, nil
 	}
-	halls, err := d.CatalogAdmin.Halls(ctx)
+	halls, err := d.Catalog.Halls(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -149,7 +149,7 @@ func (d *Deps) hallOf(ctx context.Context, typed string) (*catalog.HallSummary, 
 func (d *Deps) renderNewShow(c *fiber.Ctx, status int, f views.ShowForm, msg string, results []catalog.DayResult) error {
 	ctx, cancel := ctxOf(c)
 	defer cancel()
-	movies, err := d.CatalogConsole.MovieSummaries(ctx)
+	movies, err := d.Catalog.MovieSummaries(ctx)
 	if err != nil {
 		return errorPage(c, err)
 	}
@@ -159,7 +159,7 @@ func (d *Deps) renderNewShow(c *fiber.Ctx, status int, f views.ShowForm, msg str
 			offered = append(offered, m)
 		}
 	}
-	halls, err := d.CatalogAdmin.Halls(ctx)
+	halls, err := d.Catalog.Halls(ctx)
 	if err != nil {
 		return errorPage(c, err)
 	}

@@ -602,8 +602,9 @@ func (f fakeLimiter) AllowLogin(context.Context, string, string) error {
 // web wires them (the CSRF tokens in this process's memory).
 func testApp(m *seats.SeatMap, orders *fakeOrders) *fiber.App {
 	calls := orders.calls
-	d := &Deps{Shows: &fakeShows{m: m, calls: calls}, Orders: orders, Payments: fakePayments{calls}, Users: fakeUsers{calls},
-		Limiter: fakeLimiter{calls}, Currency: "CNY"}
+	d := &Deps{SharedDeps: SharedDeps{Shows: &fakeShows{m: m, calls: calls}, Users: fakeUsers{calls}},
+		BuyerDeps:   BuyerDeps{Orders: orders, Payments: fakePayments{calls}, Limiter: fakeLimiter{calls}},
+		ConsoleDeps: ConsoleDeps{Currency: "CNY"}}
 	app := fiber.New(fiber.Config{ErrorHandler: ErrorHandler})
 	app.Use(DemoPayments(true))
 	app.Use(d.Authenticate)
@@ -993,7 +994,7 @@ func TestDemoApproveLikeTheContractChecker(t *testing.T) {
 
 func TestCSRFSkipsAPIStaticAndOpsAndHonoursSecureCookies(t *testing.T) {
 	app := fiber.New(fiber.Config{ErrorHandler: ErrorHandler})
-	app.Use((&Deps{SecureCookies: true}).CSRF(nil))
+	app.Use((&Deps{SharedDeps: SharedDeps{SecureCookies: true}}).CSRF(nil))
 	ok := func(c *fiber.Ctx) error { return c.SendString("ok") }
 	skipped := []string{"/api/v1/payments/demo/webhook", "/api/v1/orders/X/pay", "/static/css/app.css", "/healthz", "/readyz", "/metrics"}
 	guarded := []string{"/apiary", "/staticky", "/healthz-not", "/login"}

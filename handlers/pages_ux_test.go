@@ -444,8 +444,9 @@ func (limitedLimiter) AllowLogin(context.Context, string, string) error {
 
 func TestSignInRateLimitSaysWhenToRetry(t *testing.T) {
 	calls := &serviceCalls{}
-	d := &Deps{Shows: &fakeShows{m: fixtureMap(time.Now().UTC()), calls: calls}, Orders: &fakeOrders{calls: calls}, Payments: fakePayments{calls},
-		Users: fakeUsers{calls}, Limiter: limitedLimiter{}, Currency: "CNY"}
+	d := &Deps{SharedDeps: SharedDeps{Shows: &fakeShows{m: fixtureMap(time.Now().UTC()), calls: calls}, Users: fakeUsers{calls}},
+		BuyerDeps:   BuyerDeps{Orders: &fakeOrders{calls: calls}, Payments: fakePayments{calls}, Limiter: limitedLimiter{}},
+		ConsoleDeps: ConsoleDeps{Currency: "CNY"}}
 	app := fiber.New(fiber.Config{ErrorHandler: ErrorHandler})
 	app.Use(d.Authenticate)
 	app.Use(d.CSRF(nil))
