@@ -391,19 +391,19 @@ func TestGroupByDayUsesCinemaZone(t *testing.T) {
 func TestShowStateBadges(t *testing.T) {
 	now := time.Now().UTC()
 	s := fixtureMap(now).Show
-	if st := views.StateOf(s, now, shanghai); st.Label != "on sale" || !st.OnSale {
+	if st := views.En.StateOf(s, now, shanghai); st.Label != "on sale" || !st.OnSale {
 		t.Errorf("on sale: %+v", st)
 	}
 	s.SeatsLeft = 0
-	if st := views.StateOf(s, now, shanghai); st.Label != "no seats free" || st.OnSale {
+	if st := views.En.StateOf(s, now, shanghai); st.Label != "no seats free" || st.OnSale {
 		t.Errorf("no seats free: %+v", st)
 	}
 	s.SeatsLeft, s.SaleOpensAt = 3, now.Add(time.Hour)
-	if st := views.StateOf(s, now, shanghai); !strings.HasPrefix(st.Label, "sale opens ") {
+	if st := views.En.StateOf(s, now, shanghai); !strings.HasPrefix(st.Label, "sale opens ") {
 		t.Errorf("upcoming: %+v", st)
 	}
 	s.SaleOpensAt, s.SaleClosesAt = now.Add(-2*time.Hour), now.Add(-time.Hour)
-	if st := views.StateOf(s, now, shanghai); st.Label != "closed" {
+	if st := views.En.StateOf(s, now, shanghai); st.Label != "closed" {
 		t.Errorf("closed: %+v", st)
 	}
 }
