@@ -11,11 +11,12 @@
 //     seat map, the demo payment provider's pages);
 //   - console_*.go: the staff console under /admin.
 //
-// What they share has no prefix: deps.go (the services a handler uses), request.go
-// (request context, the id parser and other parameters), auth.go (who is signed in and
-// the role checks), errors.go and json_errors.go (errors in the contract's JSON shape
-// or as an error page), render.go (a page's layout props, rendering), csrf.go, locale.go
-// and i18n.go (the pages' language).
+// What they share has no prefix: deps.go (the services a handler uses, grouped by
+// surface), viewmodels.go (what a service answers, copied into the views' structs),
+// request.go (request context, the id parser and other parameters), auth.go (who is
+// signed in and the role checks), errors.go and json_errors.go (errors in the
+// contract's JSON shape or as an error page), render.go (a page's layout props,
+// rendering), csrf.go, locale.go and i18n.go (the pages' language).
 package handlers
 
 import (

@@ -371,7 +371,8 @@ func (l Lang) endedByStatus(o *services.Order, loc *time.Location) string {
 }
 
 // Payment is one payment of an order: PaymentID is the provider's reference, amounts
-// are in minor units of Currency, Status is a services.Payment* status.
+// are in minor units of Currency, Status is the payment's status ("started",
+// "approved", "declined", "refunded").
 type Payment struct {
 	ID          int64
 	PaymentID   string

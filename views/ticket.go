@@ -14,7 +14,7 @@ type TicketView struct {
 	Zone  *time.Location
 	// SeatKinds maps the order's seat ids to their kind; nil when unknown.
 	SeatKinds map[int64]string
-	// Ref is the signed ticket reference (services.TicketRef).
+	// Ref is the signed ticket reference (orders.Tickets.Ref).
 	Ref string
 }
 
