@@ -9,7 +9,7 @@ import (
 	"seatflow/services/catalog"
 )
 
-// CatalogAdminService is what the admin catalog endpoints need of services.CatalogWriter.
+// CatalogAdminService is what the admin catalog endpoints need of catalog.CatalogWriter.
 type CatalogAdminService interface {
 	Halls(ctx context.Context) ([]*catalog.HallSummary, error)
 	Movies(ctx context.Context) ([]*services.Movie, error)
@@ -24,7 +24,7 @@ type CatalogAdminService interface {
 func (d *Deps) apiAdminHalls(c *fiber.Ctx) error {
 	ctx, cancel := ctxOf(c)
 	defer cancel()
-	halls, err := d.CatalogAdmin.Halls(ctx)
+	halls, err := d.Catalog.Halls(ctx)
 	if err != nil {
 		return err
 	}
@@ -39,7 +39,7 @@ func (d *Deps) apiAdminHalls(c *fiber.Ctx) error {
 func (d *Deps) apiAdminMovies(c *fiber.Ctx) error {
 	ctx, cancel := ctxOf(c)
 	defer cancel()
-	movies, err := d.CatalogAdmin.Movies(ctx)
+	movies, err := d.Catalog.Movies(ctx)
 	if err != nil {
 		return err
 	}
@@ -59,7 +59,7 @@ func (d *Deps) apiAdminCreateMovie(c *fiber.Ctx) error {
 	}
 	ctx, cancel := ctxOf(c)
 	defer cancel()
-	m, err := d.CatalogAdmin.CreateMovie(ctx, currentUser(c).ID, title, runtime)
+	m, err := d.Catalog.CreateMovie(ctx, currentUser(c).ID, title, runtime)
 	if err != nil {
 		return err
 	}
@@ -75,7 +75,7 @@ func (d *Deps) apiAdminCreateShow(c *fiber.Ctx) error {
 	}
 	ctx, cancel := ctxOf(c)
 	defer cancel()
-	s, err := d.CatalogAdmin.CreateShow(ctx, currentUser(c).ID, in)
+	s, err := d.Catalog.CreateShow(ctx, currentUser(c).ID, in)
 	if err != nil {
 		return err
 	}
@@ -95,7 +95,7 @@ func (d *Deps) apiAdminUpdateShow(c *fiber.Ctx) error {
 	}
 	ctx, cancel := ctxOf(c)
 	defer cancel()
-	s, err := d.CatalogAdmin.UpdateShow(ctx, currentUser(c).ID, showID, ch)
+	s, err := d.Catalog.UpdateShow(ctx, currentUser(c).ID, showID, ch)
 	if err != nil {
 		return err
 	}
@@ -105,13 +105,13 @@ func (d *Deps) apiAdminUpdateShow(c *fiber.Ctx) error {
 // apiAdminOpenSale opens a show's sale now -> 200 the show, on_sale. Errors: 404, 409
 // CONFLICT (cancelled, or started; a closed window reopens until the start), 503.
 func (d *Deps) apiAdminOpenSale(c *fiber.Ctx) error {
-	return d.saleControl(c, d.CatalogAdmin.OpenSale)
+	return d.saleControl(c, d.Catalog.OpenSale)
 }
 
 // apiAdminCloseSale closes a show's sale now -> 200 the show, closed. Errors: 404, 409
 // CONFLICT (cancelled), 503.
 func (d *Deps) apiAdminCloseSale(c *fiber.Ctx) error {
-	return d.saleControl(c, d.CatalogAdmin.CloseSale)
+	return d.saleControl(c, d.Catalog.CloseSale)
 }
 
 func (d *Deps) saleControl(c *fiber.Ctx, do func(ctx context.Context, actorID, id int64) (*services.Show, error)) error {

@@ -10,7 +10,7 @@ import (
 	"seatflow/services/catalog"
 )
 
-// HallAdminService is what the hall pages and endpoints need of services.CatalogWriter.
+// HallAdminService is what the hall pages and endpoints need of catalog.CatalogWriter.
 type HallAdminService interface {
 	HallLayouts(ctx context.Context) ([]*services.Hall, error)
 	Hall(ctx context.Context, id int64) (*catalog.HallLayout, error)
@@ -66,7 +66,7 @@ func (d *Deps) apiAdminHall(c *fiber.Ctx) error {
 	}
 	ctx, cancel := ctxOf(c)
 	defer cancel()
-	h, err := d.HallAdmin.Hall(ctx, hallID)
+	h, err := d.Catalog.Hall(ctx, hallID)
 	if err != nil {
 		return err
 	}
@@ -137,7 +137,7 @@ func (d *Deps) apiAdminCreateHall(c *fiber.Ctx) error {
 	}
 	ctx, cancel := hallCtxOf(c)
 	defer cancel()
-	h, err := d.HallAdmin.CreateHall(ctx, currentUser(c).ID, in)
+	h, err := d.Catalog.CreateHall(ctx, currentUser(c).ID, in)
 	if err != nil {
 		return err
 	}
@@ -168,7 +168,7 @@ func (d *Deps) apiAdminUpdateHall(c *fiber.Ctx) error {
 		n := catalog.Numbering(*b.Numbering)
 		ch.Numbering = &n
 	}
-	h, err := d.HallAdmin.ChangeHall(ctx, currentUser(c).ID, hallID, ch)
+	h, err := d.Catalog.ChangeHall(ctx, currentUser(c).ID, hallID, ch)
 	if err != nil {
 		return err
 	}

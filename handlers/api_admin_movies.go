@@ -45,7 +45,7 @@ func (d *Deps) apiAdminUpdateMovie(c *fiber.Ctx) error {
 	}
 	ctx, cancel := ctxOf(c)
 	defer cancel()
-	m, err := d.CatalogConsole.MovieSummary(ctx, movieID)
+	m, err := d.Catalog.MovieSummary(ctx, movieID)
 	if err != nil {
 		return err
 	}
@@ -60,7 +60,7 @@ func (d *Deps) apiAdminUpdateMovie(c *fiber.Ctx) error {
 		}
 		runtime = int(n)
 	}
-	if m, err = d.CatalogConsole.UpdateMovie(ctx, currentUser(c).ID, movieID, title, runtime); err != nil {
+	if m, err = d.Catalog.UpdateMovie(ctx, currentUser(c).ID, movieID, title, runtime); err != nil {
 		return err
 	}
 	return c.JSON(adminMovieOut(m))
@@ -76,9 +76,9 @@ func (d *Deps) apiAdminRetire(retire bool) fiber.Handler {
 		}
 		ctx, cancel := ctxOf(c)
 		defer cancel()
-		do := d.CatalogConsole.UnretireMovie
+		do := d.Catalog.UnretireMovie
 		if retire {
-			do = d.CatalogConsole.RetireMovie
+			do = d.Catalog.RetireMovie
 		}
 		m, err := do(ctx, currentUser(c).ID, movieID)
 		if err != nil {

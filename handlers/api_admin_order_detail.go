@@ -31,7 +31,7 @@ type adminOrderJSON struct {
 func (d *Deps) apiAdminOrder(c *fiber.Ctx) error {
 	ctx, cancel := ctxOf(c)
 	defer cancel()
-	det, err := d.OrderDetail.Detail(ctx, utils.CopyString(c.Params("no")))
+	det, err := d.StaffOrders.Detail(ctx, utils.CopyString(c.Params("no")))
 	if err != nil {
 		return err
 	}

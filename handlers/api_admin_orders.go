@@ -2,7 +2,6 @@ package handlers
 
 import (
 	"bytes"
-	"context"
 	"strings"
 
 	"github.com/gofiber/fiber/v2"
@@ -11,13 +10,6 @@ import (
 	"seatflow/services"
 	"seatflow/services/staff"
 )
-
-// AdminOrderService is what the handlers need of services.StaffOrders.
-type AdminOrderService interface {
-	Search(ctx context.Context, f staff.OrderSearch) ([]*staff.StaffOrder, error)
-	Refund(ctx context.Context, actorID int64, orderNo, reason string) (*services.Order, error)
-	CancelShow(ctx context.Context, actorID, showID int64, reason string) (*staff.ShowCancellation, error)
-}
 
 type userRefJSON struct {
 	ID    string `json:"id"`
@@ -51,7 +43,7 @@ func (d *Deps) apiAdminOrders(c *fiber.Ctx) error {
 	}
 	ctx, cancel := ctxOf(c)
 	defer cancel()
-	orders, err := d.AdminOrders.Search(ctx, f)
+	orders, err := d.StaffOrders.Search(ctx, f)
 	if err != nil {
 		return err
 	}
@@ -71,7 +63,7 @@ func (d *Deps) apiAdminRefund(c *fiber.Ctx) error {
 	}
 	ctx, cancel := ctxOf(c)
 	defer cancel()
-	o, err := d.AdminOrders.Refund(ctx, currentUser(c).ID, utils.CopyString(c.Params("no")), reason)
+	o, err := d.StaffOrders.Refund(ctx, currentUser(c).ID, utils.CopyString(c.Params("no")), reason)
 	if err != nil {
 		return err
 	}
@@ -91,7 +83,7 @@ func (d *Deps) apiAdminCancelShow(c *fiber.Ctx) error {
 	}
 	ctx, cancel := ctxOf(c)
 	defer cancel()
-	res, err := d.AdminOrders.CancelShow(ctx, currentUser(c).ID, showID, reason)
+	res, err := d.StaffOrders.CancelShow(ctx, currentUser(c).ID, showID, reason)
 	if err != nil {
 		return err
 	}

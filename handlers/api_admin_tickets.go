@@ -12,7 +12,7 @@ import (
 	"seatflow/services/staff"
 )
 
-// DoorService checks and admits tickets at the door (services.Door).
+// DoorService checks and admits tickets at the door (staff.Door).
 type DoorService interface {
 	Check(ctx context.Context, ref string) (*staff.Ticket, error)
 	Admit(ctx context.Context, actorID int64, ref string, scope staff.DoorScope) (*staff.Ticket, error)

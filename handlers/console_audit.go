@@ -108,7 +108,9 @@ func (d *Deps) auditPage(c *fiber.Ctx) error {
 		return render(c, st, views.AuditPage(props))
 	}
 	var older int64
-	props.Entries, older = q.page(entries)
+	var shown []*audit.AuditEntry
+	shown, older = q.page(entries)
+	props.Entries = auditEntriesView(shown)
 	if older > 0 {
 		props.OlderURL = auditURL(q.Form, older)
 	}

@@ -59,8 +59,8 @@ func (d *Deps) dashboardPage(c *fiber.Ctx) error {
 	if err != nil {
 		return errorPage(c, err)
 	}
-	props := views.DashboardProps{Page: page(c, "Dashboard"), Snap: data.Snap, Expiry: data.Expiry,
-		ExpiryError: data.ExpiryError, LastRun: data.LastRun, Currency: d.Currency}
+	props := views.DashboardProps{Page: page(c, "Dashboard"), Snap: dashboardSnapshotView(data.Snap), Expiry: expiryQueueView(data.Expiry),
+		ExpiryError: data.ExpiryError, LastRun: reconcileRunView(data.LastRun), Currency: d.Currency}
 	if c.Get("HX-Request") == "true" {
 		return render(c, fiber.StatusOK, views.DashboardPanels(props))
 	}

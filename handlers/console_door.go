@@ -102,7 +102,7 @@ func (d *Deps) renderDoor(c *fiber.Ctx, showID int64, res *views.DoorResult) err
 		ids = append(ids, s.ID)
 	}
 	if showID != 0 {
-		s, err := d.CatalogConsole.Show(ctx, showID)
+		s, err := d.Catalog.Show(ctx, showID)
 		if services.ErrorCode(err) == services.CodeNotFound {
 			return noSuchShow(c)
 		}
@@ -111,9 +111,11 @@ func (d *Deps) renderDoor(c *fiber.Ctx, showID int64, res *views.DoorResult) err
 		}
 		p.Show, ids = s, []int64{showID}
 	}
-	if p.Count, err = d.Door.Count(ctx, ids); err != nil {
+	count, err := d.Door.Count(ctx, ids)
+	if err != nil {
 		return errorPage(c, err)
 	}
+	p.Count = views.DoorCount(count)
 	c.Set("Permissions-Policy", doorPermissions)
 	if c.Get("HX-Request") == "true" {
 		return render(c, fiber.StatusOK, views.DoorUpdate(p))

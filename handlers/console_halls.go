@@ -20,7 +20,7 @@ const newHallLayout = "SSSSSS.SSSSSS\nSSSSSS.SSSSSS\nSSSSSS.SSSSSS\nPPPPPP.PPPPP
 func (d *Deps) hallListPage(c *fiber.Ctx) error {
 	ctx, cancel := ctxOf(c)
 	defer cancel()
-	halls, err := d.HallAdmin.HallLayouts(ctx)
+	halls, err := d.Catalog.HallLayouts(ctx)
 	if err != nil {
 		return errorPage(c, err)
 	}
@@ -48,7 +48,7 @@ func (d *Deps) editHallPage(c *fiber.Ctx) error {
 	}
 	ctx, cancel := ctxOf(c)
 	defer cancel()
-	h, err := d.HallAdmin.Hall(ctx, hallID)
+	h, err := d.Catalog.Hall(ctx, hallID)
 	if err != nil {
 		if services.ErrorCode(err) == services.CodeNotFound {
 			return renderErrorPage(c, fiber.StatusNotFound, "There is no such hall.")
@@ -107,9 +107,9 @@ func (d *Deps) saveHall(c *fiber.Ctx) error {
 	var h *catalog.HallLayout
 	var err error
 	if hallID == 0 {
-		h, err = d.HallAdmin.CreateHall(ctx, currentUser(c).ID, in)
+		h, err = d.Catalog.CreateHall(ctx, currentUser(c).ID, in)
 	} else {
-		h, err = d.HallAdmin.UpdateHall(ctx, currentUser(c).ID, hallID, in)
+		h, err = d.Catalog.UpdateHall(ctx, currentUser(c).ID, hallID, in)
 	}
 	if err != nil {
 		st, se := pageError(c, err)
@@ -153,9 +153,9 @@ func previewOf(f hallForm) views.HallPreviewProps {
 	l, err := catalog.ParseLayout(f.Layout, catalog.Numbering(f.Numbering))
 	var le *catalog.LayoutError
 	if errors.As(err, &le) {
-		return views.HallPreviewProps{Problems: le.Problems}
+		return views.HallPreviewProps{Problems: layoutProblemsView(le.Problems)}
 	}
-	return views.HallPreviewProps{Layout: l}
+	return views.HallPreviewProps{Layout: hallLayoutView(l)}
 }
 
 // renderHallForm renders the hall form with what was typed, its preview and msg.
@@ -166,7 +166,7 @@ func (d *Deps) renderHallForm(c *fiber.Ctx, status int, hallID int64, f hallForm
 	}
 	return render(c, status, views.HallFormPage(views.HallFormProps{
 		Page: page(c, title), ID: hallID, Name: f.Name, Layout: f.Layout, Numbering: f.Numbering, Error: msg, Preview: previewOf(f),
-		Prices: f.Prices, Currency: d.Currency,
+		Prices: f.Prices, Currency: d.Currency, Zones: catalog.LayoutZones, Legend: layoutLegendView(),
 	}))
 }
 

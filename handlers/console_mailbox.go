@@ -25,7 +25,7 @@ func (d *Deps) mailboxPage(c *fiber.Ctx) error {
 		return errorPage(c, err)
 	}
 	return render(c, fiber.StatusOK, views.MailboxPage(views.MailboxPageProps{
-		Page: page(c, "Mailbox"), Rows: rows, Subjects: d.Mailbox.Subjects(ctx, rows), To: to, Zone: d.Shows.Zone(), Limit: mailboxLimit}))
+		Page: page(c, "Mailbox"), Rows: mailRowsView(rows), Subjects: d.Mailbox.Subjects(ctx, rows), To: to, Zone: d.Shows.Zone(), Limit: mailboxLimit}))
 }
 
 // mailboxMessagePage shows one outbox row: its state and its e-mail rendered as it
@@ -42,7 +42,7 @@ func (d *Deps) mailboxMessagePage(c *fiber.Ctx) error {
 	if err != nil {
 		return errorPage(c, err)
 	}
-	p := views.MailboxMessageProps{Page: page(c, "E-mail "+views.MailboxID(row.ID)), Row: row, Rendered: r, Zone: d.Shows.Zone()}
+	p := views.MailboxMessageProps{Page: page(c, "E-mail "+views.MailboxID(row.ID)), Row: mailRowView(row), Rendered: mailRenderedView(r), Zone: d.Shows.Zone()}
 	if renderErr != nil {
 		p.RenderError = renderErr.Error()
 	} else {

@@ -37,7 +37,7 @@ func (d *Deps) createMoviePage(c *fiber.Ctx) error {
 	}
 	ctx, cancel := ctxOf(c)
 	defer cancel()
-	m, err := d.CatalogAdmin.CreateMovie(ctx, currentUser(c).ID, f.Title, runtime)
+	m, err := d.Catalog.CreateMovie(ctx, currentUser(c).ID, f.Title, runtime)
 	if err != nil {
 		st, se := pageError(c, err)
 		if st >= fiber.StatusInternalServerError {
@@ -51,11 +51,11 @@ func (d *Deps) createMoviePage(c *fiber.Ctx) error {
 func (d *Deps) renderMovies(c *fiber.Ctx, status int, f views.MovieForm, msg string) error {
 	ctx, cancel := ctxOf(c)
 	defer cancel()
-	movies, err := d.CatalogConsole.MovieSummaries(ctx)
+	movies, err := d.Catalog.MovieSummaries(ctx)
 	if err != nil {
 		return errorPage(c, err)
 	}
-	return render(c, status, views.MoviesPage(views.MoviesPageProps{Page: page(c, "Movies"), Movies: movies, Form: f, Error: msg}))
+	return render(c, status, views.MoviesPage(views.MoviesPageProps{Page: page(c, "Movies"), Movies: movieSummariesView(movies), Form: f, Error: msg}))
 }
 
 // moviePage shows one movie's edit form and its retire or un-retire button.
@@ -77,7 +77,7 @@ func (d *Deps) updateMoviePage(c *fiber.Ctx) error {
 	}
 	ctx, cancel := ctxOf(c)
 	defer cancel()
-	if _, err := d.CatalogConsole.UpdateMovie(ctx, currentUser(c).ID, movieID, f.Title, runtime); err != nil {
+	if _, err := d.Catalog.UpdateMovie(ctx, currentUser(c).ID, movieID, f.Title, runtime); err != nil {
 		st, se := pageError(c, err)
 		if st >= fiber.StatusInternalServerError || st == fiber.StatusNotFound {
 			return renderErrorPage(c, st, se.Message)
@@ -96,9 +96,9 @@ func (d *Deps) retireMoviePage(retire bool) fiber.Handler {
 		}
 		ctx, cancel := ctxOf(c)
 		defer cancel()
-		do := d.CatalogConsole.UnretireMovie
+		do := d.Catalog.UnretireMovie
 		if retire {
-			do = d.CatalogConsole.RetireMovie
+			do = d.Catalog.RetireMovie
 		}
 		if _, err := do(ctx, currentUser(c).ID, movieID); err != nil {
 			return errorPage(c, err)
@@ -116,7 +116,7 @@ func (d *Deps) renderMovie(c *fiber.Ctx, status int, form *views.MovieForm, msg 
 	}
 	ctx, cancel := ctxOf(c)
 	defer cancel()
-	m, err := d.CatalogConsole.MovieSummary(ctx, movieID)
+	m, err := d.Catalog.MovieSummary(ctx, movieID)
 	if err != nil {
 		if services.ErrorCode(err) == services.CodeNotFound {
 			return renderErrorPage(c, fiber.StatusNotFound, "There is no such movie.")
@@ -127,6 +127,6 @@ func (d *Deps) renderMovie(c *fiber.Ctx, status int, form *views.MovieForm, msg 
 	if form != nil {
 		f = *form
 	}
-	return render(c, status, views.MoviePage(views.MoviePageProps{Page: page(c, m.Title), Movie: m, Form: f, Error: msg,
+	return render(c, status, views.MoviePage(views.MoviePageProps{Page: page(c, m.Title), Movie: movieSummaryView(m), Form: f, Error: msg,
 		Saved: status == fiber.StatusOK && c.Query("saved") == "1", Zone: d.Shows.Zone()}))
 }

@@ -40,7 +40,7 @@ func (d *Deps) adminOrdersPage(c *fiber.Ctx) error {
 	}
 	ctx, cancel := ctxOf(c)
 	defer cancel()
-	found, err := d.AdminOrders.Search(ctx, f)
+	found, err := d.StaffOrders.Search(ctx, f)
 	if err != nil {
 		st, se := pageError(c, err)
 		if st >= fiber.StatusInternalServerError {
@@ -52,7 +52,7 @@ func (d *Deps) adminOrdersPage(c *fiber.Ctx) error {
 	props.Rows = make([]views.AdminOrderRow, len(found))
 	shows := d.showsOf(ctx, found)
 	for i, o := range found {
-		props.Rows[i] = views.AdminOrderRow{Order: o, Show: shows[o.ShowID]}
+		props.Rows[i] = views.AdminOrderRow{Order: staffOrderView(o), Show: shows[o.ShowID]}
 	}
 	return render(c, fiber.StatusOK, views.AdminOrdersPage(props))
 }
@@ -111,7 +111,7 @@ func (d *Deps) adminRefundOrder(c *fiber.Ctx) error {
 	}
 	ctx, cancel := ctxOf(c)
 	defer cancel()
-	if _, err := d.AdminOrders.Refund(ctx, currentUser(c).ID, no, reason); err != nil {
+	if _, err := d.StaffOrders.Refund(ctx, currentUser(c).ID, no, reason); err != nil {
 		st, se := pageError(c, err)
 		if st == fiber.StatusNotFound || st >= fiber.StatusInternalServerError {
 			return renderErrorPage(c, st, se.Message)
@@ -126,7 +126,7 @@ func (d *Deps) adminRefundOrder(c *fiber.Ctx) error {
 func (d *Deps) renderAdminOrder(c *fiber.Ctx, status int, no string, with func(*views.AdminOrderProps)) error {
 	ctx, cancel := ctxOf(c)
 	defer cancel()
-	det, err := d.OrderDetail.Detail(ctx, no)
+	det, err := d.StaffOrders.Detail(ctx, no)
 	if err != nil {
 		if services.ErrorCode(err) == services.CodeNotFound {
 			return renderErrorPage(c, fiber.StatusNotFound, "There is no order "+no+".")
@@ -137,7 +137,7 @@ func (d *Deps) renderAdminOrder(c *fiber.Ctx, status int, no string, with func(*
 	if err != nil {
 		show = nil // the page still shows the order
 	}
-	props := views.AdminOrderProps{Page: page(c, "Order "+det.OrderNo), Detail: det, Show: show, Zone: d.Shows.Zone(), Now: nowUTC()}
+	props := views.AdminOrderProps{Page: page(c, "Order "+det.OrderNo), Detail: orderDetailView(det), Show: show, Zone: d.Shows.Zone(), Now: nowUTC()}
 	if with != nil {
 		with(&props)
 	}

@@ -62,7 +62,7 @@ func (d *Deps) renderReconcileList(c *fiber.Ctx, status int, msg, show string) e
 		return errorPage(c, err)
 	}
 	return render(c, status, views.ReconcilePage(views.ReconcilePageProps{
-		Page: page(c, "Reconciliation"), Runs: runs, Zone: d.Shows.Zone(), Error: msg, ShowID: show,
+		Page: page(c, "Reconciliation"), Runs: reconcileRunsView(runs), Zone: d.Shows.Zone(), Error: msg, ShowID: show,
 	}))
 }
 
@@ -82,6 +82,6 @@ func (d *Deps) reconcileRunPage(c *fiber.Ctx) error {
 		return errorPage(c, err)
 	}
 	return render(c, fiber.StatusOK, views.ReconcileRunPage(views.ReconcileRunProps{
-		Page: page(c, "Reconciliation run "+id(run.ID)), Run: run, Zone: d.Shows.Zone(),
+		Page: page(c, "Reconciliation run "+id(run.ID)), Run: reconcileRunView(run), Zone: d.Shows.Zone(),
 	}))
 }

@@ -45,7 +45,7 @@ func (d *Deps) renderShowSeats(c *fiber.Ctx, status int, showID int64, props vie
 		return errorPage(c, err)
 	}
 	props.Page = page(c, "Seat map: "+m.Show.Movie.Title)
-	props.Map = m
+	props.Map = staffSeatMapView(m)
 	props.Zone = d.Shows.Zone()
 	return render(c, status, views.AdminShowSeatsPage(props))
 }

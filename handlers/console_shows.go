@@ -32,13 +32,13 @@ func (d *Deps) showsDayPage(c *fiber.Ctx) error {
 	if err != nil {
 		return errorPage(c, err)
 	}
-	counts, err := d.CatalogConsole.SeatCounts(ctx, shows)
+	counts, err := d.Catalog.SeatCounts(ctx, shows)
 	if err != nil {
 		return errorPage(c, err)
 	}
 	return render(c, status, views.ShowsDayPage(views.ShowsDayProps{Page: page(c, "Shows"), Date: date,
 		Prev: day.AddDate(0, 0, -1).Format(time.DateOnly), Next: day.AddDate(0, 0, 1).Format(time.DateOnly),
-		Today: d.Shows.Today(), Shows: shows, Counts: counts, Zone: d.Shows.Zone(), Now: nowUTC(), Error: msg}))
+		Today: d.Shows.Today(), Shows: shows, Counts: seatCountsView(counts), Zone: d.Shows.Zone(), Now: nowUTC(), Error: msg}))
 }
 
 // newShowPage is the empty new-show form: the day of ?date= (default tomorrow) at 19:30,
@@ -65,7 +65,7 @@ func (d *Deps) zonePricesPartial(c *fiber.Ctx) error {
 	if err != nil {
 		return errorPage(c, err)
 	}
-	return render(c, fiber.StatusOK, views.ZonePriceFields(hall, nil, d.Currency))
+	return render(c, fiber.StatusOK, views.ZonePriceFields(hallSummaryView(hall), nil, d.Currency))
 }
 
 // createShowPage creates the show of the form (every day for N days) and redirects
@@ -96,7 +96,7 @@ func (d *Deps) createShowPage(c *fiber.Ctx) error {
 	if problem != "" {
 		return d.renderNewShow(c, fiber.StatusBadRequest, f, problem, nil)
 	}
-	results, err := d.CatalogConsole.CreateDaily(ctx, currentUser(c).ID, in)
+	results, err := d.Catalog.CreateDaily(ctx, currentUser(c).ID, in)
 	if err != nil && len(results) == 0 {
 		st, se := pageError(c, err)
 		if st >= fiber.StatusInternalServerError {
@@ -133,7 +133,7 @@ func (d *Deps) hallOf(ctx context.Context, typed string) (*catalog.HallSummary, 
 	if !ok {
 		return nil, nil
 	}
-	halls, err := d.CatalogAdmin.Halls(ctx)
+	halls, err := d.Catalog.Halls(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -149,7 +149,7 @@ func (d *Deps) hallOf(ctx context.Context, typed string) (*catalog.HallSummary, 
 func (d *Deps) renderNewShow(c *fiber.Ctx, status int, f views.ShowForm, msg string, results []catalog.DayResult) error {
 	ctx, cancel := ctxOf(c)
 	defer cancel()
-	movies, err := d.CatalogConsole.MovieSummaries(ctx)
+	movies, err := d.Catalog.MovieSummaries(ctx)
 	if err != nil {
 		return errorPage(c, err)
 	}
@@ -159,7 +159,7 @@ func (d *Deps) renderNewShow(c *fiber.Ctx, status int, f views.ShowForm, msg str
 			offered = append(offered, m)
 		}
 	}
-	halls, err := d.CatalogAdmin.Halls(ctx)
+	halls, err := d.Catalog.Halls(ctx)
 	if err != nil {
 		return errorPage(c, err)
 	}
@@ -169,6 +169,6 @@ func (d *Deps) renderNewShow(c *fiber.Ctx, status int, f views.ShowForm, msg str
 			hall = h
 		}
 	}
-	return render(c, status, views.NewShowPage(views.NewShowProps{Page: page(c, "New show"), Form: f, Movies: offered,
-		Halls: halls, Hall: hall, Currency: d.Currency, Zone: d.Shows.Zone(), Error: msg, Results: results}))
+	return render(c, status, views.NewShowPage(views.NewShowProps{Page: page(c, "New show"), Form: f, Movies: movieSummariesView(offered),
+		Halls: hallSummariesView(halls), Hall: hallSummaryView(hall), Currency: d.Currency, Zone: d.Shows.Zone(), Error: msg, Results: dayResultsView(results)}))
 }

@@ -29,14 +29,14 @@ func (d *Deps) loadShow(c *fiber.Ctx) (*services.Show, catalog.SeatCounts, bool,
 	}
 	ctx, cancel := ctxOf(c)
 	defer cancel()
-	s, err := d.CatalogConsole.Show(ctx, showID)
+	s, err := d.Catalog.Show(ctx, showID)
 	if err != nil {
 		if services.ErrorCode(err) == services.CodeNotFound {
 			return nil, catalog.SeatCounts{}, false, noSuchShow(c)
 		}
 		return nil, catalog.SeatCounts{}, false, errorPage(c, err)
 	}
-	counts, err := d.CatalogConsole.SeatCounts(ctx, []*services.Show{s})
+	counts, err := d.Catalog.SeatCounts(ctx, []*services.Show{s})
 	if err != nil {
 		return nil, catalog.SeatCounts{}, false, errorPage(c, err)
 	}
@@ -78,11 +78,12 @@ func (d *Deps) renderShowPage(c *fiber.Ctx, status int, form *views.ShowEditForm
 	ctx, cancel := ctxOf(c)
 	defer cancel()
 	now := nowUTC()
-	p := views.ShowDetailProps{Page: page(c, s.Movie.Title), Show: s, Counts: counts, Zone: d.Shows.Zone(), Now: now,
+	p := views.ShowDetailProps{Page: page(c, s.Movie.Title), Show: s, Counts: views.SeatCounts(counts), Zone: d.Shows.Zone(), Now: now,
 		Form: f, Room: rf, Figures: d.roomFigures(ctx, s, s.StatusAt(now) != services.ShowCancelled), Error: msg}
 	if d.Waitlist != nil {
-		var err error
-		if p.Waitlist, err = d.Waitlist.List(ctx, s.ID); err != nil && p.Error == "" {
+		entries, err := d.Waitlist.List(ctx, s.ID)
+		p.Waitlist = waitlistEntriesView(entries)
+		if err != nil && p.Error == "" {
 			p.Error = "The waiting list could not be read: " + err.Error()
 		}
 	}
@@ -165,7 +166,7 @@ func (d *Deps) updateShowPage(c *fiber.Ctx) error {
 	ch.Prices = changed
 	ctx, cancel := ctxOf(c)
 	defer cancel()
-	if _, err := d.CatalogAdmin.UpdateShow(ctx, currentUser(c).ID, s.ID, ch); err != nil {
+	if _, err := d.Catalog.UpdateShow(ctx, currentUser(c).ID, s.ID, ch); err != nil {
 		st, se := pageError(c, err)
 		if st >= fiber.StatusInternalServerError {
 			return renderErrorPage(c, st, se.Message)
@@ -204,7 +205,7 @@ func (d *Deps) roomFigures(ctx context.Context, s *services.Show, poll bool) vie
 			room.Closed = waitingroom.ClosedSale
 		}
 	}
-	f.Stats = &room
+	f.Stats = roomStatsView(room)
 	return f
 }
 
@@ -217,7 +218,7 @@ func (d *Deps) waitingRoomFiguresPartial(c *fiber.Ctx) error {
 	}
 	ctx, cancel := ctxOf(c)
 	defer cancel()
-	s, err := d.CatalogConsole.Show(ctx, showID)
+	s, err := d.Catalog.Show(ctx, showID)
 	switch {
 	case services.ErrorCode(err) == services.CodeNotFound:
 		return noSuchShow(c)
@@ -255,7 +256,7 @@ func (d *Deps) waitingRoomPage(c *fiber.Ctx) error {
 	}
 	ctx, cancel := ctxOf(c)
 	defer cancel()
-	if _, err := d.CatalogAdmin.UpdateShow(ctx, currentUser(c).ID, s.ID, ch); err != nil {
+	if _, err := d.Catalog.UpdateShow(ctx, currentUser(c).ID, s.ID, ch); err != nil {
 		st, se := pageError(c, err)
 		if st >= fiber.StatusInternalServerError {
 			return renderErrorPage(c, st, se.Message)
@@ -281,9 +282,9 @@ func (d *Deps) saleControlPage(open bool) fiber.Handler {
 		}
 		ctx, cancel := ctxOf(c)
 		defer cancel()
-		do, done := d.CatalogAdmin.CloseSale, "closed"
+		do, done := d.Catalog.CloseSale, "closed"
 		if open {
-			do, done = d.CatalogAdmin.OpenSale, "opened"
+			do, done = d.Catalog.OpenSale, "opened"
 		}
 		if _, err := do(ctx, currentUser(c).ID, showID); err != nil {
 			st, se := pageError(c, err)
@@ -310,7 +311,7 @@ func (d *Deps) renderCancelShow(c *fiber.Ctx, status int, reason, msg string) er
 		return c.Redirect(views.AdminShowURL(s.ID), fiber.StatusSeeOther)
 	}
 	return render(c, status, views.CancelShowPage(views.CancelShowProps{Page: page(c, "Cancel "+s.Movie.Title), Show: s,
-		Counts: counts, Zone: d.Shows.Zone(), Reason: reason, Error: msg}))
+		Counts: views.SeatCounts(counts), Zone: d.Shows.Zone(), Reason: reason, Error: msg}))
 }
 
 // cancelShowPage cancels the show once the confirmation box is ticked: pending orders
@@ -327,7 +328,7 @@ func (d *Deps) cancelShowPage(c *fiber.Ctx) error {
 	}
 	ctx, cancel := ctxOf(c)
 	defer cancel()
-	res, err := d.AdminOrders.CancelShow(ctx, currentUser(c).ID, showID, reason)
+	res, err := d.StaffOrders.CancelShow(ctx, currentUser(c).ID, showID, reason)
 	if err != nil {
 		st, se := pageError(c, err)
 		if st == fiber.StatusBadRequest {

@@ -67,8 +67,9 @@ func (f *fakeReconcile) RunReport(_ context.Context, id int64) (*reconcile.Recon
 // adminApp is the API and the pages over fake services, with rec behind reconciliation.
 func adminApp(rec *fakeReconcile) *fiber.App {
 	calls := &serviceCalls{}
-	d := &Deps{Shows: &fakeShows{m: fixtureMap(time.Now().UTC()), calls: calls}, Orders: &fakeOrders{calls: calls},
-		Payments: fakePayments{calls}, Users: roleUsers{fakeUsers{calls}}, Limiter: fakeLimiter{calls}, Reconcile: rec}
+	d := &Deps{SharedDeps: SharedDeps{Shows: &fakeShows{m: fixtureMap(time.Now().UTC()), calls: calls}, Users: roleUsers{fakeUsers{calls}}},
+		BuyerDeps: BuyerDeps{Orders: &fakeOrders{calls: calls}, Payments: fakePayments{calls}, Limiter: fakeLimiter{calls}},
+		StaffDeps: StaffDeps{Reconcile: rec}}
 	app := fiber.New(fiber.Config{ErrorHandler: ErrorHandler})
 	app.Use(d.Authenticate)
 	app.Use(d.CSRF(nil))

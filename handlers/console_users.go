@@ -78,6 +78,6 @@ func (d *Deps) renderUsers(c *fiber.Ctx, status int, notice, msg string) error {
 			return errorPage(c, err)
 		}
 	}
-	props.Users = users
+	props.Users = userAccountsView(users)
 	return render(c, status, views.AdminUsersPage(props))
 }

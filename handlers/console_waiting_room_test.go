@@ -18,10 +18,9 @@ import (
 
 // roomCatalog is the catalog of one show for the console's show page: it reads the
 // show and applies UpdateShow's waiting room change (or refuses it with err). The
-// methods the page does not call are left to the embedded interfaces (nil).
+// methods the page does not call are left to the embedded interface (nil).
 type roomCatalog struct {
-	CatalogConsoleService
-	CatalogAdminService
+	CatalogService
 	mu      sync.Mutex
 	show    services.Show
 	err     error
@@ -86,9 +85,9 @@ func roomApp(status string) (*fiber.App, *roomCatalog, *roomStats) {
 		Zones: []services.Zone{{Code: "standard", Name: "Standard", PriceMinor: 4500}}}}
 	rooms := &roomStats{stats: &waitingroom.Stats{Pace: 600}}
 	calls := &serviceCalls{}
-	d := &Deps{Shows: &fakeShows{m: fixtureMap(now), calls: calls}, Orders: &fakeOrders{calls: calls},
-		Payments: fakePayments{calls}, Users: roleUsers{fakeUsers{calls}}, Limiter: fakeLimiter{calls},
-		CatalogConsole: cat, CatalogAdmin: cat, Rooms: rooms}
+	d := &Deps{SharedDeps: SharedDeps{Shows: &fakeShows{m: fixtureMap(now), calls: calls}, Users: roleUsers{fakeUsers{calls}}, Rooms: rooms},
+		BuyerDeps: BuyerDeps{Orders: &fakeOrders{calls: calls}, Payments: fakePayments{calls}, Limiter: fakeLimiter{calls}},
+		StaffDeps: StaffDeps{Catalog: cat}}
 	app := fiber.New(fiber.Config{ErrorHandler: ErrorHandler})
 	app.Use(d.Authenticate)
 	app.Use(d.CSRF(nil))

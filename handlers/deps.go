@@ -11,11 +11,12 @@
 //     seat map, the demo payment provider's pages);
 //   - console_*.go: the staff console under /admin.
 //
-// What they share has no prefix: deps.go (the services a handler uses), request.go
-// (request context, the id parser and other parameters), auth.go (who is signed in and
-// the role checks), errors.go and json_errors.go (errors in the contract's JSON shape
-// or as an error page), render.go (a page's layout props, rendering), csrf.go, locale.go
-// and i18n.go (the pages' language).
+// What they share has no prefix: deps.go (the services a handler uses, grouped by
+// surface), viewmodels.go (what a service answers, copied into the views' structs),
+// request.go (request context, the id parser and other parameters), auth.go (who is
+// signed in and the role checks), errors.go and json_errors.go (errors in the
+// contract's JSON shape or as an error page), render.go (a page's layout props,
+// rendering), csrf.go, locale.go and i18n.go (the pages' language).
 package handlers
 
 import (
@@ -35,7 +36,8 @@ import (
 	"seatflow/services/waitingroom"
 )
 
-// ShowService is what the handlers need of services.Shows.
+// ShowService is what the handlers need of seats.Shows: the listing, one show and its
+// seat map, and the cinema's day and zone.
 type ShowService interface {
 	OnDate(ctx context.Context, date string) ([]*services.Show, error)
 	Between(ctx context.Context, from, to time.Time) ([]*services.Show, error)
@@ -46,7 +48,7 @@ type ShowService interface {
 	Zone() *time.Location
 }
 
-// OrderService is what the handlers need of services.Orders.
+// OrderService is what the handlers need of orders.Orders.
 type OrderService interface {
 	Create(ctx context.Context, req orders.CreateOrderRequest) (*services.Order, error)
 	Get(ctx context.Context, userID int64, orderNo string) (*services.Order, error)
@@ -57,7 +59,7 @@ type OrderService interface {
 	HoldFor() time.Duration
 }
 
-// PaymentService is what the handlers need of services.Payments.
+// PaymentService is what the handlers need of orders.Payments.
 type PaymentService interface {
 	Start(ctx context.Context, userID int64, orderNo, provider string) (*orders.Payment, string, error)
 	Payment(ctx context.Context, paymentID string) (*orders.Payment, error)
@@ -65,7 +67,7 @@ type PaymentService interface {
 	DemoDecide(ctx context.Context, paymentID string, approve bool) (*orders.Payment, error)
 }
 
-// UserService is what the handlers need of services.Users.
+// UserService is what the handlers need of accounts.Users.
 type UserService interface {
 	Register(ctx context.Context, email, password, name string) (int64, error)
 	SetLang(ctx context.Context, userID int64, lang string) error
@@ -89,32 +91,46 @@ type LoginLimiter interface {
 	AllowRegister(ctx context.Context, ip string) error
 }
 
-// ReconcileService is what the handlers need of services.Reconciler.
+// ReconcileService is what the handlers need of reconcile.Reconciler.
 type ReconcileService interface {
 	Run(ctx context.Context, opts reconcile.ReconcileOptions) (*reconcile.ReconcileRun, error)
 	Runs(ctx context.Context, limit int) ([]*reconcile.ReconcileRun, error)
 	RunReport(ctx context.Context, id int64) (*reconcile.ReconcileRun, error)
 }
 
-// OrderDetailService reads one order with its payments and history for staff.
-type OrderDetailService interface {
+// StaffOrderService is what the handlers need of staff.StaffOrders: the order search,
+// one order with its payments and history, refunds and show cancellations.
+type StaffOrderService interface {
+	Search(ctx context.Context, f staff.OrderSearch) ([]*staff.StaffOrder, error)
 	Detail(ctx context.Context, orderNo string) (*staff.OrderDetail, error)
+	Refund(ctx context.Context, actorID int64, orderNo, reason string) (*services.Order, error)
+	CancelShow(ctx context.Context, actorID, showID int64, reason string) (*staff.ShowCancellation, error)
 }
 
-// UserAdminService is what the handlers need of services.UserAdmin.
+// CatalogService is what the handlers need of catalog.CatalogWriter, the catalog's
+// write side: movies, shows and sale control (CatalogAdminService), the console's movie
+// and show pages (CatalogConsoleService), and halls with their layouts
+// (HallAdminService).
+type CatalogService interface {
+	CatalogAdminService
+	CatalogConsoleService
+	HallAdminService
+}
+
+// UserAdminService is what the handlers need of accounts.UserAdmin.
 type UserAdminService interface {
 	ListUsers(ctx context.Context, f accounts.UserFilter) ([]*accounts.UserAccount, error)
 	User(ctx context.Context, id int64) (*accounts.UserAccount, error)
 	SetRole(ctx context.Context, actorID, userID int64, role string) (*accounts.UserAccount, error)
 }
 
-// AuditService is what the handlers need of services.Audit.
+// AuditService is what the handlers need of audit.Audit.
 type AuditService interface {
 	List(ctx context.Context, f audit.AuditFilter) ([]*audit.AuditEntry, error)
 	Kinds(ctx context.Context) (actions, entities []string, err error)
 }
 
-// DashboardService is what the handlers need of services.Dashboard.
+// DashboardService is what the handlers need of staff.Dashboard.
 type DashboardService interface {
 	Snapshot(ctx context.Context) (*staff.DashboardSnapshot, error)
 }
@@ -125,7 +141,7 @@ type ExpiryInspector interface {
 }
 
 // CatalogConsoleService is what the console's movie and show pages and the movie
-// endpoints need of services.CatalogWriter beyond CatalogAdminService.
+// endpoints need of catalog.CatalogWriter beyond CatalogAdminService.
 type CatalogConsoleService interface {
 	MovieSummaries(ctx context.Context) ([]*catalog.MovieSummary, error)
 	MovieSummary(ctx context.Context, id int64) (*catalog.MovieSummary, error)
@@ -137,8 +153,8 @@ type CatalogConsoleService interface {
 	SeatCounts(ctx context.Context, shows []*services.Show) (map[int64]catalog.SeatCounts, error)
 }
 
-// ShowSeatService is what the handlers need of services.ShowSeats: a show's seat map
-// for staff, house seats and the release of a stuck hold.
+// ShowSeatService is what the handlers need of staff.ShowSeats: a show's seat map for
+// staff, house seats and the release of a stuck hold.
 type ShowSeatService interface {
 	Map(ctx context.Context, showID int64) (*staff.StaffSeatMap, error)
 	Block(ctx context.Context, actorID, showID int64, seatIDs []int64, reason string) (*staff.HouseChange, error)
@@ -147,7 +163,7 @@ type ShowSeatService interface {
 }
 
 // TicketService signs and checks the ticket references of paid orders
-// (services.Tickets).
+// (orders.Tickets).
 type TicketService interface {
 	Ref(o *services.Order) string
 	Verify(ref string, o *services.Order) bool
@@ -171,65 +187,93 @@ type AdmissionChecker interface {
 	Valid(token string, userID, showID int64, now time.Time) bool
 }
 
-// Deps are the services the handlers call.
+// Deps are the services the handlers call, grouped by the surface that uses them: the
+// JSON API, the moviegoer pages, the staff console, and what they share. The groups are
+// embedded, so a handler names a service (d.Shows, d.Catalog) whatever its group.
 type Deps struct {
-	Shows     ShowService
-	Orders    OrderService
-	Payments  PaymentService
-	Users     UserService
-	Limiter   LoginLimiter
-	Reconcile ReconcileService
-	Currency  string
+	SharedDeps
+	BuyerDeps
+	APIDeps
+	PageDeps
+	StaffDeps
+	ConsoleDeps
+	// seatMaps caches each show's encoded seat map for the API (api_seatmap_cache.go).
+	seatMaps seatMapCache
+}
+
+// SharedDeps are what every surface uses: sign-in, the shows, the waiting rooms and
+// waiting lists, the clock and the cookie policy.
+type SharedDeps struct {
+	Shows ShowService
+	Users UserService
 	// Clock is the clock the services decide deadlines by (nil: the system clock); the
 	// pages that show a deadline count down from its now, never the client's clock.
 	Clock services.Clock
+	// SecureCookies marks the session cookie Secure (set behind HTTPS).
+	SecureCookies bool
+	// Rooms are the shows' waiting rooms.
+	Rooms WaitingRoomService
+	// Waitlist keeps the waiting lists of sold-out shows.
+	Waitlist WaitlistService
+}
+
+// BuyerDeps are what a moviegoer's requests use, through the JSON API and the pages
+// alike: orders, payments, tickets, the sign-in limits and password resets.
+type BuyerDeps struct {
+	Orders   OrderService
+	Payments PaymentService
+	Limiter  LoginLimiter
+	// Tickets signs the tickets of paid orders and checks them.
+	Tickets TicketService
+	// Resets e-mail password reset links and use them (rate-limited inside).
+	Resets ResetService
+}
+
+// APIDeps are what only the JSON API uses.
+type APIDeps struct {
+	// Moves tells a waiting room's event streams that it moved.
+	Moves RoomMoves
+}
+
+// PageDeps are what only the moviegoer pages use.
+type PageDeps struct {
 	// CinemaName is the cinema's name, the location of the calendar files of paid
 	// orders (SEATFLOW_CINEMA_NAME; "" reads "seatflow").
 	CinemaName string
-	// SecureCookies marks the session cookie Secure (set behind HTTPS).
-	SecureCookies bool
-	// seatMaps caches each show's encoded seat map for the API (api_seatmap_cache.go).
-	seatMaps seatMapCache
 	// Live streams seat changes to the viewers of a show (nil: no live map).
 	Live LiveService
 	// SessionMaxAge is the session cookie's lifetime (0: the default policy's).
 	SessionMaxAge time.Duration
+	// Admission checks the admission cookie before the seat map is shown.
+	Admission AdmissionChecker
+}
 
-	// CatalogAdmin writes the catalog (movies, shows, sale control) for staff.
-	CatalogAdmin CatalogAdminService
-
-	// AdminOrders searches, refunds and cancels orders for staff.
-	AdminOrders AdminOrderService
-
-	// OrderDetail reads one order with its payments and history for staff.
-	OrderDetail OrderDetailService
+// StaffDeps are the staff services the console and the JSON API's staff and admin
+// endpoints both use.
+type StaffDeps struct {
+	// Catalog writes the catalog: movies, shows, sale control, halls and layouts.
+	Catalog CatalogService
+	// StaffOrders searches orders, reads one with its history, refunds and cancels.
+	StaffOrders StaffOrderService
 	// UserAdmin lists accounts and changes roles for admins.
 	UserAdmin UserAdminService
 	// Audit lists the audit log for staff and admins.
 	Audit AuditService
-	// HallAdmin reads and writes halls and their layouts for staff.
-	HallAdmin HallAdminService
+	// Reconcile runs the reconciliation and lists its runs.
+	Reconcile ReconcileService
+	// ShowSeats is a show's seat map for staff: house seats, release of a stuck hold.
+	ShowSeats ShowSeatService
+	// Door checks tickets and admits their holders, at most once each.
+	Door DoorService
+}
+
+// ConsoleDeps are what only the staff console uses.
+type ConsoleDeps struct {
+	// Currency is the cinema's currency (ISO 4217), for the console's amounts and forms.
+	Currency string
 	// Dashboard and ExpiryQueue feed the console's dashboard.
 	Dashboard   DashboardService
 	ExpiryQueue ExpiryInspector
-	// CatalogConsole edits and retires movies, repeats shows and counts their seats for
-	// the console's movie and show pages.
-	CatalogConsole CatalogConsoleService
-	// ShowSeats is a show's seat map for staff: house seats, release of a stuck hold.
-	ShowSeats ShowSeatService
-	// Tickets signs the tickets of paid orders and checks them for staff.
-	Tickets TicketService
-	// Door checks tickets and admits their holders, at most once each.
-	Door DoorService
-	// Rooms are the shows' waiting rooms, Moves tells their event streams of a move,
-	// Admission checks the admission cookie before the seat map is shown.
-	Rooms     WaitingRoomService
-	Moves     RoomMoves
-	Admission AdmissionChecker
-	// Waitlist keeps the waiting lists of sold-out shows.
-	Waitlist WaitlistService
-	// Resets e-mail password reset links and use them (rate-limited inside).
-	Resets ResetService
 	// Mailbox is the development mailbox: the e-mail outbox for admins (mail.Mailbox).
 	Mailbox MailboxService
 }

@@ -44,7 +44,7 @@ func (d *Deps) demoPayPage(c *fiber.Ctx) error {
 		}
 		return errorPage(c, err)
 	}
-	props := views.DemoPayProps{Page: page(c, tr(c, "demo.brand", nil)), Payment: pay, Now: d.now(), Zone: d.Shows.Zone()}
+	props := views.DemoPayProps{Page: page(c, tr(c, "demo.brand", nil)), Payment: paymentView(pay), Now: d.now(), Zone: d.Shows.Zone()}
 	if o, err := d.Orders.ByNo(ctx, pay.OrderNo); err == nil && o.Status == services.OrderPending {
 		props.Deadline = o.ExpiresAt // the order's deadline, counted down on the page
 	}

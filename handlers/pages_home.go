@@ -92,7 +92,7 @@ func (d *Deps) programme(c *fiber.Ctx, movieID int64) (views.HomeProps, error) {
 				continue
 			}
 			if m, err := d.Shows.SeatMap(ctx, s.ID); err == nil {
-				states[s.ID] = l.StateWithMap(s, now, loc, m, d.Orders.HoldFor())
+				states[s.ID] = l.StateWithMap(s, now, loc, seatMapView(m), d.Orders.HoldFor())
 			}
 		}
 	}

@@ -17,7 +17,7 @@ import (
 	"seatflow/views"
 )
 
-// LiveService is what the live seat map needs of services.SeatEvents.
+// LiveService is what the live seat map needs of seats.SeatEvents.
 type LiveService interface {
 	Watch(showID int64) (<-chan seats.SeatChange, func(), error)
 }

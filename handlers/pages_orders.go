@@ -80,7 +80,7 @@ func (d *Deps) orderExtras(c *fiber.Ctx, props *views.OrderPageProps) {
 	defer cancel()
 	if id, ok := localQuery(c, "payment", 64); ok {
 		if pay, err := d.Payments.Payment(ctx, id); err == nil && pay.OrderNo == props.Order.OrderNo {
-			props.Payment = pay
+			props.Payment = paymentView(pay)
 		}
 	}
 	props.Chosen = c.Query("chosen") == "1"

@@ -82,7 +82,7 @@ func (d *Deps) renderShow(c *fiber.Ctx, m *seats.SeatMap, status int, msg string
 	}
 	return render(c, status, views.ShowPage(views.ShowPageProps{
 		Page:      page(c, m.Show.Movie.Title),
-		Map:       m,
+		Map:       seatMapView(m),
 		Now:       nowUTC(),
 		Zone:      d.Shows.Zone(),
 		HoldFor:   d.Orders.HoldFor(),

@@ -99,7 +99,7 @@ func renderDoc(t *testing.T, c templ.Component) *goquery.Document {
 
 func showProps(now time.Time) views.ShowPageProps {
 	return views.ShowPageProps{Page: views.Page{Title: "Copper Sparrow", User: buyer, Path: "/shows/42"},
-		Map: fixtureMap(now), Now: now, Zone: shanghai, HoldFor: 15 * time.Minute}
+		Map: seatMapView(fixtureMap(now)), Now: now, Zone: shanghai, HoldFor: 15 * time.Minute}
 }
 
 func seatInput(doc *goquery.Document, id int64) *goquery.Selection {
@@ -268,7 +268,7 @@ func TestSeatTakenMessageNamesTheSeats(t *testing.T) {
 	now := time.Now().UTC()
 	p := showProps(now)
 	se := &services.Error{Code: services.CodeSeatTaken, Message: "already taken: A4, B2", Seats: []string{"A4", "B2"}}
-	msg, lost := bookingMessage(views.En, se, p.Map, buyer.ID, now, shanghai)
+	msg, lost := bookingMessage(views.En, se, fixtureMap(now), buyer.ID, now, shanghai)
 	if !strings.HasPrefix(msg, "Sorry, A4 and B2 were just taken by someone else.") {
 		t.Errorf("message = %q", msg)
 	}
@@ -297,7 +297,7 @@ func TestSeatTakenMessageNamesTheSeats(t *testing.T) {
 func TestDemoPayPageHasApproveAndDeclineForms(t *testing.T) {
 	p := demoPayment
 	pay := &p
-	doc := renderDoc(t, views.DemoPayPage(views.DemoPayProps{Page: views.Page{Title: "Demo payment"}, Payment: pay}))
+	doc := renderDoc(t, views.DemoPayPage(views.DemoPayProps{Page: views.Page{Title: "Demo payment"}, Payment: paymentView(pay)}))
 	if !strings.Contains(doc.Text(), "Demo payment provider") || !strings.Contains(doc.Text(), "¥90.00") || !strings.Contains(doc.Text(), pay.OrderNo) {
 		t.Errorf("page lacks provider name, amount or order number: %q", doc.Find("main").Text())
 	}
@@ -391,19 +391,19 @@ func TestGroupByDayUsesCinemaZone(t *testing.T) {
 func TestShowStateBadges(t *testing.T) {
 	now := time.Now().UTC()
 	s := fixtureMap(now).Show
-	if st := views.StateOf(s, now, shanghai); st.Label != "on sale" || !st.OnSale {
+	if st := views.En.StateOf(s, now, shanghai); st.Label != "on sale" || !st.OnSale {
 		t.Errorf("on sale: %+v", st)
 	}
 	s.SeatsLeft = 0
-	if st := views.StateOf(s, now, shanghai); st.Label != "no seats free" || st.OnSale {
+	if st := views.En.StateOf(s, now, shanghai); st.Label != "no seats free" || st.OnSale {
 		t.Errorf("no seats free: %+v", st)
 	}
 	s.SeatsLeft, s.SaleOpensAt = 3, now.Add(time.Hour)
-	if st := views.StateOf(s, now, shanghai); !strings.HasPrefix(st.Label, "sale opens ") {
+	if st := views.En.StateOf(s, now, shanghai); !strings.HasPrefix(st.Label, "sale opens ") {
 		t.Errorf("upcoming: %+v", st)
 	}
 	s.SaleOpensAt, s.SaleClosesAt = now.Add(-2*time.Hour), now.Add(-time.Hour)
-	if st := views.StateOf(s, now, shanghai); st.Label != "closed" {
+	if st := views.En.StateOf(s, now, shanghai); st.Label != "closed" {
 		t.Errorf("closed: %+v", st)
 	}
 }
@@ -602,8 +602,9 @@ func (f fakeLimiter) AllowLogin(context.Context, string, string) error {
 // web wires them (the CSRF tokens in this process's memory).
 func testApp(m *seats.SeatMap, orders *fakeOrders) *fiber.App {
 	calls := orders.calls
-	d := &Deps{Shows: &fakeShows{m: m, calls: calls}, Orders: orders, Payments: fakePayments{calls}, Users: fakeUsers{calls},
-		Limiter: fakeLimiter{calls}, Currency: "CNY"}
+	d := &Deps{SharedDeps: SharedDeps{Shows: &fakeShows{m: m, calls: calls}, Users: fakeUsers{calls}},
+		BuyerDeps:   BuyerDeps{Orders: orders, Payments: fakePayments{calls}, Limiter: fakeLimiter{calls}},
+		ConsoleDeps: ConsoleDeps{Currency: "CNY"}}
 	app := fiber.New(fiber.Config{ErrorHandler: ErrorHandler})
 	app.Use(DemoPayments(true))
 	app.Use(d.Authenticate)
@@ -789,7 +790,7 @@ func TestEveryPostFormCarriesTheCSRFToken(t *testing.T) {
 	}{
 		"show":     {views.ShowPage(show), 3}, // booking + best available + sign out
 		"order":    {views.OrderPage(views.OrderPageProps{Page: pg, Order: order, Show: m.Show, Now: now, Zone: shanghai}), 3},
-		"demo pay": {views.DemoPayPage(views.DemoPayProps{Page: pg, Payment: &demoPayment}), 3},
+		"demo pay": {views.DemoPayPage(views.DemoPayProps{Page: pg, Payment: paymentView(&demoPayment)}), 3},
 		"login":    {views.LoginPage(views.AuthFormProps{Page: signedOut, Next: "/shows/42"}), 1},
 		"register": {views.RegisterPage(views.AuthFormProps{Page: signedOut}), 1},
 		"error":    {views.ErrorPage(views.ErrorPageProps{Page: pg, Status: 404, Message: "gone"}), 1},
@@ -993,7 +994,7 @@ func TestDemoApproveLikeTheContractChecker(t *testing.T) {
 
 func TestCSRFSkipsAPIStaticAndOpsAndHonoursSecureCookies(t *testing.T) {
 	app := fiber.New(fiber.Config{ErrorHandler: ErrorHandler})
-	app.Use((&Deps{SecureCookies: true}).CSRF(nil))
+	app.Use((&Deps{SharedDeps: SharedDeps{SecureCookies: true}}).CSRF(nil))
 	ok := func(c *fiber.Ctx) error { return c.SendString("ok") }
 	skipped := []string{"/api/v1/payments/demo/webhook", "/api/v1/orders/X/pay", "/static/css/app.css", "/healthz", "/readyz", "/metrics"}
 	guarded := []string{"/apiary", "/staticky", "/healthz-not", "/login"}

@@ -15,7 +15,6 @@ import (
 
 	"seatflow/services"
 	"seatflow/services/orders"
-	"seatflow/services/seats"
 	"seatflow/views"
 )
 
@@ -111,7 +110,7 @@ func TestOrderPageTellsHowThePaymentEnded(t *testing.T) {
 			o.Status = tc.orderStatus
 			pay := &orders.Payment{PaymentID: "pay_1", AmountMinor: 9000, Currency: "CNY", Status: tc.payStatus, OrderNo: tc.payOrderNo}
 			doc := renderDoc(t, views.OrderPage(views.OrderPageProps{Page: views.Page{User: buyer}, Order: &o, Show: m.Show, Now: now, Zone: shanghai,
-				Payment: pay, SeatKinds: map[int64]string{seatID(1, 1): services.KindWheelchair, seatID(1, 2): services.KindCompanion}}))
+				Payment: paymentView(pay), SeatKinds: map[int64]string{seatID(1, 1): services.KindWheelchair, seatID(1, 2): services.KindCompanion}}))
 			got := strings.TrimSpace(doc.Find(".payment-note").Text())
 			if got != tc.want {
 				t.Errorf("payment note = %q, want %q", got, tc.want)
@@ -324,7 +323,7 @@ func TestSignInFromAShowComesBackWithThePicks(t *testing.T) {
 
 func TestShowStateMessages(t *testing.T) {
 	now := time.Date(2025, 11, 30, 11, 30, 0, 0, time.UTC) // 19:30 in Shanghai
-	allOf := func(m *seats.SeatMap, state string) {
+	allOf := func(m *views.ShowSeatMap, state string) {
 		for id, st := range m.States {
 			if st != services.StateBlocked {
 				m.States[id] = state
@@ -334,16 +333,16 @@ func TestShowStateMessages(t *testing.T) {
 	}
 	cases := []struct {
 		name  string
-		setup func(m *seats.SeatMap)
+		setup func(m *views.ShowSeatMap)
 		badge string
 		want  string
 	}{
-		{"all held", func(m *seats.SeatMap) { allOf(m, services.StateHeld); m.States[seatID(1, 5)] = services.StateSold },
+		{"all held", func(m *views.ShowSeatMap) { allOf(m, services.StateHeld); m.States[seatID(1, 5)] = services.StateSold },
 			"all seats held", "seats may come back in up to 15 minutes."},
-		{"sold out", func(m *seats.SeatMap) { allOf(m, services.StateSold) }, "sold out", "This show is sold out: every seat is paid for."},
-		{"started", func(m *seats.SeatMap) { m.Show.StartsAt = now.Add(-time.Minute) }, "started", "This show started at Sun 30 Nov, 19:29; it can no longer be booked."},
-		{"sale not open", func(m *seats.SeatMap) { m.Show.SaleOpensAt = now.Add(90 * time.Minute) }, "sale opens Sun 30 Nov, 21:00", "Sale opens Sun 30 Nov, 21:00."},
-		{"scheduled after its opening", func(m *seats.SeatMap) {
+		{"sold out", func(m *views.ShowSeatMap) { allOf(m, services.StateSold) }, "sold out", "This show is sold out: every seat is paid for."},
+		{"started", func(m *views.ShowSeatMap) { m.Show.StartsAt = now.Add(-time.Minute) }, "started", "This show started at Sun 30 Nov, 19:29; it can no longer be booked."},
+		{"sale not open", func(m *views.ShowSeatMap) { m.Show.SaleOpensAt = now.Add(90 * time.Minute) }, "sale opens Sun 30 Nov, 21:00", "Sale opens Sun 30 Nov, 21:00."},
+		{"scheduled after its opening", func(m *views.ShowSeatMap) {
 			m.Show.Status, m.Show.SaleOpensAt = services.ShowScheduled, now.Add(-time.Hour)
 		}, "not on sale yet", "Not on sale yet (sale opens Sun 30 Nov, 18:30)."},
 	}
@@ -445,8 +444,9 @@ func (limitedLimiter) AllowLogin(context.Context, string, string) error {
 
 func TestSignInRateLimitSaysWhenToRetry(t *testing.T) {
 	calls := &serviceCalls{}
-	d := &Deps{Shows: &fakeShows{m: fixtureMap(time.Now().UTC()), calls: calls}, Orders: &fakeOrders{calls: calls}, Payments: fakePayments{calls},
-		Users: fakeUsers{calls}, Limiter: limitedLimiter{}, Currency: "CNY"}
+	d := &Deps{SharedDeps: SharedDeps{Shows: &fakeShows{m: fixtureMap(time.Now().UTC()), calls: calls}, Users: fakeUsers{calls}},
+		BuyerDeps:   BuyerDeps{Orders: &fakeOrders{calls: calls}, Payments: fakePayments{calls}, Limiter: limitedLimiter{}},
+		ConsoleDeps: ConsoleDeps{Currency: "CNY"}}
 	app := fiber.New(fiber.Config{ErrorHandler: ErrorHandler})
 	app.Use(d.Authenticate)
 	app.Use(d.CSRF(nil))

@@ -45,7 +45,7 @@ func (d *Deps) waitlistView(c *fiber.Ctx, m *seats.SeatMap) *views.WaitlistView 
 	ctx, cancel := ctxOf(c)
 	defer cancel()
 	if e, err := d.Waitlist.Mine(ctx, u.ID, m.Show.ID); err == nil {
-		v.Entry = e
+		v.Entry = waitlistEntryView(e)
 		if e.OrderNo != "" {
 			v.Offer, _ = d.Orders.Get(ctx, u.ID, e.OrderNo)
 		}

@@ -3,8 +3,6 @@ package views
 import (
 	"strconv"
 	"time"
-
-	"seatflow/services/staff"
 )
 
 // MinuteChart is the orders-per-minute bar chart as SVG geometry, in the units of its
@@ -57,21 +55,21 @@ const (
 )
 
 // NewMinuteChart lays out buckets (oldest first, one per minute, as
-// services.Dashboard.OrdersPerMinute returns them) as a bar chart whose heights are
+// DashboardSnapshot.Minutes holds them) as a bar chart whose heights are
 // proportional to the counts, with the time axis in loc (UTC when nil): a tick every
 // 15 minutes of local time that falls in the range, or the first bucket's time when
 // none does. An empty hour draws no bars above the axis.
-func NewMinuteChart(buckets []staff.MinuteCount, loc *time.Location) MinuteChart {
+func NewMinuteChart(buckets []MinuteCount, loc *time.Location) MinuteChart {
 	return newMinuteChart("minute-chart", buckets, loc, chartW, chartH)
 }
 
 // NewNarrowMinuteChart is NewMinuteChart drawn taller than wide screens' chart, for
 // narrow screens.
-func NewNarrowMinuteChart(buckets []staff.MinuteCount, loc *time.Location) MinuteChart {
+func NewNarrowMinuteChart(buckets []MinuteCount, loc *time.Location) MinuteChart {
 	return newMinuteChart("minute-chart-narrow", buckets, loc, chartNarrowW, chartNarrowH)
 }
 
-func newMinuteChart(id string, buckets []staff.MinuteCount, loc *time.Location, w, h float64) MinuteChart {
+func newMinuteChart(id string, buckets []MinuteCount, loc *time.Location, w, h float64) MinuteChart {
 	c := MinuteChart{ID: id, Width: w, Height: h, Left: chartLeft, Top: chartTop,
 		PlotW: w - chartLeft - chartRight, PlotH: h - chartTop - chartBottom}
 	peakIdx := -1

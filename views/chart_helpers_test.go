@@ -3,8 +3,6 @@ package views
 import (
 	"testing"
 	"time"
-
-	"seatflow/services/staff"
 )
 
 func TestDashboardHelpers(t *testing.T) {
@@ -21,10 +19,10 @@ func TestDashboardHelpers(t *testing.T) {
 		}
 	})
 	t.Run("RevenueTotal per currency, zero in the cinema's currency", func(t *testing.T) {
-		if got := RevenueTotal(&staff.Revenue{}, "CNY"); got != "¥0.00" {
+		if got := RevenueTotal(&Revenue{}, "CNY"); got != "¥0.00" {
 			t.Errorf("empty: %q", got)
 		}
-		r := &staff.Revenue{Totals: []*staff.RevenueLine{{Currency: "CNY", AmountMinor: 123450, Orders: 2}, {Currency: "USD", AmountMinor: 500, Orders: 1}}}
+		r := &Revenue{Totals: []*RevenueLine{{Currency: "CNY", AmountMinor: 123450, Orders: 2}, {Currency: "USD", AmountMinor: 500, Orders: 1}}}
 		if got := RevenueTotal(r, "CNY"); got != "¥1,234.50 + $5.00" || RevenueOrders(r) != 3 {
 			t.Errorf("two currencies: %q, %d orders", got, RevenueOrders(r))
 		}
@@ -35,7 +33,7 @@ func TestDashboardHelpers(t *testing.T) {
 			t.Fatal(err)
 		}
 		now := time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC) // 18:00 local
-		o := &staff.PendingOrder{ExpiresAt: now.Add(14 * time.Minute)}
+		o := &PendingOrder{ExpiresAt: now.Add(14 * time.Minute)}
 		if got := PendingDeadline(o, now, sh); got != "18:14 (in 14 minutes)" {
 			t.Errorf("deadline %q", got)
 		}
@@ -51,7 +49,7 @@ func TestDashboardHelpers(t *testing.T) {
 		if got := TaskWhen(time.Time{}, now, sh); got != "—" {
 			t.Errorf("archived: %q", got)
 		}
-		r := &staff.Revenue{From: time.Date(2026, 11, 29, 16, 0, 0, 0, time.UTC), To: time.Date(2026, 12, 6, 16, 0, 0, 0, time.UTC)}
+		r := &Revenue{From: time.Date(2026, 11, 29, 16, 0, 0, 0, time.UTC), To: time.Date(2026, 12, 6, 16, 0, 0, 0, time.UTC)}
 		if got := RevenueRange(r, sh); got != "Mon 30 Nov – Sun 6 Dec" {
 			t.Errorf("week %q", got)
 		}
@@ -61,7 +59,7 @@ func TestDashboardHelpers(t *testing.T) {
 		}
 	})
 	t.Run("OccupancyLabel", func(t *testing.T) {
-		s := &staff.ShowOccupancy{Sellable: 200, Sold: 50, Held: 3}
+		s := &ShowOccupancy{Sellable: 200, Sold: 50, Held: 3, Free: 147, SoldPercent: 25, HeldPercent: 1.5}
 		if got := OccupancyLabel(s); got != "25% sold, 2% held, 147 of 200 seats free" {
 			t.Errorf("%q", got)
 		}

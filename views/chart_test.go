@@ -9,16 +9,14 @@ import (
 	"time"
 
 	"github.com/PuerkitoBio/goquery"
-
-	"seatflow/services/staff"
 )
 
 // hourOf returns 60 minute buckets starting at start with the given created counts
 // (the rest zero) and paid counts.
-func hourOf(start time.Time, created, paid map[int]int) []staff.MinuteCount {
-	out := make([]staff.MinuteCount, 60)
+func hourOf(start time.Time, created, paid map[int]int) []MinuteCount {
+	out := make([]MinuteCount, 60)
 	for i := range out {
-		out[i] = staff.MinuteCount{Start: start.Add(time.Duration(i) * time.Minute), Created: created[i], Paid: paid[i]}
+		out[i] = MinuteCount{Start: start.Add(time.Duration(i) * time.Minute), Created: created[i], Paid: paid[i]}
 	}
 	return out
 }
@@ -88,7 +86,7 @@ func TestNewMinuteChart(t *testing.T) {
 	})
 
 	t.Run("one bucket", func(t *testing.T) {
-		c := NewMinuteChart([]staff.MinuteCount{{Start: start, Created: 3, Paid: 3}}, shanghai)
+		c := NewMinuteChart([]MinuteCount{{Start: start, Created: 3, Paid: 3}}, shanghai)
 		if len(c.Bars) != 1 || !near(c.Bars[0].H, c.PlotH) || !near(c.Bars[0].PaidH, c.PlotH) {
 			t.Fatalf("bars %+v", c.Bars)
 		}

@@ -4,11 +4,118 @@ import (
 	"strconv"
 	"time"
 
-	"seatflow/jobs"
 	"seatflow/services"
-	"seatflow/services/reconcile"
-	"seatflow/services/staff"
 )
+
+// DashboardSnapshot is the dashboard's figures read at Now: today's shows in the
+// cinema's Zone, the revenue of today and of the week, the orders per minute of the last
+// hour (60 buckets, oldest first, the last one the minute Now is in) and the orders
+// waiting for payment.
+type DashboardSnapshot struct {
+	Now          time.Time
+	Zone         *time.Location
+	TodayShows   []*ShowOccupancy
+	RevenueToday *Revenue
+	RevenueWeek  *Revenue
+	Minutes      []MinuteCount
+	Pending      *PendingOrders
+}
+
+// ShowOccupancy is one of today's shows with its seats: Sellable, Sold (paid), Held,
+// Free (neither) and the sold and held shares of the sellable seats in percent (0..100).
+// Status is the show's status as it reads now (services.Show* constants).
+type ShowOccupancy struct {
+	ShowID       int64
+	StartsAt     time.Time
+	MovieTitle   string
+	HallID       int64
+	HallName     string
+	Status       string
+	SaleOpensAt  time.Time
+	SaleClosesAt time.Time
+	Sellable     int
+	Sold         int
+	Held         int
+	Free         int
+	SoldPercent  float64
+	HeldPercent  float64
+}
+
+// Revenue is what was paid From (inclusive) To (exclusive): Totals has one line per
+// currency (Name empty), ByMovie and ByHall are by amount, largest first.
+type Revenue struct {
+	From, To time.Time
+	Totals   []*RevenueLine
+	ByMovie  []*RevenueLine
+	ByHall   []*RevenueLine
+}
+
+// RevenueLine is the paid orders, seats and amount (minor units of Currency) of one
+// movie or hall (ID and Name), or of all (Name empty).
+type RevenueLine struct {
+	ID          int64
+	Name        string
+	Currency    string
+	Orders      int
+	Seats       int
+	AmountMinor int64
+}
+
+// MinuteCount is the orders created and paid in the minute that begins at Start.
+type MinuteCount struct {
+	Start   time.Time
+	Created int
+	Paid    int
+}
+
+// PendingOrders are the orders waiting for payment: how many, how many are past their
+// deadline, and the Oldest few.
+type PendingOrders struct {
+	Count   int
+	Overdue int
+	Oldest  []*PendingOrder
+}
+
+// PendingOrder is one order waiting for payment. Times are UTC; TotalMinor is in minor
+// units of Currency.
+type PendingOrder struct {
+	OrderNo    string
+	ShowID     int64
+	MovieTitle string
+	UserEmail  string
+	Seats      int
+	TotalMinor int64
+	Currency   string
+	CreatedAt  time.Time
+	ExpiresAt  time.Time
+}
+
+// ExpiryQueueState is the order expiry queue: its counts (Processed and Failed are
+// today's, UTC) and the first tasks of its scheduled, retry and archived lists.
+type ExpiryQueueState struct {
+	Pending        int
+	Active         int
+	Scheduled      int
+	Retry          int
+	Archived       int
+	Processed      int
+	Failed         int
+	ScheduledTasks []ExpiryTask
+	RetryTasks     []ExpiryTask
+	ArchivedTasks  []ExpiryTask
+}
+
+// ExpiryTask is one task of the expiry queue: the order it expires, when it runs next
+// (zero for an archived task), its retries and its last error.
+type ExpiryTask struct {
+	TaskID       string
+	OrderNo      string
+	NextRunAt    time.Time
+	Retried      int
+	MaxRetry     int
+	LastError    string
+	LastFailedAt time.Time
+}
 
 // DashboardProps are the props of the console's dashboard: the figures read at
 // Snap.Now, the expiry queue (nil with ExpiryError when asynq could not be read), the
@@ -16,10 +123,10 @@ import (
 // zero amounts of a day without sales.
 type DashboardProps struct {
 	Page
-	Snap        *staff.DashboardSnapshot
-	Expiry      *jobs.ExpiryQueueState
+	Snap        *DashboardSnapshot
+	Expiry      *ExpiryQueueState
 	ExpiryError string
-	LastRun     *reconcile.ReconcileRun
+	LastRun     *ReconcileRun
 	Currency    string
 }
 
@@ -71,14 +178,14 @@ func BarWidth(p float64) string {
 }
 
 // OccupancyLabel reads a show's occupancy aloud: "37% sold, 2% held, 120 of 199 seats free".
-func OccupancyLabel(s *staff.ShowOccupancy) string {
-	return Percent(s.SoldPercent()) + " sold, " + Percent(s.HeldPercent()) + " held, " +
-		strconv.Itoa(s.Free()) + " of " + Plural(s.Sellable, "seat", "seats") + " free"
+func OccupancyLabel(s *ShowOccupancy) string {
+	return Percent(s.SoldPercent) + " sold, " + Percent(s.HeldPercent) + " held, " +
+		strconv.Itoa(s.Free) + " of " + Plural(s.Sellable, "seat", "seats") + " free"
 }
 
 // RevenueTotal formats a revenue's totals: one amount per currency joined with " + ",
 // or zero in currency when nothing was paid.
-func RevenueTotal(r *staff.Revenue, currency string) string {
+func RevenueTotal(r *Revenue, currency string) string {
 	if r == nil || len(r.Totals) == 0 {
 		return Money(0, currency)
 	}
@@ -93,7 +200,7 @@ func RevenueTotal(r *staff.Revenue, currency string) string {
 }
 
 // RevenueOrders is the number of paid orders of a revenue, all currencies together.
-func RevenueOrders(r *staff.Revenue) int {
+func RevenueOrders(r *Revenue) int {
 	n := 0
 	if r != nil {
 		for _, t := range r.Totals {
@@ -105,7 +212,7 @@ func RevenueOrders(r *staff.Revenue) int {
 
 // RevenueRange names a revenue's range in the cinema's zone: "Mon 30 Nov" for a day,
 // "Mon 30 Nov – Sun 6 Dec" for longer ranges.
-func RevenueRange(r *staff.Revenue, loc *time.Location) string {
+func RevenueRange(r *Revenue, loc *time.Location) string {
 	from := inZone(r.From, loc)
 	last := inZone(r.To.Add(-time.Nanosecond), loc)
 	if from.Format(time.DateOnly) == last.Format(time.DateOnly) {
@@ -115,7 +222,7 @@ func RevenueRange(r *staff.Revenue, loc *time.Location) string {
 }
 
 // SoldToday is the number of seats sold (paid) for today's shows, and of sellable seats.
-func SoldToday(shows []*staff.ShowOccupancy) (sold, sellable int) {
+func SoldToday(shows []*ShowOccupancy) (sold, sellable int) {
 	for _, s := range shows {
 		sold += s.Sold
 		sellable += s.Sellable
@@ -125,7 +232,7 @@ func SoldToday(shows []*staff.ShowOccupancy) (sold, sellable int) {
 
 // PendingDeadline says when a pending order's deadline is: "19:45 (in 14 minutes)", or
 // "19:30 (overdue)" once it has passed.
-func PendingDeadline(o *staff.PendingOrder, now time.Time, loc *time.Location) string {
+func PendingDeadline(o *PendingOrder, now time.Time, loc *time.Location) string {
 	at := ClockTime(o.ExpiresAt, loc)
 	if inZone(o.ExpiresAt, loc).Format(time.DateOnly) != inZone(now, loc).Format(time.DateOnly) {
 		at = DayTime(o.ExpiresAt, loc)
@@ -149,7 +256,7 @@ func TaskWhen(t, now time.Time, loc *time.Location) string {
 }
 
 // TaskRetries is "2 of 8" retries.
-func TaskRetries(t jobs.ExpiryTask) string {
+func TaskRetries(t ExpiryTask) string {
 	return strconv.Itoa(t.Retried) + " of " + strconv.Itoa(t.MaxRetry)
 }
 
@@ -157,11 +264,11 @@ func TaskRetries(t jobs.ExpiryTask) string {
 type ExpiryList struct {
 	ID, Title string
 	Count     int
-	Tasks     []jobs.ExpiryTask
+	Tasks     []ExpiryTask
 }
 
 // ExpiryLists are the expiry queue's scheduled, retry and archived lists, in that order.
-func ExpiryLists(s *jobs.ExpiryQueueState) []ExpiryList {
+func ExpiryLists(s *ExpiryQueueState) []ExpiryList {
 	return []ExpiryList{
 		{"expiry-scheduled", "Scheduled", s.Scheduled, s.ScheduledTasks},
 		{"expiry-retry", "Waiting for a retry", s.Retry, s.RetryTasks},

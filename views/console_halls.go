@@ -7,7 +7,6 @@ import (
 	"github.com/a-h/templ"
 
 	"seatflow/services"
-	"seatflow/services/catalog"
 )
 
 // HallListProps is the console's list of halls; Saved names a hall just saved.
@@ -29,13 +28,17 @@ type HallFormProps struct {
 	Preview   HallPreviewProps
 	Prices    map[string]string // new-zone prices as typed (edit only), zone code -> amount
 	Currency  string
+	// Zones are the zones a layout may use, for the new-zone prices; Legend the layout
+	// characters.
+	Zones  []services.Zone
+	Legend []LayoutCell
 }
 
 // HallPreviewProps is a layout's preview: the parsed Layout, or the Problems naming line
-// and column; neither when the text is empty.
+// and column ("line 2, column 3: ..."); neither when the text is empty.
 type HallPreviewProps struct {
-	Layout   *catalog.Layout
-	Problems []catalog.LayoutProblem
+	Layout   *HallLayout
+	Problems []string
 }
 
 // HallURL is the edit page of a hall.
@@ -75,17 +78,8 @@ func HallZoneCounts(h *services.Hall) ([]ZoneCount, int) {
 
 // LayoutZoneCounts lists the zones a layout uses with their sellable seats, the total
 // and the blocked seats.
-func LayoutZoneCounts(l *catalog.Layout) ([]ZoneCount, int, int) {
-	n, blocked := l.ZoneCounts()
-	var out []ZoneCount
-	total := 0
-	for _, z := range catalog.LayoutZones {
-		if n[z.Code] > 0 {
-			out = append(out, ZoneCount{Code: z.Code, Name: z.Name, Seats: n[z.Code]})
-			total += n[z.Code]
-		}
-	}
-	return out, total, blocked
+func LayoutZoneCounts(l *HallLayout) ([]ZoneCount, int, int) {
+	return l.Zones, l.Total, l.Blocked
 }
 
 // SeatCount is "1 seat" or "n seats".
@@ -104,7 +98,7 @@ type PreviewCell struct {
 }
 
 // PreviewCells places the seats and row labels of a layout on the preview grid.
-func PreviewCells(l *catalog.Layout) []PreviewCell {
+func PreviewCells(l *HallLayout) []PreviewCell {
 	out := make([]PreviewCell, 0, len(l.Seats)+l.Rows)
 	lastRow := 0
 	for _, s := range l.Seats {
@@ -113,7 +107,7 @@ func PreviewCells(l *catalog.Layout) []PreviewCell {
 			out = append(out, PreviewCell{Text: s.RowLabel, Class: "hall-row-label", Style: GridPos(s.Row, 1)})
 		}
 		class := []string{"hall-cell", "hall-zone-" + s.Zone, "hall-kind-" + s.Kind}
-		desc := []string{s.Label, catalog.ZoneName(s.Zone)}
+		desc := []string{s.Label, s.ZoneName}
 		text := strconv.Itoa(s.Number)
 		switch s.Kind {
 		case services.KindWheelchair:
@@ -133,12 +127,12 @@ func PreviewCells(l *catalog.Layout) []PreviewCell {
 // CompactPreview reports whether a layout is previewed as runs of seats (PreviewRuns)
 // rather than seat by seat: a layout of more than SectionedSeats seats (a stadium's
 // 90,000 cells would be megabytes of preview).
-func CompactPreview(l *catalog.Layout) bool { return len(l.Seats) > SectionedSeats }
+func CompactPreview(l *HallLayout) bool { return len(l.Seats) > SectionedSeats }
 
 // PreviewRuns are a layout's seats as runs: the seats side by side in a row of one zone
 // and kind, each a bar on a grid of small cells (PreviewRunsGrid), named by its first
 // and last seat.
-func PreviewRuns(l *catalog.Layout) []PreviewCell {
+func PreviewRuns(l *HallLayout) []PreviewCell {
 	var out []PreviewCell
 	for i := 0; i < len(l.Seats); {
 		first := l.Seats[i]
@@ -148,7 +142,7 @@ func PreviewRuns(l *catalog.Layout) []PreviewCell {
 			j++
 		}
 		last := l.Seats[j-1]
-		name := catalog.ZoneName(first.Zone)
+		name := first.ZoneName
 		if first.Kind != services.KindStandard {
 			name += ", " + first.Kind
 		}
@@ -161,17 +155,14 @@ func PreviewRuns(l *catalog.Layout) []PreviewCell {
 }
 
 // PreviewRunsGrid sizes the compact preview: one small cell per grid cell.
-func PreviewRunsGrid(l *catalog.Layout) templ.SafeCSS {
+func PreviewRunsGrid(l *HallLayout) templ.SafeCSS {
 	return templ.SafeCSS("grid-template-columns:repeat(" + strconv.Itoa(l.Cols) + ",3px);grid-template-rows:repeat(" + strconv.Itoa(l.Rows) + ",3px);")
 }
 
 // PreviewGrid sizes the preview grid: a label column and the layout's columns.
-func PreviewGrid(l *catalog.Layout) templ.SafeCSS {
+func PreviewGrid(l *HallLayout) templ.SafeCSS {
 	return templ.SafeCSS("grid-template-columns:repeat(" + strconv.Itoa(l.Cols+1) + ",1.6rem);grid-template-rows:repeat(" + strconv.Itoa(l.Rows) + ",1.6rem);")
 }
-
-// LayoutLegend is the legend of the layout characters.
-func LayoutLegend() []catalog.LayoutCell { return catalog.LayoutCells }
 
 // CharString is one byte as a string.
 func CharString(b byte) string { return string(rune(b)) }

@@ -4,16 +4,62 @@ import (
 	"sort"
 	"strconv"
 	"time"
-
-	"seatflow/services/reconcile"
 )
+
+// A reconciliation run's trigger and status, as ReconcileRun carries them (the values of
+// the reconcile package's Trigger* and Run* constants).
+const (
+	TriggerCron  = "cron"
+	TriggerCLI   = "cli"
+	RunRunning   = "running"
+	RunDone      = "done"
+	RunFailed    = "failed"
+	RunLeaseLost = "lease_lost"
+)
+
+// ReconcileRun is one reconciliation run: who started it (Trigger, and ActorID and
+// ActorEmail for a manual run), its scope (ShowID, nil for all shows), Status and
+// Error, its counts, when it started and finished (FinishedAt nil while it runs; UTC),
+// Duration (0 while it runs), Kinds (the findings per kind) and, on a run's own page,
+// its Findings.
+type ReconcileRun struct {
+	ID            int64
+	Trigger       string
+	DryRun        bool
+	ActorID       *int64
+	ActorEmail    string
+	ShowID        *int64
+	Status        string
+	Error         string
+	ShowsChecked  int
+	FindingsCount int
+	Fixed         int
+	StartedAt     time.Time
+	FinishedAt    *time.Time
+	Duration      time.Duration
+	Kinds         map[string]int
+	Findings      []Finding
+}
+
+// Finding is one difference a run found between the database and the seat cache: its
+// Kind, where (ShowID, SeatID, OrderNo), the Action taken, whether it was Fixed, and a
+// Detail for people.
+type Finding struct {
+	Kind    string
+	ShowID  int64
+	SeatID  int64
+	OrderNo string
+	Action  string
+	Fixed   bool
+	Detail  string
+}
 
 // ReconcilePageProps are the props of the reconciliation page: the run history (newest
 // first; runs with findings carry them, for the counts by kind), the cinema's zone, and
 // the start form's error message and show id.
 type ReconcilePageProps struct {
 	Page
-	Runs   []*reconcile.ReconcileRun
+	Runs   []*ReconcileRun
 	Zone   *time.Location
 	Error  string
 	ShowID string
@@ -22,7 +68,7 @@ type ReconcilePageProps struct {
 // ReconcileRunProps are the props of one run's page; Run carries its findings.
 type ReconcileRunProps struct {
 	Page
-	Run  *reconcile.ReconcileRun
+	Run  *ReconcileRun
 	Zone *time.Location
 }
 
@@ -36,11 +82,11 @@ func RunTime(t time.Time, loc *time.Location) string {
 
 // RunWho says who started a run: the admin's email for a manual run ("admin #7" when
 // the account has no email any more), "schedule" for cron, "command line" for cli.
-func RunWho(r *reconcile.ReconcileRun) string {
+func RunWho(r *ReconcileRun) string {
 	switch r.Trigger {
-	case reconcile.TriggerCron:
+	case TriggerCron:
 		return "schedule"
-	case reconcile.TriggerCLI:
+	case TriggerCLI:
 		return "command line"
 	}
 	if r.ActorEmail != "" {
@@ -54,11 +100,11 @@ func RunWho(r *reconcile.ReconcileRun) string {
 
 // RunDuration formats how long a run took: "340 ms", "2.4 s", "3 min 05 s"; "running"
 // while it has not finished.
-func RunDuration(r *reconcile.ReconcileRun) string {
+func RunDuration(r *ReconcileRun) string {
 	if r.FinishedAt == nil {
 		return "running"
 	}
-	d := r.Duration()
+	d := r.Duration
 	switch {
 	case d < time.Second:
 		return strconv.FormatInt(d.Milliseconds(), 10) + " ms"
@@ -70,22 +116,22 @@ func RunDuration(r *reconcile.ReconcileRun) string {
 }
 
 // RunStatus is a run's status as a badge.
-func RunStatus(r *reconcile.ReconcileRun) StatusView {
+func RunStatus(r *ReconcileRun) StatusView {
 	switch r.Status {
-	case reconcile.RunDone:
+	case RunDone:
 		return StatusView{"done", "run-done"}
-	case reconcile.RunRunning:
+	case RunRunning:
 		return StatusView{"running", "run-running"}
-	case reconcile.RunLeaseLost:
+	case RunLeaseLost:
 		return StatusView{"lease lost", "run-failed"}
-	case reconcile.RunFailed:
+	case RunFailed:
 		return StatusView{"failed", "run-failed"}
 	}
 	return StatusView{r.Status, "status-other"}
 }
 
 // RunScope names what a run covered: "all shows" or "show 7".
-func RunScope(r *reconcile.ReconcileRun) string {
+func RunScope(r *ReconcileRun) string {
 	if r.ShowID == nil {
 		return "all shows"
 	}
@@ -101,11 +147,11 @@ type KindCount struct {
 
 // KindCounts counts a run's findings per kind, sorted by kind; for a listed run (no
 // findings loaded) only Found is known.
-func KindCounts(r *reconcile.ReconcileRun) []KindCount {
+func KindCounts(r *ReconcileRun) []KindCount {
 	idx := map[string]int{}
 	var out []KindCount
 	if len(r.Findings) == 0 {
-		for k, n := range r.CountsByKind() {
+		for k, n := range r.Kinds {
 			out = append(out, KindCount{Kind: k, Found: n})
 		}
 	}

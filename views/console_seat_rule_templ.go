@@ -9,19 +9,17 @@ package views
 import "github.com/a-h/templ"
 import templruntime "github.com/a-h/templ/runtime"
 
-import "seatflow/services/catalog"
-
 // SeatRuleOption is one value of a show's single-seat rule as the console offers it:
 // its name and what it does, in one line.
 type SeatRuleOption struct {
 	Value, Name, Explain string
 }
 
-// SeatRuleOptions are the single-seat rule's values (catalog.Rule*), mildest first.
+// SeatRuleOptions are the single-seat rule's values (SeatRule* constants), mildest first.
 var SeatRuleOptions = []SeatRuleOption{
-	{catalog.RuleOff, "Off", "buyers may leave a single empty seat beside their seats."},
-	{catalog.RuleWarn, "Warn", "the seat map warns buyers whose seats would leave a single empty seat; the booking goes through and names it."},
-	{catalog.RuleEnforce, "Enforce", "a booking that leaves a single empty seat is refused while other seats in the same row would leave none."},
+	{SeatRuleOff, "Off", "buyers may leave a single empty seat beside their seats."},
+	{SeatRuleWarn, "Warn", "the seat map warns buyers whose seats would leave a single empty seat; the booking goes through and names it."},
+	{SeatRuleEnforce, "Enforce", "a booking that leaves a single empty seat is refused while other seats in the same row would leave none."},
 }
 
 // SeatRuleText is a show's single-seat rule in words: "Warn: the seat map warns …"
@@ -68,7 +66,7 @@ func seatRuleField(rule string) templ.Component {
 			var templ_7745c5c3_Var2 string
 			templ_7745c5c3_Var2, templ_7745c5c3_Err = templruntime.NewAttributeExpression(o.Value).Resolve(ctx)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/console_seat_rule.templ`, Line: 38, Col: 27}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/console_seat_rule.templ`, Line: 36, Col: 27}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var2)
 			if templ_7745c5c3_Err != nil {
@@ -78,7 +76,7 @@ func seatRuleField(rule string) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			if o.Value == rule || (rule == "" && o.Value == catalog.RuleOff) {
+			if o.Value == rule || (rule == "" && o.Value == SeatRuleOff) {
 				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 4, " selected")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
@@ -91,7 +89,7 @@ func seatRuleField(rule string) templ.Component {
 			var templ_7745c5c3_Var3 string
 			templ_7745c5c3_Var3, templ_7745c5c3_Err = templ.JoinStringErrs(o.Name)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/console_seat_rule.templ`, Line: 38, Col: 114}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/console_seat_rule.templ`, Line: 36, Col: 110}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var3))
 			if templ_7745c5c3_Err != nil {
@@ -114,7 +112,7 @@ func seatRuleField(rule string) templ.Component {
 			var templ_7745c5c3_Var4 string
 			templ_7745c5c3_Var4, templ_7745c5c3_Err = templ.JoinStringErrs(o.Name)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/console_seat_rule.templ`, Line: 44, Col: 23}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/console_seat_rule.templ`, Line: 42, Col: 23}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var4))
 			if templ_7745c5c3_Err != nil {
@@ -127,7 +125,7 @@ func seatRuleField(rule string) templ.Component {
 			var templ_7745c5c3_Var5 string
 			templ_7745c5c3_Var5, templ_7745c5c3_Err = templ.JoinStringErrs(o.Explain)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/console_seat_rule.templ`, Line: 44, Col: 47}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/console_seat_rule.templ`, Line: 42, Col: 47}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var5))
 			if templ_7745c5c3_Err != nil {

@@ -13,7 +13,6 @@ import (
 	"strings"
 
 	"seatflow/services"
-	"seatflow/services/staff"
 )
 
 // AdminShowSeatsURL is a show's seat map in the console.
@@ -58,7 +57,7 @@ func StaffSeatCells(p AdminShowSeatsProps) []StaffSeatCell {
 			classes = append(classes, ZoneClass(slots[s.ZoneCode]), "seat-free")
 			desc = append(desc, zoneName[s.ZoneCode])
 			c.Checkbox = m.Editable
-		case staff.StateHouse:
+		case SeatStateHouse:
 			classes = append(classes, "seat-house")
 			c.Checkbox = m.Editable
 		case services.StateHeld, services.StateSold:
@@ -103,7 +102,7 @@ func ShowBadgeClass(status string) string {
 // StaffStateLabel names a staff seat state for people.
 func StaffStateLabel(state string) string {
 	switch state {
-	case staff.StateHouse:
+	case SeatStateHouse:
 		return "house seat"
 	case services.StateBlocked:
 		return "never sold"
@@ -112,7 +111,7 @@ func StaffStateLabel(state string) string {
 }
 
 // OrderLine describes the order of a held or sold seat: number, status and buyer.
-func OrderLine(s staff.StaffSeat) string {
+func OrderLine(s StaffSeat) string {
 	parts := []string{"order " + s.OrderNo}
 	if s.OrderStatus != "" {
 		parts = append(parts, s.OrderStatus)
@@ -133,9 +132,9 @@ type StaffOrderRow struct {
 	OrderNo    string
 	Status     string
 	Email      string
-	Seats      []staff.StaffSeat
+	Seats      []StaffSeat
 	CancelSeat int64
-	Stuck      []staff.StaffSeat
+	Stuck      []StaffSeat
 	Notes      []string
 }
 
@@ -150,7 +149,7 @@ func (r StaffOrderRow) SeatLabels() string {
 
 // StaffOrderRows groups the held and sold seats by order, in hall order of each order's
 // first seat.
-func StaffOrderRows(m *staff.StaffSeatMap) []StaffOrderRow {
+func StaffOrderRows(m *StaffSeatMap) []StaffOrderRow {
 	var out []StaffOrderRow
 	at := map[string]int{}
 	for _, s := range m.Seats {
@@ -180,8 +179,8 @@ func StaffOrderRows(m *staff.StaffSeatMap) []StaffOrderRow {
 
 // StaffOtherMismatches are the seats without an order where the seat cache and the
 // database disagree.
-func StaffOtherMismatches(m *staff.StaffSeatMap) []staff.StaffSeat {
-	var out []staff.StaffSeat
+func StaffOtherMismatches(m *StaffSeatMap) []StaffSeat {
+	var out []StaffSeat
 	for _, s := range m.Seats {
 		if s.Mismatch != "" && (s.OrderNo == "" || (s.State != services.StateHeld && s.State != services.StateSold)) {
 			out = append(out, s)
@@ -191,12 +190,12 @@ func StaffOtherMismatches(m *staff.StaffSeatMap) []staff.StaffSeat {
 }
 
 // StaffCounts is the one-line summary of seats per state.
-func StaffCounts(m *staff.StaffSeatMap) string {
+func StaffCounts(m *StaffSeatMap) string {
 	var parts []string
-	for _, st := range []string{services.StateFree, services.StateHeld, services.StateSold, staff.StateHouse, services.StateBlocked} {
+	for _, st := range []string{services.StateFree, services.StateHeld, services.StateSold, SeatStateHouse, services.StateBlocked} {
 		n := m.Counts[st]
 		switch {
-		case st == staff.StateHouse && n > 0:
+		case st == SeatStateHouse && n > 0:
 			parts = append(parts, Plural(n, "house seat", "house seats"))
 		case n > 0 || st == services.StateFree:
 			parts = append(parts, itoa(n)+" "+StaffStateLabel(st))

@@ -1,10 +1,19 @@
 package views
 
-import (
-	"time"
+import "time"
 
-	"seatflow/services/waitingroom"
-)
+// RoomStats are a show's waiting room figures: On, its Pace (buyers a minute), how many
+// wait, the admissions measured in the last minute, the admitted and abandoned totals,
+// and why it closed (RoomClosed* constants, or "").
+type RoomStats struct {
+	On              bool
+	Pace            int
+	Waiting         int
+	AdmittedLastMin int
+	AdmittedTotal   int
+	AbandonedTotal  int
+	Closed          string
+}
 
 // WaitingRoomForm is what a show's waiting room form holds, as typed: the room on or
 // off and its pace in buyers a minute.
@@ -18,7 +27,7 @@ type WaitingRoomForm struct {
 // figures refresh themselves (htmx) every WaitingRoomPollEvery.
 type WaitingRoomFigures struct {
 	ShowID int64
-	Stats  *waitingroom.Stats
+	Stats  *RoomStats
 	Error  string
 	Now    time.Time
 	Zone   *time.Location
@@ -66,17 +75,17 @@ func RoomState(on bool) StatusView {
 	return StatusView{"off", "badge-closed"}
 }
 
-// RoomClosed says whether a room is closed and why (waitingroom.Closed*): "No",
+// RoomClosed says whether a room is closed and why (RoomClosed*): "No",
 // "Yes: sold out", "Yes: the sale closed", "Yes: the show was cancelled".
 func RoomClosed(reason string) string {
 	switch reason {
 	case "":
 		return "No"
-	case waitingroom.ClosedSoldOut:
+	case RoomClosedSoldOut:
 		return "Yes: sold out"
-	case waitingroom.ClosedSale:
+	case RoomClosedSale:
 		return "Yes: the sale closed"
-	case waitingroom.ClosedCancelled:
+	case RoomClosedCancelled:
 		return "Yes: the show was cancelled"
 	}
 	return "Yes: " + reason

@@ -1,5 +1,8 @@
 // Package views holds the templ components of the browser UI and the small pure
 // helpers they use. Components take props only: no globals, no Fiber, no services calls.
+// The props are view models, plain structs the handlers build: views imports the root
+// package seatflow/services (the shared vocabulary) and no services subpackage nor jobs
+// (imports_test.go keeps it so).
 package views
 
 import (

@@ -6,7 +6,6 @@ import (
 	"github.com/a-h/templ"
 
 	"seatflow/services"
-	"seatflow/services/orders"
 )
 
 // OrderPageProps are the props of one order's page. Show may be nil when the show can
@@ -20,7 +19,7 @@ type OrderPageProps struct {
 	Error string
 	// Payment is the payment the buyer just came back from (nil when none): a declined
 	// or refunded one is told plainly.
-	Payment *orders.Payment
+	Payment *Payment
 	// Chosen is set when the seats were picked for the buyer (best available).
 	Chosen bool
 	// Stranded names the single empty seats the order left when it was booked (the
@@ -85,11 +84,8 @@ func (p OrderPageProps) PaidText() string {
 	return p.Lang.T("order.paid", nil)
 }
 
-// SeatKindName is how a seat kind reads on the order ("wheelchair space",
-// "companion seat"), "" for a standard seat.
-func SeatKindName(kind string) string { return En.SeatKindName(kind) }
-
-// SeatKindName is SeatKindName in l ("轮椅位", "陪同座").
+// SeatKindName is how a seat kind reads on the order in l ("wheelchair space",
+// "companion seat"; "轮椅位", "陪同座"), "" for a standard seat.
 func (l Lang) SeatKindName(kind string) string {
 	switch kind {
 	case services.KindWheelchair:
@@ -100,11 +96,8 @@ func (l Lang) SeatKindName(kind string) string {
 	return ""
 }
 
-// KindSuffix is a seat kind after a label in lists: " (wheelchair space)", "" for a
-// standard seat.
-func KindSuffix(kind string) string { return En.KindSuffix(kind) }
-
-// KindSuffix is KindSuffix in l (Chinese "（轮椅位）").
+// KindSuffix is a seat kind after a label in lists, in l: " (wheelchair space)"
+// (Chinese "（轮椅位）"), "" for a standard seat.
 func (l Lang) KindSuffix(kind string) string {
 	if k := l.SeatKindName(kind); k != "" {
 		return l.T("kind.suffix", D{"Kind": k})
@@ -129,7 +122,7 @@ type OrdersPageProps struct {
 // DemoPayProps are the props of the demo payment provider's page.
 type DemoPayProps struct {
 	Page
-	Payment *orders.Payment
+	Payment *Payment
 	Error   string
 	// Deadline is the payment deadline of the payment's order while it is pending (zero
 	// otherwise), counted down from the server's Now; Zone is the cinema's time zone.
@@ -160,9 +153,6 @@ type ErrorPageProps struct {
 	// TryURL is the page to load again (a local GET URL), "" when there is none.
 	TryURL string
 }
-
-// RetryText is the rate limit's sentence: "Too many attempts — retry in 12 s."
-func RetryText(seconds int) string { return En.RetryText(seconds) }
 
 // OrderURL is an order's page.
 func OrderURL(no string) string { return "/orders/" + no }
@@ -197,13 +187,8 @@ func (l Lang) OrderStatus(o *services.Order, now time.Time) StatusView {
 	return StatusView{o.Status, "status-other"}
 }
 
-// Deadline is the pay-by sentence of a pending order: "Pay by 19:45 (in 14 minutes)",
-// with the day when the deadline is not today.
-func Deadline(o *services.Order, now time.Time, loc *time.Location) string {
-	return En.Deadline(o, now, loc)
-}
-
-// Deadline is Deadline in l ("请在19:45前付款（14分钟后）").
+// Deadline is the pay-by sentence of a pending order in l: "Pay by 19:45 (in 14
+// minutes)" ("请在19:45前付款（14分钟后）"), with the day when the deadline is not today.
 func (l Lang) Deadline(o *services.Order, now time.Time, loc *time.Location) string {
 	at := ClockTime(o.ExpiresAt, loc)
 	if inZone(o.ExpiresAt, loc).Format(time.DateOnly) != inZone(now, loc).Format(time.DateOnly) {
@@ -325,14 +310,11 @@ func StatusTitle(status int) string {
 	return "Error"
 }
 
-// EndedText explains how an ended order (cancelled, expired, refunded) ended, from its
-// End reason (services.DecideEndReason): "The show was cancelled, so this order was
+// EndedText explains in l how an ended order (cancelled, expired, refunded) ended, from
+// its End reason (services.DecideEndReason): "The show was cancelled, so this order was
 // refunded at Mon 30 Nov, 19:40: your payment of ¥90.00 goes back to you." Staff's own
 // words are shown as written. An order read without its reason (End nil) is told from
 // its status and cancel reason alone.
-func EndedText(o *services.Order, loc *time.Location) string { return En.EndedText(o, loc) }
-
-// EndedText is EndedText in l.
 func (l Lang) EndedText(o *services.Order, loc *time.Location) string {
 	if o.End == nil {
 		return l.endedByStatus(o, loc)
@@ -386,4 +368,19 @@ func (l Lang) endedByStatus(o *services.Order, loc *time.Location) string {
 		reason = l.T("order.ended.reason", D{"Reason": l.ReasonText(*o.CancelReason)})
 	}
 	return l.T(id, D{"When": when, "Reason": reason})
+}
+
+// Payment is one payment of an order: PaymentID is the provider's reference, amounts
+// are in minor units of Currency, Status is the payment's status ("started",
+// "approved", "declined", "refunded").
+type Payment struct {
+	ID          int64
+	PaymentID   string
+	OrderID     int64
+	Provider    string
+	AmountMinor int64
+	Currency    string
+	Status      string
+	CreatedAt   time.Time
+	OrderNo     string
 }

@@ -5,8 +5,40 @@ import (
 	"time"
 
 	"seatflow/services"
-	"seatflow/services/waitingroom"
 )
+
+// A waiting room entry's status and why a room closed (the values of the waitingroom
+// package's Status* and Closed* constants).
+const (
+	RoomStatusWaiting   = "waiting"
+	RoomStatusAdmitted  = "admitted"
+	RoomStatusClosed    = "closed"
+	RoomClosedSoldOut   = "sold_out"
+	RoomClosedSale      = "sale_closed"
+	RoomClosedCancelled = "cancelled"
+)
+
+// RoomIdleFor is how long a buyer whose turn came may stay silent before the place is
+// given up (the waitingroom package's IdleFor).
+const RoomIdleFor = 120 * time.Second
+
+// QueueEntry is a buyer's place in a show's waiting room: its Status (RoomStatus*
+// constants), its Position among those waiting (1-based; 0 when not waiting, and before
+// the sale opens), the position it was first given (the progress bar's length), how
+// many wait in the room, the estimated Wait, and why the room closed (RoomClosed*, or
+// ""); Opened says the sale has opened.
+type QueueEntry struct {
+	Status        string
+	Position      int
+	FirstPosition int
+	Waiting       int
+	Wait          QueueEstimate
+	Closed        string
+	Opened        bool
+}
+
+// QueueEstimate is an estimated wait in seconds, with a low and a high end.
+type QueueEstimate struct{ Seconds, Low, High int }
 
 // QueueURL is a show's waiting page; QueueAPIURL its JSON entry and QueueEventsURL its
 // event stream.
@@ -19,7 +51,7 @@ func QueueEventsURL(showID int64) string { return "/api/v1/shows/" + i64(showID)
 type QueuePageProps struct {
 	Page  Page
 	Show  *services.Show
-	Entry *waitingroom.Entry
+	Entry *QueueEntry
 	Now   time.Time
 	Zone  *time.Location
 }
@@ -46,14 +78,14 @@ func (p QueuePageProps) State() string {
 		return QueueJoin
 	}
 	switch e.Status {
-	case waitingroom.StatusWaiting:
+	case RoomStatusWaiting:
 		if !e.Opened {
 			return QueuePre
 		}
 		return QueueWaiting
-	case waitingroom.StatusAdmitted:
+	case RoomStatusAdmitted:
 		return QueueAdmitted
-	case waitingroom.StatusClosed:
+	case RoomStatusClosed:
 		return QueueClosed
 	}
 	return QueueExpired
@@ -70,11 +102,11 @@ func (p QueuePageProps) Live() bool {
 func (p QueuePageProps) ClosedReason(l Lang) string {
 	if p.Entry != nil {
 		switch p.Entry.Closed {
-		case waitingroom.ClosedSoldOut:
+		case RoomClosedSoldOut:
 			return l.T("queue.closed_sold_out", nil)
-		case waitingroom.ClosedSale:
+		case RoomClosedSale:
 			return l.T("queue.closed_sale_closed", nil)
-		case waitingroom.ClosedCancelled:
+		case RoomClosedCancelled:
 			return l.T("queue.closed_cancelled", nil)
 		}
 	}
@@ -99,9 +131,9 @@ func (p QueuePageProps) Opened() bool { return !p.Now.Before(p.Show.SaleOpensAt)
 
 // QueueProgress is how far the entry has come, 0..100: the share of its first position
 // already admitted ahead of it.
-func QueueProgress(e *waitingroom.Entry) int {
-	if e == nil || e.Status != waitingroom.StatusWaiting || e.FirstPosition <= 0 || e.Position <= 0 {
-		if e != nil && e.Status == waitingroom.StatusAdmitted {
+func QueueProgress(e *QueueEntry) int {
+	if e == nil || e.Status != RoomStatusWaiting || e.FirstPosition <= 0 || e.Position <= 0 {
+		if e != nil && e.Status == RoomStatusAdmitted {
 			return 100
 		}
 		return 0
@@ -116,7 +148,7 @@ func QueueProgress(e *waitingroom.Entry) int {
 // QueueWait is an estimated wait as a range in l: seconds under a minute ("8–15
 // seconds"), else whole minutes ("2–4 minutes", "about 3 minutes" when both ends
 // round alike). static/js/queue.js formats the same way.
-func (l Lang) QueueWait(w waitingroom.Estimate) string {
+func (l Lang) QueueWait(w QueueEstimate) string {
 	lo, hi := max(w.Low, 1), max(w.High, 1)
 	if hi < 60 {
 		return l.T("queue.wait_seconds", D{"Low": min(lo, hi), "High": hi})

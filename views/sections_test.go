@@ -13,7 +13,6 @@ import (
 	"seatflow/services"
 	"seatflow/services/catalog"
 	"seatflow/services/demo"
-	"seatflow/services/seats"
 	"seatflow/views"
 )
 
@@ -99,7 +98,7 @@ func stadiumProps(t *testing.T, section int, selected ...int64) views.ShowPagePr
 		StartsAt: now.Add(48 * time.Hour), SaleOpensAt: now.Add(-time.Hour), SaleClosesAt: now.Add(47 * time.Hour),
 		Movie: services.Movie{Title: "Final"}, HallName: "Stadium", SeatsLeft: 1,
 		Zones: []services.Zone{{Code: "vip", Name: "VIP", PriceMinor: 48000}, {Code: "premium", Name: "Premium", PriceMinor: 18000}, {Code: "standard", Name: "Standard", PriceMinor: 8000}}}
-	m := &seats.SeatMap{Show: show, Hall: h, States: map[int64]string{}, Owners: map[int64]int64{}}
+	m := &views.ShowSeatMap{Show: show, Hall: h, States: map[int64]string{}, Owners: map[int64]int64{}}
 	for _, s := range h.Seats {
 		m.States[s.ID] = services.StateFree
 		if s.ID%3 == 0 {
@@ -182,27 +181,5 @@ func TestShowPage_Stadium(t *testing.T) {
 	doc, _ = render(t, stadiumProps(t, 145))
 	if doc.Find(`.section-grid`).Length() != 1 {
 		t.Error("section 145 does not show the overview")
-	}
-}
-
-// TestPreviewRuns: a large layout is previewed as runs of seats of one zone and kind.
-func TestPreviewRuns(t *testing.T) {
-	l, err := catalog.ParseLayout(demo.StadiumLayout(demo.StadiumOptions{}), catalog.NumberLeftToRight)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !views.CompactPreview(l) {
-		t.Fatal("a stadium is previewed seat by seat")
-	}
-	runs := views.PreviewRuns(l)
-	if len(runs) > 10000 {
-		t.Errorf("%d runs", len(runs))
-	}
-	if r := runs[0]; r.Title != "A1–A25 · Standard" || r.Style != "grid-row:1;grid-column:1/26;" {
-		t.Errorf("first run %+v", r)
-	}
-	small, _ := catalog.ParseLayout("SS.SS", "")
-	if views.CompactPreview(small) {
-		t.Error("a small layout is previewed as runs")
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"time"
 
 	"seatflow/services"
-	"seatflow/services/seats"
 )
 
 // ShowState is a show's sale state as a badge: Label for people, Class for the style.
@@ -17,14 +16,9 @@ type ShowState struct {
 
 // StateOf tells a show's sale state at now (API.md: on sale when status is on_sale and
 // now is inside the sale window, and the show has not started), with times in the
-// cinema's zone, in English. A show not on sale yet always says when its sale opens,
-// with SaleOpensText. Without the seat map it cannot tell held from sold: no free seat
-// reads "no seats free" (ShowPageProps.State tells which).
-func StateOf(s *services.Show, now time.Time, loc *time.Location) ShowState {
-	return En.StateOf(s, now, loc)
-}
-
-// StateOf is StateOf with the label and reason in l.
+// cinema's zone and the label and reason in l. A show not on sale yet always says when
+// its sale opens, with SaleOpensText. Without the seat map it cannot tell held from
+// sold: no free seat reads "no seats free" (ShowPageProps.State tells which).
 func (l Lang) StateOf(s *services.Show, now time.Time, loc *time.Location) ShowState {
 	switch {
 	case s.Status == services.ShowCancelled:
@@ -44,13 +38,8 @@ func (l Lang) StateOf(s *services.Show, now time.Time, loc *time.Location) ShowS
 	return ShowState{Label: l.T("state.on_sale", nil), Class: "on-sale", OnSale: true}
 }
 
-// SaleOpensText is the one phrase for when a show's sale opens: "sale opens Mon 30 Nov,
-// 19:40" (cinema time).
-func SaleOpensText(s *services.Show, loc *time.Location) string {
-	return En.SaleOpensText(s, loc)
-}
-
-// SaleOpensText is SaleOpensText in l ("11月30日 周一 19:40 开售").
+// SaleOpensText is the one phrase for when a show's sale opens, in l: "sale opens Mon
+// 30 Nov, 19:40" ("11月30日 周一 19:40 开售"; cinema time).
 func (l Lang) SaleOpensText(s *services.Show, loc *time.Location) string {
 	return l.T("state.sale_opens", D{"When": l.DayTime(s.SaleOpensAt, loc)})
 }
@@ -65,14 +54,14 @@ func sentence(s string) string {
 
 // StateWithMap is StateOf refined by the show's seat map (mapState): one wording for a
 // show with no free seat wherever it is shown.
-func (l Lang) StateWithMap(s *services.Show, now time.Time, loc *time.Location, m *seats.SeatMap, hold time.Duration) ShowState {
+func (l Lang) StateWithMap(s *services.Show, now time.Time, loc *time.Location, m *ShowSeatMap, hold time.Duration) ShowState {
 	return mapState(l, l.StateOf(s, now, loc), m, hold)
 }
 
 // mapState refines a show with no free seat from its seat map: "all seats held" while
 // any seat is only held (they may come back when holds end, within hold), "sold out"
 // when every seat is paid.
-func mapState(l Lang, st ShowState, m *seats.SeatMap, hold time.Duration) ShowState {
+func mapState(l Lang, st ShowState, m *ShowSeatMap, hold time.Duration) ShowState {
 	if st.Class != "sold-out" {
 		return st
 	}

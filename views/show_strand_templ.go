@@ -9,13 +9,11 @@ package views
 import "github.com/a-h/templ"
 import templruntime "github.com/a-h/templ/runtime"
 
-import "seatflow/services/seats"
-
 // StrandRule is the show's single-seat rule when the seat picker watches for lone
 // seats (warn or enforce), "" when it keeps quiet (off).
 func (p ShowPageProps) StrandRule() string {
 	switch r := p.Show().SingleSeatRule; r {
-	case seats.RuleWarn, seats.RuleEnforce:
+	case SeatRuleWarn, SeatRuleEnforce:
 		return r
 	}
 	return ""
@@ -50,7 +48,7 @@ func StrandNotice(p ShowPageProps) templ.Component {
 			var templ_7745c5c3_Var2 string
 			templ_7745c5c3_Var2, templ_7745c5c3_Err = templruntime.NewAttributeExpression(rule).Resolve(ctx)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/show_strand.templ`, Line: 21, Col: 102}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/show_strand.templ`, Line: 19, Col: 102}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var2)
 			if templ_7745c5c3_Err != nil {

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"seatflow/services"
-	"seatflow/services/seats"
 )
 
 // Page is what every page gives the layout: its title, the signed-in user (nil when
@@ -115,10 +114,27 @@ func MinPrice(s *services.Show) (int64, bool) {
 	return lowest, found
 }
 
+// ShowSeatMap is a show's seat map: the show, its hall, each seat's state (seat id ->
+// services.State*) and the user holding or owning it (seat id -> user id).
+type ShowSeatMap struct {
+	Show   *services.Show
+	Hall   *services.Hall
+	States map[int64]string
+	Owners map[int64]int64
+}
+
+// The single-seat rule's values (services.Show.SingleSeatRule; the catalog package's
+// Rule* constants), mildest first.
+const (
+	SeatRuleOff     = "off"
+	SeatRuleWarn    = "warn"
+	SeatRuleEnforce = "enforce"
+)
+
 // ShowPageProps are the props of a show's page with its seat map form.
 type ShowPageProps struct {
 	Page
-	Map       *seats.SeatMap
+	Map       *ShowSeatMap
 	Now       time.Time
 	Zone      *time.Location
 	HoldFor   time.Duration

@@ -14,7 +14,7 @@ type TicketView struct {
 	Zone  *time.Location
 	// SeatKinds maps the order's seat ids to their kind; nil when unknown.
 	SeatKinds map[int64]string
-	// Ref is the signed ticket reference (services.TicketRef).
+	// Ref is the signed ticket reference (orders.Tickets.Ref).
 	Ref string
 }
 
@@ -33,11 +33,8 @@ func TicketURL(no string) string { return OrderURL(no) + "/ticket" }
 // TicketImageURL is the QR code (PNG) of an order's ticket.
 func TicketImageURL(no string) string { return OrderURL(no) + "/ticket.png" }
 
-// TicketSeatText is one seat as the ticket reads: "F7", with the zone and the kind
+// TicketSeatText is one seat as the ticket reads in l: "F7", with the zone and the kind
 // when they say something ("F7 · Premium · wheelchair space").
-func TicketSeatText(t TicketView, s services.OrderSeat) string { return En.TicketSeatText(t, s) }
-
-// TicketSeatText is TicketSeatText in l.
 func (l Lang) TicketSeatText(t TicketView, s services.OrderSeat) string {
 	out := s.Label
 	if z := ZoneName(t.Show, s.ZoneCode); z != "" {

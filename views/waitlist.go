@@ -4,8 +4,37 @@ import (
 	"time"
 
 	"seatflow/services"
-	"seatflow/services/waitlist"
 )
+
+// The statuses of a place on a waiting list (the values of the waitlist package's
+// Status* constants).
+const (
+	WaitlistWaiting  = "waiting"
+	WaitlistOffered  = "offered"
+	WaitlistAccepted = "accepted"
+	WaitlistLapsed   = "lapsed"
+	WaitlistLeft     = "left"
+	WaitlistClosed   = "closed"
+)
+
+// WaitlistEntry is one buyer's place on a show's waiting list: the seats asked for
+// (Quantity, in Zone, "" for any), its Status (Waitlist* constants), the offer's order
+// and its deadline (UTC; nil when none), and its Position among those waiting (1-based;
+// 0 when not waiting).
+type WaitlistEntry struct {
+	ID             int64
+	ShowID         int64
+	UserID         int64
+	UserEmail      string
+	Quantity       int
+	Zone           string
+	Status         string
+	OrderNo        string
+	OrderStatus    string
+	OfferExpiresAt *time.Time
+	CreatedAt      time.Time
+	Position       int
+}
 
 // WaitlistURL is the show's waiting-list panel (GET: the panel, for htmx to refresh;
 // POST: join) and WaitlistLeaveURL the form that leaves it.
@@ -17,7 +46,7 @@ func WaitlistLeaveURL(showID int64) string { return "/shows/" + i64(showID) + "/
 // is on sale and nearly sold out). Error is a refusal to show in the panel.
 type WaitlistView struct {
 	Show  *services.Show
-	Entry *waitlist.Entry
+	Entry *WaitlistEntry
 	Offer *services.Order
 	Open  bool
 	Zone  *time.Location
@@ -40,7 +69,7 @@ func (v *WaitlistView) CanJoin() bool {
 		return true
 	}
 	switch v.Entry.Status {
-	case waitlist.StatusWaiting, waitlist.StatusOffered:
+	case WaitlistWaiting, WaitlistOffered:
 		return false
 	}
 	return true
@@ -49,7 +78,7 @@ func (v *WaitlistView) CanJoin() bool {
 // Live reports whether the panel refreshes itself (htmx, every 5 s): while the place
 // waits or its offer is pending.
 func (v *WaitlistView) Live() bool {
-	return v.Entry != nil && (v.Entry.Status == waitlist.StatusWaiting || v.Entry.Status == waitlist.StatusOffered)
+	return v.Entry != nil && (v.Entry.Status == WaitlistWaiting || v.Entry.Status == WaitlistOffered)
 }
 
 // Quantities are the quantities a buyer may ask for: 1 to the purchase limit.

@@ -257,19 +257,20 @@ func (a *App) newHTTP() *fiber.App {
 		a.registerOps(app, false)
 	}
 	app.Use("/static", filesystem.New(filesystem.Config{Root: http.FS(static.FS), MaxAge: 3600}))
-	d := &handlers.Deps{Shows: a.Shows, Orders: a.Orders, Payments: a.Payments, Users: a.Users, Limiter: a.Limiter,
-		Reconcile: a.Reconciler, Currency: a.Cfg.Currency, CinemaName: a.Cfg.CinemaName, Clock: a.Orders.Clock(), SecureCookies: a.Cfg.SecureCookies,
-		SessionMaxAge: a.Users.SessionMaxAge(), Live: a.SeatEvents}
-	catalog := a.CatalogWriter
-	d.CatalogAdmin, d.CatalogConsole, d.HallAdmin = catalog, catalog, catalog
-	d.AdminOrders = staff.NewStaffOrders(a.DB, a.Orders, a.Payments, a.Shows, a.Audit)
-	d.OrderDetail, d.UserAdmin, d.Audit = d.AdminOrders.(*staff.StaffOrders), accounts.NewUserAdmin(a.DB, a.Audit, a.Users.UserChanged), a.Audit
-	d.Dashboard, d.ExpiryQueue = a.dashboard, a.expiryQueue
-	d.ShowSeats = staff.NewShowSeats(a.DB, a.Orders, a.Audit, a.Cfg.ReconcileGrace)
-	d.Tickets, d.Door, d.Mailbox = a.tickets, staff.NewDoor(a.DB, a.Orders, a.tickets, a.Audit, a.Shows.Zone()), a.mailbox
-	d.Rooms, d.Moves, d.Admission = a.Rooms, a.roomMoves, a.Rooms.Tokens()
-	d.Waitlist = a.Waitlist
-	d.Resets = a.Resets
+	staffOrders := staff.NewStaffOrders(a.DB, a.Orders, a.Payments, a.Shows, a.Audit)
+	d := &handlers.Deps{
+		SharedDeps: handlers.SharedDeps{Shows: a.Shows, Users: a.Users, Clock: a.Orders.Clock(), SecureCookies: a.Cfg.SecureCookies,
+			Rooms: a.Rooms, Waitlist: a.Waitlist},
+		BuyerDeps: handlers.BuyerDeps{Orders: a.Orders, Payments: a.Payments, Limiter: a.Limiter, Tickets: a.tickets, Resets: a.Resets},
+		APIDeps:   handlers.APIDeps{Moves: a.roomMoves},
+		PageDeps: handlers.PageDeps{CinemaName: a.Cfg.CinemaName, Live: a.SeatEvents, SessionMaxAge: a.Users.SessionMaxAge(),
+			Admission: a.Rooms.Tokens()},
+		StaffDeps: handlers.StaffDeps{Catalog: a.CatalogWriter, StaffOrders: staffOrders,
+			UserAdmin: accounts.NewUserAdmin(a.DB, a.Audit, a.Users.UserChanged), Audit: a.Audit, Reconcile: a.Reconciler,
+			ShowSeats: staff.NewShowSeats(a.DB, a.Orders, a.Audit, a.Cfg.ReconcileGrace),
+			Door:      staff.NewDoor(a.DB, a.Orders, a.tickets, a.Audit, a.Shows.Zone())},
+		ConsoleDeps: handlers.ConsoleDeps{Currency: a.Cfg.Currency, Dashboard: a.dashboard, ExpiryQueue: a.expiryQueue, Mailbox: a.mailbox},
+	}
 	app.Use(handlers.Lang(a.Cfg.SecureCookies, d.SaveLang)) // the moviegoer pages' language; console and API stay English
 	app.Use(handlers.DemoPayments(a.Cfg.DemoPayments))
 	app.Use(d.Authenticate)

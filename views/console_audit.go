@@ -1,0 +1,18 @@
+package views
+
+import "time"
+
+// AuditEntry is one entry of the audit log: who (ActorID nil for the system, ActorEmail
+// "" then), what (Action on Entity EntityID), the entity's JSON before and after (nil
+// when absent) and when.
+type AuditEntry struct {
+	ID         int64
+	ActorID    *int64
+	ActorEmail string
+	Action     string
+	Entity     string
+	EntityID   string
+	Before     []byte
+	After      []byte
+	CreatedAt  time.Time
+}

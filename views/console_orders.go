@@ -1,0 +1,27 @@
+package views
+
+import (
+	"time"
+
+	"seatflow/services"
+)
+
+// StaffOrder is an order as staff see it: the order and its buyer's email.
+type StaffOrder struct {
+	*services.Order
+	UserEmail string
+}
+
+// OrderPayment is one payment of an order for staff, with when it last changed.
+type OrderPayment struct {
+	Payment
+	UpdatedAt time.Time
+}
+
+// OrderDetail is one order for staff: the order with its buyer, its payments (oldest
+// first) and its audit entries (newest first).
+type OrderDetail struct {
+	*StaffOrder
+	Payments []*OrderPayment
+	History  []*AuditEntry
+}
