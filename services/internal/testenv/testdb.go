@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -20,12 +21,8 @@ type FixedClock struct{ T time.Time }
 // Now returns the fixed time.
 func (c FixedClock) Now() time.Time { return c.T }
 
-// TestDBName is the database the services tests use; SEATFLOW_TEST_SUFFIX is appended
-// so that two checkouts can run their tests side by side.
-var TestDBName = "seatflow_test_services" + os.Getenv("SEATFLOW_TEST_SUFFIX")
-
-// NewTestDB creates (or empties) the MariaDB database seatflow_test_services on
-// 127.0.0.1:3306 (root, no password; override the part before the database name with
+// NewTestDB creates (or empties) the MariaDB database TestDBName of this test package
+// on 127.0.0.1:3306 (root, no password; override the part before the database name with
 // SEATFLOW_TEST_MYSQL_DSN_BASE, e.g. "root@tcp(127.0.0.1:3306)/"), applies the
 // migrations with Migrate, and truncates every table (SET FOREIGN_KEY_CHECKS=0; TRUNCATE
 // each table except goose_db_version). It returns the *sqlx.DB and closes it with
@@ -81,15 +78,16 @@ var (
 	storesErr  error
 )
 
-// LockStores makes this test process the only user of the test database and the test
-// Redis database until it exits. go test runs the packages under services/ as separate
-// processes side by side, and they all empty and fill the same two stores; the first
-// call of each process waits for an exclusive lock on a file in the temporary
-// directory named after the database.
+// LockStores makes this test process the only user of its package's test database and
+// Redis DB until it exits. Each package has stores of its own (stores.go), so the
+// packages under services/ run side by side; the lock only makes two runs of one
+// package (two go test commands in one checkout) take turns: the first call of each
+// process waits for an exclusive lock on a file in the temporary directory named
+// after the database and the Redis address.
 func LockStores(t testing.TB) {
 	t.Helper()
 	storesOnce.Do(func() {
-		name := filepath.Join(os.TempDir(), "seatflow-test-stores-"+TestDBName+".lock")
+		name := filepath.Join(os.TempDir(), "seatflow-test-stores-"+TestDBName+"-"+strings.ReplaceAll(testRedisAddr(), ":", "_")+".lock")
 		if storesFile, storesErr = os.OpenFile(name, os.O_CREATE|os.O_RDWR, 0o600); storesErr != nil {
 			return
 		}
