@@ -73,27 +73,53 @@ func NewTestDB(t testing.TB) *sqlx.DB {
 }
 
 var (
-	storesOnce sync.Once
-	storesFile *os.File // open while the process lives: closing it would drop the lock
-	storesErr  error
+	storesOnce  sync.Once
+	storesFiles []*os.File // open while the process lives: closing one would drop its lock
+	storesErr   error
 )
+
+// RunsAlone lists the test packages that run with no other services package beside
+// them: services/invariants, whose storms (hundreds of goroutines against one show)
+// and fault tests count on Redis answering within store.RedisTimeout and on rate
+// buckets not refilling between calls, which a second busy test process on a small
+// machine can starve. Its fault tests flush and restart Redis servers of their own
+// (NewPrivateRedisEnv) and cut a proxy of their own (NewProxiedEnv), never the shared
+// stores.
+var RunsAlone = map[string]bool{"services/invariants": true}
 
 // LockStores makes this test process the only user of its package's test database and
 // Redis DB until it exits. Each package has stores of its own (stores.go), so the
-// packages under services/ run side by side; the lock only makes two runs of one
-// package (two go test commands in one checkout) take turns: the first call of each
-// process waits for an exclusive lock on a file in the temporary directory named
-// after the database and the Redis address.
+// packages under services/ run side by side; a package of RunsAlone runs alone. The
+// first call of each process takes two locks on files in the temporary directory,
+// kept until it exits: one named after the checkout (SEATFLOW_TEST_SUFFIX) and the
+// Redis address, shared by every package and exclusive for a package of RunsAlone;
+// then an exclusive one named after the database and the Redis address, which makes
+// two runs of one package (two go test commands in one checkout) take turns.
 func LockStores(t testing.TB) {
 	t.Helper()
 	storesOnce.Do(func() {
-		name := filepath.Join(os.TempDir(), "seatflow-test-stores-"+TestDBName+"-"+strings.ReplaceAll(testRedisAddr(), ":", "_")+".lock")
-		if storesFile, storesErr = os.OpenFile(name, os.O_CREATE|os.O_RDWR, 0o600); storesErr != nil {
+		addr := strings.ReplaceAll(testRedisAddr(), ":", "_")
+		how := syscall.LOCK_SH
+		if RunsAlone[Package] {
+			how = syscall.LOCK_EX
+		}
+		if storesErr = lockFile("seatflow-test-alone"+os.Getenv("SEATFLOW_TEST_SUFFIX")+"-"+addr+".lock", how); storesErr != nil {
 			return
 		}
-		storesErr = syscall.Flock(int(storesFile.Fd()), syscall.LOCK_EX)
+		storesErr = lockFile("seatflow-test-stores-"+TestDBName+"-"+addr+".lock", syscall.LOCK_EX)
 	})
 	if storesErr != nil {
 		t.Fatalf("lock the test stores: %v", storesErr)
 	}
+}
+
+// lockFile waits for a lock (how: syscall.LOCK_SH or LOCK_EX) on the file name in the
+// temporary directory and keeps it until the process exits.
+func lockFile(name string, how int) error {
+	f, err := os.OpenFile(filepath.Join(os.TempDir(), name), os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		return err
+	}
+	storesFiles = append(storesFiles, f)
+	return syscall.Flock(int(f.Fd()), how)
 }
