@@ -34,10 +34,11 @@ services:
 	@bash .ci/services
 
 ## test: vet, check generated code, run every test against real MariaDB and Redis in three
-## runs side by side: the services/ packages (which take turns on one test database, see
-## DESIGN.md "Testing") with jobs and the load test's smoke run; web's browser tests (on
-## stores of their own, SEATFLOW_TEST_WEB_PART=browser); and the rest (web, handlers,
-## views); the other runs' output follows the last's
+## runs side by side: the services/ packages (each on a database and a Redis DB of its
+## own, services/internal/testenv.RedisDBs, so two run at a time) with jobs and the load
+## test's smoke run; web's browser tests (on stores of their own,
+## SEATFLOW_TEST_WEB_PART=browser); and the rest (web, handlers, views); the other runs'
+## output follows the last's
 STORE_TEST_PKGS := ./services/... ./jobs/... ./web/loadtest/...
 BROWSER_TESTS := Browser|TestConsole_ManagerDay
 test: services test-deps static

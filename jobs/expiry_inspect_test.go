@@ -12,7 +12,7 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-// newInspectQueue is newQueue (Redis DB 13, flushed) that also returns the Redis client
+// newInspectQueue is newQueue (Redis DB jobsRedisDB, flushed) that also returns the Redis client
 // for a worker.
 func newInspectQueue(t *testing.T) (*ExpiryQueue, *asynq.Inspector, *redis.Client) {
 	t.Helper()
@@ -20,7 +20,7 @@ func newInspectQueue(t *testing.T) (*ExpiryQueue, *asynq.Inspector, *redis.Clien
 	if addr == "" {
 		addr = "127.0.0.1:6379"
 	}
-	rdb := redis.NewClient(&redis.Options{Addr: addr, DB: 13})
+	rdb := redis.NewClient(&redis.Options{Addr: addr, DB: jobsRedisDB})
 	if err := rdb.FlushDB(context.Background()).Err(); err != nil {
 		t.Fatal(err)
 	}

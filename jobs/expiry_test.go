@@ -12,14 +12,18 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-// the jobs tests own Redis DB 13
+// jobsRedisDB is the Redis DB the jobs tests own (services/internal/testenv.RedisDBs
+// lists every test package's number).
+const jobsRedisDB = 13
+
+// newQueue is an expiry queue over Redis DB jobsRedisDB, flushed, and its inspector.
 func newQueue(t *testing.T) (*ExpiryQueue, *asynq.Inspector) {
 	t.Helper()
 	addr := os.Getenv("SEATFLOW_TEST_REDIS_ADDR")
 	if addr == "" {
 		addr = "127.0.0.1:6379"
 	}
-	rdb := redis.NewClient(&redis.Options{Addr: addr, DB: 13})
+	rdb := redis.NewClient(&redis.Options{Addr: addr, DB: jobsRedisDB})
 	if err := rdb.FlushDB(context.Background()).Err(); err != nil {
 		t.Fatal(err)
 	}

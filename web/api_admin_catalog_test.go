@@ -11,6 +11,7 @@ import (
 type adminCatalogPick struct {
 	hall, movie string
 	zones       []string
+	today       string // the cinema's date by the app's clock when picked (YYYY-MM-DD)
 }
 
 func (a *testApp) pickCatalog(staff string) adminCatalogPick {
@@ -27,7 +28,7 @@ func (a *testApp) pickCatalog(staff string) adminCatalogPick {
 	if r.status != 200 || json.Unmarshal(r.body, &halls) != nil || len(halls.Halls) == 0 {
 		a.t.Fatalf("admin halls: %d %s", r.status, r.body)
 	}
-	var p adminCatalogPick
+	p := adminCatalogPick{today: a.localDate(0)}
 	most := -1
 	for _, h := range halls.Halls {
 		if h.Seats > most && len(h.Zones) > 0 && h.Rows > 0 && h.Cols > 0 {

@@ -55,7 +55,7 @@ func TestConsole_ManagerDay(t *testing.T) {
 	acc := a.accounts["staff"]
 	ctx := newBrowser(t)
 	css := func(s string) chromedp.CSS { return chromedp.CSS(s) }
-	tomorrow := time.Now().In(a.Cfg.Location()).AddDate(0, 0, 1).Format(time.DateOnly)
+	tomorrow := a.localDate(1)
 	const hallName, movieTitle = "Studio Nine", "The Night Projectionist"
 
 	// 1. sign in on the way to the new-hall form, type a layout, see the preview, save

@@ -4,7 +4,6 @@ import (
 	"regexp"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/chromedp/chromedp"
 )
@@ -19,7 +18,7 @@ func TestAdminShows_Browser(t *testing.T) {
 	acc := a.accounts["staff"]
 	ctx := newBrowser(t)
 	css := func(s string) chromedp.CSS { return chromedp.CSS(s) }
-	tomorrow := time.Now().In(a.Cfg.Location()).AddDate(0, 0, 1).Format(time.DateOnly)
+	tomorrow := a.localDate(1)
 
 	if err := chromedp.Do(ctx,
 		chromedp.Navigate(a.base+"/admin/movies"),

@@ -6,7 +6,6 @@ import (
 	"regexp"
 	"strings"
 	"testing"
-	"time"
 )
 
 // TestAdminShows_CancelAsksThenSummarises cancels a show from the console: its page
@@ -18,7 +17,7 @@ func TestAdminShows_CancelAsksThenSummarises(t *testing.T) {
 	staff, buyer := a.demoToken("staff"), a.newUser()
 	s := a.consoleSession(staff)
 	p := a.pickCatalog(staff)
-	date := time.Now().In(a.Cfg.Location()).AddDate(0, 0, 20).Format(time.DateOnly)
+	date := a.localDate(20)
 	st, loc, body := s.post("/admin/shows", showFormValues(p, p.movie, date, "19:30"))
 	m := showURL.FindStringSubmatch(loc)
 	if st != 303 || m == nil {
@@ -39,7 +38,7 @@ func TestAdminShows_CancelAsksThenSummarises(t *testing.T) {
 	if _, page := s.get("/admin/shows/" + show + "?done=opened"); !strings.Contains(page, `id="show-status">on sale`) {
 		t.Errorf("after open sale now the page does not read on sale")
 	}
-	edit := url.Values{"opens_date": {time.Now().In(a.Cfg.Location()).Format(time.DateOnly)}, "opens_time": {"00:00"},
+	edit := url.Values{"opens_date": {a.localDate(0)}, "opens_time": {"00:00"},
 		"closes_date": {date}, "closes_time": {"18:00"}, "purchase_limit": {"6"}}
 	for _, z := range p.zones {
 		edit.Set("price_"+z, "50")

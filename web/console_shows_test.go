@@ -65,7 +65,7 @@ func (s *consoleSession) post(path string, form url.Values) (int, string, string
 // from now until the start, a price for every zone, once.
 func showFormValues(p adminCatalogPick, movie, date, start string) url.Values {
 	v := url.Values{"movie_id": {movie}, "hall_id": {p.hall}, "date": {date}, "start": {start},
-		"opens_date": {time.Now().UTC().Format(time.DateOnly)}, "opens_time": {"00:00"},
+		"opens_date": {p.today}, "opens_time": {"00:00"},
 		"purchase_limit": {"4"}, "days": {"1"}}
 	for _, z := range p.zones {
 		v.Set("price_"+z, "42.50")
@@ -244,7 +244,7 @@ func TestAdminShows_SingleSeatRuleForm(t *testing.T) {
 	staff := a.demoToken("staff")
 	s := a.consoleSession(staff)
 	p := a.pickCatalog(staff)
-	date := time.Now().In(a.Cfg.Location()).AddDate(0, 0, 22).Format(time.DateOnly)
+	date := a.localDate(22)
 
 	if _, page := s.get("/admin/shows/new"); !strings.Contains(page, `name="single_seat_rule"`) ||
 		!regexp.MustCompile(`<option value="off" selected`).MatchString(page) || !strings.Contains(page, "Enforce</strong>: a booking that leaves") {

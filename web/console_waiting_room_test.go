@@ -7,7 +7,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 )
 
 // roomOf reads a show's waiting room as the public and the staff JSON see it: the
@@ -56,7 +55,7 @@ func TestAdminShows_WaitingRoomForm(t *testing.T) {
 	staff := a.demoToken("staff")
 	s := a.consoleSession(staff)
 	p := a.pickCatalog(staff)
-	date := time.Now().In(a.Cfg.Location()).AddDate(0, 0, 21).Format(time.DateOnly)
+	date := a.localDate(21)
 	st, loc, body := s.post("/admin/shows", showFormValues(p, p.movie, date, "19:30"))
 	m := showURL.FindStringSubmatch(loc)
 	if st != 303 || m == nil {
@@ -206,7 +205,7 @@ func TestAdminShows_NewShowWithWaitingRoom(t *testing.T) {
 		t.Errorf("the new-show form ticks the waiting room by default")
 	}
 
-	day := func(n int) string { return time.Now().In(a.Cfg.Location()).AddDate(0, 0, n).Format(time.DateOnly) }
+	day := a.localDate
 	cases := []struct {
 		name   string
 		date   string

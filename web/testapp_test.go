@@ -21,7 +21,6 @@ import (
 	"seatflow/services/store"
 )
 
-// offsetClock is the real clock moved by an offset tests set.
 // offsetClock is the wall clock moved by an offset, or held still at one instant.
 type offsetClock struct {
 	off    atomic.Int64
@@ -105,6 +104,13 @@ func testConfig() Config {
 	cfg.AdmissionSecret = "web-test-admission-secret" // shared by every instance of a test
 	cfg.DemoPayments = true
 	return cfg
+}
+
+// localDate is the cinema's date (its time zone, YYYY-MM-DD) days after today by the
+// app's clock: the day a test books or opens a sale in agrees with the app's, whatever
+// the machine's zone and wherever the wall clock is.
+func (a *testApp) localDate(days int) string {
+	return a.clock.Now().In(a.Cfg.Location()).AddDate(0, 0, days).Format(time.DateOnly)
 }
 
 func newTestApp(t *testing.T, tweak func(*Config)) *testApp {

@@ -17,11 +17,12 @@ import (
 	"seatflow/services/store"
 )
 
-// auditRedisDB is the Redis DB of the audit test (flushed first).
-const auditRedisDB = 10
+// auditRedisDB is the Redis DB of the audit test (flushed first): the package's one,
+// which the smoke test uses too; the web browser tests own DB 10.
+const auditRedisDB = smokeRedisDB
 
 // newAuditRun returns a run over a fresh database seatflow_loadtest_audit<suffix> with
-// the migrations applied and Redis DB 10 of SEATFLOW_TEST_REDIS_ADDR, flushed.
+// the migrations applied and Redis DB auditRedisDB of SEATFLOW_TEST_REDIS_ADDR, flushed.
 func newAuditRun(t *testing.T) *run {
 	t.Helper()
 	ctx := context.Background()

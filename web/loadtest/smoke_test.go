@@ -18,9 +18,10 @@ import (
 	"seatflow/web"
 )
 
-// smokeRedisDB is the Redis DB of the smoke test's server (flushed first). No other
-// package's tests use it (services 11, web 12, jobs 13, the audit test 10), since make
-// test runs two packages at once.
+// smokeRedisDB is the Redis DB of this package's tests (the smoke test's server and the
+// audit test, one after the other; flushed first). No other package's tests use it
+// (services/internal/testenv.RedisDBs lists every test package's number), since make
+// test runs packages side by side.
 const smokeRedisDB = 14
 
 // TestSmoke_WholeRunAgainstInProcessServer runs every ceiling and scenario (the

@@ -80,7 +80,7 @@ var redisMajorRe = regexp.MustCompile(`v=(\d+)\.`)
 func (p *privateRedis) Start() {
 	p.t.Helper()
 	args := []string{"--port", p.port, "--save", "", "--appendonly", "no", "--bind", "127.0.0.1",
-		"--dir", p.dir, "--logfile", ""}
+		"--dir", p.dir, "--logfile", "", "--databases", strconv.Itoa(RedisDatabases)}
 	if out, err := exec.Command("redis-server", "--version").Output(); err == nil {
 		if m := redisMajorRe.FindSubmatch(out); m != nil {
 			if major, _ := strconv.Atoi(string(m[1])); major >= 7 {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -20,12 +21,8 @@ type FixedClock struct{ T time.Time }
 // Now returns the fixed time.
 func (c FixedClock) Now() time.Time { return c.T }
 
-// TestDBName is the database the services tests use; SEATFLOW_TEST_SUFFIX is appended
-// so that two checkouts can run their tests side by side.
-var TestDBName = "seatflow_test_services" + os.Getenv("SEATFLOW_TEST_SUFFIX")
-
-// NewTestDB creates (or empties) the MariaDB database seatflow_test_services on
-// 127.0.0.1:3306 (root, no password; override the part before the database name with
+// NewTestDB creates (or empties) the MariaDB database TestDBName of this test package
+// on 127.0.0.1:3306 (root, no password; override the part before the database name with
 // SEATFLOW_TEST_MYSQL_DSN_BASE, e.g. "root@tcp(127.0.0.1:3306)/"), applies the
 // migrations with Migrate, and truncates every table (SET FOREIGN_KEY_CHECKS=0; TRUNCATE
 // each table except goose_db_version). It returns the *sqlx.DB and closes it with
@@ -76,26 +73,53 @@ func NewTestDB(t testing.TB) *sqlx.DB {
 }
 
 var (
-	storesOnce sync.Once
-	storesFile *os.File // open while the process lives: closing it would drop the lock
-	storesErr  error
+	storesOnce  sync.Once
+	storesFiles []*os.File // open while the process lives: closing one would drop its lock
+	storesErr   error
 )
 
-// LockStores makes this test process the only user of the test database and the test
-// Redis database until it exits. go test runs the packages under services/ as separate
-// processes side by side, and they all empty and fill the same two stores; the first
-// call of each process waits for an exclusive lock on a file in the temporary
-// directory named after the database.
+// RunsAlone lists the test packages that run with no other services package beside
+// them: services/invariants, whose storms (hundreds of goroutines against one show)
+// and fault tests count on Redis answering within store.RedisTimeout and on rate
+// buckets not refilling between calls, which a second busy test process on a small
+// machine can starve. Its fault tests flush and restart Redis servers of their own
+// (NewPrivateRedisEnv) and cut a proxy of their own (NewProxiedEnv), never the shared
+// stores.
+var RunsAlone = map[string]bool{"services/invariants": true}
+
+// LockStores makes this test process the only user of its package's test database and
+// Redis DB until it exits. Each package has stores of its own (stores.go), so the
+// packages under services/ run side by side; a package of RunsAlone runs alone. The
+// first call of each process takes two locks on files in the temporary directory,
+// kept until it exits: one named after the checkout (SEATFLOW_TEST_SUFFIX) and the
+// Redis address, shared by every package and exclusive for a package of RunsAlone;
+// then an exclusive one named after the database and the Redis address, which makes
+// two runs of one package (two go test commands in one checkout) take turns.
 func LockStores(t testing.TB) {
 	t.Helper()
 	storesOnce.Do(func() {
-		name := filepath.Join(os.TempDir(), "seatflow-test-stores-"+TestDBName+".lock")
-		if storesFile, storesErr = os.OpenFile(name, os.O_CREATE|os.O_RDWR, 0o600); storesErr != nil {
+		addr := strings.ReplaceAll(testRedisAddr(), ":", "_")
+		how := syscall.LOCK_SH
+		if RunsAlone[Package] {
+			how = syscall.LOCK_EX
+		}
+		if storesErr = lockFile("seatflow-test-alone"+os.Getenv("SEATFLOW_TEST_SUFFIX")+"-"+addr+".lock", how); storesErr != nil {
 			return
 		}
-		storesErr = syscall.Flock(int(storesFile.Fd()), syscall.LOCK_EX)
+		storesErr = lockFile("seatflow-test-stores-"+TestDBName+"-"+addr+".lock", syscall.LOCK_EX)
 	})
 	if storesErr != nil {
 		t.Fatalf("lock the test stores: %v", storesErr)
 	}
+}
+
+// lockFile waits for a lock (how: syscall.LOCK_SH or LOCK_EX) on the file name in the
+// temporary directory and keeps it until the process exits.
+func lockFile(name string, how int) error {
+	f, err := os.OpenFile(filepath.Join(os.TempDir(), name), os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		return err
+	}
+	storesFiles = append(storesFiles, f)
+	return syscall.Flock(int(f.Fd()), how)
 }

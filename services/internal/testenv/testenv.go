@@ -3,7 +3,6 @@ package testenv
 import (
 	"context"
 	"fmt"
-	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -32,26 +31,6 @@ type testClock struct {
 func (c *testClock) Now() time.Time { c.Mu.Lock(); defer c.Mu.Unlock(); return c.T }
 
 func (c *testClock) Advance(d time.Duration) { c.Mu.Lock(); c.T = c.T.Add(d); c.Mu.Unlock() }
-
-// TestRedisDB is the Redis database number the services tests own.
-const TestRedisDB = 11
-
-// newTestRedis returns a client of Redis DB testRedisDB on 127.0.0.1:6379 (override
-// the address with SEATFLOW_TEST_REDIS_ADDR), flushed.
-func newTestRedis(t testing.TB) *redis.Client {
-	t.Helper()
-	LockStores(t)
-	addr := os.Getenv("SEATFLOW_TEST_REDIS_ADDR")
-	if addr == "" {
-		addr = "127.0.0.1:6379"
-	}
-	rdb := redis.NewClient(&redis.Options{Addr: addr, DB: TestRedisDB, PoolSize: 128})
-	if err := rdb.FlushDB(context.Background()).Err(); err != nil {
-		t.Fatalf("redis: %v", err)
-	}
-	t.Cleanup(func() { rdb.Close() })
-	return rdb
-}
 
 // RecordingExpiry is an ExpiryScheduler that remembers what was scheduled.
 type RecordingExpiry struct {
