@@ -4,8 +4,8 @@
 // console, the admin API and the publish job share, each write audited (invariant 11)
 // and times stored in UTC (invariant 7).
 //
-// It owns the halls, zones, seats, movies, shows and show_prices tables. It imports
-// services, store and audit. What it needs of the seat maps in Redis it asks through
-// the small SeatMaps interface, which the seats package's Shows provides, so it never
-// imports seats.
+// It keeps the rules of the halls, zones, seats, movies, shows and show_prices tables,
+// whose SQL is in package store. It imports services, store and audit. What it needs of
+// the seat maps in Redis it asks through the small SeatMaps interface, which the seats
+// package's Shows provides, so it never imports seats.
 package catalog

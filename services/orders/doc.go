@@ -2,11 +2,13 @@
 // Idempotency-Key, precheck, the hold in Redis, one MySQL transaction), reads it, and
 // ends it by payment, cancellation or expiry; Payments starts payments and applies the
 // provider's signed webhooks; AsyncExpiry schedules expiry tasks; Tickets signs and
-// verifies ticket references. InsertOrder is the one INSERT of an order.
+// verifies ticket references. An order changes status only through Orders.Transition,
+// which refuses an edge the state diagram does not have.
 //
-// It owns the orders, order_seats, idempotency_keys, payments and seat_syncs tables. It
-// imports services, store, catalog and seats. It keeps invariants 1, 2 (all or nothing),
-// 5 (one conditional update per transition), 6 (money from zone prices, in minor units)
-// and 10 (money moves only for a live sale) (DESIGN.md "Invariants", "The order
-// pipeline").
+// It keeps the rules of the orders, order_seats, idempotency_keys, payments and
+// seat_syncs tables, one aggregate whose SQL is in package store. It imports services,
+// store, catalog, seats, mail (the order e-mails, queued in the order's transaction) and
+// lua. It keeps invariants 1, 2 (all or nothing), 5 (one conditional update per
+// transition), 6 (money from zone prices, in minor units) and 10 (money moves only for a
+// live sale) (DESIGN.md "Invariants", "The order pipeline").
 package orders
