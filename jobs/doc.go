@@ -8,4 +8,8 @@
 //   - scheduler.go: the robfig/cron Scheduler of each process, with its jobs:
 //     reconciliation (reconcile.go), the seat-sync retries, and the loading of seat
 //     maps ahead of a sale (publish.go).
+//
+// Of seatflow's packages it imports only reconcile (the run's options and report):
+// what it needs of orders, the catalog and mail it declares as small interfaces
+// (Expirer, SeatSyncer, Publisher, MailDeliverer) that web passes the services to.
 package jobs

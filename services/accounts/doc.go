@@ -2,7 +2,8 @@
 // their cross-process cache (SessionCache), password reset links (Resets), and the
 // admin's user list and role changes (UserAdmin, audited).
 //
-// It owns the users, sessions and password_resets tables. It imports services, store,
-// audit and mail (a reset link's e-mail is queued in the outbox with its row).
-// E-mail addresses are compared in their canonical form (services.CanonicalEmail).
+// It keeps the rules of the users, sessions and password_resets tables (their SQL is in
+// package store). It imports services, store, audit and mail (a reset link's e-mail is
+// queued in the outbox with its row). E-mail addresses are compared in their canonical
+// form (services.CanonicalEmail).
 package accounts

@@ -45,6 +45,15 @@ var created = wantMail{kind: string(mail.OrderCreated)}
 // TestInvariant16_EveryOrderEventQueuesOneMail drives each order event through the real
 // services and finds exactly one outbox row of its kind, for the order's buyer, with its
 // reason codes; the repeat, the replay or the loser of each transition writes none.
+//
+// Invariant 16 is kept by mail.Queue inside the deciding transaction, only on the
+// winner's path of the conditional update (invariant 5): the group commit (one multi-row
+// INSERT for a batch's committed orders), the end of an order (its caller gives the kind
+// and reason), the payment's approval and the staff refund. The outbox's dedupe key
+// (kind:order_no; a late payment's refund kind:payment_id) makes an event written twice
+// one row; Data carries reason codes a renderer translates (services/mail/reasons.go).
+// Besides this file, TestGroupCommit_BatchQueuesOneCreatedMailPerCommittedOrder
+// (services/orders/created_mail_test.go) proves it.
 func TestInvariant16_EveryOrderEventQueuesOneMail(t *testing.T) {
 	e := testenv.NewTestEnv(t, testenv.Unlimited)
 	e.QuietLogs()

@@ -24,6 +24,21 @@ import (
 // release freed the wrong seats or restored counters twice, MySQL would show a seat in
 // two live orders (or its unique key would reject an insert Redis allowed), a user
 // would own more than 4 seats, or Redis would disagree with MySQL afterwards.
+//
+// Invariant 1 is kept by two independent guards. lua/hold.lua checks that every seat is
+// F and writes the holds in one atomic script. MySQL's unique key uq_order_seats_live
+// (show_id, seat_id, live) on order_seats is the second: live is 1 while the order is
+// live and NULL after it ends, and NULLs never collide, so a released seat can be sold
+// again and its history stays. When Redis has drifted (free in Redis, live in MySQL) the
+// insert hits the key, and the create answers SEAT_TAKEN and releases its holds. The
+// Idempotency-Key lock keeps a retried request from holding seats twice. Besides this
+// file, the invariant is proven by TestInvariant1_IdempotencyKeyReplaysOneOrder,
+// TestInvariant1_ConcurrentReplaysAllGetTheFirstOrder and
+// TestIdempotencyKey_ReplayedWhenRedisForgotIt (invariant2_test.go),
+// TestGroupCommit_ARefusedOrderNeverFailsItsBatch (a seat live in MySQL and free in
+// Redis, inside a batch) and TestGroupCommit_ConcurrentCreatesShareOneTransaction
+// (services/orders/group_commit_test.go), and
+// TestScaleOut_TwoInstancesNeverSellASeatTwice (web/scaleout_test.go).
 func TestInvariant1_StormOfOverlappingBatches(t *testing.T) {
 	e := testenv.NewTestEnv(t, testenv.Unlimited)
 	ctx := context.Background()

@@ -25,6 +25,15 @@ import (
 // one more is refused with LIMIT_EXCEEDED and nothing is written; paid seats count,
 // cancelled ones do not. An off-by-one (>= instead of >) or a limit that only looked at
 // the batch would let a user hold 5 seats or refuse the 4th.
+//
+// Invariant 2 is kept by Orders.Create, which checks everything before the hold:
+// validation, the show on sale, the seats in the show, seats.CheckCompanions, the
+// precheck, RateLimiter.AllowOrder, the Idempotency-Key and the price; by lua/hold.lua,
+// which checks loaded, DUP, TAKEN, LIMIT and SOLD_OUT before its first write; and by the
+// release of the holds (owner-checked lua/release.lua) after any error past the hold, a
+// lost script reply included. Best-available holds one whole block, rate limits fail
+// closed, and the purchase limit has a second line in MySQL (invariant 3b). Besides this
+// file, TestFault_MySQLDownDuringCreate (fault_test.go) proves it.
 func TestInvariant2_PurchaseLimitIsInclusive(t *testing.T) {
 	e := testenv.NewTestEnv(t, testenv.Unlimited)
 	ctx := context.Background()

@@ -16,6 +16,21 @@ import (
 // map is missing is harmless; and a single deleted seat field is reloaded before the
 // hold decides, so the seat is never sold to someone else. If a missing value were read
 // as free, the flushed seats would be sold twice.
+//
+// Invariant 3 is kept by SeatStore (services/seats/seatstore.go): Load rebuilds a map
+// from MySQL, single-flight per show per process, and a script that answers NOT_LOADED
+// is asked again after the load, at most 3 times; SnapshotFromDB gives the truth (live
+// seats H/S, house seats and seats not sellable B, the rest F). lua/load.lua only fills
+// what is missing on an existing map, never overwriting live holds, and sets each hash's
+// lifetime on Redis's clock (SeatMapKeepAfterStart, SeatMapMinTTL). Each hash carries a
+// "_" marker field, so an existing key is never empty; the users hash's marker is the
+// Redis time of its last rebuild, and a commit counts the buyer's seats in MySQL when it
+// moved since the hold (NeedsLimitCount). CompareSeatCache (services/seats/compare.go)
+// is the one definition of agreement, for reconciliation (lua/repair.lua) and the tests
+// alike. Besides this file, the invariant is proven by
+// TestSeatMapLifetimeIsCountedOnRedisClock (services/seats/seatstore_clock_test.go) and
+// by TestNeedsLimitCount and TestUsersMark_RebuildsMoveIt
+// (services/orders/limit_check_test.go).
 func TestInvariant3_FlushedRedisReloadsFromMySQL(t *testing.T) {
 	e := testenv.NewTestEnv(t, testenv.Unlimited)
 	ctx := context.Background()

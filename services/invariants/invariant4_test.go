@@ -16,6 +16,16 @@ import (
 // sold, a second cancel, an expiry after the deadline) and a stale sell of A must leave
 // F5 held by B with every counter unchanged. A release that only checked "held" would
 // free B's seat and let a third buyer take it.
+//
+// Invariant 4 is kept by the scripts. lua/release.lua releases a seat only if the order
+// matches, from H (or H and S for a refund). lua/sell.lua turns H of the same order into
+// S; a seat found F is taken back for the paid order, which is safe because MySQL's
+// unique key says no other live order has it, and a seat of another order is left to
+// reconciliation. lua/house.lua only does F to B and B to F. lua/repair.lua
+// compare-and-sets on the value it read. Besides this test,
+// TestReconcileRepairSkipsSeatsThatMovedMeanwhile
+// (services/reconcile/reconciler_test.go) and TestHouseSeats_NeverStealAHold
+// (services/staff/house_seats_test.go) prove it.
 func TestInvariant4_StaleReleaseCannotFreeAnotherOrdersSeat(t *testing.T) {
 	e := testenv.NewTestEnv(t, testenv.Unlimited)
 	ctx := context.Background()

@@ -18,6 +18,13 @@ import (
 // and the payment approved, or expired with its seat free and the payment refunded.
 // Two winners (or a loser that still touched Redis) would leave a paid order with a
 // free seat, or an expired order with a sold one.
+//
+// Invariant 5 is kept where an order changes state: each change (pay, cancel, expire,
+// refund, a show's cancellation, a staff release, reconciliation) is one UPDATE ...
+// WHERE status = '<from>', plus expires_at <= now for an expiry, that in the same
+// transaction sets order_seats.live to NULL when the order ends; only the caller whose
+// update changed the row runs the Redis step. Past its deadline a cancel expires the
+// order instead. The other races of this file prove it too.
 func TestInvariant5_PayVersusExpireRace(t *testing.T) {
 	e := testenv.NewTestEnv(t, testenv.Unlimited)
 	e.QuietLogs()

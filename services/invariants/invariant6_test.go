@@ -16,6 +16,11 @@ import (
 // wrong expected_total_minor is PRICE_CHANGED naming the server total and writes
 // nothing, a right one passes, and a price change applies to new orders only. Trusting
 // the client's total, or pricing from anything but the show's zones, breaks these sums.
+//
+// Invariant 6 is kept by the create's pricing from show_prices (a client's
+// expected_total_minor is only compared) and by the payment webhook, whose amount must
+// equal payments.amount_minor. TestCreateOrderHoldsSeatsAndPrices
+// (services/orders/orders_test.go) proves it too.
 func TestInvariant6_MoneyFromZonePrices(t *testing.T) {
 	e := testenv.NewTestEnv(t, testenv.Unlimited)
 	ctx := context.Background()

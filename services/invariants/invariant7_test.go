@@ -15,6 +15,12 @@ import (
 // day in the cinema's zone. If the DSN lost loc=UTC / time_zone='+00:00', the raw
 // DATETIME would differ from the UTC wall clock; if OnDate used UTC days, a show at
 // 00:30 Shanghai time (16:30 UTC the day before) would be listed on the wrong date.
+//
+// Invariant 7 is kept by OpenDB (services/store/db.go), which forces parseTime, loc=UTC
+// and the session's time_zone '+00:00'; by LocalTime (services/localtime.go),
+// seats.Shows.OnDate and the staff Dashboard, which turn local days into UTC ranges; and
+// by Redis's TIME for Redis-side lifetimes, tokens and markers (invariant 3c).
+// TestLocalTime_RefusesGapsAndOverlaps (services/localtime_test.go) proves it too.
 func TestInvariant7_TimesStoredInUTCDatesReadInCinemaZone(t *testing.T) {
 	e := testenv.NewTestEnv(t, testenv.Unlimited)
 	ctx := context.Background()

@@ -15,6 +15,15 @@ import (
 // second Expire is a no-op and the counters move once); a payment started before the
 // deadline and approved after the expiry is recorded as refunded and does not take the
 // seats back from the buyer who bought them meanwhile.
+//
+// Invariant 8 is kept by four mechanisms: the asynq task order:expire at the deadline
+// (jobs/expiry.go, calling Orders.Expire); reads that expire an overdue order on the
+// spot (Orders.Get, List, Cancel, the staff search, a late approval); the seat-sync
+// outbox, which retries failed Redis steps; and reconciliation, which expires overdue
+// orders, releases holds without an order after the grace and re-creates lost tasks.
+// Besides this test, TestInvariant8_ReconciliationEndsEveryHoldWithoutTasks
+// (invariant8_reconcile_test.go), TestFault_ExpiryTasks (fault_test.go) and
+// TestSoak_FaultsUnderLoad (soak_test.go) prove it.
 func TestInvariant8_ExpiryEndsHolds(t *testing.T) {
 	e := testenv.NewTestEnv(t, testenv.Unlimited)
 	e.QuietLogs()

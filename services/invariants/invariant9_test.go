@@ -16,6 +16,15 @@ import (
 // script over keys of different slots fails with CROSSSLOT in a cluster); and ids reach
 // Lua as strings, so seat and user ids above 2^53, which a Lua number (a double) cannot
 // tell apart, still name distinct seats and users.
+//
+// Invariant 9 is kept by SeatStore.Keys, SeatStore.FenceKey, store.NewLease, the
+// Idempotency-Keys' hash tag (keyLocks in services/orders/idempotency.go) and
+// seats.RefArgs; rate-limit keys live in other slots and are separate calls
+// (RateLimiter.AllowOrder). Besides this test,
+// TestInvariant9_ClusterScriptsStayInOneSlot and TestInvariant9_EveryScriptIsKnown
+// (cluster_test.go), TestIdempotencyKeys_OneHashSlot (services/orders/precheck_test.go)
+// and TestInvariant9_RoomKeysShareTheShowsSlot (services/waitingroom/slot_test.go) prove
+// it.
 func TestInvariant9_KeysShareOneHashSlot(t *testing.T) {
 	e := testenv.NewTestEnv(t, testenv.Unlimited)
 	ctx := context.Background()

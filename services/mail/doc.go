@@ -10,10 +10,11 @@
 //     attempt of one row; dispatch.go: Dispatcher, which hands due rows to delivery
 //     tasks, or holds them without SMTP; mailbox.go: the development mailbox.
 //
-// It owns the mail_outbox table and users.lang. It imports services and store only:
-// it sits below orders, whose transactions call Queue. What it needs of orders, the
-// catalog and tickets to write a body it declares as small interfaces (OrderSource,
-// ShowSource, TicketSigner) that web passes orders.Orders, catalog.Catalog and
-// orders.Tickets to; the asynq task lives in jobs (jobs/mail.go), which meets
-// Enqueuer and calls Deliverer. DESIGN.md "E-mail" states the delivery guarantee.
+// It keeps the mail_outbox table and users.lang (their SQL is in package store). It
+// imports services and store only: it sits below orders, whose transactions call Queue.
+// What it needs of orders, the catalog and tickets to write a body it declares as small
+// interfaces (OrderSource, ShowSource, TicketSigner) that web passes orders.Orders,
+// catalog.Catalog and orders.Tickets to; the asynq task lives in jobs (jobs/mail.go),
+// which meets Enqueuer and calls Deliverer. DESIGN.md "E-mail" states the delivery
+// guarantee.
 package mail

@@ -3,15 +3,17 @@
 // ends it by payment, cancellation or expiry; Payments starts payments and applies the
 // provider's signed webhooks; AsyncExpiry schedules expiry tasks; Tickets signs and
 // verifies ticket references. InsertOrder writes an order through store.InsertOrders,
-// the one INSERT of orders.
+// the one INSERT of orders. An order changes status only through Orders.Transition,
+// which refuses an edge the state diagram does not have.
 //
 // A create reads top to bottom: Create (create.go) lists its steps, then precheck.go
 // (one Redis read), idempotency.go (the key's lock), hold.go (the Lua hold), commit.go
 // (the MySQL transaction) and group_commit.go (the batches it runs in).
 //
-// It owns the rules of the orders, order_seats, idempotency_keys, payments and
-// seat_syncs tables, whose SQL lives in services/store. It imports services, store,
-// catalog, seats, mail and lua. It keeps invariants 1, 2 (all or nothing), 5 (one conditional
-// update per transition), 6 (money from zone prices, in minor units) and 10 (money
-// moves only for a live sale) (DESIGN.md "Invariants", "The order pipeline").
+// It keeps the rules of the orders, order_seats, idempotency_keys, payments and
+// seat_syncs tables, one aggregate whose SQL is in package store. It imports services,
+// store, catalog, seats, mail (the order e-mails, queued in the order's transaction) and
+// lua. It keeps invariants 1, 2 (all or nothing), 5 (one conditional update per
+// transition), 6 (money from zone prices, in minor units) and 10 (money moves only for a
+// live sale) (DESIGN.md "Invariants", "The order pipeline").
 package orders

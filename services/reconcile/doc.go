@@ -3,7 +3,7 @@
 // cancelled shows, rebuilds missing maps and fixes seat values and counters, one run at
 // a time under the Redis lease, recording each run and its findings.
 //
-// It owns the reconcile_runs and reconcile_findings tables. It imports services, store,
-// catalog, seats and orders. It is the guarantee of invariant 8 (every hold ends) and
+// It keeps the reconcile_runs and reconcile_findings tables (their SQL is in package
+// store). It imports services, store, catalog, seats, orders and mail. It is the guarantee of invariant 8 (every hold ends) and
 // restores invariant 3 (DESIGN.md "Reconciliation").
 package reconcile

@@ -22,18 +22,12 @@ var sqlText = regexp.MustCompile(`(^|\s|\()(SELECT|INSERT INTO|INSERT IGNORE|UPD
 // the test helpers that set up and inspect the test databases.
 var sqlHomes = []string{"services/store", "services/internal/testenv"}
 
-// sqlPending lists the files that still hold SQL while it moves into the storage
-// layer; the list only shrinks, and the test fails when a listed file no longer holds
-// SQL so that the entry is removed with the move.
-var sqlPending = map[string]bool{}
-
 // TestSQLLivesInStorage fails when a Go file outside the storage layer (services/store)
 // and the test helpers holds an SQL statement: every table's SQL has one home, the way
-// TestInvariant9_EveryScriptIsKnown keeps every Lua script known (DESIGN.md, "Storage").
+// TestInvariant9_EveryScriptIsKnown keeps every Lua script known (DESIGN.md "Packages and storage").
 func TestSQLLivesInStorage(t *testing.T) {
 	root := filepath.Join("..", "..")
 	var found []string
-	seen := map[string]bool{}
 	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -58,10 +52,7 @@ func TestSQLLivesInStorage(t *testing.T) {
 		if !ok {
 			return nil
 		}
-		seen[rel] = true
-		if !sqlPending[rel] {
-			found = append(found, rel+": "+lit)
-		}
+		found = append(found, rel+": "+lit)
 		return nil
 	})
 	if err != nil {
@@ -70,11 +61,6 @@ func TestSQLLivesInStorage(t *testing.T) {
 	sort.Strings(found)
 	for _, f := range found {
 		t.Errorf("SQL outside the storage layer (move it into services/store): %s", f)
-	}
-	for f := range sqlPending {
-		if !seen[f] {
-			t.Errorf("%s holds no SQL any more: remove it from sqlPending", f)
-		}
 	}
 }
 

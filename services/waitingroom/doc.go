@@ -7,5 +7,6 @@
 // call the order path.
 //
 // Every key of a show's room shares the show's hash slot ({show:<id>}), and one Lua
-// script (lua/waiting_room.lua) is the only writer of them.
+// script (lua/waiting_room.lua) is the only writer of them. It imports services, store,
+// seats and lua, and keeps invariant 13 with the order path that checks its tokens.
 package waitingroom

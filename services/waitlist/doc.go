@@ -5,10 +5,10 @@
 // order: the first whose quantity fits gets an offer, a pending order of a best-available
 // block made on the buyer's behalf with a 10-minute deadline.
 //
-// It owns the table waitlist_entries. It imports catalog (shows, halls), seats (the seat
-// values, best-available, change events) and orders (an offer is created through the
-// order pipeline, orders.CreateOffer, so the Lua hold, the purchase limit and the MySQL
-// unique key guard it as any order). Serving a show is exclusive across instances (a
-// MySQL named lock per show); seat change events make it prompt, a sweep every few
-// seconds makes it certain.
+// It keeps the table waitlist_entries (its SQL is in package store). It imports
+// services, store, catalog (shows, halls), seats (the seat values, best-available,
+// change events) and orders (an offer is created through the order pipeline,
+// Orders.CreateOffer, so the Lua hold, the purchase limit and the MySQL unique key guard
+// it as any order). Serving a show is exclusive across instances (a MySQL named lock per
+// show); seat change events make it prompt, a sweep every few seconds makes it certain.
 package waitlist
