@@ -35,7 +35,7 @@ var libraryQualifiers = map[string]bool{
 // The shapes of a backticked span that DESIGN.md's test checks. A span is:
 //   - a Go name when it is one identifier or identifiers joined by dots, optionally
 //     followed by "()" or an argument list, and holds an upper-case letter but is not
-//     all upper case: `Orders.Create`, `seats.Shows`, `persistBatch`,
+//     all upper case: `Orders.Create`, `seats.Listing`, `persistBatch`,
 //     `TestInvariant1_ThousandRequestsOneSeat`. All-lower-case spans (`live`,
 //     `order_seats.live`, `on_sale`) are columns, JSON fields or words, and all-upper-case
 //     ones (`SEAT_TAKEN`, `F`, `HSET`, `SEATFLOW_HOLD_MINUTES`) are error codes, seat
@@ -326,7 +326,7 @@ func TestDesign_NamesExist(t *testing.T) {
 
 // TestDesign_Shapes pins the span classification that TestDesign_NamesExist relies on.
 func TestDesign_Shapes(t *testing.T) {
-	names := []string{"Orders.Create", "seats.Shows", "persistBatch", "lua.Scripts()", "Show.OnSaleAt(now)", "TestInvariant1_ThousandRequestsOneSeat"}
+	names := []string{"Orders.Create", "seats.Listing", "persistBatch", "lua.Scripts()", "Show.OnSaleAt(now)", "TestInvariant1_ThousandRequestsOneSeat"}
 	paths := []string{"services/orders/create.go", "lua/", "lua/hold.lua", "localtime.go", "web/*_browser_test.go"}
 	prose := []string{"live", "order_seats.live", "SEAT_TAKEN", "F", "SEATFLOW_HOLD_MINUTES", "sf:{show:N}:seats", "make test",
 		"H|<order_no>|<user_id>", "/admin/mailbox", "GET /api/v1/shows/{id}/seats", "expire:<order_no>", "rows × cols"}

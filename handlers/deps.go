@@ -36,7 +36,7 @@ import (
 	"seatflow/services/waitingroom"
 )
 
-// ShowService is what the handlers need of seats.Shows: the listing, one show and its
+// ShowService is what the handlers need of seats.Listing: the listing, one show and its
 // seat map, and the cinema's day and zone.
 type ShowService interface {
 	OnDate(ctx context.Context, date string) ([]*services.Show, error)

@@ -55,7 +55,7 @@ type App struct {
 	// publish job share it.
 	CatalogWriter *catalog.CatalogWriter
 	Seats         *seats.SeatStore
-	Shows         *seats.Shows
+	Shows         *seats.Listing
 	Users         *accounts.Users
 	// Resets e-mail password reset links and use them.
 	Resets   *accounts.Resets
@@ -144,7 +144,7 @@ func New(cfg Config, clock services.Clock, log *slog.Logger) (*App, error) {
 	a.Catalog = catalog.NewCatalog(db).WithClock(clock)
 	a.Audit = audit.NewAudit(db, clock)
 	a.Seats = seats.NewSeatStore(rdb, db, a.Catalog, cfg.KeyPrefix)
-	a.Shows = seats.NewShows(db, a.Catalog, a.Seats, clock, cfg.Location())
+	a.Shows = seats.NewListing(db, a.Catalog, a.Seats, clock, cfg.Location())
 	a.sessions = accounts.NewSessionCache(rdb, cfg.KeyPrefix, min(cfg.SessionCacheTTL, cfg.SessionIdle/2), log)
 	a.Users = accounts.NewUsers(db, clock, cfg.BcryptCost).WithSessions(
 		accounts.SessionPolicy{Idle: cfg.SessionIdle, MaxAge: cfg.SessionMaxAge}, a.sessions)

@@ -34,7 +34,7 @@ func TestCatalogWriter_CreateDaily(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w := e.CatalogWriter(seats.NewShows(e.DB, e.Catalog, e.Seats, e.Clock, berlin))
+	w := e.CatalogWriter(seats.NewListing(e.DB, e.Catalog, e.Seats, e.Clock, berlin))
 	// a show on 2027-03-29 at 03:00 local: the repeat's 02:30 that day overlaps it
 	blocker, err := w.CreateShow(ctx, staff, catalog.NewShow{MovieID: m.ID, HallID: e.Hall.ID,
 		StartsAt: time.Date(2027, 3, 29, 1, 0, 0, 0, time.UTC), SaleOpensAt: e.Clock.Now(),

@@ -18,7 +18,7 @@ import (
 //
 // Invariant 7 is kept by OpenDB (services/store/db.go), which forces parseTime, loc=UTC
 // and the session's time_zone '+00:00'; by LocalTime (services/localtime.go),
-// seats.Shows.OnDate and the staff Dashboard, which turn local days into UTC ranges; and
+// seats.Listing.OnDate and the staff Dashboard, which turn local days into UTC ranges; and
 // by Redis's TIME for Redis-side lifetimes, tokens and markers (invariant 3c).
 // TestLocalTime_RefusesGapsAndOverlaps (services/localtime_test.go) proves it too.
 func TestInvariant7_TimesStoredInUTCDatesReadInCinemaZone(t *testing.T) {
@@ -45,7 +45,7 @@ func TestInvariant7_TimesStoredInUTCDatesReadInCinemaZone(t *testing.T) {
 	}
 	starts := time.Date(2026, 12, 5, 0, 30, 0, 0, shanghai) // 2026-12-04 16:30 UTC
 	late := e.MakeShow(e.Hall.ID, services.ShowOnSale, e.Clock.Now(), starts)
-	shows := seats.NewShows(e.DB, e.Catalog, e.Seats, e.Clock, shanghai)
+	shows := seats.NewListing(e.DB, e.Catalog, e.Seats, e.Clock, shanghai)
 	listed := func(date string) bool {
 		got, err := shows.OnDate(ctx, date)
 		if err != nil {

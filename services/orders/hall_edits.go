@@ -10,7 +10,7 @@ import (
 )
 
 // HallMaps brings the seat maps of a hall's shows in line with its layout in MySQL
-// (seats.Shows.RefreshHall).
+// (seats.Listing.RefreshHall).
 type HallMaps interface {
 	RefreshHall(ctx context.Context, hallID int64)
 }

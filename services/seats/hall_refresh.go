@@ -26,14 +26,14 @@ const hallRefreshGrace = 60 * time.Second
 // seats are left to reconciliation. Shows without a map load the new layout when first
 // asked. When the lease stays busy or Redis fails, it logs and leaves the work to the
 // next reconciliation run, which compares every loaded map with MySQL the same way.
-func (s *Shows) RefreshHall(ctx context.Context, hallID int64) {
+func (s *Listing) RefreshHall(ctx context.Context, hallID int64) {
 	ctx = context.WithoutCancel(ctx)
 	if err := s.refreshHallNow(ctx, hallID); err != nil {
 		slog.Warn("hall changed; its seat maps are left to reconciliation", "hall_id", hallID, "err", err)
 	}
 }
 
-func (s *Shows) refreshHallNow(ctx context.Context, hallID int64) error {
+func (s *Listing) refreshHallNow(ctx context.Context, hallID int64) error {
 	qctx, cancel := context.WithTimeout(ctx, store.DBTimeout)
 	ids, err := store.HallShowIDsAfter(qctx, s.db, hallID, s.clock.Now())
 	cancel()
@@ -82,7 +82,7 @@ func (s *Shows) refreshHallNow(ctx context.Context, hallID int64) error {
 }
 
 // refreshSeatMap repairs one show's map: the layout's part of CompareSeatCache's repairs.
-func (s *Shows) refreshSeatMap(ctx context.Context, hall *services.Hall, showID, token int64) error {
+func (s *Listing) refreshSeatMap(ctx context.Context, hall *services.Hall, showID, token int64) error {
 	show, err := s.catalog.Show(ctx, showID)
 	if err != nil {
 		return err

@@ -21,12 +21,12 @@ type StaffOrders struct {
 	db       *sqlx.DB
 	orders   *orders.Orders
 	payments *orders.Payments
-	shows    *seats.Shows
+	shows    *seats.Listing
 	audit    *audit.Audit
 }
 
 // NewStaffOrders wires the staff order service.
-func NewStaffOrders(db *sqlx.DB, orders *orders.Orders, payments *orders.Payments, shows *seats.Shows, audit *audit.Audit) *StaffOrders {
+func NewStaffOrders(db *sqlx.DB, orders *orders.Orders, payments *orders.Payments, shows *seats.Listing, audit *audit.Audit) *StaffOrders {
 	return &StaffOrders{db: db, orders: orders, payments: payments, shows: shows, audit: audit}
 }
 

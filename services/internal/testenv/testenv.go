@@ -68,7 +68,7 @@ type TestEnv struct {
 	Limiter  *orders.RateLimiter
 	Orders   *orders.Orders
 	Payments *orders.Payments
-	Shows    *seats.Shows
+	Shows    *seats.Listing
 	Expiry   *RecordingExpiry
 	Hall     *services.Hall
 	Show     *services.Show
@@ -93,7 +93,7 @@ func newTestEnvOn(t testing.TB, limits orders.Limits, db *sqlx.DB, rdb redis.Uni
 	e.Seats = seats.NewSeatStore(e.RDB, e.DB, e.Catalog, "sf")
 	e.Users = accounts.NewUsers(e.DB, e.Clock, bcrypt.MinCost)
 	e.Limiter = orders.NewRateLimiter(e.RDB, limits, "sf")
-	e.Shows = seats.NewShows(e.DB, e.Catalog, e.Seats, e.Clock, time.UTC)
+	e.Shows = seats.NewListing(e.DB, e.Catalog, e.Seats, e.Clock, time.UTC)
 	e.Orders = orders.NewOrders(e.DB, e.Catalog, e.Seats, e.Limiter, e.Clock, orders.OrdersConfig{HoldFor: 15 * time.Minute, Expiry: e.Expiry, HallMaps: e.Shows})
 	e.Payments = orders.NewPayments(e.DB, e.Orders, e.Clock, []byte("test-secret"), orders.DemoProvider{})
 	hallID := e.makeHall()
@@ -259,7 +259,7 @@ func (e *TestEnv) checkSeatIdentity() {
 
 // CatalogWriter returns the catalog's write side over the env's stores, its seat maps
 // through shows (whose time zone it takes), currency CNY and purchase limit 4.
-func (e *TestEnv) CatalogWriter(shows *seats.Shows) *catalog.CatalogWriter {
+func (e *TestEnv) CatalogWriter(shows *seats.Listing) *catalog.CatalogWriter {
 	return catalog.NewCatalogWriter(e.DB, e.Catalog, shows, audit.NewAudit(e.DB, e.Clock), e.Clock,
 		catalog.WriterConfig{Currency: "CNY", DefaultLimit: 4, Zone: shows.Zone()})
 }

@@ -11,9 +11,9 @@ import (
 	"seatflow/services/store"
 )
 
-// Shows answers the browsing questions of moviegoers: shows of a day, one show with its
+// Listing answers the browsing questions of moviegoers: shows of a day, one show with its
 // zones and seats left, and a show's seat map.
-type Shows struct {
+type Listing struct {
 	db      *sqlx.DB
 	catalog *catalog.Catalog
 	seats   *SeatStore
@@ -21,22 +21,22 @@ type Shows struct {
 	zone    *time.Location
 }
 
-// NewShows returns the browsing service; zone is the cinema's time zone (dates given by
+// NewListing returns the browsing service; zone is the cinema's time zone (dates given by
 // people are days there, invariant 7).
-func NewShows(db *sqlx.DB, catalog *catalog.Catalog, seats *SeatStore, clock services.Clock, zone *time.Location) *Shows {
-	return &Shows{db: db, catalog: catalog, seats: seats, clock: clock, zone: zone}
+func NewListing(db *sqlx.DB, catalog *catalog.Catalog, seats *SeatStore, clock services.Clock, zone *time.Location) *Listing {
+	return &Listing{db: db, catalog: catalog, seats: seats, clock: clock, zone: zone}
 }
 
 // Zone returns the cinema's time zone.
-func (s *Shows) Zone() *time.Location { return s.zone }
+func (s *Listing) Zone() *time.Location { return s.zone }
 
 // Today returns today's date in the cinema's time zone (YYYY-MM-DD).
-func (s *Shows) Today() string { return s.clock.Now().In(s.zone).Format(time.DateOnly) }
+func (s *Listing) Today() string { return s.clock.Now().In(s.zone).Format(time.DateOnly) }
 
 // OnDate lists the public shows starting on date (YYYY-MM-DD in the cinema's time zone;
 // "" means today), by start time, with zones, prices and seats left.
 // Errors: INVALID_REQUEST (bad date), UNAVAILABLE.
-func (s *Shows) OnDate(ctx context.Context, date string) ([]*services.Show, error) {
+func (s *Listing) OnDate(ctx context.Context, date string) ([]*services.Show, error) {
 	if date == "" {
 		date = s.Today()
 	}
@@ -66,7 +66,7 @@ var (
 )
 
 // Between lists the public shows starting in [from, to) with seats left.
-func (s *Shows) Between(ctx context.Context, from, to time.Time) ([]*services.Show, error) {
+func (s *Listing) Between(ctx context.Context, from, to time.Time) ([]*services.Show, error) {
 	shows, err := s.catalog.ShowsBetween(ctx, from, to)
 	if err != nil {
 		return nil, err
@@ -76,7 +76,7 @@ func (s *Shows) Between(ctx context.Context, from, to time.Time) ([]*services.Sh
 
 // Get returns one public show with zones, prices and seats left.
 // Errors: NOT_FOUND (unknown or draft), UNAVAILABLE.
-func (s *Shows) Get(ctx context.Context, id int64) (*services.Show, error) {
+func (s *Listing) Get(ctx context.Context, id int64) (*services.Show, error) {
 	cached, err := s.catalog.CachedShow(ctx, id)
 	if err != nil {
 		return nil, err
@@ -91,7 +91,7 @@ func (s *Shows) Get(ctx context.Context, id int64) (*services.Show, error) {
 // SeatMapVersion grows whenever the show's seat state may have changed (in this process
 // or, through the seat events, in another): a cached rendering of the seat map made at
 // an equal version is current.
-func (s *Shows) SeatMapVersion(id int64) uint64 { return s.seats.Version(id) }
+func (s *Listing) SeatMapVersion(id int64) uint64 { return s.seats.Version(id) }
 
 // SeatMap is a show's hall layout with each seat's current state.
 type SeatMap struct {
@@ -103,7 +103,7 @@ type SeatMap struct {
 
 // SeatMap returns the show's seat map, loading it into Redis from MySQL when missing.
 // Errors: NOT_FOUND, UNAVAILABLE.
-func (s *Shows) SeatMap(ctx context.Context, id int64) (*SeatMap, error) {
+func (s *Listing) SeatMap(ctx context.Context, id int64) (*SeatMap, error) {
 	show, err := s.Get(ctx, id)
 	if err != nil {
 		return nil, err
@@ -147,7 +147,7 @@ func (s *Shows) SeatMap(ctx context.Context, id int64) (*SeatMap, error) {
 
 // FillSeatsLeft sets SeatsLeft of each show and zone: from Redis where the seat map is
 // loaded, else counted in MySQL (sellable seats minus live order seats).
-func (s *Shows) FillSeatsLeft(ctx context.Context, shows []*services.Show) error {
+func (s *Listing) FillSeatsLeft(ctx context.Context, shows []*services.Show) error {
 	if len(shows) == 0 {
 		return nil
 	}
@@ -184,7 +184,7 @@ func (s *Shows) FillSeatsLeft(ctx context.Context, shows []*services.Show) error
 	return nil
 }
 
-func (s *Shows) countFromDB(ctx context.Context, shows []*services.Show, ids []int64) (map[int64]map[string]int, error) {
+func (s *Listing) countFromDB(ctx context.Context, shows []*services.Show, ids []int64) (map[int64]map[string]int, error) {
 	// taken: seats of live orders, and house seats no live order has
 	ctx, cancel := context.WithTimeout(ctx, store.DBTimeout)
 	defer cancel()
@@ -227,9 +227,9 @@ func (s *Shows) countFromDB(ctx context.Context, shows []*services.Show, ids []i
 }
 
 // Load builds a show's seat map from MySQL unless it is loaded (SeatStore.Load).
-func (s *Shows) Load(ctx context.Context, showID int64) error { return s.seats.Load(ctx, showID) }
+func (s *Listing) Load(ctx context.Context, showID int64) error { return s.seats.Load(ctx, showID) }
 
 // ZoneFree returns, per loaded show id, its free seats per zone code (SeatStore.ZoneFree).
-func (s *Shows) ZoneFree(ctx context.Context, showIDs []int64) (map[int64]map[string]int, error) {
+func (s *Listing) ZoneFree(ctx context.Context, showIDs []int64) (map[int64]map[string]int, error) {
 	return s.seats.ZoneFree(ctx, showIDs)
 }
