@@ -171,6 +171,3 @@ func T(ctx context.Context, id string) string { return LangOf(ctx).T(id, nil) }
 func Tf(ctx context.Context, id string, data map[string]any) string {
 	return LangOf(ctx).T(id, data)
 }
-
-// Tn is the plural message id for count in ctx's language (see Lang.N).
-func Tn(ctx context.Context, id string, count int) string { return LangOf(ctx).N(id, count, nil) }

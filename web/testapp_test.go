@@ -14,8 +14,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/redis/go-redis/v9"
-
 	"seatflow/services"
 	"seatflow/services/demo"
 	"seatflow/services/store"
@@ -334,9 +332,6 @@ func (a *testApp) seatState(show, id string) string {
 	}
 	return "missing"
 }
-
-// redisOf returns a client of the app's Redis DB for direct checks.
-func (a *testApp) redisOf() redis.UniversalClient { return a.Redis }
 
 // otherInstance starts another app process over cfg (the same stores as a test app,
 // or a tweaked copy) on a free loopback port, serving until the test ends, and returns

@@ -472,9 +472,7 @@ func lzStep(w *lzWorld, s *lzState, in *lzIn, out *lzOut) (*lzState, bool) {
 		return n, lzEditStep(w, n, in, out)
 	case lzEditListed:
 		// the edit drops the catalog's cached hall after its commit, inside its call
-		for i := range n.inHall {
-			n.listed[i] = n.inHall[i]
-		}
+		copy(n.listed, n.inHall)
 		return n, sameSet(out.seats, trueIndexes(n.inHall))
 	case lzReadDB:
 		return n, lzReadDBStep(n, out)

@@ -584,16 +584,6 @@ func (r *Reconciler) checkExpiryTasks(ctx context.Context, rn *run, showID int64
 	return nil
 }
 
-// selectDB runs query q into dest under store.DBTimeout; its error is UNAVAILABLE.
-func (r *Reconciler) selectDB(ctx context.Context, dest any, q string, args ...any) error {
-	ctx, cancel := context.WithTimeout(ctx, store.DBTimeout)
-	defer cancel()
-	if err := r.db.SelectContext(ctx, dest, q, args...); err != nil {
-		return store.Unavailable("the database", err)
-	}
-	return nil
-}
-
 // readDB runs one read of MySQL under store.DBTimeout; its error is UNAVAILABLE.
 func (r *Reconciler) readDB(ctx context.Context, read func(ctx context.Context) error) error {
 	ctx, cancel := context.WithTimeout(ctx, store.DBTimeout)

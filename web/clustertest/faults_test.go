@@ -34,7 +34,6 @@ type faultRun struct {
 	faultTook time.Duration  // injection until the fault's own step was done (promotion, restart, slot moved)
 	converged time.Duration  // injection until Redis agreed with MySQL for every show after reconciliation
 	drift     map[string]int // what the first comparison after the sale found (no grace)
-	found     map[string]int // what reconciliation found and repaired, all rounds
 	rounds    int
 }
 

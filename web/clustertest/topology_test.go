@@ -2,7 +2,6 @@ package clustertest
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -225,9 +224,4 @@ func migrateSlot(ctx context.Context, t *testing.T, slot int, src, dst string, p
 		}
 	}
 	return moved
-}
-
-// String of a slot's placement for the logs.
-func placement(master string, replicas []string) string {
-	return fmt.Sprintf("master %s, replicas %v", master, replicas)
 }

@@ -136,13 +136,6 @@ func (p *privateRedis) Stop() {
 	}
 }
 
-// Restart is Stop then Start: the server comes back empty.
-func (p *privateRedis) Restart() {
-	p.t.Helper()
-	p.Stop()
-	p.Start()
-}
-
 // FlushAll empties every database of the private server.
 func (p *privateRedis) FlushAll() {
 	p.t.Helper()
