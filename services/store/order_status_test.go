@@ -2,10 +2,7 @@ package store_test
 
 import (
 	"go/ast"
-	"go/parser"
 	"go/token"
-	"io/fs"
-	"path/filepath"
 	"regexp"
 	"sort"
 	"strconv"
@@ -70,37 +67,14 @@ func TestChangesOrderState(t *testing.T) {
 // door for order state"). The string literals of each function (or top-level
 // declaration) are read together, so a statement built from pieces is found too.
 func TestOrderStatusHasOneDoor(t *testing.T) {
-	root := filepath.Join("..", "..")
 	var doors []string
-	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(root, path)
-		rel = filepath.ToSlash(rel)
-		if d.IsDir() {
-			if rel != "." && strings.HasPrefix(d.Name(), ".") || d.Name() == "node_modules" || d.Name() == "testdata" {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !strings.HasSuffix(rel, ".go") || strings.HasSuffix(rel, "_test.go") {
-			return nil
-		}
-		f, err := parser.ParseFile(token.NewFileSet(), path, nil, parser.SkipObjectResolution)
-		if err != nil {
-			t.Fatalf("parse %s: %v", path, err)
-		}
+	eachSourceFile(t, func(string) bool { return false }, func(rel string, f *ast.File) {
 		for _, decl := range f.Decls {
 			if changesOrderState(literals(decl)) {
 				doors = append(doors, rel+": "+declName(decl))
 			}
 		}
-		return nil
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 	sort.Strings(doors)
 	want := "services/store/order_status.go: UpdateOrderStatus"
 	if len(doors) != 1 || doors[0] != want {

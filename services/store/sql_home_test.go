@@ -2,11 +2,9 @@ package store_test
 
 import (
 	"go/ast"
-	"go/parser"
 	"go/token"
-	"io/fs"
-	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -26,51 +24,20 @@ var sqlHomes = []string{"services/store", "services/internal/testenv"}
 // and the test helpers holds an SQL statement: every table's SQL has one home, the way
 // TestInvariant9_EveryScriptIsKnown keeps every Lua script known (DESIGN.md "Packages and storage").
 func TestSQLLivesInStorage(t *testing.T) {
-	root := filepath.Join("..", "..")
 	var found []string
-	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
+	eachSourceFile(t, func(rel string) bool { return slices.Contains(sqlHomes, rel) }, func(rel string, f *ast.File) {
+		if lit, ok := firstSQL(f); ok {
+			found = append(found, rel+": "+lit)
 		}
-		rel, _ := filepath.Rel(root, path)
-		rel = filepath.ToSlash(rel)
-		if d.IsDir() {
-			if rel != "." && strings.HasPrefix(d.Name(), ".") || d.Name() == "node_modules" || d.Name() == "testdata" {
-				return filepath.SkipDir
-			}
-			for _, home := range sqlHomes {
-				if rel == home {
-					return filepath.SkipDir
-				}
-			}
-			return nil
-		}
-		if !strings.HasSuffix(rel, ".go") || strings.HasSuffix(rel, "_test.go") || strings.HasSuffix(rel, "_templ.go") {
-			return nil
-		}
-		lit, ok := firstSQL(t, path)
-		if !ok {
-			return nil
-		}
-		found = append(found, rel+": "+lit)
-		return nil
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 	sort.Strings(found)
 	for _, f := range found {
 		t.Errorf("SQL outside the storage layer (move it into services/store): %s", f)
 	}
 }
 
-// firstSQL returns the first string literal of the Go file at path that holds SQL.
-func firstSQL(t *testing.T, path string) (string, bool) {
-	t.Helper()
-	f, err := parser.ParseFile(token.NewFileSet(), path, nil, parser.SkipObjectResolution)
-	if err != nil {
-		t.Fatalf("parse %s: %v", path, err)
-	}
+// firstSQL returns the first string literal of the Go file f that holds SQL.
+func firstSQL(f *ast.File) (string, bool) {
 	var hit string
 	ast.Inspect(f, func(n ast.Node) bool {
 		lit, ok := n.(*ast.BasicLit)
