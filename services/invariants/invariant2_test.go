@@ -496,20 +496,33 @@ func TestInvariant2_RateLimitedAndLimiterDownWriteNothing(t *testing.T) {
 		t.Errorf("another user is limited too: %v", err)
 	}
 
-	// the show's bucket
-	es := testenv.NewTestEnv(t, orders.Limits{UserPerMinute: 1e6, UserBurst: 1e6, ShowPerSecond: 1, ShowBurst: 3, LoginPerMinute: 1e6, LoginBurst: 1e6})
-	users := es.BulkUsers(4)
-	for i, uid := range users[:3] {
-		if _, err := es.Create(uid, es.Sellable()[i]); err != nil {
-			t.Fatalf("order %d for the show: %v", i, err)
+	// the show's bucket: the fourth order inside one second is refused. The bucket refills
+	// in Redis's time, so on a machine too slow to send four orders within a second a token
+	// comes back on the way; such a round proves nothing and runs again (three at most)
+	var es *testenv.TestEnv
+	var users []int64
+	for round := 1; ; round++ {
+		es = testenv.NewTestEnv(t, orders.Limits{UserPerMinute: 1e6, UserBurst: 1e6, ShowPerSecond: 1, ShowBurst: 3, LoginPerMinute: 1e6, LoginBurst: 1e6})
+		users = es.BulkUsers(4)
+		start := time.Now()
+		for i, uid := range users[:3] {
+			if _, err := es.Create(uid, es.Sellable()[i]); err != nil {
+				t.Fatalf("order %d for the show: %v", i, err)
+			}
 		}
-	}
-	before = es.State()
-	if _, err := es.Create(users[3], es.Sellable()[3]); services.ErrorCode(err) != services.CodeRateLimited {
-		t.Errorf("fourth order for a show with a burst of 3: %v, want RATE_LIMITED", err)
-	}
-	if after := es.State(); after != before {
-		t.Errorf("a rate-limited order wrote something:\n%s", testenv.StateDiff(before, after))
+		before = es.State()
+		_, err := es.Create(users[3], es.Sellable()[3])
+		if took := time.Since(start); services.ErrorCode(err) != services.CodeRateLimited && took > time.Second && round < 3 {
+			t.Logf("round %d took %v, longer than the bucket's second: again", round, took)
+			continue
+		}
+		if services.ErrorCode(err) != services.CodeRateLimited {
+			t.Errorf("fourth order for a show with a burst of 3: %v, want RATE_LIMITED", err)
+		}
+		if after := es.State(); after != before {
+			t.Errorf("a rate-limited order wrote something:\n%s", testenv.StateDiff(before, after))
+		}
+		break
 	}
 
 	// the limiter's Redis is down
