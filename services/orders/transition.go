@@ -2,6 +2,7 @@ package orders
 
 import (
 	"context"
+	"slices"
 	"time"
 
 	"github.com/jmoiron/sqlx"
@@ -23,14 +24,7 @@ var edges = map[string][]string{
 }
 
 // Allowed reports whether the state diagram has the edge from -> to.
-func Allowed(from, to string) bool {
-	for _, s := range edges[from] {
-		if s == to {
-			return true
-		}
-	}
-	return false
-}
+func Allowed(from, to string) bool { return slices.Contains(edges[from], to) }
 
 // Change is one move of an order's status through Transition. To is the new status;
 // Reason is cancel_reason of an ended order ("" for paid); At is when (paid_at or
