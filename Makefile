@@ -4,6 +4,8 @@ export PATH := $(PATH):/usr/local/go/bin
 GO ?= go
 HTMX := static/vendor/htmx.min.js
 JSQR := static/vendor/jsQR.js
+# axe-core stays in node_modules (not embedded, never served): the browser tests read it
+AXE := static/node_modules/axe-core/axe.min.js
 
 .PHONY: run build test generate lint static services test-deps bench bench-services bench-stadium soak fuzz cluster-up cluster-down cluster-test cluster-faults cluster-bench
 
@@ -21,13 +23,15 @@ run: build services
 build: static
 	$(GO) build -o seatflow .
 
-## static: third-party browser assets from npm into static/vendor
-static: $(HTMX) $(JSQR)
+## static: third-party browser assets from npm into static/vendor, and axe-core (the
+## browser tests' accessibility check) into static/node_modules only
+static: $(HTMX) $(JSQR) $(AXE)
 
-$(HTMX) $(JSQR) &: static/package.json static/package-lock.json
+$(HTMX) $(JSQR) $(AXE) &: static/package.json static/package-lock.json
 	cd static && npm ci --no-audit --no-fund --silent
 	cp static/node_modules/htmx.org/dist/htmx.min.js $(HTMX)
 	cp static/node_modules/jsqr/dist/jsQR.js $(JSQR)
+	touch $(AXE)
 
 ## services: start MariaDB and Redis when they are not answering (root on Debian)
 services:
