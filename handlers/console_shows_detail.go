@@ -121,6 +121,9 @@ func (d *Deps) updateShowPage(c *fiber.Ctx) error {
 	var ch catalog.ShowChange
 	var problem string
 	ch.Prices, f.Prices, problem = formPrices(c, s.Zones, s.Currency, true)
+	if p := editDateTimeProblem(f); p != "" && problem == "" {
+		problem = p
+	}
 	opens, err := services.LocalTime(f.OpensDate, f.OpensTime, loc)
 	if err != nil && problem == "" {
 		problem = "Sale opens: " + consoleMessage(errMessage(err), loc)

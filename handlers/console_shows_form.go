@@ -83,14 +83,59 @@ func formPrices(c *fiber.Ctx, zones []services.Zone, currency string, required b
 	return prices, typed, problem
 }
 
+// consoleDateRe and consoleClockRe are the console's date and time fields as typed:
+// YYYY-MM-DD, and H:MM or HH:MM on the 24-hour clock, whatever the browser's locale.
+var (
+	consoleDateRe  = regexp.MustCompile(`^[0-9]{4}-[0-9]{2}-[0-9]{2}$`)
+	consoleClockRe = regexp.MustCompile(`^([01]?[0-9]|2[0-3]):[0-5][0-9]$`)
+)
+
+// formClock is a time field as typed with a one-digit hour given its leading zero
+// ("9:30" reads "09:30"); anything else is kept as typed, for dateTimeProblem to name.
+func formClock(s string) string {
+	if len(s) == 4 && consoleClockRe.MatchString(s) {
+		return "0" + s
+	}
+	return s
+}
+
+// dateTimeField is one date or time field of a console form: its label in the
+// problem's words, its value as typed, whether it is a time (HH:MM) rather than a date
+// (YYYY-MM-DD), and whether it may be left empty.
+type dateTimeField struct {
+	label, value    string
+	clock, optional bool
+}
+
+// dateTimeProblem names the first of fields that is not a calendar date YYYY-MM-DD or
+// a time HH:MM on the 24-hour clock (the cinema's clock: never "7:30 PM", never the
+// browser's mm/dd/yyyy); "" when every field reads.
+func dateTimeProblem(fields ...dateTimeField) string {
+	for _, f := range fields {
+		if f.value == "" && f.optional {
+			continue
+		}
+		if f.clock {
+			if !consoleClockRe.MatchString(f.value) {
+				return f.label + " must be a time on the 24-hour clock written HH:MM, such as 19:30 (not 7:30 PM)."
+			}
+			continue
+		}
+		if _, err := time.Parse(time.DateOnly, f.value); err != nil || !consoleDateRe.MatchString(f.value) {
+			return f.label + " must be a date written YYYY-MM-DD, such as 2026-12-24."
+		}
+	}
+	return ""
+}
+
 // paceProblem says what a waiting room's pace must be.
 var paceProblem = "The pace must be a whole number of buyers a minute from 1 to " + strconv.Itoa(catalog.MaxAdmitPerMinute) + "."
 
 // showForm reads the new-show form as typed.
 func showForm(c *fiber.Ctx) views.ShowForm {
 	v := func(name string) string { return utils.CopyString(strings.TrimSpace(c.FormValue(name))) }
-	return views.ShowForm{MovieID: v("movie_id"), HallID: v("hall_id"), Date: v("date"), Start: v("start"),
-		OpensDate: v("opens_date"), OpensTime: v("opens_time"), ClosesDate: v("closes_date"), ClosesTime: v("closes_time"),
+	return views.ShowForm{MovieID: v("movie_id"), HallID: v("hall_id"), Date: v("date"), Start: formClock(v("start")),
+		OpensDate: v("opens_date"), OpensTime: formClock(v("opens_time")), ClosesDate: v("closes_date"), ClosesTime: formClock(v("closes_time")),
 		Limit: v("purchase_limit"), Days: v("days"), WaitingRoom: c.FormValue("waiting_room") == "on",
 		Pace: v("admit_per_minute"), SingleSeatRule: v("single_seat_rule"), Prices: map[string]string{}}
 }
@@ -121,6 +166,12 @@ func localShow(f views.ShowForm, hall *catalog.HallSummary, prices []catalog.Zon
 		return in, "Choose a hall."
 	}
 	in.HallID = hall.ID
+	if p := dateTimeProblem(dateTimeField{label: "The date", value: f.Date}, dateTimeField{label: "The start time", value: f.Start, clock: true},
+		dateTimeField{label: "The sale opening date", value: f.OpensDate}, dateTimeField{label: "The sale opening time", value: f.OpensTime, clock: true},
+		dateTimeField{label: "The sale closing date", value: f.ClosesDate, optional: true},
+		dateTimeField{label: "The sale closing time", value: f.ClosesTime, clock: true, optional: true}); p != "" {
+		return in, p
+	}
 	if f.Limit != "" { // empty: the cinema's default purchase limit
 		n, err := strconv.Atoi(f.Limit)
 		if err != nil || n < 1 || n > catalog.MaxPurchaseLimit {
@@ -148,8 +199,17 @@ func localShow(f views.ShowForm, hall *catalog.HallSummary, prices []catalog.Zon
 // editForm reads a show's edit form as typed.
 func editForm(c *fiber.Ctx) views.ShowEditForm {
 	v := func(name string) string { return utils.CopyString(strings.TrimSpace(c.FormValue(name))) }
-	return views.ShowEditForm{OpensDate: v("opens_date"), OpensTime: v("opens_time"), ClosesDate: v("closes_date"),
-		ClosesTime: v("closes_time"), Limit: v("purchase_limit"), SingleSeatRule: v("single_seat_rule")}
+	return views.ShowEditForm{OpensDate: v("opens_date"), OpensTime: formClock(v("opens_time")), ClosesDate: v("closes_date"),
+		ClosesTime: formClock(v("closes_time")), Limit: v("purchase_limit"), SingleSeatRule: v("single_seat_rule")}
+}
+
+// editDateTimeProblem names the first date or time field of a show's edit form that
+// does not read (dateTimeProblem); "" when all do.
+func editDateTimeProblem(f views.ShowEditForm) string {
+	return dateTimeProblem(dateTimeField{label: "The sale opening date", value: f.OpensDate},
+		dateTimeField{label: "The sale opening time", value: f.OpensTime, clock: true},
+		dateTimeField{label: "The sale closing date", value: f.ClosesDate},
+		dateTimeField{label: "The sale closing time", value: f.ClosesTime, clock: true})
 }
 
 // storedEditForm is the edit form of a show as stored.

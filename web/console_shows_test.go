@@ -332,3 +332,81 @@ func TestAdminShows_SingleSeatRuleForm(t *testing.T) {
 		})
 	}
 }
+
+// TestAdminShows_DateTimeFields24Hour: the console's date and time fields are text
+// fields read YYYY-MM-DD and HH:MM (24-hour) in every browser locale, not the browser's
+// pickers (mm/dd/yyyy, 03:45 PM); a time or date typed otherwise is refused naming the
+// field, with the input kept; a one-digit hour reads as the 24-hour time it is.
+func TestAdminShows_DateTimeFields24Hour(t *testing.T) {
+	a := newTestApp(t, nil)
+	staff := a.demoToken("staff")
+	s := a.consoleSession(staff)
+	p := a.pickCatalog(staff)
+
+	inputs := regexp.MustCompile(`<input[^>]*>`)
+	for _, path := range []string{"/admin/shows/new", "/admin/shows", "/admin/audit"} {
+		st, page := s.get(path)
+		if st != 200 {
+			t.Fatalf("%s: %d", path, st)
+		}
+		for _, in := range inputs.FindAllString(page, -1) {
+			if strings.Contains(in, `type="date"`) || strings.Contains(in, `type="time"`) || strings.Contains(in, `type="datetime-local"`) {
+				t.Errorf("%s has a field in the browser's locale: %s", path, in)
+			}
+		}
+	}
+	_, form := s.get("/admin/shows/new")
+	for _, want := range []string{`id="start" name="start" type="text" inputmode="numeric" pattern="([01]?[0-9]|2[0-3]):[0-5][0-9]"`,
+		`id="date" name="date" type="text" inputmode="numeric" pattern="[0-9]{4}-[0-9]{2}-[0-9]{2}"`, `placeholder="HH:MM"`, `placeholder="YYYY-MM-DD"`} {
+		if !strings.Contains(form, want) {
+			t.Errorf("the new-show form lacks %s", want)
+		}
+	}
+
+	before := a.countShows(t)
+	for _, c := range []struct{ field, typed, says string }{
+		{"start", "7:30 PM", "The start time must be a time on the 24-hour clock written HH:MM, such as 19:30 (not 7:30 PM)."},
+		{"start", "24:00", "The start time must be a time on the 24-hour clock written HH:MM"},
+		{"date", "04/14/2027", "The date must be a date written YYYY-MM-DD, such as 2026-12-24."},
+		{"opens_time", "03:45 PM", "The sale opening time must be a time on the 24-hour clock"},
+		{"closes_date", "2027-02-30", "The sale closing date must be a date written YYYY-MM-DD"},
+	} {
+		v := showFormValues(p, p.movie, "2027-04-14", "19:30")
+		v.Set(c.field, c.typed)
+		st, _, body := s.post("/admin/shows", v)
+		if st != 400 || !strings.Contains(body, c.says) || !strings.Contains(body, `value="`+c.typed+`"`) {
+			t.Errorf("%s typed %q: %d, want 400 saying %q with the input kept", c.field, c.typed, st, c.says)
+		}
+	}
+	if n := a.countShows(t); n != before {
+		t.Fatalf("a refused form stored a show: %d -> %d", before, n)
+	}
+	st, loc, body := s.post("/admin/shows", showFormValues(p, p.movie, "2027-04-14", "9:05"))
+	m := showURL.FindStringSubmatch(loc)
+	if st != 303 || m == nil {
+		t.Fatalf("a start typed 9:05: %d %s %s", st, loc, body)
+	}
+	if _, page := s.get("/admin/shows?date=2027-04-14"); !strings.Contains(page, "09:05–") {
+		t.Errorf("the day's list lacks the show at 09:05")
+	}
+
+	// the edit form: the stored window reads back 24-hour; a 12-hour time is refused
+	_, page := s.get("/admin/shows/" + m[1])
+	edit := url.Values{}
+	for _, f := range regexp.MustCompile(`<input id="[a-z_]+" name="([a-z_]+)" type="(?:number|text)"[^>]*value="([^"]*)"`).FindAllStringSubmatch(page, -1) {
+		edit.Set(f[1], f[2])
+	}
+	if !regexp.MustCompile(`^([01][0-9]|2[0-3]):[0-5][0-9]$`).MatchString(edit.Get("closes_time")) {
+		t.Fatalf("the edit form's closing time reads %q", edit.Get("closes_time"))
+	}
+	edit.Set("closes_time", "8:05 PM")
+	if st, _, body := s.post("/admin/shows/"+m[1], edit); st != 400 || !strings.Contains(body, "The sale closing time must be a time on the 24-hour clock") {
+		t.Errorf("an edit with the closing time 8:05 PM: %d", st)
+	}
+	edit.Set("closes_time", "8:05")
+	if st, loc, _ := s.post("/admin/shows/"+m[1], edit); st != 303 {
+		t.Errorf("an edit with the closing time 8:05: %d %s", st, loc)
+	} else if _, page := s.get("/admin/shows/" + m[1]); !strings.Contains(page, `value="08:05"`) {
+		t.Errorf("the closing time 8:05 is not stored as 08:05")
+	}
+}
