@@ -316,7 +316,7 @@ func ShowsDayPage(p ShowsDayProps) templ.Component {
 					return templ_7745c5c3_Err
 				}
 			} else {
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 12, "<div class=\"table-scroll\"><table class=\"data-table\"><thead><tr><th scope=\"col\">Time</th><th scope=\"col\">Movie</th><th scope=\"col\">Hall</th><th scope=\"col\">Status</th><th scope=\"col\">Sale window</th><th scope=\"col\" class=\"num\">Sold</th><th scope=\"col\" class=\"num\">Held</th><th scope=\"col\" class=\"num\">Free</th><th scope=\"col\"><span class=\"visually-hidden\">Details</span></th></tr></thead> <tbody>")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 12, "<div class=\"table-scroll\" tabindex=\"0\" role=\"region\" aria-labelledby=\"day-title\"><table class=\"data-table\"><thead><tr><th scope=\"col\">Time</th><th scope=\"col\">Movie</th><th scope=\"col\">Hall</th><th scope=\"col\">Status</th><th scope=\"col\">Sale window</th><th scope=\"col\" class=\"num\">Sold</th><th scope=\"col\" class=\"num\">Held</th><th scope=\"col\" class=\"num\">Free</th><th scope=\"col\"><span class=\"visually-hidden\">Details</span></th></tr></thead> <tbody>")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
@@ -508,9 +508,9 @@ func ShowsDayPage(p ShowsDayProps) templ.Component {
 						return templ_7745c5c3_Err
 					}
 					var templ_7745c5c3_Var20 string
-					templ_7745c5c3_Var20, templ_7745c5c3_Err = templruntime.NewAttributeExpression("Show " + i64(s.ID) + ": " + s.Movie.Title + " at " + ClockTime(s.StartsAt, p.Zone)).Resolve(ctx)
+					templ_7745c5c3_Var20, templ_7745c5c3_Err = templruntime.NewAttributeExpression("Open show " + i64(s.ID) + ": " + s.Movie.Title + " at " + ClockTime(s.StartsAt, p.Zone)).Resolve(ctx)
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/console_shows.templ`, Line: 237, Col: 155}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/console_shows.templ`, Line: 237, Col: 160}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var20)
 					if templ_7745c5c3_Err != nil {
