@@ -268,7 +268,7 @@ func dashboardShows(p DashboardProps) templ.Component {
 				return templ_7745c5c3_Err
 			}
 		} else {
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 18, "<div class=\"table-scroll\" tabindex=\"0\" role=\"region\" aria-labelledby=\"today-title\"><table class=\"data-table dash-shows\"><thead><tr><th scope=\"col\">Time</th><th scope=\"col\">Movie</th><th scope=\"col\" class=\"dash-wide\">Hall</th><th scope=\"col\" class=\"dash-wide\">Status</th><th scope=\"col\" class=\"num\">Sold</th><th scope=\"col\" class=\"num dash-wide\">Held</th><th scope=\"col\" class=\"num dash-wide\">Free</th><th scope=\"col\">Occupancy</th></tr></thead> <tbody>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 18, "<div class=\"table-scroll\" tabindex=\"0\" role=\"region\" aria-label=\"Today's shows table\"><table class=\"data-table dash-shows\"><thead><tr><th scope=\"col\">Time</th><th scope=\"col\">Movie</th><th scope=\"col\" class=\"dash-wide\">Hall</th><th scope=\"col\" class=\"dash-wide\">Status</th><th scope=\"col\" class=\"num\">Sold</th><th scope=\"col\" class=\"num dash-wide\">Held</th><th scope=\"col\" class=\"num dash-wide\">Free</th><th scope=\"col\">Occupancy</th></tr></thead> <tbody>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -698,11 +698,11 @@ func dashboardRevenue(id, title string, r *Revenue, p DashboardProps) templ.Comp
 				return templ_7745c5c3_Err
 			}
 		} else {
-			templ_7745c5c3_Err = revenueTable(id+"-movie", "Movie", r.ByMovie).Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = revenueTable(id+"-movie", title, "Movie", r.ByMovie).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = revenueTable(id+"-hall", "Hall", r.ByHall).Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = revenueTable(id+"-hall", title, "Hall", r.ByHall).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -715,7 +715,7 @@ func dashboardRevenue(id, title string, r *Revenue, p DashboardProps) templ.Comp
 	})
 }
 
-func revenueTable(id, what string, lines []*RevenueLine) templ.Component {
+func revenueTable(id, title, what string, lines []*RevenueLine) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
@@ -737,9 +737,9 @@ func revenueTable(id, what string, lines []*RevenueLine) templ.Component {
 			return templ_7745c5c3_Err
 		}
 		var templ_7745c5c3_Var41 string
-		templ_7745c5c3_Var41, templ_7745c5c3_Err = templruntime.NewAttributeExpression("Revenue by " + what).Resolve(ctx)
+		templ_7745c5c3_Var41, templ_7745c5c3_Err = templruntime.NewAttributeExpression(title + " by " + what + " table").Resolve(ctx)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/console_dashboard.templ`, Line: 143, Col: 87}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/console_dashboard.templ`, Line: 143, Col: 99}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var41)
 		if templ_7745c5c3_Err != nil {
@@ -914,7 +914,7 @@ func dashboardPending(p DashboardProps) templ.Component {
 			return templ_7745c5c3_Err
 		}
 		if len(pend.Oldest) > 0 {
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 68, "<div class=\"table-scroll\" tabindex=\"0\" role=\"region\" aria-labelledby=\"pending-title\"><table class=\"data-table\" id=\"pending-oldest\"><caption class=\"visually-hidden\">Oldest pending orders</caption> <thead><tr><th scope=\"col\">Order</th><th scope=\"col\" class=\"dash-wide\">Movie</th><th scope=\"col\" class=\"dash-wide\">Buyer</th><th scope=\"col\" class=\"num dash-wide\">Seats</th><th scope=\"col\" class=\"num\">Total</th><th scope=\"col\" class=\"dash-wide\">Created</th><th scope=\"col\">Deadline</th></tr></thead> <tbody>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 68, "<div class=\"table-scroll\" tabindex=\"0\" role=\"region\" aria-label=\"Oldest pending orders table\"><table class=\"data-table\" id=\"pending-oldest\"><caption class=\"visually-hidden\">Oldest pending orders</caption> <thead><tr><th scope=\"col\">Order</th><th scope=\"col\" class=\"dash-wide\">Movie</th><th scope=\"col\" class=\"dash-wide\">Buyer</th><th scope=\"col\" class=\"num dash-wide\">Seats</th><th scope=\"col\" class=\"num\">Total</th><th scope=\"col\" class=\"dash-wide\">Created</th><th scope=\"col\">Deadline</th></tr></thead> <tbody>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

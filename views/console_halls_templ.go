@@ -72,7 +72,7 @@ func HallListPage(p HallListProps) templ.Component {
 					return templ_7745c5c3_Err
 				}
 			} else {
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 6, "<div class=\"table-scroll\" tabindex=\"0\" role=\"region\" aria-labelledby=\"halls-title\"><table class=\"data-table hall-list\"><thead><tr><th scope=\"col\">Name</th><th scope=\"col\">Rows × columns</th><th scope=\"col\" class=\"num\">Seats</th><th scope=\"col\">Seats by zone</th><th scope=\"col\" class=\"num\">Blocked</th><th scope=\"col\"><span class=\"visually-hidden\">Actions</span></th></tr></thead> <tbody>")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 6, "<div class=\"table-scroll\" tabindex=\"0\" role=\"region\" aria-label=\"Halls table\"><table class=\"data-table hall-list\"><thead><tr><th scope=\"col\">Name</th><th scope=\"col\">Rows × columns</th><th scope=\"col\" class=\"num\">Seats</th><th scope=\"col\">Seats by zone</th><th scope=\"col\" class=\"num\">Blocked</th><th scope=\"col\"><span class=\"visually-hidden\">Actions</span></th></tr></thead> <tbody>")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}

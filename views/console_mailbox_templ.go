@@ -133,7 +133,7 @@ func MailboxPage(p MailboxPageProps) templ.Component {
 					return templ_7745c5c3_Err
 				}
 			} else {
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 4, "<div class=\"table-scroll\" tabindex=\"0\" role=\"region\" aria-labelledby=\"mailbox-rows-title\"><table class=\"data-table mailbox-table\"><thead><tr><th scope=\"col\">E-mail</th><th scope=\"col\">To</th><th scope=\"col\">Subject</th><th scope=\"col\">Kind</th><th scope=\"col\">Status</th><th scope=\"col\">Attempts</th><th scope=\"col\">Written</th></tr></thead> <tbody>")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 4, "<div class=\"table-scroll\" tabindex=\"0\" role=\"region\" aria-label=\"E-mails table\"><table class=\"data-table mailbox-table\"><thead><tr><th scope=\"col\">E-mail</th><th scope=\"col\">To</th><th scope=\"col\">Subject</th><th scope=\"col\">Kind</th><th scope=\"col\">Status</th><th scope=\"col\">Attempts</th><th scope=\"col\">Written</th></tr></thead> <tbody>")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}

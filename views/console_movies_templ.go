@@ -100,7 +100,7 @@ func MoviesPage(p MoviesPageProps) templ.Component {
 					return templ_7745c5c3_Err
 				}
 			} else {
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 5, "<div class=\"table-scroll\" tabindex=\"0\" role=\"region\" aria-labelledby=\"movies-title\"><table class=\"data-table\"><thead><tr><th scope=\"col\">Title</th><th scope=\"col\" class=\"num\">Runtime</th><th scope=\"col\">State</th><th scope=\"col\" class=\"num\">Upcoming shows</th></tr></thead> <tbody>")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 5, "<div class=\"table-scroll\" tabindex=\"0\" role=\"region\" aria-label=\"Movies table\"><table class=\"data-table\"><thead><tr><th scope=\"col\">Title</th><th scope=\"col\" class=\"num\">Runtime</th><th scope=\"col\">State</th><th scope=\"col\" class=\"num\">Upcoming shows</th></tr></thead> <tbody>")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}

@@ -284,7 +284,7 @@ func AdminOrdersPage(p AdminOrdersProps) templ.Component {
 					return templ_7745c5c3_Err
 				}
 			} else {
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 18, "<div class=\"table-scroll\" tabindex=\"0\" role=\"region\" aria-labelledby=\"order-results-title\"><table class=\"data-table orders-table\"><thead><tr><th scope=\"col\">Order</th><th scope=\"col\">Buyer</th><th scope=\"col\">Show</th><th scope=\"col\">Seats</th><th scope=\"col\" class=\"num\">Total</th><th scope=\"col\">Status</th><th scope=\"col\">Created</th></tr></thead> <tbody>")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 18, "<div class=\"table-scroll\" tabindex=\"0\" role=\"region\" aria-label=\"Orders found table\"><table class=\"data-table orders-table\"><thead><tr><th scope=\"col\">Order</th><th scope=\"col\">Buyer</th><th scope=\"col\">Show</th><th scope=\"col\">Seats</th><th scope=\"col\" class=\"num\">Total</th><th scope=\"col\">Status</th><th scope=\"col\">Created</th></tr></thead> <tbody>")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
@@ -945,7 +945,7 @@ func AdminOrderPage(p AdminOrderProps) templ.Component {
 					return templ_7745c5c3_Err
 				}
 			} else {
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 76, "<div class=\"table-scroll\" tabindex=\"0\" role=\"region\" aria-labelledby=\"payments-title\"><table class=\"data-table\"><thead><tr><th scope=\"col\">Payment</th><th scope=\"col\">Provider</th><th scope=\"col\">Status</th><th scope=\"col\" class=\"num\">Amount</th><th scope=\"col\">Started</th><th scope=\"col\">Last change</th></tr></thead> <tbody>")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 76, "<div class=\"table-scroll\" tabindex=\"0\" role=\"region\" aria-label=\"Payments table\"><table class=\"data-table\"><thead><tr><th scope=\"col\">Payment</th><th scope=\"col\">Provider</th><th scope=\"col\">Status</th><th scope=\"col\" class=\"num\">Amount</th><th scope=\"col\">Started</th><th scope=\"col\">Last change</th></tr></thead> <tbody>")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}

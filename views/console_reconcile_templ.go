@@ -81,7 +81,7 @@ func ReconcilePage(p ReconcilePageProps) templ.Component {
 					return templ_7745c5c3_Err
 				}
 			} else {
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 6, "<div class=\"table-scroll\" tabindex=\"0\" role=\"region\" aria-labelledby=\"history-title\"><table class=\"data-table\"><thead><tr><th scope=\"col\">Run</th><th scope=\"col\">Started</th><th scope=\"col\">Trigger · who</th><th scope=\"col\">Dry run</th><th scope=\"col\" class=\"num\">Duration</th><th scope=\"col\" class=\"num\">Shows</th><th scope=\"col\" class=\"num\">Findings</th><th scope=\"col\" class=\"num\">Fixed</th><th scope=\"col\">By kind</th><th scope=\"col\">Status</th></tr></thead> <tbody>")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 6, "<div class=\"table-scroll\" tabindex=\"0\" role=\"region\" aria-label=\"Recent runs table\"><table class=\"data-table\"><thead><tr><th scope=\"col\">Run</th><th scope=\"col\">Started</th><th scope=\"col\">Trigger · who</th><th scope=\"col\">Dry run</th><th scope=\"col\" class=\"num\">Duration</th><th scope=\"col\" class=\"num\">Shows</th><th scope=\"col\" class=\"num\">Findings</th><th scope=\"col\" class=\"num\">Fixed</th><th scope=\"col\">By kind</th><th scope=\"col\">Status</th></tr></thead> <tbody>")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
@@ -729,7 +729,7 @@ func ReconcileRunPage(p ReconcileRunProps) templ.Component {
 					return templ_7745c5c3_Err
 				}
 			} else {
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 64, "<div class=\"table-scroll\" tabindex=\"0\" role=\"region\" aria-labelledby=\"findings-title\"><table class=\"data-table\"><thead><tr><th scope=\"col\">Kind</th><th scope=\"col\">Show</th><th scope=\"col\">Seat</th><th scope=\"col\">Order</th><th scope=\"col\">Action</th><th scope=\"col\">Fixed</th><th scope=\"col\">Detail</th></tr></thead> <tbody>")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 64, "<div class=\"table-scroll\" tabindex=\"0\" role=\"region\" aria-label=\"Findings table\"><table class=\"data-table\"><thead><tr><th scope=\"col\">Kind</th><th scope=\"col\">Show</th><th scope=\"col\">Seat</th><th scope=\"col\">Order</th><th scope=\"col\">Action</th><th scope=\"col\">Fixed</th><th scope=\"col\">Detail</th></tr></thead> <tbody>")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}

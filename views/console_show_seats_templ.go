@@ -831,7 +831,7 @@ func heldSoldTable(p AdminShowSeatsProps) templ.Component {
 				return templ_7745c5c3_Err
 			}
 		} else {
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 64, "<p class=\"hint\">A pending order's hold is released by cancelling the order; a hold without a live order (stuck) is released seat by seat. Sold seats are freed by refunding their order.</p><div class=\"table-scroll\" tabindex=\"0\" role=\"region\" aria-labelledby=\"held-title\"><table class=\"data-table\" id=\"held-sold\"><thead><tr><th scope=\"col\">Order</th><th scope=\"col\">Status</th><th scope=\"col\">Buyer</th><th scope=\"col\">Seats</th><th scope=\"col\">Seat cache vs database</th><th scope=\"col\">Action</th></tr></thead> <tbody>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 64, "<p class=\"hint\">A pending order's hold is released by cancelling the order; a hold without a live order (stuck) is released seat by seat. Sold seats are freed by refunding their order.</p><div class=\"table-scroll\" tabindex=\"0\" role=\"region\" aria-label=\"Held and sold seats table\"><table class=\"data-table\" id=\"held-sold\"><thead><tr><th scope=\"col\">Order</th><th scope=\"col\">Status</th><th scope=\"col\">Buyer</th><th scope=\"col\">Seats</th><th scope=\"col\">Seat cache vs database</th><th scope=\"col\">Action</th></tr></thead> <tbody>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -995,7 +995,7 @@ func heldSoldTable(p AdminShowSeatsProps) templ.Component {
 			return templ_7745c5c3_Err
 		}
 		if len(other) > 0 {
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 82, "<section class=\"panel\" aria-labelledby=\"mismatch-title\"><h2 id=\"mismatch-title\" class=\"panel-title\">Seat cache and database disagree</h2><p class=\"hint\">Reconciliation sets the seat cache right.</p><div class=\"table-scroll\" tabindex=\"0\" role=\"region\" aria-labelledby=\"mismatch-title\"><table class=\"data-table\" id=\"mismatches\"><thead><tr><th scope=\"col\">Seat</th><th scope=\"col\">Shown as</th><th scope=\"col\">Detail</th></tr></thead> <tbody>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 82, "<section class=\"panel\" aria-labelledby=\"mismatch-title\"><h2 id=\"mismatch-title\" class=\"panel-title\">Seat cache and database disagree</h2><p class=\"hint\">Reconciliation sets the seat cache right.</p><div class=\"table-scroll\" tabindex=\"0\" role=\"region\" aria-label=\"Seats where cache and database disagree table\"><table class=\"data-table\" id=\"mismatches\"><thead><tr><th scope=\"col\">Seat</th><th scope=\"col\">Shown as</th><th scope=\"col\">Detail</th></tr></thead> <tbody>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

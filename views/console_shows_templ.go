@@ -316,7 +316,7 @@ func ShowsDayPage(p ShowsDayProps) templ.Component {
 					return templ_7745c5c3_Err
 				}
 			} else {
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 12, "<div class=\"table-scroll\" tabindex=\"0\" role=\"region\" aria-labelledby=\"day-title\"><table class=\"data-table\"><thead><tr><th scope=\"col\">Time</th><th scope=\"col\">Movie</th><th scope=\"col\">Hall</th><th scope=\"col\">Status</th><th scope=\"col\">Sale window</th><th scope=\"col\" class=\"num\">Sold</th><th scope=\"col\" class=\"num\">Held</th><th scope=\"col\" class=\"num\">Free</th><th scope=\"col\"><span class=\"visually-hidden\">Details</span></th></tr></thead> <tbody>")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 12, "<div class=\"table-scroll\" tabindex=\"0\" role=\"region\" aria-label=\"The day's shows table\"><table class=\"data-table\"><thead><tr><th scope=\"col\">Time</th><th scope=\"col\">Movie</th><th scope=\"col\">Hall</th><th scope=\"col\">Status</th><th scope=\"col\">Sale window</th><th scope=\"col\" class=\"num\">Sold</th><th scope=\"col\" class=\"num\">Held</th><th scope=\"col\" class=\"num\">Free</th><th scope=\"col\"><span class=\"visually-hidden\">Details</span></th></tr></thead> <tbody>")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}

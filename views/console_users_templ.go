@@ -227,7 +227,7 @@ func AdminUsersPage(p AdminUsersProps) templ.Component {
 					return templ_7745c5c3_Err
 				}
 			} else {
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 19, "<div class=\"table-scroll\" tabindex=\"0\" role=\"region\" aria-labelledby=\"users-title\"><table class=\"data-table users-table\"><thead><tr><th scope=\"col\">Account</th><th scope=\"col\">Role</th><th scope=\"col\">Created</th><th scope=\"col\">Change role</th></tr></thead> <tbody>")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 19, "<div class=\"table-scroll\" tabindex=\"0\" role=\"region\" aria-label=\"Accounts table\"><table class=\"data-table users-table\"><thead><tr><th scope=\"col\">Account</th><th scope=\"col\">Role</th><th scope=\"col\">Created</th><th scope=\"col\">Change role</th></tr></thead> <tbody>")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}

@@ -56,7 +56,7 @@ func ConsoleWaitlistPanel(entries []*WaitlistEntry, zone *time.Location) templ.C
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 4, " waiting. Seats that come back are offered to the first place that fits, in this order; each offer is a pending order with 10 minutes to pay.</p><div class=\"table-scroll\" tabindex=\"0\" role=\"region\" aria-labelledby=\"waitlist-heading\"><table class=\"data-table waitlist-table\"><thead><tr><th scope=\"col\" class=\"num\">#</th><th scope=\"col\">Buyer</th><th scope=\"col\" class=\"num\">Seats</th><th scope=\"col\">Zone</th><th scope=\"col\">Status</th><th scope=\"col\">Offer</th><th scope=\"col\">Joined</th></tr></thead> <tbody>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 4, " waiting. Seats that come back are offered to the first place that fits, in this order; each offer is a pending order with 10 minutes to pay.</p><div class=\"table-scroll\" tabindex=\"0\" role=\"region\" aria-label=\"Waiting list table\"><table class=\"data-table waitlist-table\"><thead><tr><th scope=\"col\" class=\"num\">#</th><th scope=\"col\">Buyer</th><th scope=\"col\" class=\"num\">Seats</th><th scope=\"col\">Zone</th><th scope=\"col\">Status</th><th scope=\"col\">Offer</th><th scope=\"col\">Joined</th></tr></thead> <tbody>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
