@@ -143,3 +143,29 @@ func TestWaitingRoom_TurnedOnAgainEndsAdmissions(t *testing.T) {
 		t.Fatalf("the buyer admitted before queues again: %v", back)
 	}
 }
+
+// TestWaitingRoom_ReplayBeforeAdmission: an order made with an Idempotency-Key before
+// the show's room was turned on, sent again with the same key and body after, returns
+// its first answer (201, the same order); the same body under a new key is refused.
+func TestWaitingRoom_ReplayBeforeAdmission(t *testing.T) {
+	a := newTestApp(t, nil)
+	show, seats := a.onSaleShow(4)
+	staff := a.demoToken("staff")
+	buyer := a.newUser()
+	path := "/api/v1/shows/" + show + "/orders"
+	body := map[string]any{"seat_ids": seats[:2]}
+	first := a.do("POST", path, buyer, body, map[string]string{"Idempotency-Key": "room-replay-1"})
+	if first.status != 201 {
+		t.Fatalf("the first order: %d %s", first.status, first.body)
+	}
+	if r := a.do("PATCH", "/api/v1/admin/shows/"+show, staff, map[string]any{"waiting_room": true, "admit_per_minute": 1}, nil); r.status != 200 {
+		t.Fatalf("turn the room on: %d %s", r.status, r.body)
+	}
+	replay := a.do("POST", path, buyer, body, map[string]string{"Idempotency-Key": "room-replay-1"})
+	if replay.status != 201 || replay.json(t)["order_no"] != first.json(t)["order_no"] || replay.json(t)["status"] != "pending" {
+		t.Fatalf("the replay after the room was turned on: %d %s, first %s", replay.status, replay.body, first.body)
+	}
+	if r := a.do("POST", path, buyer, body, map[string]string{"Idempotency-Key": "room-replay-2"}); r.status != 403 || r.code() != "NOT_ADMITTED" {
+		t.Fatalf("a new key without an admission: %d %s", r.status, r.body)
+	}
+}

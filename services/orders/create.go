@@ -74,7 +74,9 @@ func (o *Orders) Create(ctx context.Context, req CreateOrderRequest) (*services.
 		return nil, err
 	}
 	if err := o.admit(c); err != nil {
-		return nil, err
+		// a replay answers first: its order was made when it needed no admission, or
+		// with one that has ended since (API.md: a replay returns the first answer)
+		return o.notAdmittedUnlessReplay(ctx, c.req, err)
 	}
 	if err := o.inHall(ctx, c); err != nil {
 		return nil, err
