@@ -15,7 +15,7 @@ import (
 
 // WaitlistService is what the handlers need of waitlist.Lists.
 type WaitlistService interface {
-	Join(ctx context.Context, userID, showID int64, quantity int, zone string) (*waitlist.Entry, error)
+	Join(ctx context.Context, userID, showID int64, quantity int, zone, admissionToken string) (*waitlist.Entry, error)
 	Mine(ctx context.Context, userID, showID int64) (*waitlist.Entry, error)
 	Leave(ctx context.Context, userID, showID int64) (*waitlist.Entry, error)
 	List(ctx context.Context, showID int64) ([]*waitlist.Entry, error)
@@ -60,8 +60,10 @@ type waitlistBody struct {
 }
 
 // apiJoinWaitlist puts the signed-in buyer on the show's waiting list -> 201 the place.
-// Errors: INVALID_REQUEST, NOT_FOUND, NOT_ON_SALE, CONFLICT (already on it; seats are
-// free to book).
+// While the show's waiting room is on, the buyer's admission (header Admission-Token or
+// the room's cookie) is checked as an order's is. Errors: INVALID_REQUEST, NOT_FOUND,
+// NOT_ON_SALE, NOT_ADMITTED (403: join the waiting room first), CONFLICT (already on it;
+// seats are free to book).
 func (d *Deps) apiJoinWaitlist(c *fiber.Ctx) error {
 	showID, ok := idParam(c, "id")
 	if !ok {
@@ -86,7 +88,7 @@ func (d *Deps) apiJoinWaitlist(c *fiber.Ctx) error {
 	}
 	ctx, cancel := ctxOf(c)
 	defer cancel()
-	e, err := d.Waitlist.Join(ctx, currentUser(c).ID, showID, int(q), zone)
+	e, err := d.Waitlist.Join(ctx, currentUser(c).ID, showID, int(q), zone, admissionToken(c, showID))
 	if err != nil {
 		return err
 	}

@@ -184,7 +184,7 @@ type RoomMoves interface {
 
 // AdmissionChecker checks a waiting room's admission token (waitingroom.Tokens).
 type AdmissionChecker interface {
-	Valid(token string, userID, showID int64, now time.Time) bool
+	Valid(token string, userID, showID int64, roomEpoch int, now time.Time) bool
 }
 
 // Deps are the services the handlers call, grouped by the surface that uses them: the

@@ -63,3 +63,14 @@ func (d *Deps) joinQueue(c *fiber.Ctx) error {
 	}
 	return c.Redirect(views.QueueURL(showID), fiber.StatusSeeOther)
 }
+
+// toQueue sends the buyer to show's waiting page (a join of the waiting list, or
+// another step that needs an admission, refused NOT_ADMITTED): an htmx request is told
+// to go there (HX-Redirect), any other is redirected (303).
+func toQueue(c *fiber.Ctx, showID int64) error {
+	if c.Get("HX-Request") == "true" {
+		c.Set("HX-Redirect", views.QueueURL(showID))
+		return c.SendStatus(fiber.StatusOK)
+	}
+	return c.Redirect(views.QueueURL(showID), fiber.StatusSeeOther)
+}

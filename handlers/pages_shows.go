@@ -68,7 +68,7 @@ func (d *Deps) mustQueue(c *fiber.Ctx, show *services.Show) bool {
 		return false
 	}
 	u := currentUser(c)
-	return u == nil || !d.Admission.Valid(admissionToken(c, show.ID), u.ID, show.ID, nowUTC())
+	return u == nil || !d.Admission.Valid(admissionToken(c, show.ID), u.ID, show.ID, show.RoomEpoch, nowUTC())
 }
 
 // renderShow renders the show page at section (a large hall's section, 0 for its

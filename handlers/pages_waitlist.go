@@ -87,7 +87,7 @@ func (d *Deps) joinWaitlist(c *fiber.Ctx) error {
 		}
 		ctx, cancel := ctxOf(c)
 		defer cancel()
-		_, err = d.Waitlist.Join(ctx, currentUser(c).ID, showID, quantity, utils.CopyString(c.FormValue("zone")))
+		_, err = d.Waitlist.Join(ctx, currentUser(c).ID, showID, quantity, utils.CopyString(c.FormValue("zone")), admissionToken(c, showID))
 		return err
 	})
 }
@@ -109,6 +109,9 @@ func (d *Deps) waitlistForm(c *fiber.Ctx, act func(showID int64) error) error {
 		return renderErrorPage(c, fiber.StatusNotFound, tr(c, "err.no_show", nil))
 	}
 	err := act(showID)
+	if services.ErrorCode(err) == services.CodeNotAdmitted {
+		return toQueue(c, showID) // the waiting room first, not a refusal
+	}
 	msg := ""
 	if err != nil {
 		se, ok := err.(*services.Error)

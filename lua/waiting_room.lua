@@ -4,21 +4,23 @@
 --               counted to), credit (admissions owed, fractional), seq (last queue
 --               number), pseq (joins before the opening), shuffled, closed (reason),
 --               admitted, abandoned (totals), busy (ms since when the queue has not
---               been empty: admissions since then measure the pace the room keeps)
+--               been empty: admissions since then measure the pace the room keeps),
+--               epoch (the highest room epoch a caller passed)
 -- KEYS[2] queue zset: the waiting, scored by queue number (position = rank + 1)
 -- KEYS[3] pre   zset: who joined before the opening, scored by arrival
 -- KEYS[4] ent   hash: user id -> "<st>|<seq>|<admitted until ms>|<queue id>|<first
---               position>|<joined ms>", st w(aiting) a(dmitted) x(expired, abandoned)
+--               position>|<joined ms>|<epoch admitted in>", st w(aiting) a(dmitted)
+--               x(expired, abandoned); an admission of an epoch before the room's reads expired
 -- KEYS[5] seen  hash: user id -> ms of the entry's last read (heartbeat)
 -- KEYS[6] adm   zset: user id -> ms of admission, the last minute (measured pace)
 -- ARGV: op (join|read|advance|close|stats), now ms (the app's clock), sale opening ms,
 -- pace (buyers a minute, the show's as the caller read it), user id, new queue id,
 -- shuffle seed (1..2^31-2), arg (close: the reason, "" reopens; then it advances), idle ms (120000),
--- admitted-for ms (600000).
+-- admitted-for ms (600000), the room's epoch as the caller read it (services.Show.RoomEpoch).
 -- join/read reply: {st, position, admitted until ms, queue id, first position, waiting,
 -- pace, admitted in the last minute, opened 0|1, closed reason, admitted now, abandoned
--- now, admitted while busy in the last minute, that window in ms, wait ms of each
--- admitted now...}; st is w, a, x, c (closed) or "none". The other
+-- now, admitted while busy in the last minute, that window in ms, the room's epoch, wait
+-- ms of each admitted now...}; st is w, a, x, c (closed) or "none". The other
 -- ops reply the same without an entry; stats gives the totals admitted and abandoned
 -- in place of "now".
 -- Moves are published on the show's room channel (meta with "meta" replaced by "moves")
@@ -27,6 +29,17 @@ local meta, queue, pre, ent, seen, adm = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEY
 local op, now, opens, pace = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
 local uid, qid, seed, arg = ARGV[5], ARGV[6], tonumber(ARGV[7]), ARGV[8]
 local idle, admit_for = tonumber(ARGV[9]), tonumber(ARGV[10])
+-- the room's epoch: the highest any caller passed (a caller whose show is a second old
+-- passes the one before), so an admission of an earlier epoch ends on every instance
+local epoch = tonumber(ARGV[11]) or 0
+do
+  local seen_epoch = tonumber(redis.call('HGET', meta, 'epoch')) or 0
+  if epoch > seen_epoch then
+    redis.call('HSET', meta, 'epoch', epoch)
+  else
+    epoch = seen_epoch
+  end
+end
 local channel = (string.gsub(meta, 'meta$', 'moves'))
 
 local function int(n) return string.format('%d', n) end
@@ -34,12 +47,14 @@ local function int(n) return string.format('%d', n) end
 local function get(u)
   local v = redis.call('HGET', ent, u)
   if not v then return nil end
-  local st, seq, till, id, first, joined = string.match(v, '^(%a)|(%d+)|(%d+)|([^|]*)|(%d+)|(%d+)$')
-  return {st = st, seq = tonumber(seq), till = tonumber(till), qid = id, first = tonumber(first), joined = tonumber(joined)}
+  local st, seq, till, id, first, joined, ep = string.match(v, '^(%a)|(%d+)|(%d+)|([^|]*)|(%d+)|(%d+)|?(%d*)$')
+  return {st = st, seq = tonumber(seq), till = tonumber(till), qid = id, first = tonumber(first), joined = tonumber(joined),
+    ep = tonumber(ep) or 0}
 end
 
 local function put(u, e)
-  redis.call('HSET', ent, u, e.st .. '|' .. int(e.seq) .. '|' .. int(e.till) .. '|' .. e.qid .. '|' .. int(e.first) .. '|' .. int(e.joined))
+  redis.call('HSET', ent, u, e.st .. '|' .. int(e.seq) .. '|' .. int(e.till) .. '|' .. e.qid .. '|' .. int(e.first) .. '|' ..
+    int(e.joined) .. '|' .. int(e.ep))
 end
 
 -- shuffle: at a call at or after the opening, everyone who joined before it (pre) is
@@ -98,7 +113,7 @@ local function advance()
     if (tonumber(redis.call('HGET', seen, u)) or 0) < now - idle then
       e.st, abandoned = 'x', abandoned + 1
     else
-      e.st, e.till, credit, admitted = 'a', now + admit_for, credit - 1, admitted + 1
+      e.st, e.till, e.ep, credit, admitted = 'a', now + admit_for, epoch, credit - 1, admitted + 1
       redis.call('ZADD', adm, now, u)
       local from = e.joined
       if from < opens then from = opens end
@@ -131,7 +146,7 @@ local function reply(e, admitted, abandoned, waits)
   end
   local opened = 0
   if now >= opens then opened = 1 end
-  local out = {'none', 0, 0, '', 0, waiting, pace, recent, opened, closed or '', admitted, abandoned, busy_n, int(busy_ms)}
+  local out = {'none', 0, 0, '', 0, waiting, pace, recent, opened, closed or '', admitted, abandoned, busy_n, int(busy_ms), epoch}
   if e then
     local st, pos = e.st, 0
     if st == 'w' and closed then
@@ -139,7 +154,7 @@ local function reply(e, admitted, abandoned, waits)
     elseif st == 'w' then
       local r = redis.call('ZRANK', queue, uid)
       if r then pos = r + 1 end
-    elseif st == 'a' and e.till <= now then
+    elseif st == 'a' and (e.till <= now or e.ep < epoch) then
       st = 'x'
     end
     out[1], out[2], out[3], out[4], out[5] = st, pos, int(e.till), e.qid, e.first
@@ -151,12 +166,12 @@ end
 if op == 'join' then
   shuffle()
   local e = get(uid)
-  local live = e and (e.st == 'w' or (e.st == 'a' and e.till > now))
+  local live = e and (e.st == 'w' or (e.st == 'a' and e.till > now and e.ep >= epoch))
   if not live and redis.call('HGET', meta, 'closed') then
     return reply(nil, 0, 0, {})
   end
   if not live then
-    e = {st = 'w', seq = 0, till = 0, qid = qid, first = 0, joined = now}
+    e = {st = 'w', seq = 0, till = 0, qid = qid, first = 0, joined = now, ep = 0}
     if now < opens then
       redis.call('ZADD', pre, redis.call('HINCRBY', meta, 'pseq', 1), uid)
     else

@@ -31,7 +31,7 @@ type Metrics struct {
 	RoomWaiting       *prometheus.GaugeVec   // label show_id: buyers waiting (the rooms that are on)
 	RoomAdmitted      prometheus.Counter     // buyers admitted (by this instance's admissions)
 	RoomAbandoned     prometheus.Counter     // waiting places expired at the front, unread for 120 s
-	RoomTokenRefusals *prometheus.CounterVec // label reason: missing, invalid, expired, other (user or show)
+	RoomTokenRefusals *prometheus.CounterVec // label reason: missing, invalid, expired, other (user or show), epoch (before the room was last turned on)
 	RoomWait          prometheus.Histogram   // seconds from joining (or the opening) to admission
 }
 

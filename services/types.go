@@ -251,6 +251,9 @@ type Show struct {
 	// AdmitPerMinute is its pace (API.md "Waiting room").
 	WaitingRoom    bool `db:"waiting_room"`
 	AdmitPerMinute int  `db:"admit_per_minute"`
+	// RoomEpoch counts the times the room was turned on: admission tokens and
+	// waiting-list places of an earlier epoch admit nobody.
+	RoomEpoch int `db:"room_epoch"`
 	// SingleSeatRule is off, warn or enforce (seats.Rule*; API.md "Seat rules and the
 	// waiting list").
 	SingleSeatRule string    `db:"single_seat_rule"`

@@ -94,3 +94,78 @@ func TestWaitingRoom_API(t *testing.T) {
 		t.Fatalf("order for a show without a room: %d %s", r.status, r.body)
 	}
 }
+
+// TestWaitingRoom_TurnedOnAgainEndsAdmissions: tokens die when the room is turned on
+// again. While the room is off for a moment, a waiting buyer who reads the queue reads
+// admitted with a token, and a buyer the room admitted before holds one too; once the
+// room is back on, neither token orders (403 NOT_ADMITTED), the waiting buyer reads
+// their old place again, and the admitted one reads expired and queues again.
+func TestWaitingRoom_TurnedOnAgainEndsAdmissions(t *testing.T) {
+	a := newTestApp(t, nil)
+	show, seats := a.onSaleShow(4)
+	staff := a.demoToken("staff")
+	path := "/api/v1/shows/" + show
+	room := func(on bool) {
+		t.Helper()
+		if r := a.do("PATCH", "/api/v1/admin/shows/"+show, staff, map[string]any{"waiting_room": on, "admit_per_minute": 1}, nil); r.status != 200 {
+			t.Fatalf("room on %v: %d %s", on, r.status, r.body)
+		}
+	}
+	room(true)
+	first, second := a.newUser(), a.newUser()
+	e1 := a.do("POST", path+"/queue", first, nil, nil).json(t)
+	e2 := a.do("POST", path+"/queue", second, nil, nil).json(t)
+	if e1["status"] != "admitted" || e2["status"] != "waiting" || e2["position"] != 1.0 {
+		t.Fatalf("joining: %v, %v", e1, e2)
+	}
+	room(false)
+	off := a.do("GET", path+"/queue", second, nil, nil).json(t)
+	if off["status"] != "admitted" || off["admission_token"] == nil {
+		t.Fatalf("reading the queue while the room is off: %v", off)
+	}
+	room(true)
+	order := map[string]any{"seat_ids": seats[:1]}
+	for who, c := range map[string]struct{ user, token string }{
+		"the token read while the room was off":     {second, off["admission_token"].(string)},
+		"the token the room gave before it was off": {first, e1["admission_token"].(string)},
+	} {
+		if r := a.do("POST", path+"/orders", c.user, order, map[string]string{"Admission-Token": c.token}); r.status != 403 || r.code() != "NOT_ADMITTED" {
+			t.Fatalf("%s, after the room is on again: %d %s", who, r.status, r.body)
+		}
+	}
+	if again := a.do("GET", path+"/queue", second, nil, nil).json(t); again["status"] != "waiting" || again["position"] != 1.0 || again["admission_token"] != nil {
+		t.Fatalf("the waiting buyer after the room is on again: %v", again)
+	}
+	if again := a.do("GET", path+"/queue", first, nil, nil).json(t); again["status"] != "expired" || again["admission_token"] != nil {
+		t.Fatalf("the buyer admitted before: %v", again)
+	}
+	if back := a.do("POST", path+"/queue", first, nil, nil).json(t); back["status"] != "waiting" || back["position"] != 2.0 {
+		t.Fatalf("the buyer admitted before queues again: %v", back)
+	}
+}
+
+// TestWaitingRoom_ReplayBeforeAdmission: an order made with an Idempotency-Key before
+// the show's room was turned on, sent again with the same key and body after, returns
+// its first answer (201, the same order); the same body under a new key is refused.
+func TestWaitingRoom_ReplayBeforeAdmission(t *testing.T) {
+	a := newTestApp(t, nil)
+	show, seats := a.onSaleShow(4)
+	staff := a.demoToken("staff")
+	buyer := a.newUser()
+	path := "/api/v1/shows/" + show + "/orders"
+	body := map[string]any{"seat_ids": seats[:2]}
+	first := a.do("POST", path, buyer, body, map[string]string{"Idempotency-Key": "room-replay-1"})
+	if first.status != 201 {
+		t.Fatalf("the first order: %d %s", first.status, first.body)
+	}
+	if r := a.do("PATCH", "/api/v1/admin/shows/"+show, staff, map[string]any{"waiting_room": true, "admit_per_minute": 1}, nil); r.status != 200 {
+		t.Fatalf("turn the room on: %d %s", r.status, r.body)
+	}
+	replay := a.do("POST", path, buyer, body, map[string]string{"Idempotency-Key": "room-replay-1"})
+	if replay.status != 201 || replay.json(t)["order_no"] != first.json(t)["order_no"] || replay.json(t)["status"] != "pending" {
+		t.Fatalf("the replay after the room was turned on: %d %s, first %s", replay.status, replay.body, first.body)
+	}
+	if r := a.do("POST", path, buyer, body, map[string]string{"Idempotency-Key": "room-replay-2"}); r.status != 403 || r.code() != "NOT_ADMITTED" {
+		t.Fatalf("a new key without an admission: %d %s", r.status, r.body)
+	}
+}

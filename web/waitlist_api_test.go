@@ -1,6 +1,7 @@
 package web
 
 import (
+	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -138,5 +139,83 @@ func TestWaitlist_API(t *testing.T) {
 	if page.status != 200 || !strings.Contains(string(page.body), "Waiting list") || !strings.Contains(string(page.body), email) ||
 		!strings.Contains(string(page.body), o3["order_no"].(string)) {
 		t.Fatalf("the console's show page: %d, lacks the list, %s or the offer", page.status, email)
+	}
+}
+
+// TestWaitlist_RoomCannotBeSkipped: with a show's waiting room on and every seat held, a
+// buyer who never joined the room is refused the waiting list (403 NOT_ADMITTED, in the
+// contract's error shape, and nothing changes), and the list's join form sends them to
+// the queue; a place joined while the room was off gets no offer once it is on, nor
+// keeps seats back from admitted buyers; an admitted buyer joins the list (the room's
+// cookie or Admission-Token) and gets the offer when the holder cancels.
+func TestWaitlist_RoomCannotBeSkipped(t *testing.T) {
+	a := newTestApp(t, nil)
+	show, ids := a.tinyShow("Skip Room", "SSSS", nil)
+	staff := a.demoToken("staff")
+	path := "/api/v1/shows/" + show
+	holder, early, stranger, admitted, late := a.newUser(), a.newUser(), a.newUser(), a.newUser(), a.newUser()
+	r := a.do("POST", path+"/orders", holder, map[string]any{"seat_ids": []string{ids["A1"], ids["A2"], ids["A3"], ids["A4"]}}, nil)
+	if r.status != 201 {
+		t.Fatalf("hold every seat: %d %s", r.status, r.body)
+	}
+	held := r.json(t)["order_no"].(string)
+	if r := a.do("POST", path+"/waitlist", early, map[string]any{"quantity": 2}, nil); r.status != 201 {
+		t.Fatalf("join the list while the room is off: %d %s", r.status, r.body)
+	}
+	if r := a.do("PATCH", "/api/v1/admin/shows/"+show, staff, map[string]any{"waiting_room": true, "admit_per_minute": 6000}, nil); r.status != 200 {
+		t.Fatalf("turn the room on: %d %s", r.status, r.body)
+	}
+	// the issue's scenario: no admission, every seat held
+	if r := a.do("POST", path+"/orders", stranger, map[string]any{"zone": "standard", "quantity": 2}, nil); r.status != 403 || r.code() != "NOT_ADMITTED" {
+		t.Fatalf("order without an admission: %d %s", r.status, r.body)
+	}
+	r = a.do("POST", path+"/waitlist", stranger, map[string]any{"quantity": 2}, nil)
+	if r.status != 403 || r.code() != "NOT_ADMITTED" || r.json(t)["error"].(map[string]any)["message"] == "" {
+		t.Fatalf("join the list without an admission: %d %s", r.status, r.body)
+	}
+	if r := a.do("GET", path+"/waitlist", stranger, nil, nil); r.status != 404 {
+		t.Fatalf("the refused join left a place: %d %s", r.status, r.body)
+	}
+	// the show page's join form leads to the queue, not to a bare refusal
+	form := a.postPage("/shows/"+show+"/queue", "/shows/"+show+"/waitlist", stranger, url.Values{"quantity": {"2"}})
+	if form.status != 303 || form.header.Get("Location") != "/shows/"+show+"/queue" {
+		t.Fatalf("the join form without an admission: %d to %q", form.status, form.header.Get("Location"))
+	}
+	if r := a.do("GET", path+"/waitlist", stranger, nil, nil); r.status != 404 {
+		t.Fatalf("the refused form left a place: %d %s", r.status, r.body)
+	}
+	// an admitted buyer joins the list with their token
+	q := a.do("POST", path+"/queue", admitted, nil, nil).json(t)
+	if q["status"] != "admitted" {
+		t.Fatalf("join the room: %v", q)
+	}
+	token := map[string]string{"Admission-Token": q["admission_token"].(string)}
+	if r := a.do("POST", path+"/waitlist", admitted, map[string]any{"quantity": 2}, token); r.status != 201 || r.json(t)["position"] != 2.0 {
+		t.Fatalf("an admitted buyer joins the list: %d %s", r.status, r.body)
+	}
+	// the holder cancels: the admitted place, second in line, gets the offer; the place
+	// joined before the room was turned on gets none and keeps no seats back
+	if r := a.do("POST", "/api/v1/orders/"+held+"/cancel", holder, nil, nil); r.status != 200 {
+		t.Fatalf("cancel: %d %s", r.status, r.body)
+	}
+	offer := a.waitFor(show, admitted, "offered")
+	if order := a.do("GET", "/api/v1/orders/"+offer["order_no"].(string), admitted, nil, nil).json(t); order["status"] != "pending" {
+		t.Fatalf("the admitted buyer's offer: %v", order)
+	}
+	lq := a.do("POST", path+"/queue", late, nil, nil).json(t)
+	if lq["status"] != "admitted" {
+		t.Fatalf("a late buyer joins the room: %v", lq)
+	}
+	if r := a.do("POST", path+"/orders", late, map[string]any{"zone": "standard", "quantity": 2},
+		map[string]string{"Admission-Token": lq["admission_token"].(string)}); r.status != 201 {
+		t.Fatalf("an admitted buyer orders the seats left (the list kept them for a place without admission?): %d %s", r.status, r.body)
+	}
+	if p := a.do("GET", path+"/waitlist", early, nil, nil).json(t); p["status"] != "waiting" || p["order_no"] != nil {
+		t.Fatalf("the place joined while the room was off: %v", p)
+	}
+	var n int
+	if err := a.DB.Get(&n, `SELECT COUNT(*) FROM orders WHERE show_id = ? AND user_id IN
+		(SELECT user_id FROM waitlist_entries WHERE show_id = ? AND status = 'waiting')`, show, show); err != nil || n != 0 {
+		t.Fatalf("the place without an admission has %d orders (%v)", n, err)
 	}
 }

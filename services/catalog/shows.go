@@ -418,6 +418,9 @@ func (w *CatalogWriter) UpdateShow(ctx context.Context, actorID, id int64, ch Sh
 			s.PurchaseLimit = *ch.PurchaseLimit
 		}
 		if ch.WaitingRoom != nil {
+			if *ch.WaitingRoom && !s.WaitingRoom {
+				s.RoomEpoch++ // turned on: earlier admissions end (API.md "Waiting room")
+			}
 			s.WaitingRoom = *ch.WaitingRoom
 		}
 		if ch.AdmitPerMinute != nil {

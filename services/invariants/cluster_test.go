@@ -208,7 +208,7 @@ func TestInvariant9_ClusterScriptsStayInOneSlot(t *testing.T) {
 	full, err := e.Orders.Create(ctx, orders.CreateOrderRequest{UserID: e.User(7), ShowID: listShow.ID, SeatIDs: testenv.HallSeatIDs(t, h, "A1", "A2", "A3", "A4")})
 	step("sell out", err)
 	lists := waitlist.NewLists(e.DB, e.Orders, nil)
-	_, err = lists.Join(ctx, e.User(8), listShow.ID, 2, "standard")
+	_, err = lists.Join(ctx, e.User(8), listShow.ID, 2, "standard", "")
 	step("list join", err)
 	_, err = e.Orders.Cancel(ctx, full.UserID, full.OrderNo)
 	step("seats back", err)

@@ -212,7 +212,7 @@ func TestInvariant16_EveryOrderEventQueuesOneMail(t *testing.T) {
 		}
 		l := waitlist.NewLists(e.DB, e.Orders, nil)
 		waiter := e.User(4)
-		if _, err := l.Join(ctx, waiter, show.ID, 2, ""); err != nil {
+		if _, err := l.Join(ctx, waiter, show.ID, 2, "", ""); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := e.Orders.Cancel(ctx, first.UserID, first.OrderNo); err != nil {

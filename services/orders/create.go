@@ -74,7 +74,9 @@ func (o *Orders) Create(ctx context.Context, req CreateOrderRequest) (*services.
 		return nil, err
 	}
 	if err := o.admit(c); err != nil {
-		return nil, err
+		// a replay answers first: its order was made when it needed no admission, or
+		// with one that has ended since (API.md: a replay returns the first answer)
+		return o.notAdmittedUnlessReplay(ctx, c.req, err)
 	}
 	if err := o.inHall(ctx, c); err != nil {
 		return nil, err
@@ -154,13 +156,21 @@ func (o *Orders) showOnSale(ctx context.Context, req CreateOrderRequest) (*creat
 // admit checks the waiting room's admission token when the show's room is on, before
 // any rate-limit token or hold is spent. Errors: NOT_ADMITTED.
 func (o *Orders) admit(c *creation) error {
-	if !c.show.WaitingRoom {
+	return o.CheckAdmission(c.show, c.req.UserID, c.req.AdmissionToken, c.now)
+}
+
+// CheckAdmission is nil when show's waiting room is off, or when token (the waiting
+// room's admission token) admits userID to show in its room's current epoch at now:
+// the order path's check, which joining the show's waiting list shares. Errors:
+// NOT_ADMITTED.
+func (o *Orders) CheckAdmission(show *services.Show, userID int64, token string, now time.Time) error {
+	if !show.WaitingRoom {
 		return nil
 	}
 	if o.admitted == nil {
 		return &services.Error{Code: services.CodeNotAdmitted, Message: "this show's waiting room admits nobody here"}
 	}
-	return o.admitted.Check(c.req.AdmissionToken, c.req.UserID, c.show.ID, c.now)
+	return o.admitted.Check(token, userID, show.ID, show.RoomEpoch, now)
 }
 
 // inHall reads the show's hall (cached) and refuses chosen seats that are not sellable

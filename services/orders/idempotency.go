@@ -252,3 +252,34 @@ func (o *Orders) refusedUnlessReplay(ctx context.Context, req CreateOrderRequest
 	}
 	return nil, refusal
 }
+
+// notAdmittedUnlessReplay returns the first order of req's Idempotency-Key when req is
+// its replay (same key, same request), else refusal (NOT_ADMITTED): an order made
+// before the show's waiting room was turned on, or with an admission that has ended,
+// is replayed as it was answered. A key Redis has no marker of costs no MySQL lookup
+// (unless the markers are young, markersYoung); a lookup that fails, or a key used with
+// another request, returns refusal.
+func (o *Orders) notAdmittedUnlessReplay(ctx context.Context, req CreateOrderRequest, refusal error) (*services.Order, error) {
+	if req.IdempotencyKey == "" {
+		return nil, refusal
+	}
+	rctx, cancel := context.WithTimeout(ctx, store.RedisTimeout)
+	var seen *redis.IntCmd
+	var epoch *redis.StringCmd
+	_, err := o.locks.rdb.Pipelined(rctx, func(p redis.Pipeliner) error {
+		seen = p.Exists(rctx, o.locks.seenName(req.UserID, req.IdempotencyKey))
+		epoch = p.Get(rctx, o.locks.epochName())
+		return nil
+	})
+	cancel()
+	if err != nil && !errors.Is(err, redis.Nil) {
+		return nil, refusal
+	}
+	if seen.Val() == 0 && !o.markersYoung(ctx, epoch) {
+		return nil, refusal
+	}
+	if prior, err := o.replay(ctx, req.UserID, req.IdempotencyKey, req.hash()); prior != nil && err == nil {
+		return prior, nil
+	}
+	return nil, refusal
+}

@@ -95,10 +95,10 @@ func (o *Orders) HoldFor() time.Duration { return o.holdFor }
 func (o *Orders) SetExpiry(e ExpiryScheduler) { o.expiry = e }
 
 // Admission checks the admission token of an order for a show whose waiting room is on
-// (waitingroom.Tokens): nil when token admits userID to showID at now. Errors:
-// NOT_ADMITTED.
+// (waitingroom.Tokens): nil when token admits userID to showID in the room's epoch
+// roomEpoch (services.Show.RoomEpoch) at now. Errors: NOT_ADMITTED.
 type Admission interface {
-	Check(token string, userID, showID int64, now time.Time) error
+	Check(token string, userID, showID int64, roomEpoch int, now time.Time) error
 }
 
 // SetAdmission sets the waiting rooms' token check (API.md "Waiting room").

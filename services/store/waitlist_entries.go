@@ -14,6 +14,7 @@ type WaitlistEntry struct {
 	UserEmail      string     `db:"email"`
 	Quantity       int        `db:"quantity"`
 	Zone           string     `db:"zone"`
+	RoomEpoch      int        `db:"room_epoch"`
 	Status         string     `db:"status"`
 	OrderNo        string     `db:"order_no"`
 	OrderStatus    string     `db:"order_status"`
@@ -24,7 +25,7 @@ type WaitlistEntry struct {
 
 // waitlistEntryCols reads an entry with its offer's order (status, deadline) and the user's
 // e-mail.
-const waitlistEntryCols = `SELECT w.id, w.show_id, w.user_id, u.email, w.quantity, COALESCE(w.zone_code, '') AS zone, w.status,
+const waitlistEntryCols = `SELECT w.id, w.show_id, w.user_id, u.email, w.quantity, COALESCE(w.zone_code, '') AS zone, w.room_epoch, w.status,
 	COALESCE(w.order_no, '') AS order_no, COALESCE(o.status, '') AS order_status, o.expires_at, w.created_at
 	FROM waitlist_entries w JOIN users u ON u.id = w.user_id LEFT JOIN orders o ON o.order_no = w.order_no `
 
@@ -36,14 +37,14 @@ func WaitlistBuyerLiveSeats(ctx context.Context, q Querier, userID, showID int64
 	return owned, err
 }
 
-// InsertWaitlistEntry opens a waiting place of userID on showID for quantity seats of zone ("" any zone, stored NULL).
-func InsertWaitlistEntry(ctx context.Context, q Querier, showID, userID int64, quantity int, zone string, now time.Time) error {
+// InsertWaitlistEntry opens a waiting place of userID on showID for quantity seats of zone ("" any zone, stored NULL), joined in the room's epoch roomEpoch.
+func InsertWaitlistEntry(ctx context.Context, q Querier, showID, userID int64, quantity int, zone string, roomEpoch int, now time.Time) error {
 	var zoneArg any
 	if zone != "" {
 		zoneArg = zone
 	}
-	_, err := q.ExecContext(ctx, `INSERT INTO waitlist_entries (show_id, user_id, quantity, zone_code, status, active, created_at, updated_at)
-		VALUES (?, ?, ?, ?, 'waiting', 1, ?, ?)`, showID, userID, quantity, zoneArg, now, now)
+	_, err := q.ExecContext(ctx, `INSERT INTO waitlist_entries (show_id, user_id, quantity, zone_code, room_epoch, status, active, created_at, updated_at)
+		VALUES (?, ?, ?, ?, ?, 'waiting', 1, ?, ?)`, showID, userID, quantity, zoneArg, roomEpoch, now, now)
 	return err
 }
 
@@ -120,7 +121,7 @@ func CloseWaitingWaitlistEntries(ctx context.Context, q Querier, showID int64, n
 // WaitingWaitlistEntries returns the first 1000 waiting places of showID in order, without user or offer.
 func WaitingWaitlistEntries(ctx context.Context, q Querier, showID int64) ([]*WaitlistEntry, error) {
 	var waiting []*WaitlistEntry
-	if err := q.SelectContext(ctx, &waiting, `SELECT id, show_id, user_id, quantity, COALESCE(zone_code, '') AS zone, status, created_at
+	if err := q.SelectContext(ctx, &waiting, `SELECT id, show_id, user_id, quantity, COALESCE(zone_code, '') AS zone, room_epoch, status, created_at
 		FROM waitlist_entries WHERE show_id = ? AND status = 'waiting' ORDER BY id LIMIT 1000`, showID); err != nil {
 		return nil, err
 	}

@@ -42,10 +42,10 @@ func TestWaitingRoom_NoOrderWithoutAValidToken(t *testing.T) {
 	}
 	for _, c := range []struct{ name, token string }{
 		{"no token", ""},
-		{"forged", waitingroom.NewTokens([]byte("guess"), nil).Sign(buyer, e.Show.ID, now.Add(time.Minute))},
-		{"another buyer's", tokens.Sign(stranger, e.Show.ID, now.Add(time.Minute))},
-		{"another show's", tokens.Sign(buyer, e.Show.ID+1, now.Add(time.Minute))},
-		{"expired", tokens.Sign(buyer, e.Show.ID, now)},
+		{"forged", waitingroom.NewTokens([]byte("guess"), nil).Sign(buyer, e.Show.ID, 0, now.Add(time.Minute))},
+		{"another buyer's", tokens.Sign(stranger, e.Show.ID, 0, now.Add(time.Minute))},
+		{"another show's", tokens.Sign(buyer, e.Show.ID+1, 0, now.Add(time.Minute))},
+		{"expired", tokens.Sign(buyer, e.Show.ID, 0, now)},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			if err := create(buyer, c.token); services.ErrorCode(err) != services.CodeNotAdmitted {
@@ -53,7 +53,7 @@ func TestWaitingRoom_NoOrderWithoutAValidToken(t *testing.T) {
 			}
 		})
 	}
-	if err := create(buyer, tokens.Sign(buyer, e.Show.ID, now.Add(time.Minute))); err != nil {
+	if err := create(buyer, tokens.Sign(buyer, e.Show.ID, 0, now.Add(time.Minute))); err != nil {
 		t.Fatalf("the buyer's own token after five refusals: %v (a refusal spent a rate-limit token or a hold?)", err)
 	}
 	e.CheckInvariants()
@@ -74,7 +74,7 @@ func TestWaitingRoom_NoOrderWithoutAValidToken(t *testing.T) {
 			defer wg.Done()
 			token := ""
 			if admitted[u] {
-				token = tokens.Sign(u, e.Show.ID, now.Add(time.Minute))
+				token = tokens.Sign(u, e.Show.ID, 0, now.Add(time.Minute))
 			}
 			_, errs[i] = e.Orders.Create(context.Background(), orders.CreateOrderRequest{UserID: u, ShowID: e.Show.ID,
 				SeatIDs: race[i/2%4 : i/2%4+1], AdmissionToken: token})

@@ -124,6 +124,7 @@ type reply struct {
 	queueID, closed                string
 	opened                         bool
 	admitted, abandoned            int
+	epoch                          int // the room's epoch: the highest any caller passed
 	waits                          []time.Duration
 }
 
@@ -137,11 +138,11 @@ func (r *Rooms) run(ctx context.Context, show *services.Show, op string, userID 
 	defer cancel()
 	raw, err := r.script.Run(ctx, r.rdb, r.Keys(show.ID), op, now.UnixMilli(), show.SaleOpensAt.UnixMilli(),
 		show.AdmitPerMinute, strconv.FormatInt(userID, 10), hex.EncodeToString(qid),
-		binary.BigEndian.Uint32(seed[:])%2147483646+1, arg, IdleFor.Milliseconds(), AdmittedFor.Milliseconds()).Slice()
+		binary.BigEndian.Uint32(seed[:])%2147483646+1, arg, IdleFor.Milliseconds(), AdmittedFor.Milliseconds(), show.RoomEpoch).Slice()
 	if err != nil {
 		return nil, store.Unavailable("the waiting room", err)
 	}
-	if len(raw) < 14 {
+	if len(raw) < 15 {
 		return nil, fmt.Errorf("waiting room: reply of %d values", len(raw))
 	}
 	num := func(v any) int64 {
@@ -159,8 +160,8 @@ func (r *Rooms) run(ctx context.Context, show *services.Show, op string, userID 
 		queueID: str(raw[3]), first: int(num(raw[4])), waiting: int(num(raw[5])), pace: int(num(raw[6])),
 		recent: int(num(raw[7])), opened: num(raw[8]) == 1, closed: str(raw[9]),
 		admitted: int(num(raw[10])), abandoned: int(num(raw[11])),
-		busyAdmitted: int(num(raw[12])), busyFor: time.Duration(num(raw[13])) * time.Millisecond}
-	for _, w := range raw[14:] {
+		busyAdmitted: int(num(raw[12])), busyFor: time.Duration(num(raw[13])) * time.Millisecond, epoch: int(num(raw[14]))}
+	for _, w := range raw[15:] {
 		out.waits = append(out.waits, time.Duration(num(w))*time.Millisecond)
 	}
 	if op != "stats" {
@@ -202,15 +203,20 @@ func (r *Rooms) entry(show *services.Show, userID int64, rep *reply) *Entry {
 	default:
 		e.Status = StatusExpired
 	}
+	// an admission the room gave is signed in the room's epoch (a later one than show's
+	// when show is a second old)
+	epoch := max(rep.epoch, show.RoomEpoch)
 	if !show.WaitingRoom && (e.Status == StatusWaiting || e.Status == StatusAdmitted) {
-		// the room was turned off: everyone may order (no token is asked for)
+		// the room was turned off: everyone may order (no token is asked for); the
+		// token is of the show's epoch, which turning the room on again ends
 		e.Status, e.Position, e.Wait = StatusAdmitted, 0, Estimate{}
 		if e.AdmissionExpiresAt.IsZero() {
 			e.AdmissionExpiresAt = r.clock.Now().Add(AdmittedFor).Truncate(time.Second)
 		}
+		epoch = show.RoomEpoch
 	}
 	if e.Status == StatusAdmitted {
-		e.AdmissionToken = r.tokens.Sign(userID, show.ID, e.AdmissionExpiresAt)
+		e.AdmissionToken = r.tokens.Sign(userID, show.ID, epoch, e.AdmissionExpiresAt)
 	}
 	return e
 }

@@ -179,7 +179,7 @@ func TestWaitingRoom_AdmissionFollowsPositionAtThePace(t *testing.T) {
 				if e.AdmissionToken == "" || !e.AdmissionExpiresAt.After(r.Clock.Now().Add(9*time.Minute)) {
 					t.Fatalf("admitted user %d: token %q until %v", u, e.AdmissionToken, e.AdmissionExpiresAt)
 				}
-				if err := r.rooms.Tokens().Check(e.AdmissionToken, u, 1, r.Clock.Now()); err != nil {
+				if err := r.rooms.Tokens().Check(e.AdmissionToken, u, 1, 0, r.Clock.Now()); err != nil {
 					t.Fatalf("admitted user %d: own token refused: %v", u, err)
 				}
 			}

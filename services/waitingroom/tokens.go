@@ -15,8 +15,10 @@ import (
 // AdmittedFor is how long an admission token is valid (API.md: 10 minutes).
 const AdmittedFor = 10 * time.Minute
 
-// Tokens signs and checks admission tokens: "<show>.<user>.<expiry unix s>.<HMAC>",
-// HMAC-SHA256 under a secret every instance shares, bound to one user and one show.
+// Tokens signs and checks admission tokens: "<show>.<user>.<room epoch>.<expiry unix
+// s>.<HMAC>", HMAC-SHA256 under a secret every instance shares, bound to one user, one
+// show and the epoch of its room (services.Show.RoomEpoch: turning the room on again
+// ends every token signed before).
 type Tokens struct {
 	secret []byte
 	refuse func(reason string) // counts refusals by reason; may be nil
@@ -25,7 +27,8 @@ type Tokens struct {
 // NewTokens returns Tokens signing with secret; an empty secret is a random one of this
 // process (tokens then work on this instance only: set SEATFLOW_ADMISSION_SECRET on
 // every instance). refused, when not nil, is told the reason of each refusal: missing,
-// invalid, expired or other (another user's or show's token).
+// invalid, expired, other (another user's or show's token) or epoch (signed before the
+// room was last turned on).
 func NewTokens(secret []byte, refused func(reason string)) *Tokens {
 	if len(secret) == 0 {
 		secret = make([]byte, 32)
@@ -40,18 +43,20 @@ func (t *Tokens) mac(body string) string {
 	return base64.RawURLEncoding.EncodeToString(m.Sum(nil))
 }
 
-// Sign returns the token admitting userID to showID's order path until exp (whole
-// seconds, UTC).
-func (t *Tokens) Sign(userID, showID int64, exp time.Time) string {
-	body := strconv.FormatInt(showID, 10) + "." + strconv.FormatInt(userID, 10) + "." + strconv.FormatInt(exp.Unix(), 10)
+// Sign returns the token admitting userID to showID's order path and waiting list
+// until exp (whole seconds, UTC), while the show's room is in epoch roomEpoch.
+func (t *Tokens) Sign(userID, showID int64, roomEpoch int, exp time.Time) string {
+	body := strconv.FormatInt(showID, 10) + "." + strconv.FormatInt(userID, 10) + "." +
+		strconv.Itoa(roomEpoch) + "." + strconv.FormatInt(exp.Unix(), 10)
 	return body + "." + t.mac(body)
 }
 
-// Check accepts token when it is this process's signature for userID and showID and
-// has not expired at now. Errors: NOT_ADMITTED, saying why (no token, a token that is
-// not ours, expired, another user's or show's).
-func (t *Tokens) Check(token string, userID, showID int64, now time.Time) error {
-	reason, msg := t.check(token, userID, showID, now)
+// Check accepts token when it is this process's signature for userID and showID, of
+// the room's epoch roomEpoch (or a later one: a show read from a cache a second old),
+// and has not expired at now. Errors: NOT_ADMITTED, saying why (no token, a token that
+// is not ours, expired, another user's or show's, of an earlier epoch of the room).
+func (t *Tokens) Check(token string, userID, showID int64, roomEpoch int, now time.Time) error {
+	reason, msg := t.check(token, userID, showID, roomEpoch, now)
 	if reason == "" {
 		return nil
 	}
@@ -61,14 +66,15 @@ func (t *Tokens) Check(token string, userID, showID int64, now time.Time) error 
 	return &services.Error{Code: services.CodeNotAdmitted, Message: msg}
 }
 
-// Valid reports whether token admits userID to showID at now, counting no refusal (the
-// seat map page asks before it sends a buyer to the waiting room).
-func (t *Tokens) Valid(token string, userID, showID int64, now time.Time) bool {
-	reason, _ := t.check(token, userID, showID, now)
+// Valid reports whether token admits userID to showID in the room's epoch roomEpoch at
+// now, counting no refusal (the seat map page asks before it sends a buyer to the
+// waiting room).
+func (t *Tokens) Valid(token string, userID, showID int64, roomEpoch int, now time.Time) bool {
+	reason, _ := t.check(token, userID, showID, roomEpoch, now)
 	return reason == ""
 }
 
-func (t *Tokens) check(token string, userID, showID int64, now time.Time) (reason, msg string) {
+func (t *Tokens) check(token string, userID, showID int64, roomEpoch int, now time.Time) (reason, msg string) {
 	if token == "" {
 		return "missing", "this show's sale has a waiting room: join it (POST /api/v1/shows/" + strconv.FormatInt(showID, 10) + "/queue) and send the admission token you get in the Admission-Token header"
 	}
@@ -77,17 +83,20 @@ func (t *Tokens) check(token string, userID, showID int64, now time.Time) (reaso
 		return "invalid", "the admission token is not valid"
 	}
 	parts := strings.Split(token[:i], ".")
-	if len(parts) != 3 {
+	if len(parts) != 4 {
 		return "invalid", "the admission token is not valid"
 	}
 	show, err1 := strconv.ParseInt(parts[0], 10, 64)
 	user, err2 := strconv.ParseInt(parts[1], 10, 64)
-	exp, err3 := strconv.ParseInt(parts[2], 10, 64)
+	epoch, err3 := strconv.Atoi(parts[2])
+	exp, err4 := strconv.ParseInt(parts[3], 10, 64)
 	switch {
-	case err1 != nil || err2 != nil || err3 != nil:
+	case err1 != nil || err2 != nil || err3 != nil || err4 != nil:
 		return "invalid", "the admission token is not valid"
 	case show != showID || user != userID:
 		return "other", "the admission token is for another show or another buyer"
+	case epoch < roomEpoch:
+		return "epoch", "the waiting room was turned on again after this admission: join the waiting room again"
 	case !now.Before(time.Unix(exp, 0)):
 		return "expired", "your admission has expired: join the waiting room again"
 	}

@@ -8,36 +8,42 @@ import (
 	"seatflow/services"
 )
 
-// TestTokens_BoundToUserShowAndTime: a token admits its user to its show until it
-// expires; anything else is NOT_ADMITTED with the reason counted.
+// TestTokens_BoundToUserShowAndTime: a token admits its user to its show, in its room's
+// epoch, until it expires; anything else (a token signed before the room was turned
+// on again among them) is NOT_ADMITTED with the reason counted.
 func TestTokens_BoundToUserShowAndTime(t *testing.T) {
 	now := time.Date(2030, 1, 1, 10, 0, 0, 0, time.UTC)
 	var reasons []string
 	tok := NewTokens([]byte("shared"), func(r string) { reasons = append(reasons, r) })
-	good := tok.Sign(7, 42, now.Add(AdmittedFor))
-	other := NewTokens([]byte("another secret"), nil).Sign(7, 42, now.Add(AdmittedFor))
+	good := tok.Sign(7, 42, 3, now.Add(AdmittedFor))
+	other := NewTokens([]byte("another secret"), nil).Sign(7, 42, 3, now.Add(AdmittedFor))
 	for _, c := range []struct {
 		name, token string
 		user, show  int64
+		epoch       int
 		at          time.Time
 		reason      string
 	}{
-		{"own token", good, 7, 42, now, ""},
-		{"a second before expiry", good, 7, 42, now.Add(AdmittedFor - time.Second), ""},
-		{"at expiry", good, 7, 42, now.Add(AdmittedFor), "expired"},
-		{"another buyer", good, 8, 42, now, "other"},
-		{"another show", good, 7, 43, now, "other"},
-		{"no token", "", 7, 42, now, "missing"},
-		{"another secret", other, 7, 42, now, "invalid"},
-		{"edited user", strings.Replace(good, ".7.", ".8.", 1), 8, 42, now, "invalid"},
-		{"garbage", "x.y", 7, 42, now, "invalid"},
-		{"no signature", "42.7.99999999999", 7, 42, now, "invalid"},
+		{"own token", good, 7, 42, 3, now, ""},
+		{"a second before expiry", good, 7, 42, 3, now.Add(AdmittedFor - time.Second), ""},
+		{"a show read before the room was turned on", good, 7, 42, 2, now, ""},
+		{"at expiry", good, 7, 42, 3, now.Add(AdmittedFor), "expired"},
+		{"the room turned on again", good, 7, 42, 4, now, "epoch"},
+		{"another buyer", good, 8, 42, 3, now, "other"},
+		{"another show", good, 7, 43, 3, now, "other"},
+		{"no token", "", 7, 42, 3, now, "missing"},
+		{"another secret", other, 7, 42, 3, now, "invalid"},
+		{"edited user", strings.Replace(good, ".7.", ".8.", 1), 8, 42, 3, now, "invalid"},
+		{"edited epoch", strings.Replace(good, ".3.", ".4.", 1), 7, 42, 4, now, "invalid"},
+		{"garbage", "x.y", 7, 42, 3, now, "invalid"},
+		{"no signature", "42.7.3.99999999999", 7, 42, 3, now, "invalid"},
+		{"the format before epochs", "42.7.99999999999." + tok.mac("42.7.99999999999"), 7, 42, 0, now, "invalid"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			reasons = nil
-			err := tok.Check(c.token, c.user, c.show, c.at)
+			err := tok.Check(c.token, c.user, c.show, c.epoch, c.at)
 			if c.reason == "" {
-				if err != nil || !tok.Valid(c.token, c.user, c.show, c.at) {
+				if err != nil || !tok.Valid(c.token, c.user, c.show, c.epoch, c.at) {
 					t.Fatalf("refused: %v", err)
 				}
 				return
@@ -48,7 +54,7 @@ func TestTokens_BoundToUserShowAndTime(t *testing.T) {
 			if len(reasons) != 1 || reasons[0] != c.reason {
 				t.Errorf("counted %v, want [%s]", reasons, c.reason)
 			}
-			if tok.Valid(c.token, c.user, c.show, c.at) {
+			if tok.Valid(c.token, c.user, c.show, c.epoch, c.at) {
 				t.Error("Valid says yes")
 			}
 		})

@@ -67,13 +67,17 @@ func NewLists(db *sqlx.DB, o *orders.Orders, log *slog.Logger) *Lists {
 func (l *Lists) OnOffer(f func(e *Entry, o *services.Order)) { l.offerOK = f }
 
 // Join puts userID on the waiting list of showID for quantity seats of zone ("" any
-// zone) and returns the place. The show must be on sale; quantity is 1..its purchase
+// zone) and returns the place. The show must be on sale; while its waiting room is on,
+// admissionToken must admit the buyer as an order would (Orders.CheckAdmission), and
+// the place keeps the room's epoch: it gets offers only while the room stays in it (or
+// is off). Quantity is 1..its purchase
 // limit, counting the seats the buyer already holds or owns; the seats asked for must
 // be sold out (no block of quantity seats side by side is free now: otherwise the buyer
 // should book them). The list is served at once, in case seats came back meanwhile.
-// Errors: NOT_FOUND, NOT_ON_SALE, INVALID_REQUEST (a quantity or zone out of range),
-// LIMIT_EXCEEDED, CONFLICT (already on the list; seats are free), UNAVAILABLE.
-func (l *Lists) Join(ctx context.Context, userID, showID int64, quantity int, zone string) (*Entry, error) {
+// Errors: NOT_FOUND, NOT_ON_SALE, NOT_ADMITTED, INVALID_REQUEST (a quantity or zone out
+// of range), LIMIT_EXCEEDED, CONFLICT (already on the list; seats are free),
+// UNAVAILABLE. Every error changes nothing.
+func (l *Lists) Join(ctx context.Context, userID, showID int64, quantity int, zone, admissionToken string) (*Entry, error) {
 	show, err := l.catalog.CachedShow(ctx, showID)
 	if err != nil {
 		return nil, err
@@ -81,6 +85,9 @@ func (l *Lists) Join(ctx context.Context, userID, showID int64, quantity int, zo
 	now := l.clock.Now()
 	if !show.OnSaleAt(now) {
 		return nil, services.Errorf(services.CodeNotOnSale, "this show's waiting list is open only while its sale is")
+	}
+	if err := l.orders.CheckAdmission(show, userID, admissionToken, now); err != nil {
+		return nil, err // the waiting room cannot be walked around through the list
 	}
 	if quantity < 1 || quantity > show.PurchaseLimit {
 		return nil, services.Errorf(services.CodeInvalidRequest, "quantity must be a whole number from 1 to %d (the show's purchase limit)", show.PurchaseLimit)
@@ -111,7 +118,7 @@ func (l *Lists) Join(ctx context.Context, userID, showID int64, quantity int, zo
 	}
 	qctx, cancel := context.WithTimeout(ctx, store.DBTimeout)
 	defer cancel()
-	err = store.InsertWaitlistEntry(qctx, l.db, showID, userID, quantity, zone, now.UTC())
+	err = store.InsertWaitlistEntry(qctx, l.db, showID, userID, quantity, zone, show.RoomEpoch, now.UTC())
 	if store.DuplicateOn(err, "uq_waitlist_open") {
 		return nil, services.Errorf(services.CodeConflict, "you are already on this show's waiting list")
 	}

@@ -24,7 +24,10 @@ const serveLockWait = 10 * time.Second
 // walks the waiting places in order: the first whose quantity fits (best-available finds
 // a block, any block, stranding nothing if it can) gets an offer (orders.CreateOffer),
 // and so on while seats are left. A place that does not fit is passed, never removed. A
-// block another buyer took meanwhile is chosen again on a fresh read. It returns how many
+// block another buyer took meanwhile is chosen again on a fresh read. While the show's
+// waiting room is on, a place of an earlier epoch of the room (joined while it was off,
+// or before it was last turned on: no admission) gets no offer and keeps no seats back
+// from the public (it waits, with its rank, until the room is off). It returns how many
 // offers it made. Errors: UNAVAILABLE.
 func (l *Lists) Serve(ctx context.Context, showID int64) (int, error) {
 	conn, err := l.db.Connx(ctx)
@@ -102,6 +105,9 @@ func (l *Lists) Serve(ctx context.Context, showID int64) (int, error) {
 		}
 	}()
 	for _, e := range waiting {
+		if !admitted(show, e) {
+			continue
+		}
 		waits := true
 		for attempt := 0; ; attempt++ {
 			_, ids := pickFor(show, hall, free, fb, e.Zone, e.Quantity)
@@ -133,9 +139,9 @@ func (l *Lists) Serve(ctx context.Context, showID int64) (int, error) {
 				}
 				fb = seats.NewFreeBits(hall, free)
 				continue
-			case services.CodeLimitExceeded, services.CodeOrderState:
-				// the buyer holds or owns too many seats now, or left: pass the place
-				// (and keep no seats for it)
+			case services.CodeLimitExceeded, services.CodeOrderState, services.CodeNotAdmitted:
+				// the buyer holds or owns too many seats now, or left, or the room was
+				// turned on since this read: pass the place (and keep no seats for it)
 				waits = false
 			case services.CodeNotOnSale:
 				return offers, nil // the next serve closes the list
@@ -183,6 +189,12 @@ func gateOf(show *services.Show, hall *services.Hall, free []bool, waiting []*En
 		gate[z.Code] = max(least, freeNow+1)
 	}
 	return gate
+}
+
+// admitted reports whether place e may get an offer of show as its waiting room stands:
+// the room is off, or the place was joined in the room's current epoch.
+func admitted(show *services.Show, e *Entry) bool {
+	return !show.WaitingRoom || e.RoomEpoch >= show.RoomEpoch
 }
 
 // ended reports whether show's places end: it was cancelled or has started.
@@ -233,7 +245,7 @@ func (l *Lists) offer(ctx context.Context, e *Entry, ids []int64) (*services.Ord
 	if n == 0 {
 		return nil, services.Errorf(services.CodeOrderState, "place %d is no longer waiting", e.ID)
 	}
-	o, err := l.orders.CreateOffer(ctx, orders.Offer{UserID: e.UserID, ShowID: e.ShowID, SeatIDs: ids, OrderNo: no, HoldFor: OfferFor})
+	o, err := l.orders.CreateOffer(ctx, orders.Offer{UserID: e.UserID, ShowID: e.ShowID, SeatIDs: ids, OrderNo: no, HoldFor: OfferFor, RoomEpoch: e.RoomEpoch})
 	if err == nil {
 		// the buyer may have left while the order was made: Leave cancels an offer it
 		// finds, and this cancels one it could not find yet

@@ -43,7 +43,7 @@ func TestWaitlist_ServedInOrderWhenSeatsComeBack(t *testing.T) {
 	sold := soldOut(t, e)
 	l := waitlist.NewLists(e.DB, e.Orders, nil)
 
-	if _, err := l.Join(ctx, e.User(20), e.Show.ID, 9, ""); services.ErrorCode(err) != services.CodeInvalidRequest {
+	if _, err := l.Join(ctx, e.User(20), e.Show.ID, 9, "", ""); services.ErrorCode(err) != services.CodeInvalidRequest {
 		t.Fatalf("quantity over the limit: %v", err)
 	}
 	big, small, third := e.User(21), e.User(22), e.User(23)
@@ -51,7 +51,7 @@ func TestWaitlist_ServedInOrderWhenSeatsComeBack(t *testing.T) {
 		user int64
 		q    int
 	}{{big, 4}, {small, 2}, {third, 2}} {
-		en, err := l.Join(ctx, j.user, e.Show.ID, j.q, "standard")
+		en, err := l.Join(ctx, j.user, e.Show.ID, j.q, "standard", "")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -59,7 +59,7 @@ func TestWaitlist_ServedInOrderWhenSeatsComeBack(t *testing.T) {
 			t.Fatalf("joined: %+v", en)
 		}
 	}
-	if _, err := l.Join(ctx, small, e.Show.ID, 1, ""); services.ErrorCode(err) != services.CodeConflict {
+	if _, err := l.Join(ctx, small, e.Show.ID, 1, "", ""); services.ErrorCode(err) != services.CodeConflict {
 		t.Fatalf("a second place: %v", err)
 	}
 	if en, _ := l.Mine(ctx, third, e.Show.ID); en.Position != 3 {
@@ -121,7 +121,7 @@ func TestWaitlist_ServedInOrderWhenSeatsComeBack(t *testing.T) {
 		}
 	}
 	// the lapsed buyer may join again, at the back
-	if en, err := l.Join(ctx, big, e.Show.ID, 4, ""); err != nil || en.Position != 1 {
+	if en, err := l.Join(ctx, big, e.Show.ID, 4, "", ""); err != nil || en.Position != 1 {
 		t.Fatalf("join again: %+v %v", en, err)
 	}
 	// nothing came back: serving again offers nothing
@@ -152,7 +152,7 @@ func TestWaitlist_RacingReleasesAndBuyers(t *testing.T) {
 	}
 	quantities := []int{3, 1, 2, 4, 1, 2, 2, 3, 1, 1}
 	for i, q := range quantities {
-		if _, err := lists[0].Join(ctx, e.User(100+i), e.Show.ID, q, ""); err != nil {
+		if _, err := lists[0].Join(ctx, e.User(100+i), e.Show.ID, q, "", ""); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -274,7 +274,7 @@ func TestWaitlist_SeatsThatFitNobodyStayOnSale(t *testing.T) {
 		t.Fatal(err)
 	}
 	pair := e.User(2)
-	if _, err := l.Join(ctx, pair, e.Show.ID, 2, ""); err != nil {
+	if _, err := l.Join(ctx, pair, e.Show.ID, 2, "", ""); err != nil {
 		t.Fatalf("join for a pair with only single seats free: %v", err)
 	}
 	if n, err := l.Serve(ctx, e.Show.ID); err != nil || n != 0 {
@@ -283,7 +283,7 @@ func TestWaitlist_SeatsThatFitNobodyStayOnSale(t *testing.T) {
 	if _, err := e.Create(e.User(3), testenv.HallSeatIDs(t, h, "A2")...); err != nil {
 		t.Fatalf("a single seat nobody on the list fits is not on sale: %v", err)
 	}
-	if _, err := l.Join(ctx, holder, e.Show.ID, 3, ""); services.ErrorCode(err) != services.CodeLimitExceeded {
+	if _, err := l.Join(ctx, holder, e.Show.ID, 3, "", ""); services.ErrorCode(err) != services.CodeLimitExceeded {
 		t.Fatalf("joining for 3 while holding 2 of a limit of 4: %v", err)
 	}
 
