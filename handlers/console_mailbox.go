@@ -42,7 +42,8 @@ func (d *Deps) mailboxMessagePage(c *fiber.Ctx) error {
 	if err != nil {
 		return errorPage(c, err)
 	}
-	p := views.MailboxMessageProps{Page: page(c, "E-mail "+views.MailboxID(row.ID)), Row: mailRowView(row), Rendered: mailRenderedView(r), Zone: d.Shows.Zone()}
+	p := views.MailboxMessageProps{Page: page(c, "E-mail "+views.MailboxID(row.ID)), Row: mailRowView(row), Rendered: mailRenderedView(r), Zone: d.Shows.Zone(),
+		OrderNow: d.Mailbox.OrderNow(ctx, row)}
 	if renderErr != nil {
 		p.RenderError = renderErr.Error()
 	} else {

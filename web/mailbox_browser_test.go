@@ -63,7 +63,8 @@ func TestMailbox_BrowserOpenMessage(t *testing.T) {
 // TestMailbox_BrowserAfterCancel: a buyer's order is cancelled; the admin opens the
 // mailbox (both e-mails listed) and then the order's "seats held, pay by" e-mail, which
 // still reads as it was queued (waiting for payment, Pay now) and never says
-// cancelled. Screenshots: mailbox-after-cancel-list and mailbox-after-cancel.
+// cancelled, while the page beside it says the order is cancelled now. Screenshots:
+// mailbox-after-cancel-list and mailbox-after-cancel.
 func TestMailbox_BrowserAfterCancel(t *testing.T) {
 	a := newTestApp(t, nil)
 	show, seats := a.onSaleShow(2)
@@ -101,5 +102,9 @@ func TestMailbox_BrowserAfterCancel(t *testing.T) {
 	if !strings.Contains(text, "Status: waiting for payment") || !strings.Contains(srcdoc, "Pay now") ||
 		strings.Contains(text+srcdoc, "cancelled") {
 		t.Errorf("the held order's e-mail after its cancel:\n%s", text)
+	}
+	// beside the e-mail as written, the page says what became of the order
+	if now, err := chromedp.Run(ctx, chromedp.Text(css(`.mail-order-now`))); err != nil || !strings.Contains(now, "now cancelled") {
+		t.Errorf("the page does not say the order is cancelled now: %q, %v", now, err)
 	}
 }

@@ -45,6 +45,20 @@ func (m *Mailbox) Message(ctx context.Context, id int64) (row *Row, r *Rendered,
 	return row, r, nil, nil
 }
 
+// OrderNow is the status the order of row has now ("pending", "cancelled", ...), for
+// the mailbox to show beside the e-mail written at its event; "" when the row names no
+// order or it cannot be read.
+func (m *Mailbox) OrderNow(ctx context.Context, row *Row) string {
+	if row.OrderNo == nil || *row.OrderNo == "" || m.Renderer.Orders == nil {
+		return ""
+	}
+	o, err := m.Renderer.Orders.ByNo(ctx, *row.OrderNo)
+	if err != nil {
+		return ""
+	}
+	return o.Status
+}
+
 // InlineImages returns html with each cid: reference to one of images replaced by a
 // data: URL of the PNG.
 func InlineImages(html string, images []Image) string {
