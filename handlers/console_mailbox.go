@@ -11,7 +11,7 @@ import (
 )
 
 // mailboxLimit is how many outbox rows the development mailbox lists (each subject is
-// written afresh from its order).
+// written from the facts stored with its row).
 const mailboxLimit = 100
 
 // mailboxPage is the development mailbox: the e-mail outbox, newest first, filtered by
@@ -28,9 +28,9 @@ func (d *Deps) mailboxPage(c *fiber.Ctx) error {
 		Page: page(c, "Mailbox"), Rows: mailRowsView(rows), Subjects: d.Mailbox.Subjects(ctx, rows), To: to, Zone: d.Shows.Zone(), Limit: mailboxLimit}))
 }
 
-// mailboxMessagePage shows one outbox row: its state and its e-mail rendered as it
-// would be sent now (the HTML in a sandboxed frame, the text, the inline images); 404
-// for an unknown row.
+// mailboxMessagePage shows one outbox row: its state and its e-mail as it is sent,
+// from the facts its event saw (the HTML in a sandboxed frame, the text, the inline
+// images; a reset link redacted); 404 for an unknown row.
 func (d *Deps) mailboxMessagePage(c *fiber.Ctx) error {
 	id, ok := idParam(c, "id")
 	if !ok {
@@ -42,7 +42,8 @@ func (d *Deps) mailboxMessagePage(c *fiber.Ctx) error {
 	if err != nil {
 		return errorPage(c, err)
 	}
-	p := views.MailboxMessageProps{Page: page(c, "E-mail "+views.MailboxID(row.ID)), Row: mailRowView(row), Rendered: mailRenderedView(r), Zone: d.Shows.Zone()}
+	p := views.MailboxMessageProps{Page: page(c, "E-mail "+views.MailboxID(row.ID)), Row: mailRowView(row), Rendered: mailRenderedView(r), Zone: d.Shows.Zone(),
+		OrderNow: d.Mailbox.OrderNow(ctx, row)}
 	if renderErr != nil {
 		p.RenderError = renderErr.Error()
 	} else {

@@ -283,4 +283,5 @@ type MailboxService interface {
 	List(ctx context.Context, f mail.ListFilter) ([]*mail.Row, error)
 	Subjects(ctx context.Context, rows []*mail.Row) map[int64]string
 	Message(ctx context.Context, id int64) (row *mail.Row, r *mail.Rendered, renderErr error, err error)
+	OrderNow(ctx context.Context, row *mail.Row) string
 }

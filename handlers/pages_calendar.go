@@ -10,8 +10,10 @@ import (
 )
 
 // calendarFile is the iCalendar file (text/calendar, RFC 5545) of one of the signed-in
-// user's paid orders: the show's movie title, from its start to start + runtime (UTC),
-// at the cinema (CinemaName), the hall and seats in the description, UID
+// user's paid orders, written in the buyer's page language (views.LangOf of the
+// request's user context, with the LANGUAGE parameter): the show's movie title and
+// hall, from its start to start + runtime (UTC), at the cinema (CinemaName), the hall
+// and seats in the description, UID
 // "<order_no>@seatflow" (stable, so importing it again updates the event) and DTSTAMP
 // the time it was paid. 404 as the ticket page: someone else's order, unknown, not
 // paid, or its show gone.
@@ -32,8 +34,8 @@ func (d *Deps) calendarFile(c *fiber.Ctx) error {
 	for i, st := range o.Seats {
 		labels[i] = st.Label
 	}
-	l := views.LangOf(c.Context())
-	desc := strings.Join([]string{s.HallName, l.T("ics.seats", views.D{"Seats": strings.Join(labels, ", ")}),
+	l := langOf(c)
+	desc := strings.Join([]string{l.T("ics.hall", views.D{"Hall": s.HallName}), l.T("ics.seats", views.D{"Seats": strings.Join(labels, ", ")}),
 		l.T("ics.order", views.D{"No": o.OrderNo})}, "\n")
 	name := d.CinemaName
 	if name == "" {
@@ -42,7 +44,8 @@ func (d *Deps) calendarFile(c *fiber.Ctx) error {
 	ics := views.ICS(views.CalendarEvent{
 		UID: o.OrderNo + "@seatflow", Stamp: stamp,
 		Start: s.StartsAt, End: s.StartsAt.Add(time.Duration(s.Movie.RuntimeMin) * time.Minute),
-		Summary: s.Movie.Title + " · " + s.HallName, Location: name, Description: desc,
+		Summary:  l.T("ics.summary", views.D{"Movie": s.Movie.Title, "Hall": s.HallName}),
+		Location: name, Description: desc, Lang: l.Tag(),
 	})
 	c.Set(fiber.HeaderContentType, "text/calendar; charset=utf-8")
 	c.Set(fiber.HeaderContentDisposition, `attachment; filename="seatflow-`+o.OrderNo+`.ics"`)

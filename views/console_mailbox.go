@@ -29,8 +29,8 @@ type MailRow struct {
 	SentAt        *time.Time
 }
 
-// MailRendered is an e-mail as rendered now: its subject, text and HTML bodies and its
-// inline images.
+// MailRendered is an e-mail as the mailbox shows it (as sent, a reset link redacted):
+// its subject, text and HTML bodies and its inline images.
 type MailRendered struct {
 	Subject string
 	Text    string

@@ -51,3 +51,26 @@ func TestICS_OneEventInRFC5545Form(t *testing.T) {
 		}
 	}
 }
+
+// TestICS_ControlCharactersNeverReachTheFile: text values holding VT (\x0b), FF (\x0c),
+// NUL, ESC, DEL and C1 characters come out without them (RFC 5545's CONTROL), a tab
+// stays, line breaks are escaped; Lang adds the LANGUAGE parameter to SUMMARY and
+// DESCRIPTION.
+func TestICS_ControlCharactersNeverReachTheFile(t *testing.T) {
+	ev := CalendarEvent{UID: "X1@seatflow", Stamp: time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC),
+		Start: time.Date(2026, 11, 30, 11, 0, 0, 0, time.UTC), End: time.Date(2026, 11, 30, 13, 0, 0, 0, time.UTC),
+		Summary: "Dune\x0b\x0cPart\x00 Two\x1b\x7f\u0085\u009f\tIMAX", Location: "Hall\x0b1",
+		Description: "Hall 1\nSeats A1\x0c", Lang: "zh-Hans"}
+	out := string(ICS(ev))
+	for i, r := range strings.ReplaceAll(out, "\r\n", "") {
+		if (r < 0x20 && r != '\t') || (r >= 0x7f && r <= 0x9f) {
+			t.Fatalf("control %U at %d in %q", r, i, out)
+		}
+	}
+	for _, want := range []string{"SUMMARY;LANGUAGE=zh-Hans:DunePart Two\tIMAX\r\n", "LOCATION:Hall1\r\n",
+		`DESCRIPTION;LANGUAGE=zh-Hans:Hall 1\nSeats A1` + "\r\n"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("no %q in\n%s", want, out)
+		}
+	}
+}

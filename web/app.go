@@ -95,6 +95,7 @@ type App struct {
 	mailbox       *mail.Mailbox
 	mailDeliverer *mail.Deliverer
 	mailTo        string // where mails go, for the start-up log line
+	mailSecrets   *mail.Secrets
 	tickets       *orders.Tickets
 	background    context.Context // ends with stopBackground
 }
@@ -163,7 +164,11 @@ func New(cfg Config, clock services.Clock, log *slog.Logger) (*App, error) {
 		ResetPerHour: cfg.RateResetPerHour, ResetBurst: cfg.RateResetBurst,
 		ResetIPPerHour: cfg.RateResetIPPerHour, ResetIPBurst: cfg.RateResetIPBurst,
 	}, cfg.KeyPrefix)
-	a.Resets = accounts.NewResets(a.Users, a.Limiter, cfg.PublicURL)
+	// reset links are sealed in the outbox under a key derived from the ticket secret
+	if a.mailSecrets, err = mail.NewSecrets([]byte(cfg.TicketSecret)); err != nil {
+		return nil, err
+	}
+	a.Resets = accounts.NewResets(a.Users, a.Limiter, a.mailSecrets, cfg.PublicURL)
 	a.asynqClient = asynq.NewClientFromRedisClient(qrdb)
 	a.inspector = asynq.NewInspectorFromRedisClient(qrdb)
 	a.expiryQueue = jobs.NewExpiryQueue(a.asynqClient, a.inspector)

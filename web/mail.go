@@ -16,7 +16,7 @@ import (
 // says where mails go.
 func (a *App) newMail(clock services.Clock) (string, error) {
 	outbox := mail.NewOutbox(a.DB, clock)
-	renderer := &mail.Renderer{Orders: a.Orders, Shows: a.Catalog, Tickets: a.tickets,
+	renderer := &mail.Renderer{Orders: a.Orders, Shows: a.Catalog, Tickets: a.tickets, Secrets: a.mailSecrets,
 		BaseURL: a.Cfg.PublicURL, Zone: a.Cfg.Location()}
 	a.mailbox = &mail.Mailbox{Outbox: outbox, Renderer: renderer}
 	if a.Cfg.SMTPURL == "" {

@@ -59,3 +59,52 @@ func TestMailbox_BrowserOpenMessage(t *testing.T) {
 		t.Errorf("QR shown %v; text part:\n%s", qrLoaded, text)
 	}
 }
+
+// TestMailbox_BrowserAfterCancel: a buyer's order is cancelled; the admin opens the
+// mailbox (both e-mails listed) and then the order's "seats held, pay by" e-mail, which
+// still reads as it was queued (waiting for payment, Pay now) and never says
+// cancelled, while the page beside it says the order is cancelled now. Screenshots:
+// mailbox-after-cancel-list and mailbox-after-cancel.
+func TestMailbox_BrowserAfterCancel(t *testing.T) {
+	a := newTestApp(t, nil)
+	show, seats := a.onSaleShow(2)
+	buyer := a.newUser()
+	no := a.orderSeats(buyer, show, seats)
+	if r := a.do("POST", "/api/v1/orders/"+no+"/cancel", buyer, nil, nil); r.status != 200 {
+		t.Fatalf("cancel: %d %s", r.status, r.body)
+	}
+	var created int64
+	if err := a.DB.Get(&created, "SELECT id FROM mail_outbox WHERE order_no = ? AND kind = 'order_created'", no); err != nil {
+		t.Fatal(err)
+	}
+	ctx := newBrowser(t)
+	css := func(s string) chromedp.CSS { return chromedp.CSS(s) }
+	if err := a.signIn(ctx, "admin", "/admin/mailbox", fmt.Sprintf(`a[href="/admin/mailbox/%d"]`, created)); err != nil {
+		t.Fatalf("sign in: %v", err)
+	}
+	screenshot(t, ctx, "mailbox-after-cancel-list")
+	if err := chromedp.Do(ctx,
+		chromedp.Click(css(fmt.Sprintf(`a[href="/admin/mailbox/%d"]`, created))),
+		chromedp.WaitVisible(css(`iframe.mail-frame`)),
+	); err != nil {
+		t.Fatalf("open the e-mail: %v", err)
+	}
+	_ = chromedp.Do(ctx, chromedp.Sleep(500*time.Millisecond))
+	screenshot(t, ctx, "mailbox-after-cancel")
+	text, err := chromedp.Run(ctx, chromedp.Text(css(`pre.mail-text`)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srcdoc, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.querySelector('iframe.mail-frame').getAttribute('srcdoc')`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(text, "Status: waiting for payment") || !strings.Contains(srcdoc, "Pay now") ||
+		strings.Contains(text+srcdoc, "cancelled") {
+		t.Errorf("the held order's e-mail after its cancel:\n%s", text)
+	}
+	// beside the e-mail as written, the page says what became of the order
+	if now, err := chromedp.Run(ctx, chromedp.Text(css(`.mail-order-now`))); err != nil || !strings.Contains(now, "now cancelled") {
+		t.Errorf("the page does not say the order is cancelled now: %q, %v", now, err)
+	}
+}

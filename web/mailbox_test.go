@@ -3,6 +3,7 @@ package web
 import (
 	"fmt"
 	"net/http"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -119,4 +120,53 @@ func TestMailbox_WithoutSMTPMailsAreHeldAndListedForAdmins(t *testing.T) {
 			t.Error("staff see the mailbox in the console navigation")
 		}
 	})
+}
+
+// mailParts are the parts of a mailbox message page that show the e-mail itself: its
+// title (the subject), the HTML frame's srcdoc and the text part.
+var mailParts = regexp.MustCompile(`(?s)<h1 class="page-title">(.*?)</h1>.*?srcdoc="([^"]*)".*?<pre class="mail-text">(.*?)</pre>`)
+
+// TestMailbox_CancelledOrdersHeldMailReadsAsQueued: the development mailbox shows an
+// e-mail as it was queued, whatever the order did since: the "seats held, pay by" e-mail
+// of an order the buyer then cancelled keeps its subject, HTML and text byte for byte
+// (its status waiting for payment and its Pay now button), and never says cancelled;
+// the list's subject stays too.
+func TestMailbox_CancelledOrdersHeldMailReadsAsQueued(t *testing.T) {
+	a := newTestApp(t, nil)
+	show, seats := a.onSaleShow(2)
+	buyer := a.newUser()
+	no := a.orderSeats(buyer, show, seats)
+	var id int64
+	if err := a.DB.Get(&id, "SELECT id FROM mail_outbox WHERE order_no = ? AND kind = 'order_created'", no); err != nil {
+		t.Fatal(err)
+	}
+	admin := a.demoToken("admin")
+	page := func() []string {
+		r := a.getPage(fmt.Sprintf("/admin/mailbox/%d", id), admin)
+		m := mailParts.FindStringSubmatch(string(r.body))
+		if r.status != http.StatusOK || m == nil {
+			t.Fatalf("message page: %d\n%s", r.status, r.body)
+		}
+		list := string(a.getPage("/admin/mailbox", admin).body)
+		row := list[strings.Index(list, fmt.Sprintf(`id="mail-%d"`, id)):]
+		return append(m[1:], row[:strings.Index(row, "</tr>")])
+	}
+	before := page()
+	if r := a.do("POST", "/api/v1/orders/"+no+"/cancel", buyer, nil, nil); r.status != http.StatusOK {
+		t.Fatalf("cancel: %d %s", r.status, r.body)
+	}
+	after := page()
+	for i, what := range []string{"subject", "HTML", "text", "list row"} {
+		if before[i] != after[i] {
+			t.Errorf("the %s changed after the cancel:\nbefore: %s\nafter:  %s", what, before[i], after[i])
+		}
+	}
+	for _, want := range []string{"Status: waiting for payment", "Pay now: "} {
+		if !strings.Contains(after[2], want) {
+			t.Errorf("the text lacks %q:\n%s", want, after[2])
+		}
+	}
+	if strings.Contains(after[1]+after[2], "cancelled") {
+		t.Errorf("the held order's e-mail says cancelled:\n%s", after[2])
+	}
 }

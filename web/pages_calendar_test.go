@@ -2,6 +2,7 @@ package web
 
 import (
 	"encoding/json"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -35,7 +36,7 @@ func TestCalendar_PaidOrderOwnerGetsICS(t *testing.T) {
 	}
 	start := strings.NewReplacer("-", "", ":", "").Replace(v.StartsAt) // 2026-11-30T11:40:00Z -> 20261130T114000Z
 	unfolded := strings.ReplaceAll(body, "\r\n ", "")
-	for _, want := range []string{"BEGIN:VCALENDAR\r\n", "UID:" + no + "@seatflow\r\n", "DTSTART:" + start + "\r\n", "SUMMARY:" + v.Movie.Title, "LOCATION:seatflow\r\n", "END:VCALENDAR\r\n"} {
+	for _, want := range []string{"BEGIN:VCALENDAR\r\n", "UID:" + no + "@seatflow\r\n", "DTSTART:" + start + "\r\n", "SUMMARY;LANGUAGE=en:" + v.Movie.Title, "LOCATION:seatflow\r\n", "END:VCALENDAR\r\n"} {
 		if !strings.Contains(unfolded, want) {
 			t.Errorf("no %q in the calendar file:\n%s", want, body)
 		}
@@ -60,3 +61,49 @@ func TestCalendar_PaidOrderOwnerGetsICS(t *testing.T) {
 
 // jsonOf decodes r's body into v.
 func jsonOf(r apiResp, v any) error { return json.Unmarshal(r.body, v) }
+
+// TestCalendar_BuyersLanguageAndNoControlCharacters: a buyer reading Chinese gets the
+// calendar file in Chinese (SUMMARY and DESCRIPTION, with LANGUAGE=zh-Hans), an
+// English one in English; a movie title and hall name holding VT, FF, DEL and C1
+// characters (stored before inputs refused them) reach the file without them.
+func TestCalendar_BuyersLanguageAndNoControlCharacters(t *testing.T) {
+	a := newTestApp(t, nil)
+	show, seats := a.onSaleShow(1)
+	buyer := a.newUser()
+	no := a.orderSeats(buyer, show, seats)
+	a.payOrder(buyer, no)
+	if _, err := a.DB.Exec(`UPDATE movies m JOIN shows s ON s.movie_id = m.id SET m.title = CONCAT('Dune', X'0B0C', 'Two', X'7F', ?) WHERE s.id = ?`,
+		"\u0085\u009b!", show); err != nil {
+		t.Fatal(err)
+	}
+	sid, _ := strconv.ParseInt(show, 10, 64)
+	a.Catalog.ForgetShow(sid)
+	get := func(lang string) string {
+		r := a.do("GET", "/orders/"+no+"/calendar.ics", "", nil, map[string]string{"Cookie": "sf_session=" + buyer + "; sf_lang=" + lang})
+		if r.status != 200 {
+			t.Fatalf("%s calendar: %d", lang, r.status)
+		}
+		return string(r.body)
+	}
+	zh, en := get("zh-Hans"), get("en")
+	for lang, body := range map[string]string{"zh-Hans": zh, "en": en} {
+		for i, r := range strings.ReplaceAll(body, "\r\n", "") {
+			if r < 0x20 || (r >= 0x7f && r <= 0x9f) {
+				t.Errorf("%s: control %U at %d in\n%q", lang, r, i, body)
+				break
+			}
+		}
+	}
+	unfolded := strings.ReplaceAll(zh, "\r\n ", "")
+	for _, want := range []string{"SUMMARY;LANGUAGE=zh-Hans:《DuneTwo!》· ", "DESCRIPTION;LANGUAGE=zh-Hans:影厅：", `\n座位 `, `\n订单 ` + no} {
+		if !strings.Contains(unfolded, want) {
+			t.Errorf("the Chinese buyer's file lacks %q:\n%s", want, zh)
+		}
+	}
+	unfolded = strings.ReplaceAll(en, "\r\n ", "")
+	for _, want := range []string{"SUMMARY;LANGUAGE=en:DuneTwo! · ", "DESCRIPTION;LANGUAGE=en:Hall: ", `\nSeats `, `\nOrder ` + no} {
+		if !strings.Contains(unfolded, want) {
+			t.Errorf("the English buyer's file lacks %q:\n%s", want, en)
+		}
+	}
+}

@@ -1,9 +1,10 @@
 package web
 
 import (
-	"encoding/json"
+	"context"
 	"fmt"
 	"net/url"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -13,23 +14,40 @@ import (
 )
 
 // resetMails returns the links of the password reset e-mails queued for email, oldest
-// first.
+// first, read from each e-mail as it is sent (the outbox holds them only sealed).
 func (a *testApp) resetMails(email string) []string {
 	a.t.Helper()
-	var rows []string
-	if err := a.DB.Select(&rows, "SELECT data FROM mail_outbox WHERE kind = 'password_reset' AND to_addr = ? ORDER BY id", email); err != nil {
+	var ids []int64
+	if err := a.DB.Select(&ids, "SELECT id FROM mail_outbox WHERE kind = 'password_reset' AND to_addr = ? ORDER BY id", email); err != nil {
 		a.t.Fatal(err)
 	}
-	links := make([]string, 0, len(rows))
-	for _, r := range rows {
-		var d map[string]string
-		if err := json.Unmarshal([]byte(r), &d); err != nil {
-			a.t.Fatalf("outbox data %q: %v", r, err)
-		}
-		links = append(links, d["link"])
+	links := make([]string, 0, len(ids))
+	for _, id := range ids {
+		links = append(links, a.sentResetLink(id))
 	}
 	return links
 }
+
+// sentResetLink is the reset link of outbox row id as the e-mail sent carries it.
+func (a *testApp) sentResetLink(id int64) string {
+	a.t.Helper()
+	ctx := context.Background()
+	row, err := a.mailbox.Outbox.Get(ctx, id)
+	if err != nil {
+		a.t.Fatal(err)
+	}
+	m, err := a.mailbox.Renderer.Render(ctx, row)
+	if err != nil {
+		a.t.Fatalf("e-mail %d as sent: %v", id, err)
+	}
+	link := resetLinkRE.FindString(m.Text)
+	if link == "" {
+		a.t.Fatalf("e-mail %d as sent has no reset link:\n%s", id, m.Text)
+	}
+	return link
+}
+
+var resetLinkRE = regexp.MustCompile(`https?://\S+/password/reset\?token=[A-Za-z0-9_-]+`)
 
 // resetToken is the token of a reset link.
 func resetToken(t *testing.T, link string) string {
@@ -326,4 +344,46 @@ func eventuallyTrue(f func() bool) bool {
 		}
 	}
 	return f()
+}
+
+// TestPasswordReset_TokenNeverAtRestInClear: after a reset request, no column of
+// mail_outbox or password_resets holds the token (nor the link) in clear, the admin
+// mailbox's list and message page do not show it and say the link is redacted, and the
+// e-mail as sent carries the link, which works.
+func TestPasswordReset_TokenNeverAtRestInClear(t *testing.T) {
+	a := newTestApp(t, nil)
+	email := a.resetUser(t)
+	link := a.requestLink(t, email)
+	tok := resetToken(t, link)
+	var id int64
+	if err := a.DB.Get(&id, "SELECT MAX(id) FROM mail_outbox WHERE kind = 'password_reset' AND to_addr = ?", email); err != nil {
+		t.Fatal(err)
+	}
+	for table, cols := range map[string]string{
+		"mail_outbox": `CONCAT_WS('|', id, kind, dedupe_key, COALESCE(user_id, ''), to_addr, lang, COALESCE(order_no, ''), COALESCE(show_id, ''),
+			COALESCE(data, ''), COALESCE(facts, ''), COALESCE(message_key, ''), status, COALESCE(last_error, ''))`,
+		"password_resets": `CONCAT_WS('|', id, HEX(token_hash), token_hash, user_id, created_at, expires_at, COALESCE(used_at, ''))`,
+	} {
+		var rows []string
+		if err := a.DB.Select(&rows, "SELECT "+cols+" FROM "+table); err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range rows {
+			if strings.Contains(r, tok) || strings.Contains(r, "token=") {
+				t.Errorf("%s holds the reset token in clear: %s", table, r)
+			}
+		}
+	}
+	admin := a.demoToken("admin")
+	for _, path := range []string{"/admin/mailbox", fmt.Sprintf("/admin/mailbox/%d", id)} {
+		if body := string(a.getPage(path, admin).body); strings.Contains(body, tok) {
+			t.Errorf("%s shows the reset token", path)
+		}
+	}
+	if body := string(a.getPage(fmt.Sprintf("/admin/mailbox/%d", id), admin).body); !strings.Contains(body, "link redacted") {
+		t.Errorf("the mailbox does not say the link is redacted")
+	}
+	if r := a.confirmReset(tok, "new-password-77"); r.status != 200 {
+		t.Fatalf("the link as sent does not work: %d %s", r.status, r.body)
+	}
 }

@@ -32,18 +32,21 @@ type ResetLimiter interface {
 
 // Resets are the password reset links: a request e-mails a single-use link, using it
 // sets a new password and ends every session of the account (DESIGN.md, "Password
-// reset"). A link's token is 32 random bytes (base64url) that only the e-mail carries;
-// MySQL keeps its SHA-256.
+// reset"). A link's token is 32 random bytes (base64url) that only the e-mail as sent
+// carries in clear: password_resets keeps its SHA-256, the outbox the link sealed
+// (mail.Secrets).
 type Resets struct {
 	users   *Users
 	limiter ResetLimiter
+	secrets *mail.Secrets
 	baseURL string
 }
 
 // NewResets returns the reset service of users' accounts. publicURL is the site's
-// address as a browser reaches it (SEATFLOW_PUBLIC_URL), the start of every link.
-func NewResets(users *Users, limiter ResetLimiter, publicURL string) *Resets {
-	return &Resets{users: users, limiter: limiter, baseURL: strings.TrimRight(publicURL, "/")}
+// address as a browser reaches it (SEATFLOW_PUBLIC_URL), the start of every link;
+// secrets seals each link for the outbox (the mail renderer opens it with the same).
+func NewResets(users *Users, limiter ResetLimiter, secrets *mail.Secrets, publicURL string) *Resets {
+	return &Resets{users: users, limiter: limiter, secrets: secrets, baseURL: strings.TrimRight(publicURL, "/")}
 }
 
 // errResetToken is the one answer to a link that is unknown, used or expired.
@@ -52,8 +55,8 @@ func errResetToken() *services.Error {
 }
 
 // RequestReset e-mails a reset link to the account of email, if there is one: it
-// writes the reset row and the outbox e-mail (mail.PasswordReset, Data "link") in one
-// transaction. ip is the client address. The answer is the same whether or not the
+// writes the reset row and the outbox e-mail (mail.PasswordReset, the link sealed in
+// Data mail.DataLinkSealed, bound to the account) in one transaction. ip is the client address. The answer is the same whether or not the
 // account exists, and an unknown address still costs the lookup and the token's
 // making; only the two INSERTs and their commit are skipped (a millisecond or so, well
 // inside a request's jitter, and the rate limits cap how often anyone can measure it).
@@ -80,6 +83,10 @@ func (r *Resets) RequestReset(ctx context.Context, email, ip string) error {
 	if err != nil {
 		return store.Unavailable("the database", err)
 	}
+	sealed, err := r.secrets.Seal(r.Link(token), mail.ResetLinkUse(userID))
+	if err != nil {
+		return err
+	}
 	now := r.users.clock.Now().UTC()
 	err = store.InTx(ctx, r.users.db, func(tx *sqlx.Tx) error {
 		id, err := store.InsertPasswordReset(ctx, tx, hash[:], userID, now, now.Add(ResetTokenTTL))
@@ -88,7 +95,7 @@ func (r *Resets) RequestReset(ctx context.Context, email, ip string) error {
 		}
 		return mail.Queue(ctx, tx, now, mail.Message{
 			Kind: mail.PasswordReset, UserID: userID,
-			Data: map[string]string{"link": r.Link(token)},
+			Data: map[string]string{mail.DataLinkSealed: sealed},
 			Key:  "password_reset:" + strconv.FormatInt(id, 10),
 		})
 	})

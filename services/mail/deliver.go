@@ -94,7 +94,7 @@ func (d *Deliverer) send(ctx context.Context, row *Row) error {
 		}
 		return err
 	}
-	return d.Sender.Send(ctx, &Envelope{MessageID: MessageID(row.ID, d.Domain), From: d.From, To: row.To,
+	return d.Sender.Send(ctx, &Envelope{MessageID: RowMessageID(row, d.Domain), From: d.From, To: row.To,
 		Date: d.Clock.Now(), Rendered: r})
 }
 

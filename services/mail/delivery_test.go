@@ -20,11 +20,12 @@ import (
 
 // fixture is the real stores, an SMTP sink and a deliverer to it.
 type fixture struct {
-	e      *testenv.TestEnv
-	outbox *mail.Outbox
-	sink   *sink
-	d      *mail.Deliverer
-	secret []byte
+	e       *testenv.TestEnv
+	outbox  *mail.Outbox
+	sink    *sink
+	d       *mail.Deliverer
+	secret  []byte
+	secrets *mail.Secrets
 }
 
 const testBaseURL = "https://tickets.example"
@@ -34,10 +35,14 @@ func newFixture(t *testing.T) *fixture {
 	e := testenv.NewTestEnv(t, testenv.Unlimited)
 	e.QuietLogs()
 	f := &fixture{e: e, outbox: mail.NewOutbox(e.DB, e.Clock), sink: newSink(t), secret: []byte("mail-test-ticket-secret")}
+	var err error
+	if f.secrets, err = mail.NewSecrets(f.secret); err != nil {
+		t.Fatal(err)
+	}
 	zone, _ := time.LoadLocation("Asia/Shanghai")
 	f.d = &mail.Deliverer{Outbox: f.outbox, Sender: f.sink.sender(t), From: "seatflow <no-reply@seatflow.test>",
 		Domain: "seatflow.test", Clock: e.Clock, Delay: func(int) time.Duration { return 100 * time.Millisecond },
-		Renderer: &mail.Renderer{Orders: e.Orders, Shows: e.Catalog, Tickets: orders.NewTickets(f.secret), BaseURL: testBaseURL, Zone: zone}}
+		Renderer: &mail.Renderer{Orders: e.Orders, Shows: e.Catalog, Tickets: orders.NewTickets(f.secret), Secrets: f.secrets, BaseURL: testBaseURL, Zone: zone}}
 	return f
 }
 
@@ -153,7 +158,25 @@ func byMessageID(t *testing.T, got []*received) map[string]*received {
 	return m
 }
 
-func msgID(id int64) string { return "<" + mail.MessageID(id, "seatflow.test") + ">" }
+// msgID is the Message-ID header of outbox row id, as its stored key makes it.
+func (f *fixture) msgID(t *testing.T, id int64) string {
+	t.Helper()
+	r, err := f.outbox.Get(context.Background(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return "<" + mail.RowMessageID(r, "seatflow.test") + ">"
+}
+
+// resetMessage is a password_reset e-mail to user with link sealed as Resets seals it.
+func (f *fixture) resetMessage(t *testing.T, user int64, link, key string) mail.Message {
+	t.Helper()
+	sealed, err := f.secrets.Seal(link, mail.ResetLinkUse(user))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return mail.Message{Kind: mail.PasswordReset, UserID: user, Data: map[string]string{mail.DataLinkSealed: sealed}, Key: key}
+}
 
 // TestDelivery_BodiesInTheReadersLanguageWithTicketQRAndLinks: rows queued in an
 // event's transaction go out through the dispatcher and the asynq task to the SMTP
@@ -180,7 +203,7 @@ func TestDelivery_BodiesInTheReadersLanguageWithTicketQRAndLinks(t *testing.T) {
 	ids := f.queue(t,
 		mail.Message{Kind: mail.OrderPaid, UserID: en, OrderNo: paid.OrderNo},
 		mail.Message{Kind: mail.OrderCreated, UserID: zh, OrderNo: pending.OrderNo},
-		mail.Message{Kind: mail.PasswordReset, UserID: zh, Data: map[string]string{"link": resetLink}, Key: "reset:t1"})
+		f.resetMessage(t, zh, resetLink, "reset:t1"))
 	f.worker(t)
 	if n, err := f.dispatcher(t).Pass(context.Background()); err != nil || n != 3 {
 		t.Fatalf("dispatch pass: %d, %v", n, err)
@@ -192,9 +215,9 @@ func TestDelivery_BodiesInTheReadersLanguageWithTicketQRAndLinks(t *testing.T) {
 	}
 	movie := f.e.Show.Movie.Title
 	t.Run("order_paid in English with the ticket QR", func(t *testing.T) {
-		m := got[msgID(ids[0])]
+		m := got[f.msgID(t, ids[0])]
 		if m == nil {
-			t.Fatalf("no message %s", msgID(ids[0]))
+			t.Fatalf("no message %s", f.msgID(t, ids[0]))
 		}
 		o, err := f.e.Orders.ByNo(context.Background(), paid.OrderNo)
 		if err != nil {
@@ -224,9 +247,9 @@ func TestDelivery_BodiesInTheReadersLanguageWithTicketQRAndLinks(t *testing.T) {
 		}
 	})
 	t.Run("order_created in Chinese with the deadline", func(t *testing.T) {
-		m := got[msgID(ids[1])]
+		m := got[f.msgID(t, ids[1])]
 		if m == nil {
-			t.Fatalf("no message %s", msgID(ids[1]))
+			t.Fatalf("no message %s", f.msgID(t, ids[1]))
 		}
 		// 10:00 UTC + 15 min hold is 18:15 in Shanghai, Monday 30 November 2026
 		deadline := "2026年11月30日 周一 18:15"
@@ -243,9 +266,9 @@ func TestDelivery_BodiesInTheReadersLanguageWithTicketQRAndLinks(t *testing.T) {
 		}
 	})
 	t.Run("password_reset in Chinese with its link", func(t *testing.T) {
-		m := got[msgID(ids[2])]
+		m := got[f.msgID(t, ids[2])]
 		if m == nil {
-			t.Fatalf("no message %s", msgID(ids[2]))
+			t.Fatalf("no message %s", f.msgID(t, ids[2]))
 		}
 		if m.Subject != "重置您的 seatflow 密码" || !strings.Contains(m.Text, resetLink) || !strings.Contains(m.HTML, `href="`+resetLink+`"`) {
 			t.Errorf("subject %q, text:\n%s", m.Subject, m.Text)
@@ -303,7 +326,7 @@ func TestDelivery_LastAttemptOrPermanentRefusalEndsFailed(t *testing.T) {
 			f.sink.failFirst, f.sink.failCode = 100, tc.code
 			f.d.MaxAttempts = 3
 			u := f.user(t, 1, "en")
-			ids := f.queue(t, mail.Message{Kind: mail.PasswordReset, UserID: u, Data: map[string]string{"link": testBaseURL + "/x"}, Key: "r"})
+			ids := f.queue(t, f.resetMessage(t, u, testBaseURL+"/x", "r"))
 			for i := 0; i < 5; i++ {
 				_ = f.d.Deliver(context.Background(), ids[0])
 			}
@@ -329,7 +352,7 @@ func TestDelivery_RacingWorkersDeliverEachRowOnce(t *testing.T) {
 	msgs := func(prefix string, n int) []mail.Message {
 		out := make([]mail.Message, n)
 		for i := range out {
-			out[i] = mail.Message{Kind: mail.PasswordReset, UserID: u, Data: map[string]string{"link": testBaseURL + "/r"}, Key: fmt.Sprintf("%s%d", prefix, i)}
+			out[i] = f.resetMessage(t, u, testBaseURL+"/r", fmt.Sprintf("%s%d", prefix, i))
 		}
 		return out
 	}
@@ -372,7 +395,7 @@ func TestDelivery_RacingWorkersDeliverEachRowOnce(t *testing.T) {
 		t.Fatalf("%d messages arrived for %d rows", len(got), len(direct)+len(tasks))
 	}
 	for _, id := range append(direct, tasks...) {
-		if got[msgID(id)] == nil {
+		if got[f.msgID(t, id)] == nil {
 			t.Errorf("row %d never arrived", id)
 		}
 	}
@@ -389,7 +412,7 @@ func TestDelivery_RacingWorkersDeliverEachRowOnce(t *testing.T) {
 func TestDelivery_ClaimRunOutIsTakenAgainWithTheSameMessageID(t *testing.T) {
 	f := newFixture(t)
 	u := f.user(t, 1, "en")
-	ids := f.queue(t, mail.Message{Kind: mail.PasswordReset, UserID: u, Data: map[string]string{"link": testBaseURL + "/r"}, Key: "r"})
+	ids := f.queue(t, f.resetMessage(t, u, testBaseURL+"/r", "r"))
 	ctx := context.Background()
 	if r, err := f.outbox.Claim(ctx, ids[0], mail.DefaultLease); err != nil || r == nil {
 		t.Fatalf("claim: %v, %v", r, err)
@@ -408,7 +431,7 @@ func TestDelivery_ClaimRunOutIsTakenAgainWithTheSameMessageID(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := f.sink.messages()
-	if len(got) != 1 || got[0].MessageID != msgID(ids[0]) {
+	if len(got) != 1 || got[0].MessageID != f.msgID(t, ids[0]) {
 		t.Fatalf("arrived %d, %+v", len(got), got)
 	}
 	if r, _ := f.outbox.Get(ctx, ids[0]); r.Status != mail.StatusSent || r.Attempts != 2 {
@@ -421,7 +444,7 @@ func TestDelivery_ClaimRunOutIsTakenAgainWithTheSameMessageID(t *testing.T) {
 func TestDispatcher_WithoutSMTPHoldsMails(t *testing.T) {
 	f := newFixture(t)
 	u := f.user(t, 1, "zh-Hans")
-	ids := f.queue(t, mail.Message{Kind: mail.PasswordReset, UserID: u, Data: map[string]string{"link": testBaseURL + "/r"}, Key: "r"})
+	ids := f.queue(t, f.resetMessage(t, u, testBaseURL+"/r", "r"))
 	d := mail.NewDispatcher(f.outbox, nil, time.Second, nil)
 	if n, err := d.Pass(context.Background()); err != nil || n != 1 {
 		t.Fatalf("pass: %d, %v", n, err)
@@ -469,9 +492,9 @@ func TestDelivery_EndingsTellTheReasonInTheReadersLanguage(t *testing.T) {
 		{"原因", "您的付款将全额退款", "影院说明", "放映机故障"},
 	} {
 		t.Run(want[0], func(t *testing.T) {
-			m := got[msgID(ids[i])]
+			m := got[f.msgID(t, ids[i])]
 			if m == nil {
-				t.Fatalf("no message %s", msgID(ids[i]))
+				t.Fatalf("no message %s", f.msgID(t, ids[i]))
 			}
 			for _, w := range want {
 				if !strings.Contains(m.Text, w) || !strings.Contains(m.HTML, w) {

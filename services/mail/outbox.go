@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"time"
 
-	"github.com/jmoiron/sqlx"
-
 	"seatflow/services/store"
 )
 
@@ -53,15 +51,22 @@ func (m Message) key() string {
 
 // Queue writes ms to the outbox inside tx, the transaction that records the event they
 // tell of: the e-mails exist exactly when the event committed. Each row copies the
-// user's e-mail address and language; a message whose key is already queued is
-// skipped. Delivery (Sender) reads the outbox after the commit. Errors are the
-// database's, for the caller's transaction to roll back on.
-func Queue(ctx context.Context, tx sqlx.ExecerContext, now time.Time, ms ...Message) error {
+// user's e-mail address and language, stores the facts it will be written from (the
+// order and show as tx sees them, after the event's own writes: Facts), and draws the
+// random part of its Message-ID; a message whose key is already queued is skipped.
+// Delivery (Deliverer) reads the outbox after the commit. It runs at most four
+// statements whatever len(ms). Errors are the database's, for the caller's transaction
+// to roll back on.
+func Queue(ctx context.Context, tx store.Querier, now time.Time, ms ...Message) error {
 	if len(ms) == 0 {
 		return nil
 	}
+	facts, err := gatherFacts(ctx, tx, ms)
+	if err != nil {
+		return err
+	}
 	rows := make([]store.MailQueued, 0, len(ms))
-	for _, m := range ms {
+	for i, m := range ms {
 		var data any
 		if len(m.Data) > 0 {
 			b, err := json.Marshal(m.Data)
@@ -70,9 +75,17 @@ func Queue(ctx context.Context, tx sqlx.ExecerContext, now time.Time, ms ...Mess
 			}
 			data = string(b)
 		}
+		f, err := encodeFacts(facts[i])
+		if err != nil {
+			return err
+		}
+		key, err := newMessageKey()
+		if err != nil {
+			return err
+		}
 		rows = append(rows, store.MailQueued{
 			Kind: string(m.Kind), DedupeKey: m.key(), UserID: m.UserID,
-			OrderNo: nullString(m.OrderNo), ShowID: nullInt(m.ShowID), Data: data, At: now.UTC(),
+			OrderNo: nullString(m.OrderNo), ShowID: nullInt(m.ShowID), Data: data, Facts: f, MessageKey: key, At: now.UTC(),
 		})
 	}
 	return store.QueueMail(ctx, tx, rows)

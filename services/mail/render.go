@@ -57,13 +57,17 @@ const QRContentID = "ticket-qr"
 // e-mail image is shown at its size, so a little smaller).
 const qrModulePixels = 6
 
-// Renderer writes the e-mail of an outbox row at delivery time, from the row and what
-// it names: the order (read afresh), its show, and for order_paid the ticket. Links
-// start with BaseURL (SEATFLOW_PUBLIC_URL); times are shown in Zone, the cinema's.
+// Renderer writes the e-mail of an outbox row from the facts stored with it (Facts,
+// fixed when its event happened), so every attempt and the development mailbox write
+// the same bytes however the order changed since. Links start with BaseURL
+// (SEATFLOW_PUBLIC_URL); times are shown in Zone, the cinema's. Secrets opens a reset
+// link for the e-mail as sent. Orders and Shows are read only for a row written before
+// facts were stored (it is then written from the order as it is now).
 type Renderer struct {
 	Orders  OrderSource
 	Shows   ShowSource
 	Tickets TicketSigner
+	Secrets *Secrets
 	BaseURL string
 	Zone    *time.Location
 }
@@ -78,6 +82,7 @@ type content struct {
 	Details                []detail
 	Action, ActionURL      string
 	LinkLabel              string
+	Redacted               string // in place of a secret link the page may not show
 	TicketLabel, TicketRef string
 	QRLabel, QRCID         string
 	Footer                 string
@@ -96,12 +101,25 @@ var (
 	textTemplate = texttemplate.Must(texttemplate.New("mail.txt").Parse(textSource))
 )
 
-// Render writes row's e-mail. A row about an order reads the order and its show; a
-// show_cancelled row without an order reads the show only. Errors: those of the
-// sources (NOT_FOUND when the order or show is gone: the e-mail cannot be written),
-// INVALID_REQUEST for a row of an unknown kind or without the link its kind needs.
+// Render writes row's e-mail as it is sent: subject, bodies and (for order_paid) the
+// ticket's QR code, from the row's facts; a password_reset's link is opened with
+// Secrets. Errors: INVALID_REQUEST for a row of an unknown kind, with facts or data
+// that do not parse, or a reset without a link that opens; for a row without facts,
+// those of the sources (NOT_FOUND when the order or show is gone).
 func (r *Renderer) Render(ctx context.Context, row *Row) (*Rendered, error) {
-	w, data, order, show, vars, err := r.load(ctx, row)
+	return r.render(ctx, row, true)
+}
+
+// Preview writes row's e-mail as the development mailbox shows it: byte for byte
+// Render's, except that a password_reset's link is not opened: a note in the reader's
+// language says it is redacted. Errors: as Render, but a reset whose link is missing
+// or does not open is still written.
+func (r *Renderer) Preview(ctx context.Context, row *Row) (*Rendered, error) {
+	return r.render(ctx, row, false)
+}
+
+func (r *Renderer) render(ctx context.Context, row *Row, reveal bool) (*Rendered, error) {
+	w, data, f, vars, err := r.load(ctx, row)
 	if err != nil {
 		return nil, err
 	}
@@ -109,30 +127,33 @@ func (r *Renderer) Render(ctx context.Context, row *Row) (*Rendered, error) {
 	if isChinese(row.Lang) {
 		c.HTMLLang = "zh-Hans"
 	}
-	c.Subject, c.Intro = fill(w.subject[row.Kind], vars), fill(w.intro[row.Kind], vars)
-	c.Details = r.details(w, row, order, show, data)
+	c.Subject, c.Intro = services.OneLine(fill(w.subject[row.Kind], vars)), fill(w.intro[row.Kind], vars)
+	c.Details = r.details(w, row, f, data)
 	if c.Action = w.action[row.Kind]; c.Action != "" {
 		switch {
 		case row.Kind == PasswordReset:
-			c.ActionURL = data["link"]
-			if c.ActionURL == "" {
-				return nil, services.Errorf(services.CodeInvalidRequest, "e-mail %d: a password reset without its link", row.ID)
+			if !reveal {
+				c.Redacted = w.labels["redacted"]
+				break
 			}
-		case order != nil:
-			c.ActionURL = r.link("/orders/" + url.PathEscape(order.OrderNo))
+			if c.ActionURL, err = r.resetLink(row, data); err != nil {
+				return nil, err
+			}
+		case f.Order != nil:
+			c.ActionURL = r.link("/orders/" + url.PathEscape(f.Order.No))
 		default:
 			c.Action = ""
 		}
 	}
 	out := &Rendered{Subject: c.Subject}
-	if row.Kind == OrderPaid && order != nil && order.Status == services.OrderPaid && r.Tickets != nil {
-		c.TicketLabel, c.TicketRef = w.labels["ticket"], r.Tickets.Ref(order)
+	if row.Kind == OrderPaid && f.Order != nil && f.Order.Status == services.OrderPaid && r.Tickets != nil {
+		c.TicketLabel, c.TicketRef = w.labels["ticket"], r.Tickets.Ref(f.Order.order())
 		png, err := qrcode.Encode(c.TicketRef, qrcode.Medium, -qrModulePixels)
 		if err != nil {
 			return nil, err
 		}
 		c.QRLabel, c.QRCID = w.labels["qr"], QRContentID
-		out.Images = append(out.Images, Image{CID: QRContentID, Name: "ticket-" + order.OrderNo + ".png", PNG: png})
+		out.Images = append(out.Images, Image{CID: QRContentID, Name: "ticket-" + f.Order.No + ".png", PNG: png})
 	}
 	var h, t bytes.Buffer
 	if err := htmlTemplate.Execute(&h, c); err != nil {
@@ -145,31 +166,75 @@ func (r *Renderer) Render(ctx context.Context, row *Row) (*Rendered, error) {
 	return out, nil
 }
 
+// resetLink opens the sealed link of a password_reset row (DataLinkSealed, bound to the
+// row's user). Errors: INVALID_REQUEST when there is none or it does not open.
+func (r *Renderer) resetLink(row *Row, data map[string]string) (string, error) {
+	sealed := data[DataLinkSealed]
+	if sealed == "" || row.UserID == nil {
+		return "", services.Errorf(services.CodeInvalidRequest, "e-mail %d: a password reset without its link", row.ID)
+	}
+	if r.Secrets == nil {
+		return "", services.Errorf(services.CodeInvalidRequest, "e-mail %d: no key to open the reset link with", row.ID)
+	}
+	link, err := r.Secrets.Open(sealed, ResetLinkUse(*row.UserID))
+	if err != nil {
+		return "", services.Errorf(services.CodeInvalidRequest, "e-mail %d: %v", row.ID, err)
+	}
+	return link, nil
+}
+
 // Subject writes only row's subject (Render's, without the bodies and images).
 // Errors: as Render.
 func (r *Renderer) Subject(ctx context.Context, row *Row) (string, error) {
-	w, _, _, _, vars, err := r.load(ctx, row)
+	w, _, _, vars, err := r.load(ctx, row)
 	if err != nil {
 		return "", err
 	}
-	return fill(w.subject[row.Kind], vars), nil
+	return services.OneLine(fill(w.subject[row.Kind], vars)), nil
 }
 
-// load reads what row names and the values its words are filled with.
-func (r *Renderer) load(ctx context.Context, row *Row) (w *words, data map[string]string, order *services.Order, show *services.Show, vars map[string]string, err error) {
+// load reads row's data and facts (for a row without facts, from the order and show as
+// they are now) and the values its words are filled with.
+func (r *Renderer) load(ctx context.Context, row *Row) (w *words, data map[string]string, f *Facts, vars map[string]string, err error) {
 	w = wordsFor(row.Lang)
 	data = map[string]string{}
 	if row.Data != nil && *row.Data != "" {
 		if err := json.Unmarshal([]byte(*row.Data), &data); err != nil {
-			return nil, nil, nil, nil, nil, services.Errorf(services.CodeInvalidRequest, "e-mail %d: data is not a JSON object of strings: %v", row.ID, err)
+			return nil, nil, nil, nil, services.Errorf(services.CodeInvalidRequest, "e-mail %d: data is not a JSON object of strings: %v", row.ID, err)
 		}
 	}
 	if _, ok := w.subject[row.Kind]; !ok {
-		return nil, nil, nil, nil, nil, services.Errorf(services.CodeInvalidRequest, "e-mail %d: unknown kind %q", row.ID, row.Kind)
+		return nil, nil, nil, nil, services.Errorf(services.CodeInvalidRequest, "e-mail %d: unknown kind %q", row.ID, row.Kind)
 	}
-	if row.OrderNo != nil && *row.OrderNo != "" {
+	if f, err = decodeFacts(row); err != nil {
+		return nil, nil, nil, nil, err
+	}
+	if f == nil {
+		if f, err = r.factsNow(ctx, row); err != nil {
+			return nil, nil, nil, nil, err
+		}
+	}
+	vars = map[string]string{}
+	if o := f.Order; o != nil {
+		vars["no"] = o.No
+		vars["total"] = services.Money(o.TotalMinor, o.Currency)
+		vars["deadline"] = r.when(o.ExpiresAt, row.Lang)
+	}
+	if s := f.Show; s != nil {
+		vars["movie"], vars["hall"], vars["time"] = services.OneLine(s.Title), services.OneLine(s.Hall), r.when(s.StartsAt, row.Lang)
+	}
+	return w, data, f, vars, nil
+}
+
+// factsNow are the facts of a row written before facts were stored: its order and show
+// read now. Errors: those of the sources.
+func (r *Renderer) factsNow(ctx context.Context, row *Row) (*Facts, error) {
+	f := &Facts{}
+	var order *services.Order
+	if row.OrderNo != nil && *row.OrderNo != "" && r.Orders != nil {
+		var err error
 		if order, err = r.Orders.ByNo(ctx, *row.OrderNo); err != nil {
-			return nil, nil, nil, nil, nil, err
+			return nil, err
 		}
 	}
 	showID := int64(0)
@@ -178,51 +243,59 @@ func (r *Renderer) load(ctx context.Context, row *Row) (w *words, data map[strin
 	} else if row.ShowID != nil {
 		showID = *row.ShowID
 	}
-	if showID != 0 {
+	var show *services.Show
+	if showID != 0 && r.Shows != nil {
+		var err error
 		if show, err = r.Shows.Show(ctx, showID); err != nil {
-			return nil, nil, nil, nil, nil, err
+			return nil, err
+		}
+		f.Show = &ShowFacts{ID: show.ID, Title: show.Movie.Title, Hall: show.HallName, StartsAt: show.StartsAt}
+	}
+	if order != nil {
+		names := map[string]string{}
+		if show != nil {
+			for _, z := range show.Zones {
+				names[z.Code] = z.Name
+			}
+		}
+		f.Order = &OrderFacts{No: order.OrderNo, ShowID: order.ShowID, Status: order.Status, TotalMinor: order.TotalMinor,
+			Currency: order.Currency, ExpiresAt: order.ExpiresAt}
+		for _, s := range order.Seats {
+			f.Order.Seats = append(f.Order.Seats, SeatFacts{Label: s.Label, Zone: s.ZoneCode, ZoneName: names[s.ZoneCode]})
 		}
 	}
-	vars = map[string]string{}
-	if order != nil {
-		vars["no"] = order.OrderNo
-		vars["total"] = services.Money(order.TotalMinor, order.Currency)
-		vars["deadline"] = r.when(order.ExpiresAt, row.Lang)
-	}
-	if show != nil {
-		vars["movie"], vars["hall"], vars["time"] = show.Movie.Title, show.HallName, r.when(show.StartsAt, row.Lang)
-	}
-	return w, data, order, show, vars, nil
+	return f, nil
 }
 
-// details lists what the e-mail is about: the order's number, movie, hall, start,
-// seats, total and status, the pay-by deadline of a pending order, and why it ended:
-// Data's reason code (or a show cancel's outcome) in the reader's language, and the
-// staff's note as they wrote it (reasons.go).
-func (r *Renderer) details(w *words, row *Row, order *services.Order, show *services.Show, data map[string]string) []detail {
+// details lists what the e-mail is about, as its facts say: the order's number, movie,
+// hall, start, seats, total and status, the pay-by deadline of a pending order, and why
+// it ended: Data's reason code (or a show cancel's outcome) in the reader's language,
+// and the staff's note as they wrote it (reasons.go).
+func (r *Renderer) details(w *words, row *Row, f *Facts, data map[string]string) []detail {
 	if row.Kind == PasswordReset {
 		return nil
 	}
 	var ds []detail
 	add := func(key, value string) {
-		if value != "" {
+		if value = services.OneLine(value); value != "" {
 			ds = append(ds, detail{w.labels[key], value})
 		}
 	}
-	if order != nil {
-		add("order", order.OrderNo)
+	o := f.Order
+	if o != nil {
+		add("order", o.No)
 	}
-	if show != nil {
-		add("movie", show.Movie.Title)
-		add("hall", show.HallName)
-		add("starts", r.when(show.StartsAt, row.Lang))
+	if s := f.Show; s != nil {
+		add("movie", s.Title)
+		add("hall", s.Hall)
+		add("starts", r.when(s.StartsAt, row.Lang))
 	}
-	if order != nil {
-		add("seats", seatList(order, show))
-		add("total", services.Money(order.TotalMinor, order.Currency))
-		add("status", w.status[order.Status])
-		if order.Status == services.OrderPending && (row.Kind == OrderCreated || row.Kind == WaitlistOffer) {
-			add("pay_by", r.when(order.ExpiresAt, row.Lang))
+	if o != nil {
+		add("seats", seatList(o))
+		add("total", services.Money(o.TotalMinor, o.Currency))
+		add("status", w.status[o.Status])
+		if o.Status == services.OrderPending && (row.Kind == OrderCreated || row.Kind == WaitlistOffer) {
+			add("pay_by", r.when(o.ExpiresAt, row.Lang))
 		}
 	}
 	switch row.Kind {
@@ -237,21 +310,19 @@ func (r *Renderer) details(w *words, row *Row, order *services.Order, show *serv
 }
 
 // seatList names an order's seats by zone: "Premium: H5, H6; Standard: A1" (the zone's
-// name from the show's prices, else its code), zones in the order's seat order.
-func seatList(order *services.Order, show *services.Show) string {
-	names := map[string]string{}
-	if show != nil {
-		for _, z := range show.Zones {
-			names[z.Code] = z.Name
-		}
-	}
+// name, else its code), zones in the order's seat order.
+func seatList(o *OrderFacts) string {
 	var zones []string
+	names := map[string]string{}
 	labels := map[string][]string{}
-	for _, s := range order.Seats {
-		if _, ok := labels[s.ZoneCode]; !ok {
-			zones = append(zones, s.ZoneCode)
+	for _, s := range o.Seats {
+		if _, ok := labels[s.Zone]; !ok {
+			zones = append(zones, s.Zone)
 		}
-		labels[s.ZoneCode] = append(labels[s.ZoneCode], s.Label)
+		labels[s.Zone] = append(labels[s.Zone], s.Label)
+		if s.ZoneName != "" {
+			names[s.Zone] = s.ZoneName
+		}
 	}
 	parts := make([]string, 0, len(zones))
 	for _, z := range zones {

@@ -35,6 +35,7 @@ type sink struct {
 // received is one accepted message, parsed.
 type received struct {
 	MessageID, Subject, To string
+	RawSubject             string // the Subject header as it arrived, before decoding
 	Text, HTML             string
 	Images                 map[string][]byte // Content-ID (no brackets) -> decoded bytes
 }
@@ -113,7 +114,7 @@ func parseMessage(raw []byte) (*received, error) {
 	if err != nil {
 		return nil, err
 	}
-	m := &received{MessageID: msg.Header.Get("Message-Id"), Subject: subject, Images: map[string][]byte{}}
+	m := &received{MessageID: msg.Header.Get("Message-Id"), Subject: subject, RawSubject: msg.Header.Get("Subject"), Images: map[string][]byte{}}
 	return m, walkPart(m, msg.Header.Get("Content-Type"), msg.Header.Get("Content-Transfer-Encoding"), msg.Header.Get("Content-Id"), msg.Body)
 }
 

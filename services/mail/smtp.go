@@ -11,6 +11,8 @@ import (
 	"time"
 
 	gomail "github.com/wneessen/go-mail"
+
+	"seatflow/services"
 )
 
 // Envelope is one e-mail to hand to the SMTP server: the rendered message and who it
@@ -116,7 +118,7 @@ func (s *SMTPSender) Send(ctx context.Context, e *Envelope) error {
 	if err := m.To(e.To); err != nil {
 		return permanent{fmt.Errorf("to address %q: %w", e.To, err)}
 	}
-	m.Subject(e.Subject)
+	m.Subject(services.OneLine(e.Subject))
 	m.SetMessageIDWithValue(e.MessageID)
 	m.SetDateWithValue(e.Date)
 	m.SetBodyString(gomail.TypeTextPlain, e.Text)
@@ -167,11 +169,26 @@ func Permanent(err error) bool {
 	return false
 }
 
-// MessageID is the Message-ID (without angle brackets) of outbox row id, sent from
-// domain: "mail-<id>@<domain>". Every attempt of the row carries it.
-func MessageID(id int64, domain string) string {
+// MessageID is the Message-ID (without angle brackets) of an outbox row whose random
+// part (message_key, drawn when it was queued) is key, sent from domain:
+// "<key>@<domain>". Every attempt of the row carries it, and no other row, database
+// or installation draws the same key (128 random bits). A row without a key (none
+// is written any more) falls back to "mail-<id>@<domain>".
+func MessageID(key string, id int64, domain string) string {
 	if domain == "" {
 		domain = "seatflow.invalid"
 	}
-	return "mail-" + strconv.FormatInt(id, 10) + "@" + strings.ToLower(domain)
+	if key == "" {
+		key = "mail-" + strconv.FormatInt(id, 10)
+	}
+	return key + "@" + strings.ToLower(domain)
+}
+
+// RowMessageID is row's MessageID from domain.
+func RowMessageID(row *Row, domain string) string {
+	key := ""
+	if row.MessageKey != nil {
+		key = *row.MessageKey
+	}
+	return MessageID(key, row.ID, domain)
 }

@@ -50,6 +50,8 @@ var english = words{
 		"ticket": "Ticket reference", "qr": "Ticket QR code", "hello": "Hello,",
 		"footer": "This e-mail was sent by seatflow because of your account's activity.",
 		"link":   "Link:", "sep": ": ",
+		"redacted": "[link redacted: seatflow keeps it only encrypted, and its token only as a SHA-256; " +
+			"it appears in clear only in the e-mail as sent]",
 	},
 	status: map[string]string{"pending": "waiting for payment", "paid": "paid", "cancelled": "cancelled",
 		"expired": "expired", "refunded": "refunded"},
@@ -97,6 +99,7 @@ var chinese = words{
 		"ticket": "票券编号", "qr": "电影票二维码", "hello": "您好！",
 		"footer": "此邮件由 seatflow 根据您账户的操作自动发送。",
 		"link":   "链接：", "sep": "：",
+		"redacted": "[链接已隐去：seatflow 只保存加密后的链接，令牌只保存其 SHA-256；只有实际发出的邮件中才有明文链接]",
 	},
 	status: map[string]string{"pending": "待付款", "paid": "已付款", "cancelled": "已取消",
 		"expired": "已过期", "refunded": "已退款"},

@@ -23,6 +23,8 @@ type MailRow struct {
 	OrderNo       *string    `db:"order_no"`
 	ShowID        *int64     `db:"show_id"`
 	Data          *string    `db:"data"`
+	Facts         *string    `db:"facts"`
+	MessageKey    *string    `db:"message_key"`
 	Status        string     `db:"status"`
 	Attempts      int        `db:"attempts"`
 	LastError     *string    `db:"last_error"`
@@ -31,32 +33,34 @@ type MailRow struct {
 	SentAt        *time.Time `db:"sent_at"`
 }
 
-const mailColumns = `id, kind, user_id, to_addr, lang, order_no, show_id, data, status, attempts,
+const mailColumns = `id, kind, user_id, to_addr, lang, order_no, show_id, data, facts, message_key, status, attempts,
 	last_error, next_attempt_at, created_at, sent_at`
 
-// MailQueued is one e-mail to queue: OrderNo, ShowID and Data are nil for NULL; At (UTC) is its creation and first due time.
+// MailQueued is one e-mail to queue: OrderNo, ShowID, Data and Facts are nil for NULL; MessageKey is its Message-ID's random part; At (UTC) is its creation and first due time.
 type MailQueued struct {
-	Kind      string
-	DedupeKey string
-	UserID    int64
-	OrderNo   any
-	ShowID    any
-	Data      any
-	At        time.Time
+	Kind       string
+	DedupeKey  string
+	UserID     int64
+	OrderNo    any
+	ShowID     any
+	Data       any
+	Facts      any
+	MessageKey string
+	At         time.Time
 }
 
 // QueueMail inserts ms queued, copying each user's address and language, and skips a dedupe key already queued.
 func QueueMail(ctx context.Context, ex sqlx.ExecerContext, ms []MailQueued) error {
 	var q strings.Builder
-	q.WriteString(`INSERT INTO mail_outbox (kind, dedupe_key, user_id, to_addr, lang, order_no, show_id, data, status, next_attempt_at, created_at)
-		SELECT m.kind, m.dedupe_key, u.id, u.email, u.lang, m.order_no, m.show_id, m.data, 'queued', m.at, m.at FROM (`)
-	args := make([]any, 0, len(ms)*8)
+	q.WriteString(`INSERT INTO mail_outbox (kind, dedupe_key, user_id, to_addr, lang, order_no, show_id, data, facts, message_key, status, next_attempt_at, created_at)
+		SELECT m.kind, m.dedupe_key, u.id, u.email, u.lang, m.order_no, m.show_id, m.data, m.facts, m.message_key, 'queued', m.at, m.at FROM (`)
+	args := make([]any, 0, len(ms)*10)
 	for i, m := range ms {
 		if i > 0 {
 			q.WriteString(" UNION ALL ")
 		}
-		q.WriteString("SELECT ? AS seq, ? AS kind, ? AS dedupe_key, ? AS user_id, ? AS order_no, ? AS show_id, ? AS data, ? AS at")
-		args = append(args, i, m.Kind, m.DedupeKey, m.UserID, m.OrderNo, m.ShowID, m.Data, m.At)
+		q.WriteString("SELECT ? AS seq, ? AS kind, ? AS dedupe_key, ? AS user_id, ? AS order_no, ? AS show_id, ? AS data, ? AS facts, ? AS message_key, ? AS at")
+		args = append(args, i, m.Kind, m.DedupeKey, m.UserID, m.OrderNo, m.ShowID, m.Data, m.Facts, m.MessageKey, m.At)
 	}
 	q.WriteString(") m JOIN users u ON u.id = m.user_id ORDER BY m.seq ON DUPLICATE KEY UPDATE id = mail_outbox.id")
 	_, err := ex.ExecContext(ctx, q.String(), args...)
@@ -144,4 +148,74 @@ func mailLikeEscape(s string) string {
 		out = append(out, s[i])
 	}
 	return string(out)
+}
+
+// MailOrderFact is an order as its e-mail tells of it: the order row with its show's
+// movie title, hall name and start (UTC).
+type MailOrderFact struct {
+	OrderNo    string    `db:"order_no"`
+	ShowID     int64     `db:"show_id"`
+	Status     string    `db:"status"`
+	TotalMinor int64     `db:"total_minor"`
+	Currency   string    `db:"currency"`
+	ExpiresAt  time.Time `db:"expires_at"`
+	Title      string    `db:"title"`
+	HallName   string    `db:"hall_name"`
+	StartsAt   time.Time `db:"starts_at"`
+}
+
+// MailOrderFacts returns the orders numbered nos (at least one) with their show's title, hall name and start, as q sees them.
+func MailOrderFacts(ctx context.Context, q Querier, nos []string) ([]MailOrderFact, error) {
+	query, args, err := sqlx.In(`SELECT o.order_no, o.show_id, o.status, o.total_minor, o.currency, o.expires_at,
+		m.title, h.name AS hall_name, sh.starts_at
+		FROM orders o JOIN shows sh ON sh.id = o.show_id JOIN movies m ON m.id = sh.movie_id JOIN halls h ON h.id = sh.hall_id
+		WHERE o.order_no IN (?)`, nos)
+	if err != nil {
+		return nil, err
+	}
+	var rows []MailOrderFact
+	err = q.SelectContext(ctx, &rows, q.Rebind(query), args...)
+	return rows, err
+}
+
+// MailSeatFact is one seat of an order as its e-mail names it: its label and its zone's code and name.
+type MailSeatFact struct {
+	OrderNo  string `db:"order_no"`
+	Label    string `db:"label"`
+	ZoneCode string `db:"zone_code"`
+	ZoneName string `db:"zone_name"`
+}
+
+// MailSeatFacts returns the seats of the orders numbered nos (at least one) with their zones' names, in row and column order.
+func MailSeatFacts(ctx context.Context, q Querier, nos []string) ([]MailSeatFact, error) {
+	query, args, err := sqlx.In(`SELECT o.order_no, s.label, os.zone_code, COALESCE(z.name, os.zone_code) AS zone_name
+		FROM orders o JOIN order_seats os ON os.order_id = o.id JOIN seats s ON s.id = os.seat_id
+		LEFT JOIN zones z ON z.hall_id = s.hall_id AND z.code = os.zone_code
+		WHERE o.order_no IN (?) ORDER BY s.row_no, s.col_no`, nos)
+	if err != nil {
+		return nil, err
+	}
+	var rows []MailSeatFact
+	err = q.SelectContext(ctx, &rows, q.Rebind(query), args...)
+	return rows, err
+}
+
+// MailShowFact is a show as an e-mail without an order tells of it: its movie title, hall name and start (UTC).
+type MailShowFact struct {
+	ID       int64     `db:"id"`
+	Title    string    `db:"title"`
+	HallName string    `db:"hall_name"`
+	StartsAt time.Time `db:"starts_at"`
+}
+
+// MailShowFacts returns the shows with ids (at least one) with their movie title, hall name and start.
+func MailShowFacts(ctx context.Context, q Querier, ids []int64) ([]MailShowFact, error) {
+	query, args, err := sqlx.In(`SELECT sh.id, m.title, h.name AS hall_name, sh.starts_at
+		FROM shows sh JOIN movies m ON m.id = sh.movie_id JOIN halls h ON h.id = sh.hall_id WHERE sh.id IN (?)`, ids)
+	if err != nil {
+		return nil, err
+	}
+	var rows []MailShowFact
+	err = q.SelectContext(ctx, &rows, q.Rebind(query), args...)
+	return rows, err
 }
