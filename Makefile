@@ -5,7 +5,7 @@ GO ?= go
 HTMX := static/vendor/htmx.min.js
 JSQR := static/vendor/jsQR.js
 
-.PHONY: run build test generate lint static services test-deps bench bench-services bench-stadium soak fuzz cluster-up cluster-down cluster-test cluster-faults cluster-bench
+.PHONY: run build test generate lint static services test-services test-deps bench bench-services bench-stadium soak fuzz cluster-up cluster-down cluster-test cluster-faults cluster-bench
 
 ## run: build, migrate, seed the demo cinema (printing demo passwords) and serve on :8080,
 ## with the demo's webhook and ticket secrets from DEMO_ENV (made once per checkout with
@@ -29,9 +29,14 @@ $(HTMX) $(JSQR) &: static/package.json static/package-lock.json
 	cp static/node_modules/htmx.org/dist/htmx.min.js $(HTMX)
 	cp static/node_modules/jsqr/dist/jsQR.js $(JSQR)
 
-## services: start MariaDB and Redis when they are not answering (root on Debian)
+## services: start MariaDB and Redis when they are not answering (root on Debian),
+## leaving the server's settings as they are; test-services also raises MariaDB's
+## max_connections for make test's side-by-side runs
 services:
 	@bash .ci/services
+
+test-services:
+	@bash .ci/services --for-tests
 
 ## test: vet, check generated code, run every test against real MariaDB and Redis in three
 ## runs side by side: the services/ packages (each on a database and a Redis DB of its
@@ -42,7 +47,7 @@ services:
 ## output follows the last's
 STORE_TEST_PKGS := ./services/... ./jobs/... ./web/loadtest/...
 BROWSER_TESTS := Browser|TestConsole_ManagerDay
-test: services test-deps static
+test: test-services test-deps static
 	$(GO) vet ./...
 	@$(MAKE) --no-print-directory generate
 	@git diff --quiet -- '*_templ.go' 2>/dev/null || { echo "generated *_templ.go files differ from 'go tool templ generate': commit them"; git diff --stat -- '*_templ.go'; exit 1; }
