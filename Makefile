@@ -63,7 +63,7 @@ test: test-services test-deps static
 ## fuzzer can fail a duration run with a bare "context deadline exceeded" as its time
 ## ends (go.dev/issue/75804, fixed in Go 1.27)
 FUZZTIME ?= 20000x
-FUZZ_TARGETS := services:FuzzCanonicalEmail services/catalog:FuzzParseLayout services/orders:FuzzWebhookSignature services/orders:FuzzWebhookEvent handlers:FuzzParseOrderBody services/orders:FuzzVerifyTicketRef
+FUZZ_TARGETS := services:FuzzCanonicalEmail services:FuzzCheckText services/catalog:FuzzParseLayout services/orders:FuzzWebhookSignature services/orders:FuzzWebhookEvent handlers:FuzzParseOrderBody services/orders:FuzzVerifyTicketRef
 fuzz:
 	@for t in $(FUZZ_TARGETS); do pkg=$${t%%:*}; name=$${t##*:}; \
 		echo "fuzz $$pkg $$name ($(FUZZTIME))"; \
