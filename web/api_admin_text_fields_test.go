@@ -92,7 +92,7 @@ func TestAdminTextFields_ControlCharactersRefused(t *testing.T) {
 					Error struct{ Code, Message string }
 				}
 				json.Unmarshal(r.body, &e)
-				if r.status != 400 || e.Error.Code != "INVALID_REQUEST" || !strings.HasPrefix(e.Error.Message, f.field+" ") {
+				if r.status != 400 || e.Error.Code != "INVALID_REQUEST" || !strings.HasPrefix(e.Error.Message, f.field) {
 					t.Errorf("%s %s with %s in %s: %d %s, want 400 INVALID_REQUEST naming %q", f.method, f.path, cname, f.field, r.status, r.body, f.field)
 				}
 			})
