@@ -7,7 +7,7 @@ JSQR := static/vendor/jsQR.js
 # axe-core stays in node_modules (not embedded, never served): the browser tests read it
 AXE := static/node_modules/axe-core/axe.min.js
 
-.PHONY: run build test generate lint static services test-deps bench bench-services bench-stadium soak fuzz cluster-up cluster-down cluster-test cluster-faults cluster-bench
+.PHONY: run build test generate lint static services test-services test-deps bench bench-services bench-stadium soak fuzz cluster-up cluster-down cluster-test cluster-faults cluster-bench
 
 ## run: build, migrate, seed the demo cinema (printing demo passwords) and serve on :8080,
 ## with the demo's webhook and ticket secrets from DEMO_ENV (made once per checkout with
@@ -33,9 +33,14 @@ $(HTMX) $(JSQR) $(AXE) &: static/package.json static/package-lock.json
 	cp static/node_modules/jsqr/dist/jsQR.js $(JSQR)
 	touch $(AXE)
 
-## services: start MariaDB and Redis when they are not answering (root on Debian)
+## services: start MariaDB and Redis when they are not answering (root on Debian),
+## leaving the server's settings as they are; test-services also raises MariaDB's
+## max_connections for make test's side-by-side runs
 services:
 	@bash .ci/services
+
+test-services:
+	@bash .ci/services --for-tests
 
 ## test: vet, check generated code, run every test against real MariaDB and Redis in three
 ## runs side by side: the services/ packages (each on a database and a Redis DB of its
@@ -46,7 +51,7 @@ services:
 ## output follows the last's
 STORE_TEST_PKGS := ./services/... ./jobs/... ./web/loadtest/...
 BROWSER_TESTS := Browser|TestConsole_ManagerDay
-test: services test-deps static
+test: test-services test-deps static
 	$(GO) vet ./...
 	@$(MAKE) --no-print-directory generate
 	@git diff --quiet -- '*_templ.go' 2>/dev/null || { echo "generated *_templ.go files differ from 'go tool templ generate': commit them"; git diff --stat -- '*_templ.go'; exit 1; }
@@ -62,7 +67,7 @@ test: services test-deps static
 ## fuzzer can fail a duration run with a bare "context deadline exceeded" as its time
 ## ends (go.dev/issue/75804, fixed in Go 1.27)
 FUZZTIME ?= 20000x
-FUZZ_TARGETS := services:FuzzCanonicalEmail services/catalog:FuzzParseLayout services/orders:FuzzWebhookSignature services/orders:FuzzWebhookEvent handlers:FuzzParseOrderBody services/orders:FuzzVerifyTicketRef
+FUZZ_TARGETS := services:FuzzCanonicalEmail services:FuzzCheckText services/catalog:FuzzParseLayout services/orders:FuzzWebhookSignature services/orders:FuzzWebhookEvent handlers:FuzzParseOrderBody services/orders:FuzzVerifyTicketRef
 fuzz:
 	@for t in $(FUZZ_TARGETS); do pkg=$${t%%:*}; name=$${t##*:}; \
 		echo "fuzz $$pkg $$name ($(FUZZTIME))"; \

@@ -48,8 +48,12 @@ func rawOrNull(b []byte) json.RawMessage {
 // cinema's local dates YYYY-MM-DD, both included; limit 1..200, default 50; before_id
 // the next_before_id of the previous page) -> {"entries":[...],"next_before_id"} where
 // next_before_id is set only when older entries exist.
-// Errors: 400 INVALID_REQUEST (bad date, limit, cursor or actor email), 503.
+// Errors: 400 INVALID_REQUEST (bad date, limit, cursor or actor email; an empty date,
+// limit or cursor), 503.
 func (d *Deps) apiAdminAudit(c *fiber.Ctx) error {
+	if err := refuseBlankQuery(c, "from", "to", "limit", "before_id"); err != nil {
+		return err
+	}
 	q, err := parseAuditQuery(c, d.Shows.Zone())
 	if err != nil {
 		return err

@@ -2,7 +2,6 @@ package handlers
 
 import (
 	"github.com/gofiber/fiber/v2"
-	"github.com/gofiber/fiber/v2/utils"
 
 	"seatflow/services/staff"
 )
@@ -31,7 +30,7 @@ type adminOrderJSON struct {
 func (d *Deps) apiAdminOrder(c *fiber.Ctx) error {
 	ctx, cancel := ctxOf(c)
 	defer cancel()
-	det, err := d.StaffOrders.Detail(ctx, utils.CopyString(c.Params("no")))
+	det, err := d.StaffOrders.Detail(ctx, typedOrderNoParam(c))
 	if err != nil {
 		return err
 	}

@@ -22,9 +22,13 @@ type staffOrderJSON struct {
 }
 
 // apiAdminOrders searches every buyer's orders: ?order_no=&show_id=&status=&email=&limit=
-// -> {"orders":[...]} newest first. Errors: 400 for an unknown status or a bad show id
-// or limit, 503.
+// -> {"orders":[...]} newest first; an order_no no order can have (any text that is not
+// printable ASCII once full-width characters are folded) matches nothing. Errors: 400
+// for an unknown status or a bad show id or limit (empty ones included), 503.
 func (d *Deps) apiAdminOrders(c *fiber.Ctx) error {
+	if err := refuseBlankQuery(c, "show_id", "status", "limit"); err != nil {
+		return err
+	}
 	f := staff.OrderSearch{
 		OrderNo: utils.CopyString(c.Query("order_no")),
 		Status:  utils.CopyString(c.Query("status")),

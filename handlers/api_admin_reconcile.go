@@ -41,8 +41,11 @@ func (d *Deps) apiReconcile(c *fiber.Ctx) error {
 }
 
 // apiReconcileRuns lists stored runs newest first, ?limit= of them (1..500, default 50),
-// without findings. Errors: 400 for a bad limit, 503.
+// without findings. Errors: 400 for a bad or empty limit, 503.
 func (d *Deps) apiReconcileRuns(c *fiber.Ctx) error {
+	if err := refuseBlankQuery(c, "limit"); err != nil {
+		return err
+	}
 	limit, err := queryLimit(c, defaultRunsLimit, maxRunsLimit)
 	if err != nil {
 		return err

@@ -24,8 +24,11 @@ func adminUserOut(u *accounts.UserAccount) adminUserJSON {
 
 // apiAdminUsers lists accounts newest first: ?email= (a part of the address, any
 // case) &role=&limit= (1..500, default 100) -> {"users":[{"id","email","name","role",
-// "created_at"}]}. Errors: 400 unknown role or bad limit, 503.
+// "created_at"}]}. Errors: 400 unknown role or bad limit (empty ones included), 503.
 func (d *Deps) apiAdminUsers(c *fiber.Ctx) error {
+	if err := refuseBlankQuery(c, "role", "limit"); err != nil {
+		return err
+	}
 	limit, err := queryLimit(c, accounts.DefaultUserListLimit, accounts.MaxUserListLimit)
 	if err != nil {
 		return err

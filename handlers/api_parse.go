@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"net/url"
 	"regexp"
 	"strconv"
+	"strings"
 
 	"github.com/gofiber/fiber/v2"
 
@@ -180,4 +182,33 @@ func decodeObject(body []byte, v any, shape string) error {
 		return invalid("the body holds more than one JSON value")
 	}
 	return nil
+}
+
+// refuseBlankQuery refuses, with INVALID_REQUEST naming the parameter, a query parameter
+// among names that is present with an empty value ("?date=") or with white space around
+// its value: those parameters have a type or pattern in the OpenAPI document that such a
+// value does not meet, and leaving a parameter out is how a client asks for its default.
+func refuseBlankQuery(c *fiber.Ctx, names ...string) error {
+	args := c.Context().QueryArgs()
+	for _, n := range names {
+		if !args.Has(n) {
+			continue
+		}
+		if v := string(args.Peek(n)); v == "" || strings.TrimSpace(v) != v {
+			return invalid("%s must not be empty or padded with white space: send a value, or leave the parameter out for its default", n)
+		}
+	}
+	return nil
+}
+
+// typedOrderNoParam is the order number in the route parameter "no" as the client typed it:
+// percent-escapes decoded (the router leaves them as sent), so that the full-width
+// spelling of an order number reaches the search that folds it
+// (services.SearchableOrderNo). A parameter that does not decode is taken as it is.
+func typedOrderNoParam(c *fiber.Ctx) string {
+	raw := c.Params("no")
+	if s, err := url.PathUnescape(raw); err == nil {
+		return s
+	}
+	return strings.Clone(raw)
 }

@@ -13,7 +13,11 @@ import (
 // The API's shows for everyone: a day's shows, one show, its seat map.
 
 // apiShows lists the shows of ?date= (the cinema's today when absent) -> 200 {"shows"}.
+// Errors: 400 for a date that is not YYYY-MM-DD, an empty one included.
 func (d *Deps) apiShows(c *fiber.Ctx) error {
+	if err := refuseBlankQuery(c, "date"); err != nil {
+		return err
+	}
 	ctx, cancel := ctxOf(c)
 	defer cancel()
 	shows, err := d.Shows.OnDate(ctx, utils.CopyString(c.Query("date")))

@@ -88,7 +88,7 @@ func (d *Deps) adminOrderPage(c *fiber.Ctx) error {
 	if c.Query("refunded") == "1" {
 		notice = refundedNotice
 	}
-	return d.renderAdminOrder(c, fiber.StatusOK, copyParam(c, "no"), func(p *views.AdminOrderProps) { p.Notice = notice })
+	return d.renderAdminOrder(c, fiber.StatusOK, typedOrderNoParam(c), func(p *views.AdminOrderProps) { p.Notice = notice })
 }
 
 // adminRefundOrder refunds a paid order from its page: a reason and the confirmation

@@ -8,7 +8,6 @@ import (
 	"errors"
 	"net/mail"
 	"strings"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/jmoiron/sqlx"
@@ -54,7 +53,8 @@ func errWrongLogin() *services.Error {
 
 // Register creates a customer account. Email must be a valid address, stored in its
 // canonical form (CanonicalEmail, at most 254 bytes), password 8..72 bytes, name 1..100
-// characters.
+// characters on one line (services.CheckText: no control characters or bidirectional
+// overrides).
 // Errors: INVALID_REQUEST, CONFLICT (email taken), UNAVAILABLE.
 func (u *Users) Register(ctx context.Context, email, password, name string) (int64, error) {
 	return u.Create(ctx, email, password, name, services.RoleCustomer)
@@ -74,8 +74,11 @@ func (u *Users) Create(ctx context.Context, email, password, name, role string) 
 	if err := checkPassword(password); err != nil {
 		return 0, err
 	}
-	if n := utf8.RuneCountInString(name); n < 1 || n > 100 || !utf8.ValidString(name) || strings.IndexFunc(name, unicode.IsControl) >= 0 {
+	if n := utf8.RuneCountInString(name); n < 1 || n > 100 || !utf8.ValidString(name) {
 		return 0, services.Errorf(services.CodeInvalidRequest, "name must be 1 to 100 characters")
+	}
+	if err := services.CheckText("name", name, services.SingleLine); err != nil {
+		return 0, err
 	}
 	switch role {
 	case services.RoleCustomer, services.RoleStaff, services.RoleAdmin:

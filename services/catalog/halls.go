@@ -110,12 +110,16 @@ func (w *CatalogWriter) Hall(ctx context.Context, id int64) (*HallLayout, error)
 	return out, nil
 }
 
-// checkHallInput trims and checks the name and parses the layout.
+// checkHallInput trims and checks the name (one line, services.CheckText) and parses
+// the layout (ParseLayout refuses every character but the layout's, controls included).
 // Errors: INVALID_REQUEST (the layout's problems name line and column).
 func checkHallInput(in HallInput) (string, *Layout, error) {
 	name := strings.TrimSpace(in.Name)
 	if name == "" || !utf8.ValidString(name) || utf8.RuneCountInString(name) > MaxHallName {
 		return "", nil, services.Errorf(services.CodeInvalidRequest, "name must be 1 to %d characters", MaxHallName)
+	}
+	if err := services.CheckText("name", name, services.SingleLine); err != nil {
+		return "", nil, err
 	}
 	l, err := ParseLayout(in.Layout, in.Numbering)
 	if err != nil {

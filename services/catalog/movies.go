@@ -35,13 +35,17 @@ func (w *CatalogWriter) Movies(ctx context.Context) ([]*services.Movie, error) {
 	return out, nil
 }
 
-// CreateMovie stores a movie (title trimmed, 1..MaxMovieTitle characters; runtimeMin
+// CreateMovie stores a movie (title trimmed, 1..MaxMovieTitle characters, one line
+// as services.CheckText allows; runtimeMin
 // 1..MaxRuntimeMin minutes) written by actorID, audited as "movie.create", and returns
 // it. Errors: INVALID_REQUEST, CONFLICT wrapping ErrDuplicateTitle, UNAVAILABLE.
 func (w *CatalogWriter) CreateMovie(ctx context.Context, actorID int64, title string, runtimeMin int) (*services.Movie, error) {
 	m := &services.Movie{Title: strings.TrimSpace(title), RuntimeMin: runtimeMin}
 	if m.Title == "" || !utf8.ValidString(m.Title) || utf8.RuneCountInString(m.Title) > MaxMovieTitle {
 		return nil, services.Errorf(services.CodeInvalidRequest, "title must be 1 to %d characters", MaxMovieTitle)
+	}
+	if err := services.CheckText("title", m.Title, services.SingleLine); err != nil {
+		return nil, err
 	}
 	if runtimeMin < 1 || runtimeMin > MaxRuntimeMin {
 		return nil, services.Errorf(services.CodeInvalidRequest, "runtime_min must be a whole number of minutes from 1 to %d", MaxRuntimeMin)

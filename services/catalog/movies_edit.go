@@ -69,7 +69,8 @@ func (w *CatalogWriter) MovieSummary(ctx context.Context, id int64) (*MovieSumma
 	return (*MovieSummary)(m), nil
 }
 
-// UpdateMovie sets a movie's title (trimmed, 1..MaxMovieTitle characters) and runtime
+// UpdateMovie sets a movie's title (trimmed, 1..MaxMovieTitle characters, one line as
+// services.CheckText allows) and runtime
 // (1..MaxRuntimeMin minutes) for actorID, audited as "movie.update", and returns it. The
 // runtime cannot change while the movie has upcoming shows (their end times and the
 // halls' free time depend on it): that is CONFLICT naming them. An unchanged movie
@@ -79,6 +80,9 @@ func (w *CatalogWriter) UpdateMovie(ctx context.Context, actorID, id int64, titl
 	title = strings.TrimSpace(title)
 	if title == "" || !utf8.ValidString(title) || utf8.RuneCountInString(title) > MaxMovieTitle {
 		return nil, services.Errorf(services.CodeInvalidRequest, "title must be 1 to %d characters", MaxMovieTitle)
+	}
+	if err := services.CheckText("title", title, services.SingleLine); err != nil {
+		return nil, err
 	}
 	if runtimeMin < 1 || runtimeMin > MaxRuntimeMin {
 		return nil, services.Errorf(services.CodeInvalidRequest, "runtime_min must be a whole number of minutes from 1 to %d", MaxRuntimeMin)

@@ -47,7 +47,7 @@ var errHouseNotLoaded = errors.New("seat map not loaded")
 // blocked by a compare-and-set (lua/house.lua) before it commits, so a buyer who holds a
 // seat, or takes it at the same moment, keeps it. reason is optional (at most
 // MaxReasonLen characters).
-// Errors: INVALID_REQUEST (no seats, too many, duplicates, reason too long),
+// Errors: INVALID_REQUEST (no seats, too many, duplicates, reason refused by CheckReason),
 // NOT_FOUND (show), SEAT_NOT_IN_SHOW (not a sellable seat of the hall), SEAT_TAKEN
 // (seats held, sold or blocked: Seats names them), CONFLICT (already house seats; the
 // show is cancelled or has started), UNAVAILABLE (nothing was written).

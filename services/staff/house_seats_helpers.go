@@ -24,8 +24,9 @@ func (s *ShowSeats) houseRequest(ctx context.Context, showID int64, seatIDs []in
 		return nil, nil, nil, services.Errorf(services.CodeInvalidRequest, "choose at least one seat")
 	case len(seatIDs) > MaxHouseSeatsPerRequest:
 		return nil, nil, nil, services.Errorf(services.CodeInvalidRequest, "at most %d seats at a time", MaxHouseSeatsPerRequest)
-	case len([]rune(strings.TrimSpace(reason))) > MaxReasonLen:
-		return nil, nil, nil, services.Errorf(services.CodeInvalidRequest, "reason is longer than %d characters", MaxReasonLen)
+	}
+	if err := CheckReason(strings.TrimSpace(reason)); err != nil {
+		return nil, nil, nil, err
 	}
 	seen := map[int64]bool{}
 	for _, id := range seatIDs {

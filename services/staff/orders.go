@@ -33,11 +33,14 @@ func NewStaffOrders(db *sqlx.DB, orders *orders.Orders, payments *orders.Payment
 // Search limits (GET /api/v1/admin/orders ?limit=).
 const (
 	DefaultOrderSearchLimit = 50
-	MaxOrderSearchLimit     = 200
+	MaxOrderSearchLimit     = 500
 )
 
-// OrderSearch filters a staff order search; zero values do not filter. Email matches
-// the account's canonical email (CanonicalEmail: any case or width of the same address). Limit is 1..MaxOrderSearchLimit, 0 meaning the default.
+// OrderSearch filters a staff order search; zero values do not filter. OrderNo is
+// matched as services.SearchableOrderNo folds it (full-width digits and letters are
+// their ASCII selves; any other text matches nothing). Email matches the account's
+// canonical email (CanonicalEmail: any case or width of the same address). Limit is
+// 1..MaxOrderSearchLimit, 0 meaning the default.
 type OrderSearch struct {
 	OrderNo string
 	ShowID  int64
@@ -51,8 +54,9 @@ type StaffOrder = store.StaffOrder
 
 var orderStatuses = map[string]bool{services.OrderPending: true, services.OrderPaid: true, services.OrderCancelled: true, services.OrderExpired: true, services.OrderRefunded: true}
 
-// Search returns the orders matching f, newest first, with their seats and buyers. A
-// pending order past its deadline is expired first, as the buyer's own view does.
+// Search returns the orders matching f, newest first, with their seats and buyers (an
+// empty list when f.OrderNo cannot be an order number). A pending order past its
+// deadline is expired first, as the buyer's own view does.
 // Errors: INVALID_REQUEST (unknown status, bad show id or limit), UNAVAILABLE.
 func (s *StaffOrders) Search(ctx context.Context, f OrderSearch) ([]*StaffOrder, error) {
 	switch {
@@ -66,9 +70,13 @@ func (s *StaffOrders) Search(ctx context.Context, f OrderSearch) ([]*StaffOrder,
 	if f.Limit == 0 {
 		f.Limit = DefaultOrderSearchLimit
 	}
-	sf := store.StaffOrderFilter{OrderNo: f.OrderNo, ShowID: f.ShowID, Status: f.Status, Limit: f.Limit}
-	if len(f.OrderNo) > 32 {
-		return []*StaffOrder{}, nil
+	sf := store.StaffOrderFilter{ShowID: f.ShowID, Status: f.Status, Limit: f.Limit}
+	if f.OrderNo != "" {
+		no, ok := services.SearchableOrderNo(f.OrderNo)
+		if !ok {
+			return []*StaffOrder{}, nil // no order has such a number
+		}
+		sf.OrderNo = no
 	}
 	if strings.TrimSpace(f.Email) != "" {
 		email, err := services.CanonicalEmail(f.Email) // the form accounts are stored in
@@ -128,7 +136,7 @@ type OrderDetail struct {
 // pending order past its deadline is expired first, as Search does.
 // Errors: NOT_FOUND, UNAVAILABLE.
 func (s *StaffOrders) Detail(ctx context.Context, orderNo string) (*OrderDetail, error) {
-	if orderNo == "" || len(orderNo) > 32 {
+	if _, ok := services.SearchableOrderNo(orderNo); !ok {
 		return nil, services.Errorf(services.CodeNotFound, "order not found")
 	}
 	found, err := s.Search(ctx, OrderSearch{OrderNo: orderNo, Limit: 1})

@@ -78,7 +78,7 @@ func TestStaffOrderSearch(t *testing.T) {
 	if got[0].UserID != u1 || got[0].UserEmail != email1 || len(got[0].Seats) != 2 || got[0].Seats[0].Label != "A1" {
 		t.Errorf("order as staff see it: %+v", got[0])
 	}
-	for _, f := range []staff.OrderSearch{{Status: "lost"}, {Limit: 201}, {Limit: -1}, {ShowID: -3}, {Email: "a\u200b@x.test"}} {
+	for _, f := range []staff.OrderSearch{{Status: "lost"}, {Limit: staff.MaxOrderSearchLimit + 1}, {Limit: -1}, {ShowID: -3}, {Email: "a\u200b@x.test"}} {
 		if _, err := so.Search(ctx, f); services.ErrorCode(err) != services.CodeInvalidRequest {
 			t.Errorf("search %+v: %v, want INVALID_REQUEST", f, err)
 		}

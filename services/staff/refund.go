@@ -37,6 +37,16 @@ func auditOrder(o *services.Order) OrderAudit {
 // MaxReasonLen is the longest cancel or refund reason stored (characters).
 const MaxReasonLen = 200
 
+// CheckReason checks a staff reason (a refund, a cancellation, a release, house seats):
+// at most MaxReasonLen characters on one line, without control characters or
+// bidirectional overrides (services.CheckText). Errors: INVALID_REQUEST naming "reason".
+func CheckReason(reason string) error {
+	if len([]rune(reason)) > MaxReasonLen {
+		return services.Errorf(services.CodeInvalidRequest, "reason is longer than %d characters", MaxReasonLen)
+	}
+	return services.CheckText("reason", reason, services.SingleLine)
+}
+
 // Refund refunds the paid order orderNo for staff member actorID: one conditional
 // update moves it from paid to refunded (invariant 5), its seats stop being live and its
 // approved payments are marked refunded, with the audit entry, all in one transaction.
@@ -44,10 +54,10 @@ const MaxReasonLen = 200
 // seats in the seat cache (owner-checked, from held or sold, invariant 4), so they can be
 // sold again and no longer count toward the buyer's purchase limit.
 // Errors: NOT_FOUND, ORDER_STATE (the order is not paid, also when already refunded),
-// INVALID_REQUEST (reason too long), UNAVAILABLE.
+// INVALID_REQUEST (reason too long or not one clean line, CheckReason), UNAVAILABLE.
 func (s *StaffOrders) Refund(ctx context.Context, actorID int64, orderNo, reason string) (*services.Order, error) {
-	if len([]rune(reason)) > MaxReasonLen {
-		return nil, services.Errorf(services.CodeInvalidRequest, "reason is longer than %d characters", MaxReasonLen)
+	if err := CheckReason(reason); err != nil {
+		return nil, err
 	}
 	msg := mail.Message{Kind: mail.OrderRefunded, Data: map[string]string{mail.DataReason: mail.ReasonStaff}}
 	if reason != "" {

@@ -33,11 +33,11 @@ type ShowAudit struct {
 // 10); then every pending order of the show is cancelled (its seats released) and every
 // paid order refunded through its provider. Cancelling a cancelled show returns it
 // unchanged with zero counts (it only ends orders an earlier, interrupted call left).
-// Errors: NOT_FOUND, INVALID_REQUEST (reason too long), UNAVAILABLE (the show may then
+// Errors: NOT_FOUND, INVALID_REQUEST (CheckReason), UNAVAILABLE (the show may then
 // be cancelled with some orders left: call it again).
 func (s *StaffOrders) CancelShow(ctx context.Context, actorID, showID int64, reason string) (*ShowCancellation, error) {
-	if len([]rune(reason)) > MaxReasonLen {
-		return nil, services.Errorf(services.CodeInvalidRequest, "reason is longer than %d characters", MaxReasonLen)
+	if err := CheckReason(reason); err != nil {
+		return nil, err
 	}
 	note := reason
 	if reason == "" {

@@ -38,12 +38,12 @@ type SeatReleaseAudit struct {
 
 // Release frees seat seatID of show showID that order orderNo holds (the owner staff
 // saw on the seat map) for staff member actorID, with a reason (required, at most
-// MaxReasonLen characters). When orderNo is a pending order that has the seat in MySQL,
+// MaxReasonLen characters, CheckReason). When orderNo is a pending order that has the seat in MySQL,
 // the order is cancelled (every seat of it is freed; audited as order.cancel). When no
 // live order has the seat in MySQL (a stuck hold), the seat cache's hold is released by
 // a compare-and-set on orderNo (lua/release.lua), so a seat another order holds now is
 // never freed; audited as seat.release with the seat before and after.
-// Errors: INVALID_REQUEST (no reason, reason too long, no order number), NOT_FOUND
+// Errors: INVALID_REQUEST (no reason, one CheckReason refuses, no order number), NOT_FOUND
 // (show, or a seat not of its hall), ORDER_STATE (the seat is sold to a paid order:
 // refund it instead; or the order ended meanwhile), CONFLICT (the seat is not held by
 // orderNo now; its order may still be being created; MySQL has the seat in another
@@ -53,10 +53,11 @@ func (s *ShowSeats) Release(ctx context.Context, actorID, showID, seatID int64, 
 	switch {
 	case reason == "":
 		return nil, services.Errorf(services.CodeInvalidRequest, "give a reason for releasing the seat")
-	case len([]rune(reason)) > MaxReasonLen:
-		return nil, services.Errorf(services.CodeInvalidRequest, "reason is longer than %d characters", MaxReasonLen)
 	case orderNo == "" || len(orderNo) > 32:
 		return nil, services.Errorf(services.CodeInvalidRequest, "order_no must name the order holding the seat")
+	}
+	if err := CheckReason(reason); err != nil {
+		return nil, err
 	}
 	show, err := s.catalog.Show(ctx, showID)
 	if err != nil {
