@@ -80,3 +80,23 @@ func ReconcilePendingForExpiryTasks(ctx context.Context, q Querier, dueAfter, cr
 	err := q.SelectContext(ctx, &pending, query+" ORDER BY expires_at LIMIT ?", append(args, limit)...)
 	return pending, err
 }
+
+// OrderStatusesAmong returns the status of each of the order numbers nos (not empty) that MySQL has.
+func OrderStatusesAmong(ctx context.Context, q Querier, nos []string) (map[string]string, error) {
+	query, args, err := sqlx.In("SELECT order_no, status FROM orders WHERE order_no IN (?)", nos)
+	if err != nil {
+		return nil, err
+	}
+	var rows []struct {
+		No     string `db:"order_no"`
+		Status string `db:"status"`
+	}
+	if err := q.SelectContext(ctx, &rows, q.Rebind(query), args...); err != nil {
+		return nil, err
+	}
+	out := make(map[string]string, len(rows))
+	for _, r := range rows {
+		out[r.No] = r.Status
+	}
+	return out, nil
+}
