@@ -104,6 +104,6 @@ func Scripts() map[string]string {
 		"hold": Hold, "release": Release, "sell": Sell, "load": Load, "repair": Repair,
 		"house": House, "lease_acquire": LeaseAcquire, "lease_renew": LeaseRenew,
 		"lease_heartbeat": LeaseHeartbeat,
-		"idem_claim": IdemClaim, "idem_release": IdemRelease, "waiting_room": WaitingRoom,
+		"idem_claim":      IdemClaim, "idem_release": IdemRelease, "waiting_room": WaitingRoom,
 	}
 }
