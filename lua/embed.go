@@ -102,8 +102,7 @@ var WaitingRoom string
 func Scripts() map[string]string {
 	return map[string]string{
 		"hold": Hold, "release": Release, "sell": Sell, "load": Load, "repair": Repair,
-		"house": House, "lease_acquire": LeaseAcquire, "lease_renew": LeaseRenew,
-		"lease_heartbeat": LeaseHeartbeat,
-		"idem_claim":      IdemClaim, "idem_release": IdemRelease, "waiting_room": WaitingRoom,
+		"house": House, "lease_acquire": LeaseAcquire, "lease_renew": LeaseRenew, "lease_heartbeat": LeaseHeartbeat,
+		"idem_claim": IdemClaim, "idem_release": IdemRelease, "waiting_room": WaitingRoom,
 	}
 }
