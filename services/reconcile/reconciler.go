@@ -372,7 +372,8 @@ func (r *Reconciler) cancelOrdersOfCancelledShows(ctx context.Context, rn *run, 
 }
 
 // candidateShows lists the shows to compare: on sale now, with pending orders, or with
-// a seat map in Redis (or only showID when it is set).
+// a seat map in Redis (or only showID when it is set); the shows with the latest
+// pending orders come first.
 func (r *Reconciler) candidateShows(ctx context.Context, showID int64) ([]int64, error) {
 	if showID != 0 {
 		return []int64{showID}, nil
@@ -391,6 +392,9 @@ func (r *Reconciler) candidateShows(ctx context.Context, showID int64) ([]int64,
 	if err != nil {
 		return nil, err
 	}
+	// the shows with the latest pending orders first (after a fault, the shows it
+	// touched are repaired first), then the others, then maps loaded for other shows
+	sort.Slice(loaded, func(i, j int) bool { return loaded[i] < loaded[j] })
 	seen := map[int64]bool{}
 	var out []int64
 	for _, id := range append(ids, loaded...) {
@@ -399,7 +403,6 @@ func (r *Reconciler) candidateShows(ctx context.Context, showID int64) ([]int64,
 			out = append(out, id)
 		}
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
 	return out, nil
 }
 

@@ -42,11 +42,13 @@ func ReconcilePendingOfCancelledShows(ctx context.Context, q Querier, showID int
 	return left, err
 }
 
-// ReconcileCandidateShows returns the ids of the shows on sale at now and of the shows with pending orders.
+// ReconcileCandidateShows returns the ids of the shows on sale at now and of the shows with pending orders, those with the latest pending order first, then by id.
 func ReconcileCandidateShows(ctx context.Context, q Querier, now time.Time) ([]int64, error) {
 	var ids []int64
-	err := q.SelectContext(ctx, &ids, `SELECT id FROM shows WHERE status NOT IN ('draft', 'cancelled') AND sale_opens_at <= ? AND sale_closes_at > ?
-		UNION SELECT DISTINCT show_id FROM orders WHERE status = 'pending'`, now, now)
+	err := q.SelectContext(ctx, &ids, `SELECT id FROM (
+			SELECT show_id AS id, MAX(created_at) AS busy FROM orders WHERE status = 'pending' GROUP BY show_id
+			UNION ALL SELECT id, NULL FROM shows WHERE status NOT IN ('draft', 'cancelled') AND sale_opens_at <= ? AND sale_closes_at > ?
+		) c GROUP BY id ORDER BY MAX(busy) IS NULL, MAX(busy) DESC, id`, now, now)
 	return ids, err
 }
 
