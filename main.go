@@ -126,6 +126,7 @@ func seed(ctx context.Context, a *web.App) error {
 	}
 	rep, err := demo.SeedDemo(ctx, a.DB, a.Users, demo.DemoOptions{
 		Now: time.Now().UTC(), Zone: a.Cfg.Location(), Currency: a.Cfg.Currency, PurchaseLimit: a.Cfg.PurchaseLimit,
+		SeatMaps: a.Seats,
 	})
 	if err != nil {
 		return err

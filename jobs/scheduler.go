@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/robfig/cron/v3"
+
+	"seatflow/services/reconcile"
 )
 
 // SeatSyncer retries the seat-sync outbox; services.Orders implements it.
@@ -26,6 +28,9 @@ type Scheduler struct {
 	ctx       context.Context
 	stop      context.CancelFunc
 	first     sync.WaitGroup // the run at start, which cron does not track
+	rec       Reconciler
+	log       *slog.Logger
+	nudges    chan string // faults asking for a run now (Nudge); one waiting is enough
 }
 
 // NewScheduler builds the schedule; nothing runs before Start.
@@ -33,7 +38,7 @@ func NewScheduler(rec Reconciler, syncer SeatSyncer, interval time.Duration, log
 	cl := cronLogger{log}
 	ctx, stop := context.WithCancel(context.Background())
 	c := cron.New(cron.WithLogger(cl))
-	s := &Scheduler{cron: c, ctx: ctx, stop: stop}
+	s := &Scheduler{cron: c, ctx: ctx, stop: stop, rec: rec, log: log, nudges: make(chan string, 1)}
 	guard := func(f func()) cron.Job {
 		return cron.NewChain(cron.SkipIfStillRunning(cl), cron.Recover(cl)).Then(cron.FuncJob(f))
 	}
@@ -49,11 +54,70 @@ func NewScheduler(rec Reconciler, syncer SeatSyncer, interval time.Duration, log
 	return s
 }
 
-// Start starts the schedule and one reconciliation run right away.
+// Start starts the schedule, one reconciliation run right away, and the runs Nudge asks for.
 func (s *Scheduler) Start() {
 	s.cron.Start()
-	s.first.Add(1)
+	s.first.Add(2)
 	go func() { defer s.first.Done(); s.reconcile.Run() }()
+	go func() { defer s.first.Done(); s.faultRuns() }()
+}
+
+// Nudge asks for a reconciliation run of every show now, because of a fault (reason:
+// an instance died, the instance registry or a Redis node lost its data, the cluster's
+// topology changed), instead of at the next turn of the schedule; a run already waiting
+// absorbs it. It never blocks; before Start it is kept for the first run.
+func (s *Scheduler) Nudge(reason string) {
+	select {
+	case s.nudges <- reason:
+	default:
+	}
+}
+
+// faultRuns performs the runs Nudge asks for, one at a time, until Stop: each waits for
+// the lease held by a run in progress (faultRunWait), and a run that cannot take it is
+// retried after a second.
+func (s *Scheduler) faultRuns() {
+	for {
+		var reason string
+		select {
+		case <-s.ctx.Done():
+			return
+		case reason = <-s.nudges:
+		}
+		for s.faultRun(reason) {
+			select {
+			case <-s.ctx.Done():
+				return
+			case <-time.After(time.Second):
+			}
+		}
+	}
+}
+
+// faultRunWait is how long a run a fault asked for waits for the lease.
+const faultRunWait = 20 * time.Second
+
+// faultRun runs reconciliation once for reason; it reports whether to try again.
+func (s *Scheduler) faultRun(reason string) (again bool) {
+	defer func() {
+		if p := recover(); p != nil {
+			s.log.Error("reconciliation after a fault panicked", "reason", reason, "panic", p)
+			again = false
+		}
+	}()
+	ctx, cancel := context.WithTimeout(s.ctx, reconcileRunTimeout)
+	defer cancel()
+	run, err := s.rec.Run(ctx, reconcile.ReconcileOptions{Trigger: reconcile.TriggerCron, Wait: faultRunWait})
+	switch {
+	case err == nil:
+		s.log.Info("reconciliation after a fault", "reason", reason, "run_id", run.ID, "findings", len(run.Findings), "fixed", run.Fixed)
+		return false
+	case s.ctx.Err() != nil:
+		return false
+	default:
+		s.log.Warn("reconciliation after a fault failed; trying again", "reason", reason, "err", err)
+		return true
+	}
 }
 
 // Stop stops scheduling, cancels the runs in progress and waits for them (at most

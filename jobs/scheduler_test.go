@@ -110,3 +110,31 @@ func TestSchedulerStopCancelsTheRunningRun(t *testing.T) {
 		t.Errorf("stop did not cancel and wait for the run (cancelled %v, running %d)", rec.cancelled.Load(), rec.running.Load())
 	}
 }
+
+// TestSchedulerNudgeRunsAtOnce: a fault's Nudge starts a run within a second, not at the
+// schedule's next turn (an hour here); nudges while one waits are absorbed, and runs
+// never overlap.
+func TestSchedulerNudgeRunsAtOnce(t *testing.T) {
+	rec := &fakeReconciler{}
+	s := NewScheduler(rec, &fakeSyncer{}, time.Hour, quiet)
+	s.Start()
+	defer s.Stop(context.Background())
+	waitFor(t, "the run at start", func() bool { return rec.runs.Load() == 1 })
+	nudged := time.Now()
+	s.Nudge("instance dead")
+	waitFor(t, "the run the nudge asked for", func() bool { return rec.runs.Load() == 2 })
+	if took := time.Since(nudged); took > time.Second {
+		t.Errorf("the nudged run started %s after the nudge, want within 1s", took)
+	}
+	for i := 0; i < 5; i++ {
+		s.Nudge("topology changed")
+	}
+	waitFor(t, "the runs the nudges asked for", func() bool { return rec.runs.Load() >= 3 })
+	time.Sleep(300 * time.Millisecond)
+	if n := rec.runs.Load(); n > 4 {
+		t.Errorf("%d runs after 5 nudges in a row, want them absorbed into at most 2", n)
+	}
+	if m := rec.most.Load(); m > 1 {
+		t.Errorf("%d runs at once", m)
+	}
+}

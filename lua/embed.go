@@ -87,6 +87,12 @@ var IdemRelease string
 // WaitingRoom is one show's waiting room: join, read, admit at the pace, close, set the
 // pace, read the room's figures. It writes no seat state. See waiting_room.lua.
 //
+// LeaseHeartbeat keeps the registry of live instances (beat, bump, read). See
+// lease_heartbeat.lua.
+//
+//go:embed lease_heartbeat.lua
+var LeaseHeartbeat string
+
 //go:embed waiting_room.lua
 var WaitingRoom string
 
@@ -96,7 +102,7 @@ var WaitingRoom string
 func Scripts() map[string]string {
 	return map[string]string{
 		"hold": Hold, "release": Release, "sell": Sell, "load": Load, "repair": Repair,
-		"house": House, "lease_acquire": LeaseAcquire, "lease_renew": LeaseRenew,
+		"house": House, "lease_acquire": LeaseAcquire, "lease_renew": LeaseRenew, "lease_heartbeat": LeaseHeartbeat,
 		"idem_claim": IdemClaim, "idem_release": IdemRelease, "waiting_room": WaitingRoom,
 	}
 }

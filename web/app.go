@@ -63,6 +63,8 @@ type App struct {
 	Payments *orders.Payments
 	// Reconciler compares the seat cache with MySQL and repairs drift.
 	Reconciler *reconcile.Reconciler
+	// Instances is this instance in the registry of live instances (its heartbeat).
+	Instances *store.Instances
 	// Audit records every staff and admin write.
 	Audit    *audit.Audit
 	Limiter  *orders.RateLimiter
@@ -196,9 +198,10 @@ func New(cfg Config, clock services.Clock, log *slog.Logger) (*App, error) {
 	a.Waitlist.SetFollow(a.SeatEvents.Follow)
 	go a.Waitlist.Run(bg)
 	go a.SeatEvents.Run(bg)
+	a.Instances = startInstance(bg, rdb, cfg.KeyPrefix, log) // startup.go
 	a.Reconciler = reconcile.NewReconciler(db, a.Catalog, a.Seats, a.Orders, clock, reconcile.ReconcileConfig{
 		Grace: cfg.ReconcileGrace, Tasks: queue, Metrics: a.Metrics, Logger: log,
-		Lease: store.NewLease(rdb, cfg.KeyPrefix, "reconcile", 30*time.Second),
+		Lease: store.NewLease(rdb, cfg.KeyPrefix, "reconcile", 30*time.Second), Instances: a.Instances,
 	})
 	tokens := waitingroom.NewTokens([]byte(cfg.AdmissionSecret), func(reason string) {
 		a.Metrics.RoomTokenRefusals.WithLabelValues(reason).Inc()
@@ -212,6 +215,7 @@ func New(cfg Config, clock services.Clock, log *slog.Logger) (*App, error) {
 	go a.roomMoves.Run(bg)
 	go waitingroom.NewTicker(a.Rooms, a.Seats, a.Metrics, log).Run(bg)
 	a.scheduler = jobs.NewScheduler(a.Reconciler, a.Orders, cfg.ReconcileInterval, log)
+	go a.Instances.Run(bg, a.faultSeen) // startup.go
 	a.CatalogWriter = catalog.NewCatalogWriter(db, a.Catalog, a.Shows, a.Audit, clock,
 		catalog.WriterConfig{Currency: cfg.Currency, DefaultLimit: cfg.PurchaseLimit, Zone: cfg.Location()})
 	a.scheduler.AddPublish(a.CatalogWriter, time.Minute, catalog.PublishAhead, log)

@@ -99,3 +99,25 @@ func permanent(err error) bool {
 	var me *mysql.MySQLError
 	return errors.As(err, &me) && (me.Number == 1044 || me.Number == 1045)
 }
+
+// startInstance enters this process in the registry of live instances with a first beat
+// (logged when Redis does not answer; the heartbeat retries), before it serves anything.
+func startInstance(ctx context.Context, rdb redis.UniversalClient, prefix string, log *slog.Logger) *store.Instances {
+	in := store.NewInstances(rdb, prefix, store.CreatesInFlight)
+	if _, err := in.Beat(ctx); err != nil {
+		log.Warn("instance heartbeat: first beat failed", "err", err)
+	}
+	return in
+}
+
+// faultSeen starts a reconciliation run at once after a fault the heartbeat noticed (an
+// instance died, the registry was lost with a Redis node's data, the cluster's topology
+// changed), and once more after a lost registry lists every live instance again, so
+// that holds of creates nobody is committing any more are released within seconds.
+func (a *App) faultSeen(reason string) {
+	a.Log.Info("fault noticed: reconciliation runs now", "reason", reason)
+	a.scheduler.Nudge(reason)
+	if reason == "registry lost" {
+		time.AfterFunc(store.InstanceLapse+time.Second, func() { a.scheduler.Nudge(reason) })
+	}
+}

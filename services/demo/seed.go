@@ -28,12 +28,22 @@ import (
 // the current time). Zone is the cinema's IANA time zone (e.g. Asia/Shanghai): the
 // seeded days and show times are local to it (nil means UTC). Currency is the ISO 4217
 // code of every seeded show (default "CNY"). PurchaseLimit is the number of seats one
-// user may hold and own per show (default 4).
+// user may hold and own per show (default 4). SeatMaps, when set, loads the seat map of
+// the show the seed fills with paid orders, so that the seat cache agrees with MySQL
+// from the start (a show with sold seats and no map is drift to reconciliation); nil
+// leaves that to reconciliation.
 type DemoOptions struct {
 	Now           time.Time
 	Zone          *time.Location
 	Currency      string
 	PurchaseLimit int
+	SeatMaps      SeatLoader
+}
+
+// SeatLoader builds a show's seat map from MySQL unless it is loaded; seats.SeatStore
+// implements it. Errors: UNAVAILABLE.
+type SeatLoader interface {
+	Load(ctx context.Context, showID int64) error
 }
 
 // DemoAccount is one demo login: Role is RoleCustomer, RoleStaff or RoleAdmin, Email
@@ -163,8 +173,9 @@ var demoCurrencyRE = regexp.MustCompile(`^[A-Z]{3}$`)
 //
 // Tomorrow's 19:30 show in Hall 1 is made nearly sold out: when it has no orders yet,
 // paid orders (at most PurchaseLimit seats each, owned by filler-N@seatflow.test
-// accounts that cannot log in) take all but 6 of its seats. The seat maps in Redis are
-// a cache that loads from MySQL; a map loaded before the seed is repaired by
+// accounts that cannot log in) take all but 6 of its seats, and its seat map is loaded
+// (opt.SeatMaps), so the first reconciliation run finds nothing. The seat maps in Redis
+// are a cache that loads from MySQL; a map loaded before the seed is repaired by
 // reconciliation.
 //
 // Finally the accounts customer@, staff@ and admin@seatflow.test get a fresh random
@@ -220,6 +231,13 @@ func SeedDemo(ctx context.Context, db *sqlx.DB, users *accounts.Users, opt DemoO
 			return nil, fmt.Errorf("demo seed: nearly sold out show %d: %w", soldOutShow, err)
 		}
 		rep.OrdersCreated = n
+		if opt.SeatMaps != nil {
+			// the filled show's seat map is loaded now, sold seats and all: left to the
+			// first reconciliation run, it would be its one finding (missing_map)
+			if err := opt.SeatMaps.Load(ctx, soldOutShow); err != nil {
+				return nil, fmt.Errorf("demo seed: seat map of show %d: %w", soldOutShow, err)
+			}
+		}
 	}
 
 	for _, a := range []struct{ role, email, name string }{

@@ -28,6 +28,7 @@ import (
 	"seatflow/services/reconcile"
 	"seatflow/services/seats"
 	"seatflow/services/staff"
+	"seatflow/services/store"
 	"seatflow/services/waitingroom"
 	"seatflow/services/waitlist"
 )
@@ -181,6 +182,12 @@ func TestInvariant9_ClusterScriptsStayInOneSlot(t *testing.T) {
 	if v := e.SeatVal(e.Show.ID, e.SeatIDs("E7")[0]); v != "F" {
 		t.Errorf("the orphan hold is %q after reconciliation, want F", v)
 	}
+	// the instance registry: a beat, and the proof a run asks for before it releases a young hold
+	instance := store.NewInstances(e.RDB, "sf", store.NewInFlight())
+	_, err = instance.Beat(ctx)
+	step("instance beat", err)
+	_, err = instance.Prove(ctx, time.Second)
+	step("instance proof", err)
 	// rate limits other than the orders' (those ran with each create)
 	step("sign-in limit", e.Limiter.AllowLogin(ctx, "a@example.com", "192.0.2.1"))
 	step("register limit", e.Limiter.AllowRegister(ctx, "192.0.2.1"))

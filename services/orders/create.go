@@ -10,6 +10,7 @@ import (
 
 	"seatflow/services"
 	"seatflow/services/seats"
+	"seatflow/services/store"
 )
 
 // The create pipeline (DESIGN.md, "The order pipeline"), top to bottom: Create lists its
@@ -265,6 +266,13 @@ func (o *Orders) place(ctx context.Context, c *creation, claim *keyClaim) (*serv
 	}
 	holding := o.group.startHold() // a batch gathering now may wait for this order
 	defer holding.stop()
+	// counted in flight from before its hold until its outcome, by its order number's
+	// time: reconciliation spares its holds while an instance heartbeat says so
+	ms := c.now.UnixMilli()
+	if t, ok := services.OrderNoTime(c.req.offerNo); ok && t.UnixMilli() < ms {
+		ms = t.UnixMilli()
+	}
+	defer store.CreatesInFlight.Begin(ms)()
 	order, err := o.hold(ctx, c)
 	if err != nil {
 		return nil, err

@@ -40,10 +40,16 @@ type ExpiryTasks interface {
 // transaction in flight is never touched (default 60 s). ExpirySlack is how far past its
 // deadline a pending order must be before reconciliation expires it, leaving the expiry
 // task the first go (default 5 s). Lease makes runs exclusive across instances.
+// Instances, when set, is the registry of live instances: a young hold whose order MySQL
+// does not have is released at once when no live instance has a create that old in
+// flight (its create ended, or its instance died); without it such a hold waits for the
+// grace. A hold whose order MySQL has ended, and a seat MySQL says is sold, are repaired
+// at once either way.
 type ReconcileConfig struct {
 	Grace       time.Duration
 	ExpirySlack time.Duration
 	Lease       *store.Lease
+	Instances   *store.Instances
 	Tasks       ExpiryTasks
 	Metrics     *services.Metrics
 	Logger      *slog.Logger
@@ -366,7 +372,8 @@ func (r *Reconciler) cancelOrdersOfCancelledShows(ctx context.Context, rn *run, 
 }
 
 // candidateShows lists the shows to compare: on sale now, with pending orders, or with
-// a seat map in Redis (or only showID when it is set).
+// a seat map in Redis (or only showID when it is set); the shows with the latest
+// pending orders come first.
 func (r *Reconciler) candidateShows(ctx context.Context, showID int64) ([]int64, error) {
 	if showID != 0 {
 		return []int64{showID}, nil
@@ -385,6 +392,9 @@ func (r *Reconciler) candidateShows(ctx context.Context, showID int64) ([]int64,
 	if err != nil {
 		return nil, err
 	}
+	// the shows with the latest pending orders first (after a fault, the shows it
+	// touched are repaired first), then the others, then maps loaded for other shows
+	sort.Slice(loaded, func(i, j int) bool { return loaded[i] < loaded[j] })
 	seen := map[int64]bool{}
 	var out []int64
 	for _, id := range append(ids, loaded...) {
@@ -393,7 +403,6 @@ func (r *Reconciler) candidateShows(ctx context.Context, showID int64) ([]int64,
 			out = append(out, id)
 		}
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
 	return out, nil
 }
 
@@ -629,8 +638,13 @@ func (r *Reconciler) compare(ctx context.Context, showID int64, grace time.Durat
 	if err != nil {
 		return nil, err
 	}
+	now := r.clock.Now()
+	spare, err := r.spareRule(ctx, truth, cache, now, grace)
+	if err != nil {
+		return nil, err
+	}
 	findings, repairs := seats.CompareSeatCache(seats.SeatComparison{ShowID: showID, Truth: truth, Cache: cache,
-		ZoneOf: seats.ZoneOf(hall), Now: r.clock.Now(), Grace: grace})
+		ZoneOf: seats.ZoneOf(hall), Now: now, Grace: grace, Spare: spare})
 	for i, f := range findings {
 		if s, ok := hall.Seat(f.SeatID); ok {
 			findings[i].Detail = "seat " + s.Label + ": " + f.Detail
@@ -652,4 +666,64 @@ func (r *Reconciler) Inspect(ctx context.Context, showID int64, grace time.Durat
 		return []seats.Finding{{Kind: seats.FindingMissingMap, ShowID: showID, Action: seats.ActionRebuild, Detail: cmp.why}}, nil
 	}
 	return cmp.findings, nil
+}
+
+// proofWait is how long a run waits for every live instance to report its creates in
+// flight (a few beats).
+const proofWait = 5 * store.InstanceBeat
+
+// spareRule decides which seats the cache gives to an order MySQL does not give them to
+// are left alone this run. Only a young hold (its order number younger than grace) may
+// be spared, and only while its create may still commit: never when MySQL says the seat
+// is sold (a paid order wins whatever holds it), never when MySQL has its order and the
+// order ended (final), and not when the instance registry shows no live instance with a
+// create that old in flight (its create ended or its instance died). The registry is
+// asked after the seat cache was read, and MySQL after the registry, so a create that
+// committed in between is seen committed. nil means nothing young is at stake.
+func (r *Reconciler) spareRule(ctx context.Context, truth *seats.Snapshot, cache *seats.CacheState, now time.Time,
+	grace time.Duration) (func(string, string) bool, error) {
+	young := map[string]bool{}
+	for id, got := range cache.Seats {
+		want := truth.Values[id]
+		_, gotNo, _ := seats.SeatValue(got)
+		wantState, wantNo, _ := seats.SeatValue(want)
+		if gotNo != "" && gotNo != wantNo && wantState != services.StateSold && seats.InFlight(gotNo, now, grace) {
+			young[gotNo] = true
+		}
+	}
+	if len(young) == 0 {
+		return func(string, string) bool { return false }, nil
+	}
+	var live *store.Liveness
+	if r.cfg.Instances != nil {
+		var err error
+		if live, err = r.cfg.Instances.Prove(ctx, proofWait); err != nil {
+			return nil, err
+		}
+	}
+	nos := make([]string, 0, len(young))
+	for no := range young {
+		nos = append(nos, no)
+	}
+	var status map[string]string
+	if err := r.readDB(ctx, func(ctx context.Context) (err error) {
+		status, err = store.OrderStatusesAmong(ctx, r.db, nos)
+		return err
+	}); err != nil {
+		return nil, err
+	}
+	return func(no, want string) bool {
+		if !young[no] {
+			return false
+		}
+		if wantState, _, _ := seats.SeatValue(want); wantState == services.StateSold {
+			return false
+		}
+		if st, known := status[no]; known {
+			// committed after the snapshot: the next run sees it live; ended: final
+			return st == services.OrderPending || st == services.OrderPaid
+		}
+		t, _ := services.OrderNoTime(no)
+		return live.MayBeInFlight(t.UnixMilli())
+	}, nil
 }

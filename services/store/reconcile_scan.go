@@ -42,11 +42,13 @@ func ReconcilePendingOfCancelledShows(ctx context.Context, q Querier, showID int
 	return left, err
 }
 
-// ReconcileCandidateShows returns the ids of the shows on sale at now and of the shows with pending orders.
+// ReconcileCandidateShows returns the ids of the shows on sale at now and of the shows with pending orders, those with the latest pending order first, then by id.
 func ReconcileCandidateShows(ctx context.Context, q Querier, now time.Time) ([]int64, error) {
 	var ids []int64
-	err := q.SelectContext(ctx, &ids, `SELECT id FROM shows WHERE status NOT IN ('draft', 'cancelled') AND sale_opens_at <= ? AND sale_closes_at > ?
-		UNION SELECT DISTINCT show_id FROM orders WHERE status = 'pending'`, now, now)
+	err := q.SelectContext(ctx, &ids, `SELECT id FROM (
+			SELECT show_id AS id, MAX(created_at) AS busy FROM orders WHERE status = 'pending' GROUP BY show_id
+			UNION ALL SELECT id, NULL FROM shows WHERE status NOT IN ('draft', 'cancelled') AND sale_opens_at <= ? AND sale_closes_at > ?
+		) c GROUP BY id ORDER BY MAX(busy) IS NULL, MAX(busy) DESC, id`, now, now)
 	return ids, err
 }
 
@@ -79,4 +81,24 @@ func ReconcilePendingForExpiryTasks(ctx context.Context, q Querier, dueAfter, cr
 	var pending []ReconcileOrder
 	err := q.SelectContext(ctx, &pending, query+" ORDER BY expires_at LIMIT ?", append(args, limit)...)
 	return pending, err
+}
+
+// OrderStatusesAmong returns the status of each of the order numbers nos (not empty) that MySQL has.
+func OrderStatusesAmong(ctx context.Context, q Querier, nos []string) (map[string]string, error) {
+	query, args, err := sqlx.In("SELECT order_no, status FROM orders WHERE order_no IN (?)", nos)
+	if err != nil {
+		return nil, err
+	}
+	var rows []struct {
+		No     string `db:"order_no"`
+		Status string `db:"status"`
+	}
+	if err := q.SelectContext(ctx, &rows, q.Rebind(query), args...); err != nil {
+		return nil, err
+	}
+	out := make(map[string]string, len(rows))
+	for _, r := range rows {
+		out[r.No] = r.Status
+	}
+	return out, nil
 }
