@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"log/slog"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
 
 	"seatflow/services"
+	"seatflow/services/orders"
 	"seatflow/services/staff"
 )
 
@@ -110,4 +112,19 @@ func (d *Deps) apiAdminAdmit(c *fiber.Ctx) error {
 		return err
 	}
 	return c.JSON(ticketOut(t))
+}
+
+// ticketCode is the short code of paid order o's ticket as shown ("K3M9P-QR7TX"),
+// drawn and stored the first time; "" (logged) when it cannot be read, so the ticket
+// still shows with its QR code.
+func (d *Deps) ticketCode(ctx context.Context, o *services.Order) string {
+	if d.Tickets == nil {
+		return ""
+	}
+	code, err := d.Tickets.Code(ctx, o)
+	if err != nil {
+		slog.Warn("ticket: code unavailable", "order", o.OrderNo, "err", err)
+		return ""
+	}
+	return orders.FormatTicketCode(code)
 }

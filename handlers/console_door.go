@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/gofiber/fiber/v2"
@@ -19,8 +20,8 @@ const doorPermissions = "camera=(self), microphone=(), geolocation=(), payment=(
 // or typed: the QR code's text is the reference itself, and a URL carrying it works too.
 var ticketRefIn = regexp.MustCompile(`SF1\.[A-Za-z0-9_-]{1,32}\.[A-Za-z0-9_-]{22}`)
 
-// doorRef is the ticket reference in s, or s trimmed when none is found (the service
-// then refuses it as malformed).
+// doorRef is the ticket reference in s, or s trimmed when none is found: a typed short
+// code (the service reads it, or refuses it as malformed).
 func doorRef(s string) string {
 	if m := ticketRefIn.FindString(s); m != "" {
 		return m
@@ -48,9 +49,10 @@ func (d *Deps) doorPage(c *fiber.Ctx) error {
 func (d *Deps) doorAdmit(c *fiber.Ctx) error {
 	showID, _ := parseID(c.FormValue("show_id"))
 	ref := doorRef(c.FormValue("ref"))
-	res := &views.DoorResult{}
+	now := d.now()
+	res := &views.DoorResult{At: now.In(d.Door.Zone()).Format("15:04:05"), Scan: strconv.FormatInt(now.UnixNano(), 36)}
 	if ref == "" {
-		res.Title, res.Message = "No reference", "Scan the ticket's QR code or type its reference."
+		res.Title, res.Message = "No reference", "Scan the ticket's QR code or type its code."
 		return d.renderDoor(c, showID, res)
 	}
 	scope := staff.DoorScope{ShowID: showID}

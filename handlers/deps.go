@@ -162,11 +162,12 @@ type ShowSeatService interface {
 	Release(ctx context.Context, actorID, showID, seatID int64, orderNo, reason string) (*staff.SeatRelease, error)
 }
 
-// TicketService signs and checks the ticket references of paid orders
-// (orders.Tickets).
+// TicketService signs and checks the ticket references of paid orders and gives their
+// short codes (orders.Tickets).
 type TicketService interface {
 	Ref(o *services.Order) string
 	Verify(ref string, o *services.Order) bool
+	Code(ctx context.Context, o *services.Order) (string, error)
 }
 
 // WaitingRoomService is what the handlers need of waitingroom.Rooms.

@@ -168,6 +168,7 @@ func (d *Deps) renderOrder(c *fiber.Ctx, u *services.User, no string, status int
 	d.orderExtras(c, &props)
 	if order.Status == services.OrderPaid && d.Tickets != nil {
 		props.TicketRef = d.Tickets.Ref(order)
+		props.TicketCode = d.ticketCode(ctx, order)
 	}
 	return render(c, status, views.OrderPage(props))
 }

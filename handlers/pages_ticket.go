@@ -69,7 +69,7 @@ func (d *Deps) paidTicket(c *fiber.Ctx) (*views.TicketView, error) {
 	if o.Status != services.OrderPaid {
 		return nil, errNoTicket
 	}
-	t := &views.TicketView{Order: o, Zone: d.Shows.Zone(), Ref: d.Tickets.Ref(o)}
+	t := &views.TicketView{Order: o, Zone: d.Shows.Zone(), Ref: d.Tickets.Ref(o), Code: d.ticketCode(ctx, o)}
 	if t.Show, err = d.Shows.Get(ctx, o.ShowID); err != nil {
 		if services.ErrorCode(err) != services.CodeNotFound {
 			return nil, err

@@ -33,8 +33,8 @@ type StaffSeat struct {
 	Cancellable bool
 }
 
-// DoorCount is how many tickets of the door's shows were admitted, of how many.
+// DoorCount is how many seats (people) of the door's shows' paid orders were admitted, of how many.
 type DoorCount struct {
 	Admitted int
-	Tickets  int
+	Seats    int
 }

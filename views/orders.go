@@ -30,6 +30,8 @@ type OrderPageProps struct {
 	SeatKinds map[int64]string
 	// TicketRef is the signed ticket reference of a paid order ("" otherwise: no ticket).
 	TicketRef string
+	// TicketCode is the paid order's ticket code as shown ("" when none could be read).
+	TicketCode string
 }
 
 // PaymentNote tells how the payment the buyer came back from ended, or "" when there

@@ -414,7 +414,7 @@ func OrderPage(p OrderPageProps) templ.Component {
 				return templ_7745c5c3_Err
 			}
 			if p.TicketRef != "" && o.Status == services.OrderPaid {
-				templ_7745c5c3_Err = OrderTicket(TicketView{Order: o, Show: p.Show, Zone: p.Zone, SeatKinds: p.SeatKinds, Ref: p.TicketRef}).Render(ctx, templ_7745c5c3_Buffer)
+				templ_7745c5c3_Err = OrderTicket(TicketView{Order: o, Show: p.Show, Zone: p.Zone, SeatKinds: p.SeatKinds, Ref: p.TicketRef, Code: p.TicketCode}).Render(ctx, templ_7745c5c3_Buffer)
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}

@@ -7,7 +7,8 @@ import (
 )
 
 // TicketView is a paid order's ticket: its show (nil when the show can no longer be
-// read), seats with their kinds, and the signed ticket reference the QR code carries.
+// read), seats with their kinds, the signed ticket reference the QR code carries and
+// the short code staff can type instead.
 type TicketView struct {
 	Order *services.Order
 	Show  *services.Show
@@ -16,6 +17,9 @@ type TicketView struct {
 	SeatKinds map[int64]string
 	// Ref is the signed ticket reference (orders.Tickets.Ref).
 	Ref string
+	// Code is the ticket's short code as staff type it at the door, shown in two groups
+	// ("K3M9P-QR7TX", orders.FormatTicketCode); "" when it could not be read.
+	Code string
 }
 
 // TicketPageProps are the props of the printable ticket page.

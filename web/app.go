@@ -225,7 +225,7 @@ func New(cfg Config, clock services.Clock, log *slog.Logger) (*App, error) {
 		providers = append(providers, orders.DemoProvider{})
 	}
 	a.Payments = orders.NewPayments(db, a.Orders, clock, secret, providers...)
-	a.tickets = orders.NewTickets([]byte(cfg.TicketSecret)) // empty: a random secret of this process
+	a.tickets = orders.NewTickets([]byte(cfg.TicketSecret)).WithCodes(db, clock) // empty secret: a random one of this process
 	if a.mailTo, err = a.newMail(clock); err != nil {
 		return nil, err
 	}

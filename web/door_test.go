@@ -3,9 +3,20 @@ package web
 import (
 	"html"
 	"net/url"
+	"regexp"
 	"strings"
 	"testing"
 )
+
+var ticketCodeText = regexp.MustCompile(`data-ticket-code>([0-9A-Z]{5}-[0-9A-Z]{5})<`)
+
+// ticketCodeOn is the ticket code ("K3M9P-QR7TX") shown on a ticket or order page body.
+func ticketCodeOn(body []byte) string {
+	if m := ticketCodeText.FindSubmatch(body); m != nil {
+		return string(m[1])
+	}
+	return ""
+}
 
 // TestDoor_AdmitAPI: the first admission of a paid ticket is 200 with admitted true and
 // the check then reports admitted_at and admitted_by; a second admission is 409
@@ -87,9 +98,81 @@ func TestDoor_FormWithoutJS(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			if body := post(c.ref); !strings.Contains(body, c.want) {
 				t.Errorf("POST %q: the page lacks %q", c.ref, c.want)
-			} else if c.name == "scanned URL admits" && !strings.Contains(body, "Admitted <strong>1</strong> of <strong>1</strong>") {
-				t.Errorf("the count after the first admission is not 1 of 1")
+			} else if c.name == "scanned URL admits" && !strings.Contains(body, "Admitted 1 of 1 seat<") {
+				t.Errorf("the count after the first admission is not 1 of 1 seat")
 			}
 		})
+	}
+}
+
+// TestDoor_CountsSeatsNotOrders: the door counts people: two paid orders of 2 and 3
+// seats are 5 seats, and admitting the 2-seat order makes it "Admitted 2 of 5 seats"
+// (counting orders said "1 of 2 tickets").
+func TestDoor_CountsSeatsNotOrders(t *testing.T) {
+	a := newTestApp(t, nil)
+	staff := a.demoToken("staff")
+	show, seats := a.onSaleShow(5)
+	b1, b2 := a.newUser(), a.newUser()
+	no1 := a.orderSeats(b1, show, seats[:2])
+	a.payOrder(b1, no1)
+	no2 := a.orderSeats(b2, show, seats[2:5])
+	a.payOrder(b2, no2)
+	door := "/admin/shows/" + show + "/door"
+	countOn := regexp.MustCompile(`Admitted \d+ of \d+ (seats?|tickets?)`)
+	if got := countOn.FindString(string(a.getPage(door, staff).body)); got != "Admitted 0 of 5 seats" {
+		t.Errorf("before any admission the door says %q, want Admitted 0 of 5 seats", got)
+	}
+	ref := ticketRefOn(a.getPage("/orders/"+no1, b1).body)
+	res := a.postPage(door, "/admin/door", staff, url.Values{"ref": {ref}, "show_id": {show}})
+	if got := countOn.FindString(string(res.body)); res.status != 200 || got != "Admitted 2 of 5 seats" {
+		t.Errorf("after admitting the 2-seat order: %d %q, want Admitted 2 of 5 seats", res.status, got)
+	}
+}
+
+// TestDoor_AdmitByTicketCode: the ticket page and the order page show the ticket's short
+// code; the door API admits by it typed in lower case without its hyphen; a code with a
+// wrong check character is 404 saying so; the code at another show's door is 409
+// WRONG_SHOW; the door page's typed field takes the code too (already admitted then).
+func TestDoor_AdmitByTicketCode(t *testing.T) {
+	a := newTestApp(t, nil)
+	staff := a.demoToken("staff")
+	show, seats := a.onSaleShow(2)
+	buyer := a.newUser()
+	no := a.orderSeats(buyer, show, seats)
+	a.payOrder(buyer, no)
+	code := ticketCodeOn(a.getPage("/orders/"+no+"/ticket", buyer).body)
+	if code == "" || ticketCodeOn(a.getPage("/orders/"+no, buyer).body) != code {
+		t.Fatalf("ticket page code %q, order page code %q", code, ticketCodeOn(a.getPage("/orders/"+no, buyer).body))
+	}
+	const alphabet = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
+	last := strings.IndexByte(alphabet, code[len(code)-1])
+	wrong := code[:len(code)-1] + string(alphabet[(last+1)%32])
+	typed := strings.ToLower(strings.ReplaceAll(code, "-", ""))
+	admit := func(ref string, body any) apiResp {
+		return a.do("POST", "/api/v1/admin/tickets/"+url.PathEscape(ref)+"/admit", staff, body, nil)
+	}
+	if r := admit(wrong, map[string]any{"show_id": show}); r.status != 404 || !strings.Contains(string(r.body), "check character does not match: mistyped?") {
+		t.Errorf("a mistyped code: %d %s, want 404 saying the check character does not match", r.status, r.body)
+	}
+	if r := a.do("GET", "/api/v1/admin/tickets/"+url.PathEscape(wrong), staff, nil, nil); r.status != 404 {
+		t.Errorf("checking a mistyped code: %d %s, want 404", r.status, r.body)
+	}
+	if r := admit(typed, map[string]any{"show_id": "999999"}); r.status != 409 || r.code() != "WRONG_SHOW" {
+		t.Errorf("the code at another show's door: %d %s, want 409 WRONG_SHOW", r.status, r.body)
+	}
+	if r := a.do("GET", "/api/v1/admin/tickets/"+url.PathEscape(code), staff, nil, nil); r.status != 200 || r.json(t)["order_no"] != no || r.json(t)["valid"] != true {
+		t.Errorf("check by code: %d %s", r.status, r.body)
+	}
+	r := admit(typed, map[string]any{"show_id": show})
+	if r.status != 200 || r.json(t)["admitted"] != true || r.json(t)["order_no"] != no {
+		t.Fatalf("admit by code %q: %d %s", typed, r.status, r.body)
+	}
+	page := a.postPage("/admin/shows/"+show+"/door", "/admin/door", staff, url.Values{"ref": {" " + code + " "}, "show_id": {show}})
+	if body := html.UnescapeString(string(page.body)); page.status != 200 || !strings.Contains(body, "Already admitted at ") || !strings.Contains(body, no) {
+		t.Errorf("the door page with the code: %d, want already admitted naming %s", page.status, no)
+	}
+	page = a.postPage("/admin/shows/"+show+"/door", "/admin/door", staff, url.Values{"ref": {wrong}, "show_id": {show}})
+	if body := html.UnescapeString(string(page.body)); !strings.Contains(body, "check character does not match: mistyped?") {
+		t.Errorf("the door page with a mistyped code does not say so")
 	}
 }

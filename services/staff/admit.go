@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/jmoiron/sqlx"
@@ -59,16 +60,29 @@ type DoorScope struct {
 // errNoTicket answers a reference that is no ticket of this cinema.
 var errNoTicket = &services.Error{Code: services.CodeNotFound, Message: "not a ticket of this cinema: the reference is malformed, forged or unknown"}
 
-// Check reads the ticket of reference ref without admitting it. Errors: NOT_FOUND (a
-// malformed, forged or unknown reference: the signature must match the order's show
-// and seats), UNAVAILABLE.
+// Check reads the ticket of reference ref without admitting it: the signed reference of
+// the QR code, or the ticket's short code as typed (orders.ParseTicketCode). Errors:
+// NOT_FOUND (a malformed, forged or unknown reference: the signature must match the
+// order's show and seats; a code whose check character does not match, said so
+// without a lookup; an unknown code), UNAVAILABLE.
 func (d *Door) Check(ctx context.Context, ref string) (*Ticket, error) {
-	no, ok := orders.TicketOrderNo(ref)
-	if !ok {
-		return nil, errNoTicket
+	no, signed := orders.TicketOrderNo(ref)
+	if !signed {
+		code, err := orders.ParseTicketCode(ref)
+		if errors.Is(err, orders.ErrTicketCodeCheck) {
+			return nil, &services.Error{Code: services.CodeNotFound, Message: "ticket code " + strings.ToUpper(strings.TrimSpace(ref)) + ": " + err.Error()}
+		}
+		if err != nil {
+			return nil, errNoTicket
+		}
+		if no, err = d.tickets.OrderNoOfCode(ctx, code); services.ErrorCode(err) == services.CodeNotFound {
+			return nil, errNoTicket
+		} else if err != nil {
+			return nil, err
+		}
 	}
 	o, err := d.orders.ByNo(ctx, no)
-	if services.ErrorCode(err) == services.CodeNotFound || err == nil && !d.tickets.Verify(ref, o) {
+	if services.ErrorCode(err) == services.CodeNotFound || err == nil && signed && !d.tickets.Verify(ref, o) {
 		return nil, errNoTicket
 	}
 	if err != nil {
@@ -195,12 +209,12 @@ func (d *Door) refusal(t *Ticket, scope DoorScope) error {
 // local formats a show's start in the cinema's zone: "Mon 2 Dec 19:30".
 func (d *Door) local(t time.Time) string { return t.In(d.zone).Format("Mon 2 Jan 15:04") }
 
-// DoorCount is how many tickets (paid orders) of a door's shows there are and how many
-// of them were admitted.
+// DoorCount is how many seats of paid orders (people with a ticket) a door's shows have
+// and how many of them were admitted.
 type DoorCount = store.DoorCount
 
-// Count counts the tickets of showIDs (paid orders; none when showIDs is empty) and the
-// admitted ones. Errors: UNAVAILABLE.
+// Count counts the seats of the paid orders of showIDs (none when showIDs is empty) and
+// those admitted: people, not orders. Errors: UNAVAILABLE.
 func (d *Door) Count(ctx context.Context, showIDs []int64) (DoorCount, error) {
 	var c DoorCount
 	if len(showIDs) == 0 {
@@ -208,7 +222,7 @@ func (d *Door) Count(ctx context.Context, showIDs []int64) (DoorCount, error) {
 	}
 	ctx, cancel := context.WithTimeout(ctx, store.DBTimeout)
 	defer cancel()
-	c, err := store.DoorTicketCount(ctx, d.db, showIDs)
+	c, err := store.DoorSeatCount(ctx, d.db, showIDs)
 	if err != nil {
 		return c, store.Unavailable("the database", err)
 	}

@@ -25,7 +25,7 @@ type doorEnv struct {
 
 func newDoorEnv(t *testing.T) *doorEnv {
 	e := testenv.NewTestEnv(t, testenv.Unlimited)
-	tickets := orders.NewTickets([]byte("door-test-secret"))
+	tickets := orders.NewTickets([]byte("door-test-secret")).WithCodes(e.DB, e.Clock)
 	shanghai, err := time.LoadLocation("Asia/Shanghai")
 	if err != nil {
 		t.Fatal(err)
@@ -116,7 +116,7 @@ func TestDoor_RefusalReasons(t *testing.T) {
 		code      string
 		says      string
 	}{
-		{"malformed", "not-a-ticket", staff.DoorScope{}, services.CodeNotFound, "malformed, forged or unknown"},
+		{"malformed", "SF1.not-a-ticket", staff.DoorScope{}, services.CodeNotFound, "malformed, forged or unknown"},
 		{"forged signature", forgedRef, staff.DoorScope{}, services.CodeNotFound, "forged"},
 		{"signed with another secret", otherSecret, staff.DoorScope{}, services.CodeNotFound, "forged"},
 		{"unknown order", unknown, staff.DoorScope{}, services.CodeNotFound, "unknown"},
@@ -163,7 +163,7 @@ func TestDoor_RefusalReasons(t *testing.T) {
 		t.Fatalf("%d orders admitted (%v), want 2: the refusals admit nothing", n, err)
 	}
 	count, err := e.door.Count(ctx, []int64{e.Show.ID})
-	if err != nil || count.Admitted != 2 || count.Tickets != 3 {
+	if err != nil || count.Admitted != 2 || count.Seats != 3 {
 		t.Fatalf("count %+v (%v), want 2 of 3 (A1, A7, A8 paid on the show)", count, err)
 	}
 }

@@ -19,11 +19,11 @@ type DoorAdmissionRow struct {
 	AdmittedByName sql.NullString `db:"admitted_by_name"`
 }
 
-// DoorCount is how many tickets (paid orders) of a door's shows there are and how many
-// of them were admitted.
+// DoorCount is how many seats of paid orders (people with a ticket) a door's shows have
+// and how many of them were admitted (their order's ticket was scanned).
 type DoorCount struct {
 	Admitted int `db:"admitted"`
-	Tickets  int `db:"tickets"`
+	Seats    int `db:"seats"`
 }
 
 // DoorAdmission returns the buyer, show and admission of order orderID (sql.ErrNoRows when there is none).
@@ -47,11 +47,12 @@ func AdmitOrder(ctx context.Context, q Querier, orderID, actorID int64, now time
 	return n, nil
 }
 
-// DoorTicketCount counts the paid orders of showIDs (not empty) and the admitted ones.
-func DoorTicketCount(ctx context.Context, q Querier, showIDs []int64) (DoorCount, error) {
+// DoorSeatCount counts the seats of the paid orders of showIDs (not empty) and those of the admitted ones.
+func DoorSeatCount(ctx context.Context, q Querier, showIDs []int64) (DoorCount, error) {
 	var c DoorCount
-	query, args, err := sqlx.In(`SELECT COUNT(*) AS tickets, COUNT(admitted_at) AS admitted FROM orders
-		WHERE show_id IN (?) AND status = 'paid'`, showIDs)
+	query, args, err := sqlx.In(`SELECT COUNT(*) AS seats, COUNT(o.admitted_at) AS admitted
+		FROM orders o JOIN order_seats os ON os.order_id = o.id
+		WHERE o.show_id IN (?) AND o.status = 'paid'`, showIDs)
 	if err != nil {
 		return c, err
 	}

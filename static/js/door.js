@@ -1,9 +1,10 @@
 // door.js runs the door check-in page (/admin/door): it scans tickets' QR codes with the
 // device camera (jsQR, static/vendor/jsQR.js) and submits the reference found to the
-// page's form, which htmx posts and answers with the result panel. After a result the
-// page waits a moment, then is ready for the next scan (no reload). Without a camera the
-// reference can be typed; without this script the form posts and the server renders the
-// result. window.seatflowDoor.decode(source) is the decoder the camera loop uses (any
+// page's form, which htmx posts and answers with the result panel. A verdict stays until
+// the next scan's verdict replaces it: no timer clears it or the field. A scan made while
+// one is being checked waits for that answer, then goes. Without a camera the ticket's
+// code (or reference) can be typed; without this script the form posts and the server
+// renders the result. window.seatflowDoor.decode(source) is the decoder the camera loop uses (any
 // image, video or canvas), exposed so a ticket image can be fed to it.
 (function () {
   'use strict';
@@ -18,8 +19,10 @@
   var canvas = document.createElement('canvas');
   var ctx = canvas.getContext('2d', { willReadFrequently: true });
   var REF = /SF1\.[A-Za-z0-9_-]{1,32}\.[A-Za-z0-9_-]{22}/;
-  var RESULT_MS = 2500; // how long a result stays before the page is ready again
-  var busy = false, lastRef = '', lastAt = 0;
+  var inflight = false; // a scan is being checked
+  var sent = '';        // what the field held when that scan went
+  var queued = '';      // a scan made meanwhile, sent when the answer is in
+  var lastRef = '', lastAt = 0;
 
   // refIn returns the ticket reference inside text (the QR code's text is the reference;
   // a URL carrying one works too), or ''.
@@ -43,37 +46,53 @@
     return code ? refIn(code.data) : '';
   }
 
-  // submit puts ref in the form and sends it (htmx posts it; without htmx the form posts).
+  // submit puts ref in the form and sends it (htmx posts it; without htmx the form
+  // posts); while another scan is being checked it waits for that answer.
   function submit(ref) {
-    busy = true;
     lastRef = ref;
     lastAt = Date.now();
+    if (inflight) { queued = ref; return; }
     input.value = ref;
     if (form.requestSubmit) { form.requestSubmit(); } else { form.submit(); }
   }
 
-  // ready clears the result after a moment and gets the next scan going.
-  function ready() {
-    setTimeout(function () {
-      var r = document.getElementById('door-result');
-      if (r) {
-        r.className = 'door-result door-ready';
-        r.setAttribute('data-door-result', 'ready');
-        r.innerHTML = '<p class="door-result-title">Ready to scan</p>';
-      }
-      input.value = '';
-      busy = false;
-      if (camera.hidden) { input.focus(); }
-    }, RESULT_MS);
-  }
-  document.body.addEventListener('htmx:afterSwap', function (e) {
-    if (e.detail && e.detail.target && e.detail.target.id === 'door-result') { ready(); }
+  // A typed code sent while a scan is being checked waits too (htmx would drop it).
+  document.addEventListener('submit', function (e) {
+    if (e.target === form && inflight) {
+      e.preventDefault();
+      e.stopImmediatePropagation();
+      queued = input.value;
+    }
+  }, true);
+
+  function isDoorRequest(e) { return e.detail && e.detail.elt === form; }
+  document.body.addEventListener('htmx:beforeRequest', function (e) {
+    if (!isDoorRequest(e)) { return; }
+    inflight = true;
+    sent = input.value;
+    var r = document.getElementById('door-result');
+    if (r) { r.classList.add('door-checking'); r.setAttribute('aria-busy', 'true'); }
   });
-  document.body.addEventListener('htmx:responseError', function () { busy = false; });
+  // done ends a scan's request: the field is emptied only if it still holds what was
+  // sent (a code typed meanwhile stays), and a scan made meanwhile goes now.
+  function done() {
+    inflight = false;
+    var r = document.getElementById('door-result');
+    if (r) { r.classList.remove('door-checking'); r.removeAttribute('aria-busy'); }
+    if (input.value === sent) { input.value = ''; }
+    if (queued) {
+      var next = queued;
+      queued = '';
+      submit(next);
+    } else if (camera.hidden) {
+      input.focus();
+    }
+  }
+  document.body.addEventListener('htmx:afterRequest', function (e) { if (isDoorRequest(e)) { done(); } });
 
   // scan looks at the camera's picture once a frame and submits a new reference.
   function scan() {
-    if (!busy && video.readyState >= 2) {
+    if (!inflight && video.readyState >= 2) {
       var ref = decode(video);
       if (ref && !(ref === lastRef && Date.now() - lastAt < 5000)) { submit(ref); }
     }
