@@ -2,10 +2,13 @@ package web
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
+
+	"seatflow/services/seats"
 )
 
 // phone is a 375 × 667 phone screen (an iPhone SE's CSS pixels).
@@ -126,5 +129,47 @@ func TestBrowserPhone_CompactHeaderAndMapOnFirstScreen(t *testing.T) {
 	}
 	if !shownInViewport(t, ctx, `.site-nav`) {
 		t.Error("the navigation is hidden on a wide screen")
+	}
+}
+
+// TestBrowserPhone_StrandedWarningInView: at 375 × 667 under enforce, ticking the
+// row's second and third seats (leaving the first alone) shows the warning at once in
+// the bottom bar beside Book and right above the map, both on screen, before Book is
+// pressed; unticking hides both again.
+func TestBrowserPhone_StrandedWarningInView(t *testing.T) {
+	a := newTestApp(t, nil)
+	show := a.showInHall("Hall 1")
+	a.setRule(show, seats.RuleEnforce)
+	row, ids := a.freeRow(show)
+	ctx := newBrowser(t)
+	uxRegister(t, ctx, a)
+	if err := chromedp.Do(ctx, phone(),
+		chromedp.Navigate(a.base+"/shows/"+show),
+		chromedp.WaitVisible(chromedp.CSS(`.seats`)),
+	); err != nil {
+		t.Fatal(err)
+	}
+	// scroll the page so the row's first seats are on screen, as a buyer picking them
+	evalJS[bool](t, ctx, `(document.querySelector('.seats input[value="`+ids[row+"1"]+`"]').closest('.seat').scrollIntoView({block: 'center'}), true)`)
+	tick(t, ctx, ids[row+"2"], ids[row+"3"])
+	viewportShot(t, ctx, "phone-stranded")
+	if !shownInViewport(t, ctx, `[data-strand-bar]`) {
+		t.Error("the bottom bar does not warn of the lone seat on screen")
+	}
+	if bar := evalJS[string](t, ctx, `document.querySelector('[data-strand-bar]').textContent`); !strings.Contains(bar, row+"1") || !strings.Contains(bar, "refused") {
+		t.Errorf("the bottom bar says %q", bar)
+	}
+	if !shownInViewport(t, ctx, `[data-strand-map]`) {
+		t.Error("the warning above the map is not on screen")
+	}
+	if m := evalJS[string](t, ctx, `document.querySelector('[data-strand-map]').textContent`); !strings.Contains(m, row+"1 as a single empty seat") {
+		t.Errorf("the warning above the map says %q", m)
+	}
+	if loc := evalJS[string](t, ctx, `location.pathname`); loc != "/shows/"+show {
+		t.Errorf("the warning came after leaving the page: at %s", loc)
+	}
+	tick(t, ctx)
+	if shownInViewport(t, ctx, `[data-strand-bar]`) || shownInViewport(t, ctx, `[data-strand-map]`) {
+		t.Error("the warning stays with no seat ticked")
 	}
 }
