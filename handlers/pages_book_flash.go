@@ -32,6 +32,9 @@ type bookFlash struct {
 	Retry   int      // seconds to wait (rate limits)
 	Picks   []int64  // the seats the buyer had ticked
 	Section int      // the section of a large hall the buyer was in (0: none)
+	// StepZone and StepRow are the step-through selection's zone and row the booking
+	// came from ("": the seat map).
+	StepZone, StepRow string
 }
 
 // setBookFlash stores f for the show's page and answers 303 to it.
@@ -42,6 +45,10 @@ func setBookFlash(c *fiber.Ctx, showID int64, f bookFlash) error {
 	}
 	if f.Section > 0 {
 		v.Set("section", strconv.Itoa(f.Section))
+	}
+	if f.StepZone != "" {
+		v.Set("sz", f.StepZone)
+		v.Set("sr", f.StepRow)
 	}
 	c.Cookie(&fiber.Cookie{Name: bookFlashCookie, Value: base64.RawURLEncoding.EncodeToString([]byte(v.Encode())),
 		Path: views.ShowURL(showID), MaxAge: int(bookFlashMaxAge / time.Second), Expires: time.Now().Add(bookFlashMaxAge),
@@ -73,6 +80,7 @@ func takeBookFlash(c *fiber.Ctx, showID int64) (bookFlash, bool) {
 	f.Retry, _ = strconv.Atoi(v.Get("retry"))
 	f.Picks = pickIDs(v["pick"])
 	f.Section, _ = sectionNumber(v.Get("section"))
+	f.StepZone, f.StepRow = v.Get("sz"), v.Get("sr")
 	return f, true
 }
 

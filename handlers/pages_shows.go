@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"context"
+	"encoding/json"
 	"strconv"
 	"strings"
 	"time"
@@ -9,6 +10,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"seatflow/services"
+	"seatflow/services/audit"
 	"seatflow/services/orders"
 	"seatflow/services/seats"
 	"seatflow/views"
@@ -37,6 +39,7 @@ func (d *Deps) showPage(c *fiber.Ctx) error {
 	}
 	picks := queryPicks(c)
 	section, chosen := sectionNumber(c.Query("section"))
+	steps := stepThrough(c.Query("pick"), c.Query("zone"), c.Query("row"))
 	var msg string
 	var lost map[int64]bool
 	if f, ok := takeBookFlash(c, id); ok {
@@ -49,12 +52,28 @@ func (d *Deps) showPage(c *fiber.Ctx) error {
 		if !chosen && f.Section > 0 {
 			section, chosen = f.Section, true
 		}
+		if f.StepZone != "" {
+			steps = stepThrough("list", f.StepZone, f.StepRow)
+		}
 	}
 	if !chosen && len(picks) > 0 && len(m.Hall.Seats) > views.SectionedSeats {
 		// back from signing in, or a refused booking: the section of the first pick
 		section = views.SectionsOf(m.Hall).Of(m.Hall, picks[0])
 	}
-	return d.renderShow(c, m, fiber.StatusOK, msg, picks, lost, section)
+	return d.renderShowSteps(c, m, fiber.StatusOK, msg, picks, lost, section, steps)
+}
+
+// stepThrough reads the step-through selection of a show's address (?pick=list, with
+// ?zone= and ?row= once chosen); nil without pick=list. The view checks the zone and
+// row against the show's.
+func stepThrough(pick, zone, row string) *views.StepThrough {
+	if pick != "list" {
+		return nil
+	}
+	if len(zone) > 64 || len(row) > 16 {
+		zone, row = "", ""
+	}
+	return &views.StepThrough{Zone: strings.Clone(zone), Row: strings.Clone(row)}
 }
 
 // mustQueue reports whether the visitor must go through show's waiting room before its
@@ -74,6 +93,12 @@ func (d *Deps) mustQueue(c *fiber.Ctx, show *services.Show) bool {
 // renderShow renders the show page at section (a large hall's section, 0 for its
 // overview); selected seats stay checked where still free, lost seats are highlighted.
 func (d *Deps) renderShow(c *fiber.Ctx, m *seats.SeatMap, status int, msg string, selected []int64, lost map[int64]bool, section int) error {
+	return d.renderShowSteps(c, m, status, msg, selected, lost, section, nil)
+}
+
+// renderShowSteps is renderShow with the step-through selection steps instead of the
+// seat map (nil: the map).
+func (d *Deps) renderShowSteps(c *fiber.Ctx, m *seats.SeatMap, status int, msg string, selected []int64, lost map[int64]bool, section int, steps *views.StepThrough) error {
 	keep := make(map[int64]bool, len(selected))
 	for _, id := range selected {
 		if !lost[id] && m.States[id] == services.StateFree {
@@ -81,17 +106,41 @@ func (d *Deps) renderShow(c *fiber.Ctx, m *seats.SeatMap, status int, msg string
 		}
 	}
 	return render(c, status, views.ShowPage(views.ShowPageProps{
-		Page:      page(c, m.Show.Movie.Title),
-		Map:       seatMapView(m),
-		Now:       nowUTC(),
-		Zone:      d.Shows.Zone(),
-		HoldFor:   d.Orders.HoldFor(),
-		Selected:  keep,
-		Error:     msg,
-		JustTaken: lost,
-		Section:   section,
-		Waitlist:  d.waitlistView(c, m),
+		Page:       page(c, m.Show.Movie.Title),
+		Map:        seatMapView(m),
+		Now:        nowUTC(),
+		Zone:       d.Shows.Zone(),
+		HoldFor:    d.Orders.HoldFor(),
+		Selected:   keep,
+		Error:      msg,
+		JustTaken:  lost,
+		Section:    section,
+		Waitlist:   d.waitlistView(c, m),
+		CancelNote: d.cancelNote(c, m.Show),
+		Steps:      steps,
 	}))
+}
+
+// cancelNote is what staff wrote for buyers when they cancelled show (the reason of its
+// show.cancel audit entry), "" when the show is not cancelled, they wrote nothing, or it
+// cannot be read.
+func (d *Deps) cancelNote(c *fiber.Ctx, show *services.Show) string {
+	if show.Status != services.ShowCancelled || d.Audit == nil {
+		return ""
+	}
+	ctx, cancel := ctxOf(c)
+	defer cancel()
+	entries, err := d.Audit.List(ctx, audit.AuditFilter{Entity: "show", EntityID: strconv.FormatInt(show.ID, 10), Action: "show.cancel", Limit: 1})
+	if err != nil || len(entries) == 0 {
+		return ""
+	}
+	var after struct {
+		Reason string `json:"reason"`
+	}
+	if json.Unmarshal(entries[0].After, &after) != nil || after.Reason == services.ReasonShowCancelled {
+		return ""
+	}
+	return after.Reason
 }
 
 // toShow sends a GET of a show's form URL (a reload, a shared link) to the show's page.
@@ -126,16 +175,17 @@ func (d *Deps) bookSeats(c *fiber.Ctx) error {
 	if problem == "" && len(ids) == 0 {
 		problem = tr(c, "book.pick_one", nil)
 	}
-	section, _ := sectionNumber(c.FormValue("section")) // a large hall's section: the page to come back to
+	section, _ := sectionNumber(c.FormValue("section"))                                                  // a large hall's section: the page to come back to
+	stepZone, stepRow := strings.Clone(c.FormValue("step_zone")), strings.Clone(c.FormValue("step_row")) // or the step-through's row
 	if problem == "" && c.FormValue("wheelchair_ok") != "1" {
 		if problem, err := d.wheelchairUnconfirmed(ctx, langOf(c), showID, ids); err != nil {
 			return errorPage(c, err)
 		} else if problem != "" {
-			return setBookFlash(c, showID, bookFlash{Code: "input", Message: problem, Picks: ids, Section: section})
+			return setBookFlash(c, showID, bookFlash{Code: "input", Message: problem, Picks: ids, Section: section, StepZone: stepZone, StepRow: stepRow})
 		}
 	}
 	if problem != "" {
-		return setBookFlash(c, showID, bookFlash{Code: "input", Message: problem, Picks: ids, Section: section})
+		return setBookFlash(c, showID, bookFlash{Code: "input", Message: problem, Picks: ids, Section: section, StepZone: stepZone, StepRow: stepRow})
 	}
 	order, err := d.Orders.Create(ctx, orders.CreateOrderRequest{UserID: u.ID, ShowID: showID, SeatIDs: ids,
 		AdmissionToken: admissionToken(c, showID)})
@@ -147,7 +197,7 @@ func (d *Deps) bookSeats(c *fiber.Ctx) error {
 		return errorPage(c, err)
 	}
 	return setBookFlash(c, showID, bookFlash{Code: refused.Code, Message: refused.Message, Seats: refused.Seats,
-		Retry: refused.RetryAfterS, Picks: ids, Section: section})
+		Retry: refused.RetryAfterS, Picks: ids, Section: section, StepZone: stepZone, StepRow: stepRow})
 }
 
 // wheelchairUnconfirmed says why a pick of wheelchair spaces needs the form's

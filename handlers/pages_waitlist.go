@@ -53,7 +53,9 @@ func (d *Deps) waitlistView(c *fiber.Ctx, m *seats.SeatMap) *views.WaitlistView 
 	return v
 }
 
-// waitlistPanel answers GET /shows/:id/waitlist: the panel alone (htmx refreshes it).
+// waitlistPanel answers GET /shows/:id/waitlist: the panel alone (htmx refreshes it);
+// with ?was= (the status the open page shows) naming another status than the place's
+// now, it asks htmx to reload the whole page (HX-Refresh).
 func (d *Deps) waitlistPanel(c *fiber.Ctx) error {
 	return d.renderWaitlist(c, "")
 }
@@ -73,6 +75,11 @@ func (d *Deps) renderWaitlist(c *fiber.Ctx, msg string) error {
 	v := d.waitlistView(c, m)
 	v.Error = msg
 	c.Set(fiber.HeaderCacheControl, "no-store")
+	if was := c.Query("was"); was != "" && was != v.Status() && c.Get("HX-Request") == "true" {
+		// the place moved on (an offer came, or ended): the rest of the page (the
+		// show's state, the seats left, the map) no longer holds, so htmx reloads it
+		c.Set("HX-Refresh", "true")
+	}
 	return render(c, fiber.StatusOK, views.WaitlistPanel(v))
 }
 

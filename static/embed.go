@@ -4,7 +4,7 @@ package static
 
 import "embed"
 
-// FS holds css/, js/ (the pages' own scripts) and vendor/.
+// FS holds css/, js/ (the pages' own scripts), the site icon (img/favicon.svg) and vendor/.
 //
-//go:embed css js all:vendor
+//go:embed css js img/favicon.svg all:vendor
 var FS embed.FS

@@ -57,6 +57,18 @@ func ScriptText(l Lang) map[string]string {
 		"strand_refused_one":   "js.strand_refused_one",
 		"strand_refused_other": "js.strand_refused_other",
 		"expired":              "order.status.expired",
+		// the phone's bottom bar, beside the Book button
+		"strand_bar":         "js.strand_bar",
+		"strand_bar_refused": "js.strand_bar_refused",
+		// a tapped seat that cannot be picked, and Book with none picked after it
+		"unavailable":      "js.unavailable",
+		"unavailable_book": "js.unavailable_book",
+		"sr_available":     "seat.available",
+		"sr_selected":      "seat.selected",
+		"state_sold":       "seat.sold",
+		"state_held":       "seat.held",
+		"state_yours":      "js.state_yours",
+		"state_blocked":    "seat.not_for_sale",
 	} {
 		m[key] = l.T(id, jsPlaceholders)
 	}
@@ -70,4 +82,5 @@ func ScriptText(l Lang) map[string]string {
 var jsPlaceholders = D{
 	"Label": "{label}", "Limit": "{limit}", "Left": "{left}", "Owned": "{owned}",
 	"Selected": "{selected}", "Seats": "{seats}", "Total": "{total}", "Reached": "{reached}",
+	"State": "{state}", "Reason": "{reason}",
 }

@@ -99,7 +99,11 @@ func (m *cellMaker) cell(st *services.Seat, row, col int) SeatCell {
 	case state == services.StateFree:
 		classes = append(classes, "seat-free")
 		c.Checked = p.Selected[st.ID]
-		desc = append(desc, l.T("seat.available", nil))
+		if c.Checked { // static/js/seatmap.js swaps the two words as the seat is ticked
+			desc = append(desc, l.T("seat.selected", nil))
+		} else {
+			desc = append(desc, l.T("seat.available", nil))
+		}
 	case mine && state == services.StateSold:
 		classes = append(classes, "seat-yours")
 		c.Disabled = true

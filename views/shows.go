@@ -147,14 +147,27 @@ type ShowPageProps struct {
 	Section int
 	// Waitlist is the show's waiting-list panel (nil: none).
 	Waitlist *WaitlistView
+	// CancelNote is what staff wrote for buyers when they cancelled the show ("" when
+	// nothing, or the show is not cancelled).
+	CancelNote string
+	// Steps is the step-through selection (zone, then row, then seats from lists)
+	// shown instead of the seat map; nil shows the map.
+	Steps *StepThrough
 }
 
 // Show returns the page's show.
 func (p ShowPageProps) Show() *services.Show { return p.Map.Show }
 
-// State returns the show's sale state.
+// State returns the show's sale state. For a buyer the waiting list holds seats for
+// (an offer to pay) it says so, not that every seat is held or gone.
 func (p ShowPageProps) State() ShowState {
-	return mapState(p.Lang, p.Lang.StateOf(p.Map.Show, p.Now, p.Zone), p.Map, p.HoldFor)
+	st := mapState(p.Lang, p.Lang.StateOf(p.Map.Show, p.Now, p.Zone), p.Map, p.HoldFor)
+	if p.Waitlist.Offered() && (st.Class == "held-out" || st.Class == "sold-out") {
+		l := p.Lang
+		return ShowState{Label: l.T("state.offered", nil), Class: "offered",
+			Reason: l.T("state.offered_reason", D{"Seats": p.Waitlist.OfferSeats(), "Time": l.DayTime(p.Waitlist.Offer.ExpiresAt, p.Zone)})}
+	}
+	return st
 }
 
 // Owned is how many seats of this show the signed-in buyer already holds or owns

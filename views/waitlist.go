@@ -81,6 +81,21 @@ func (v *WaitlistView) Live() bool {
 	return v.Entry != nil && (v.Entry.Status == WaitlistWaiting || v.Entry.Status == WaitlistOffered)
 }
 
+// Status is the panel's state for scripts, tests and its refresh (WaitlistURL's ?was=):
+// "join" without a place, else the place's status (Waitlist* constants).
+func (v *WaitlistView) Status() string {
+	if v.Entry == nil {
+		return "join"
+	}
+	return v.Entry.Status
+}
+
+// Offered reports whether seats are held for the buyer as the list's offer, with the
+// offer's order known.
+func (v *WaitlistView) Offered() bool {
+	return v != nil && v.Entry != nil && v.Entry.Status == WaitlistOffered && v.Offer != nil
+}
+
 // Quantities are the quantities a buyer may ask for: 1 to the purchase limit.
 func (v *WaitlistView) Quantities() []int {
 	out := make([]int, v.Show.PurchaseLimit)

@@ -24,7 +24,8 @@ func uxRegister(t *testing.T, ctx context.Context, a *testApp) {
 		chromedp.SendKeys(chromedp.CSS(`#email`), email),
 		chromedp.SendKeys(chromedp.CSS(`#password`), "popcorn-and-seats"),
 		chromedp.Submit(chromedp.CSS(`#password`)),
-		chromedp.WaitVisible(chromedp.CSS(`form[action="/logout"]`)),
+		// on a phone the sign-out form sits behind the Menu button
+		chromedp.WaitReady(chromedp.CSS(`form[action="/logout"]`)),
 	); err != nil {
 		t.Fatalf("register: %v", err)
 	}

@@ -4,7 +4,10 @@
 //  - the purchase limit, explained when reached (seats already held or owned count);
 //  - a wheelchair space asks for its confirmation box;
 //  - under the show's single-seat rule (warn, enforce), the seats the ticked ones
-//    would leave as single empty seats, named before the buyer books;
+//    would leave as single empty seats, named before the buyer books: by the Book
+//    button, right above the map and in the phones' bottom bar;
+//  - a tapped seat that cannot be picked says why (sold, held, not for sale);
+//  - a seat's accessible name says "selected" once ticked, "available" again after;
 //  - one tab stop for the whole map with arrow keys between seats (roving tabindex);
 //    Enter ticks or unticks the focused seat like Space (it never sends the form:
 //    only the Book button books);
@@ -224,6 +227,10 @@
 
   // strandCheck names what the ticked seats strand next to the booking button (it
   // also keeps the labels in data-seats and the verdict in data-refused).
+  // The same words show right above the map, and shorter in the phones' bottom bar
+  // beside Book, so the warning is on screen wherever the buyer is picking.
+  var strandMap = form.querySelector("[data-strand-map]");
+  var strandBar = form.querySelector("[data-strand-bar]");
   function strandCheck() {
     if (!strandNote) return;
     var got = stranded(picked(), function (s) { return !s.disabled; });
@@ -231,15 +238,59 @@
     var refused = strandRule === "enforce" && got.refused;
     strandNote.setAttribute("data-seats", labels.join(" "));
     strandNote.setAttribute("data-refused", refused ? "true" : "false");
-    strandNote.classList.toggle("strand-refused", refused);
+    [strandNote, strandMap, strandBar].forEach(function (n) {
+      if (!n) return;
+      n.classList.toggle("strand-refused", refused);
+      n.hidden = labels.length === 0;
+    });
     if (labels.length === 0) {
-      strandNote.hidden = true;
-      strandNote.textContent = "";
+      [strandNote, strandMap, strandBar].forEach(function (n) { if (n) n.textContent = ""; });
       return;
     }
+    var seatsText = labels.join(text("list_sep"));
     var key = (refused ? "strand_refused_" : "strand_") + (labels.length === 1 ? "one" : "other");
-    strandNote.textContent = text(key, { seats: labels.join(text("list_sep")) });
-    strandNote.hidden = false;
+    strandNote.textContent = text(key, { seats: seatsText });
+    if (strandMap) strandMap.textContent = strandNote.textContent;
+    if (strandBar) strandBar.textContent = text(refused ? "strand_bar_refused" : "strand_bar", { seats: seatsText });
+  }
+
+  // A tapped seat that cannot be picked (sold, held, yours already, not for sale) says
+  // so in a visible status note above the map; Book with nothing picked after such a
+  // tap says it again instead of sending the form.
+  var seatNote = form.querySelector("[data-seat-note]");
+  var refusedTap = "";
+  function unavailableState(cell) {
+    if (cell.classList.contains("seat-sold")) return text("state_sold");
+    if (cell.classList.contains("seat-yours")) return text("state_yours");
+    if (cell.classList.contains("seat-blocked")) return text("state_blocked");
+    return text("state_held");
+  }
+  function noteSeat(msg) {
+    if (!seatNote) return;
+    seatNote.hidden = false;
+    seatNote.textContent = "";
+    window.setTimeout(function () { seatNote.textContent = msg; }, 30);
+  }
+  form.addEventListener("click", function (ev) {
+    var cell = ev.target.closest && ev.target.closest(".seats .seat");
+    if (!cell || form.querySelector(".seat-fieldset[disabled]")) return;
+    var box = cell.querySelector('input[name="seat"]');
+    if (box && !box.disabled) return;
+    refusedTap = text("unavailable", { label: cell.getAttribute("data-label"), state: unavailableState(cell) });
+    noteSeat(refusedTap);
+  });
+  form.addEventListener("submit", function (ev) {
+    if (!refusedTap || picked().length > 0) return;
+    ev.preventDefault();
+    noteSeat(text("unavailable_book", { reason: refusedTap }));
+  });
+
+  // a seat's accessible name ends with its state: "available" or "selected"
+  function srState(s) {
+    var name = s.getAttribute("aria-label") || "";
+    var from = s.checked ? text("sr_available") : text("sr_selected");
+    var to = s.checked ? text("sr_selected") : text("sr_available");
+    if (name.slice(-from.length) === from) s.setAttribute("aria-label", name.slice(0, name.length - from.length) + to);
   }
   // A ticked seat someone else took: live.js unticks it, marks it seat-just-taken and
   // sends it a change event, then tells that seats changed (seatflow:seats); the notice
@@ -277,12 +328,15 @@
       if (cell && cell.classList.contains("seat-just-taken")) lostNow.push(s.getAttribute("data-label"));
     }
     var label = s.getAttribute("data-label");
+    refusedTap = "";
+    if (seatNote) seatNote.hidden = true;
     if (s.checked && owned + picked().length > limit) {
       s.checked = false;
       update();
       say(text("cannot", { label: label, reached: reachedText() }));
       return;
     }
+    srState(s);
     var now = update();
     var msg = text(s.checked ? "picked" : "unpicked", { label: label });
     if (s.checked && s.getAttribute("data-kind") === "wheelchair") {
