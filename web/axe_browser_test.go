@@ -99,33 +99,16 @@ func runAxe(t *testing.T, ctx context.Context) []axeViolation {
 // checkAxe runs axe-core on the page ctx shows (named page in the report) and fails the
 // test on each serious or critical violation, and on each rule of axeFailing, printing
 // its rule id, impact, help text and the target selectors; the other violations are
-// logged. known lists rule ids on this page that are reported (logged, not failed)
-// until the views they come from are fixed; the known violations found are returned.
-func checkAxe(t *testing.T, ctx context.Context, page string, known ...string) []axeViolation {
+// logged.
+func checkAxe(t *testing.T, ctx context.Context, page string) {
 	t.Helper()
-	var found []axeViolation
 	for _, v := range runAxe(t, ctx) {
-		switch {
-		case !v.failing():
+		if !v.failing() {
 			t.Logf("axe on %s, not failing: %s", page, v)
-		case contains(known, v.ID):
-			t.Logf("axe on %s, known (recorded, not failed): %s", page, v)
-			found = append(found, v)
-		default:
-			t.Errorf("axe on %s: %s\n\t%s", page, v, v.HelpURL)
+			continue
 		}
+		t.Errorf("axe on %s: %s\n\t%s", page, v, v.HelpURL)
 	}
-	return found
-}
-
-// contains tells whether list holds s.
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // axeWidth is a viewport the pages are checked at.

@@ -3,7 +3,6 @@ package web
 import (
 	"context"
 	"fmt"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -12,25 +11,10 @@ import (
 )
 
 // axePage is a GET page of the site checked with axe: its name in the subtest, its path,
-// the browser it is seen in (anonymous, the customer's or the admin's), and the axe
-// rules known to fail on it because of views another piece of work is reworking
-// (reported, not failed; see axeBuyerKnown).
+// and the browser it is seen in (anonymous, the customer's or the admin's).
 type axePage struct {
 	name, path string
 	who        string // "anon", "customer" or "admin"
-	known      []string
-}
-
-// axeBuyerKnown are the violations found on the buyer pages whose views (layout, home,
-// show and seat map, waiting list) are being reworked elsewhere: reported by the test
-// as known until that rework lands, then removed from here. Rule ids by page name.
-var axeBuyerKnown = map[string][]string{
-	// views/home.templ: the date links' and (in Chinese) the showtime buttons'
-	// accessible names do not contain their visible text
-	"home":  {"label-content-name-mismatch"},
-	"movie": {"label-content-name-mismatch"},
-	// views/layout.templ: the error page's status code is a styled paragraph
-	"not-found": {"p-as-heading"},
 }
 
 // TestAxeBrowser_EveryPage runs axe-core on every GET HTML page of the site — the buyer
@@ -131,27 +115,11 @@ func TestAxeBrowser_EveryPage(t *testing.T) {
 		}
 	}
 
-	// the known violations found (page: rule → where, with the number of elements),
-	// printed after the run so that make test's output shows them until they are fixed
-	seen := map[string][]string{}
-	defer func() {
-		for page, rules := range axeBuyerKnown {
-			for _, r := range rules {
-				k := page + ": " + r
-				if where, ok := seen[k]; ok {
-					fmt.Fprintf(os.Stderr, "axe: known violation, to fix in the buyer-page rework: %s at %s\n", k, strings.Join(where, ", "))
-				} else if !t.Failed() {
-					t.Logf("axe: %s is no longer found: remove it from axeBuyerKnown", k)
-				}
-			}
-		}
-	}()
 	for _, p := range pages {
 		langs := []string{"en", "zh-Hans"}
 		if p.who == "admin" {
 			langs = langs[:1]
 		}
-		known := append(p.known, axeBuyerKnown[p.name]...)
 		for _, w := range axeWidths {
 			for _, lang := range langs {
 				t.Run(p.name+"/"+w.name+"/"+lang, func(t *testing.T) {
@@ -176,9 +144,7 @@ func TestAxeBrowser_EveryPage(t *testing.T) {
 							t.Fatalf("%s is in %q, want %s (%v)", p.path, got, lang, err)
 						}
 					}
-					for _, v := range checkAxe(t, tab, p.name+" at "+w.name+" px in "+lang, known...) {
-						seen[p.name+": "+v.ID] = append(seen[p.name+": "+v.ID], w.name+"/"+lang+fmt.Sprintf(" (%d)", len(v.Targets)))
-					}
+					checkAxe(t, tab, p.name+" at "+w.name+" px in "+lang)
 					screenshot(t, tab, "axe-"+p.name+"-"+w.name+"-"+lang)
 				})
 			}
