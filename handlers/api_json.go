@@ -93,6 +93,9 @@ type orderJSON struct {
 	// TicketURL the address of its QR image; both only on the buyer's own paid orders.
 	TicketRef string `json:"ticket_ref,omitempty"`
 	TicketURL string `json:"ticket_url,omitempty"`
+	// TicketCode is the ticket's short code as staff type it at the door ("K3M9P-QR7TX",
+	// orders.FormatTicketCode); only in GET /api/v1/orders/{no} of a paid order.
+	TicketCode string `json:"ticket_code,omitempty"`
 	// Stranded names the lone empty seats the order left when it was created (the
 	// single-seat rule's warn, or a best-available fallback); only in the 201 answer.
 	Stranded []string `json:"stranded,omitempty"`

@@ -50,8 +50,8 @@ func (d *Deps) apiOrders(c *fiber.Ctx) error {
 	return c.JSON(fiber.Map{"orders": out})
 }
 
-// apiOrder is one of the signed-in user's orders -> 200; 404 NOT_FOUND (also another
-// user's).
+// apiOrder is one of the signed-in user's orders -> 200 (a paid one with its ticket
+// code); 404 NOT_FOUND (also another user's).
 func (d *Deps) apiOrder(c *fiber.Ctx) error {
 	ctx, cancel := ctxOf(c)
 	defer cancel()
@@ -59,7 +59,11 @@ func (d *Deps) apiOrder(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(d.buyerOrderOut(o))
+	out := d.buyerOrderOut(o)
+	if out.TicketRef != "" {
+		out.TicketCode = d.ticketCode(ctx, o)
+	}
+	return c.JSON(out)
 }
 
 // apiCancel cancels a pending order of the signed-in user -> 200 the order; 409

@@ -31,7 +31,8 @@ func (a *testApp) orderJSONOf(token, no string) (one, listed map[string]any) {
 // TestOrderJSON_TicketRefOnPaidOrdersOnly: a buyer's order JSON (one order and the list)
 // has ticket_ref and ticket_url only while the order is paid: not while pending, not once
 // refunded, not on a cancelled order; the reference names the order and is the one its
-// ticket page shows, and ticket_url serves the PNG to the owner. Ended orders carry
+// ticket page shows (GET one order also has its ticket_code, the list does not), and
+// ticket_url serves the PNG to the owner. Ended orders carry
 // end_reason (cancelled_by_buyer, refunded_by_staff), live ones none.
 func TestOrderJSON_TicketRefOnPaidOrdersOnly(t *testing.T) {
 	a := newTestApp(t, nil)
@@ -63,8 +64,18 @@ func TestOrderJSON_TicketRefOnPaidOrdersOnly(t *testing.T) {
 	check("pending", paidNo, false, "")
 	a.payOrder(buyer, paidNo)
 	ref := check("paid", paidNo, true, "")
-	if page := a.getPage("/orders/"+paidNo+"/ticket", buyer); ticketRefOn(page.body) != ref {
+	page := a.getPage("/orders/"+paidNo+"/ticket", buyer)
+	if ticketRefOn(page.body) != ref {
 		t.Errorf("the ticket page shows %q, the JSON %q", ticketRefOn(page.body), ref)
+	}
+	// GET one order also carries the short code, the one the ticket page shows
+	one, listed := a.orderJSONOf(buyer, paidNo)
+	onPage := ticketCodeText.FindSubmatch(page.body)
+	if code, _ := one["ticket_code"].(string); onPage == nil || code != string(onPage[1]) {
+		t.Errorf("GET order: ticket_code %q, the ticket page shows %q", code, onPage)
+	}
+	if _, has := listed["ticket_code"]; has {
+		t.Errorf("the list carries ticket_code: %v", listed["ticket_code"])
 	}
 	if png := a.do("GET", "/orders/"+paidNo+"/ticket.png", buyer, nil, nil); png.status != 200 || png.header.Get("Content-Type") != "image/png" {
 		t.Errorf("ticket_url with the Bearer token: %d %s", png.status, png.header.Get("Content-Type"))
