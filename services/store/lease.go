@@ -325,16 +325,24 @@ func (i *Instances) Run(ctx context.Context, fault func(reason string)) {
 func slotMasters(ctx context.Context, cc *redis.ClusterClient) (string, bool) {
 	ctx, cancel := context.WithTimeout(ctx, RedisTimeout)
 	defer cancel()
-	slots, err := cc.ClusterSlots(ctx).Result()
+	shards, err := cc.ClusterShards(ctx).Result()
 	if err != nil {
 		return "", false
 	}
-	parts := make([]string, 0, len(slots))
-	for _, s := range slots {
-		if len(s.Nodes) == 0 {
+	parts := make([]string, 0, len(shards))
+	for _, sh := range shards {
+		master := ""
+		for _, n := range sh.Nodes {
+			if n.Role == "master" {
+				master = n.ID
+			}
+		}
+		if master == "" {
 			continue
 		}
-		parts = append(parts, fmt.Sprintf("%d-%d=%s", s.Start, s.End, s.Nodes[0].ID))
+		for _, r := range sh.Slots {
+			parts = append(parts, fmt.Sprintf("%d-%d=%s", r.Start, r.End, master))
+		}
 	}
 	sort.Strings(parts)
 	return strings.Join(parts, ","), true
