@@ -56,16 +56,12 @@ type testApp struct {
 
 const testRedisDB = 12
 
-// The browser tests run in two processes of their own beside the others (make test,
-// SEATFLOW_TEST_WEB_PART=browser and browser2; they mostly wait on chromium, so two
-// halves finish sooner than one): each has its own database (suffix "_browser" or
-// "_browser2"), Redis DB (10 or 19) and key prefix, since pub/sub channels are shared
-// by every DB of a server.
+// The browser tests run in a process of their own beside the others (make test,
+// SEATFLOW_TEST_WEB_PART=browser): their own database (suffix "_browser"), Redis DB 10
+// and key prefix, since pub/sub channels are shared by every DB of a server.
 const (
-	browserPart     = "browser"
-	browserRedisDB  = 10
-	browser2Part    = "browser2"
-	browser2RedisDB = 19
+	browserPart    = "browser"
+	browserRedisDB = 10
 )
 
 func testConfig() Config {
@@ -79,20 +75,16 @@ func testConfig() Config {
 	}
 	part := os.Getenv("SEATFLOW_TEST_WEB_PART")
 	suffix := os.Getenv("SEATFLOW_TEST_SUFFIX")
-	if part == browserPart || part == browser2Part {
-		suffix += "_" + part
+	if part == browserPart {
+		suffix += "_" + browserPart
 	}
 	cfg.MySQLDSN = base + "seatflow_test_web" + suffix
 	if addr := os.Getenv("SEATFLOW_TEST_REDIS_ADDR"); addr != "" {
 		cfg.RedisAddr = addr
 	}
-	switch part {
-	case browserPart:
+	cfg.RedisDB = testRedisDB
+	if part == browserPart {
 		cfg.RedisDB = browserRedisDB
-	case browser2Part:
-		cfg.RedisDB = browser2RedisDB
-	default:
-		cfg.RedisDB = testRedisDB
 	}
 	// pub/sub channels are shared by every DB of a Redis server: a prefix of their own
 	// keeps the live seat maps and waiting rooms of these tests from hearing the seat

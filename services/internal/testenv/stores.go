@@ -47,7 +47,6 @@ var RedisDBs = map[string]int{
 	"services/store":       16,
 	"services/waitingroom": 17,
 	"services/waitlist":    18,
-	"web (browser2)":       19,
 }
 
 // RedisDatabases is how many databases the test Redis needs for every number in RedisDBs

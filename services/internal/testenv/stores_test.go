@@ -52,7 +52,6 @@ func TestRedisDBsAreDistinct(t *testing.T) {
 	for _, c := range []struct{ pkg, file, pattern string }{
 		{"web", "web/testapp_test.go", `const testRedisDB = (\d+)`},
 		{"web (browser)", "web/testapp_test.go", `browserRedisDB\s*= (\d+)`},
-		{"web (browser2)", "web/testapp_test.go", `browser2RedisDB\s*= (\d+)`},
 		{"jobs", "jobs/expiry_test.go", `const jobsRedisDB = (\d+)`},
 		{"web/loadtest", "web/loadtest/smoke_test.go", `const smokeRedisDB = (\d+)`},
 		{"(make bench)", "cmd_loadtest.go", `const loadtestRedisDB = (\d+)`},
