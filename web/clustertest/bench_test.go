@@ -55,6 +55,17 @@ func benchRounds() int {
 	return n
 }
 
+// benchPhase reports whether TestClusterBench_Instances measures the phase named
+// (SEATFLOW_BENCH_PHASES, comma-separated, default "rejection,flash").
+func benchPhase(name string) bool {
+	for _, p := range strings.Split(env("SEATFLOW_BENCH_PHASES", "rejection,flash"), ",") {
+		if strings.TrimSpace(p) == name {
+			return true
+		}
+	}
+	return false
+}
+
 // median of the values (0 for none).
 func median(v []float64) float64 {
 	if len(v) == 0 {
@@ -78,6 +89,9 @@ type phase struct {
 	codes     map[string]int
 	upstreams map[string]int
 	cpu       map[string]time.Duration
+	// nodes0 and nodes1 are each Redis server's CPU time and commandstats at the
+	// phase's start and end (sampleNodes)
+	nodes0, nodes1 map[string]nodeSample
 }
 
 // rate is ok answers a second.
@@ -90,6 +104,7 @@ func (c *cluster) drive(ctx context.Context, name string, instances, clients int
 	var mu sync.Mutex
 	var ok, other atomic.Int64
 	procs := benchProcs(c.t)
+	p.nodes0 = sampleNodes(ctx)
 	cpu0 := cpuTimes(procs)
 	t0 := time.Now()
 	end := t0.Add(d)
@@ -134,6 +149,7 @@ func (c *cluster) drive(ctx context.Context, name string, instances, clients int
 	p.elapsed = time.Since(t0)
 	p.ok, p.other = ok.Load(), other.Load()
 	cpu1 := cpuTimes(procs)
+	p.nodes1 = sampleNodes(ctx)
 	p.cpu = map[string]time.Duration{}
 	for k, v := range cpu1 {
 		p.cpu[k] = v - cpu0[k]
@@ -220,7 +236,12 @@ func TestClusterBench_Instances(t *testing.T) {
 	for round := range benchRounds() {
 		for _, n := range []int{1, len(c.instances)} {
 			balance(ctx, t, c, n)
-			phases = append(phases, c.drive(ctx, "rejection", n, clients, d, rejectOp))
+			if benchPhase("rejection") {
+				phases = append(phases, c.drive(ctx, "rejection", n, clients, d, rejectOp))
+			}
+			if !benchPhase("flash") {
+				continue
+			}
 			// the flash sale: 24 fresh shows of 600 seats, each bought block by block
 			const flashShows = 24
 			type flashShow struct {
@@ -259,12 +280,16 @@ func TestClusterBench_Instances(t *testing.T) {
 	balance(ctx, t, c, len(c.instances))
 
 	var b strings.Builder
-	fmt.Fprintf(&b, "scale-out through the balancer: %d clients, %s phases, instance CPU quota %s\n", clients, d, env("CLUSTER_CPU_QUOTA", "none"))
+	fmt.Fprintf(&b, "scale-out through the balancer: %d clients, %s phases, instance CPU quota %s, Redis %s\n", clients, d, env("CLUSTER_CPU_QUOTA", "none"),
+		env("SEATFLOW_BENCH_SINGLE_REDIS", "Cluster"))
 	for _, p := range phases {
 		fmt.Fprintf(&b, "  %-9s %d instance(s): %8.0f/s ok (%d ok, %d other in %s)  served by %s\n", p.name, p.instances, p.rate(), p.ok, p.other,
 			p.elapsed.Round(10*time.Millisecond), describeCounts(p.upstreams))
 		fmt.Fprintf(&b, "      answers %s\n      cpu per ok answer %s\n      %s\n", describeCounts(p.codes), describeCPU(p.cpu, p.ok),
 			describeMachine(p.cpu, p.elapsed))
+		if nodes := describeNodes(p.nodes0, p.nodes1, p.ok); nodes != "" {
+			fmt.Fprintln(&b, nodes)
+		}
 		if q, err := strconv.ParseFloat(env("CLUSTER_CPU_QUOTA", ""), 64); err == nil {
 			fmt.Fprintf(&b, "      the serving instances used %.2f of their %.2f CPUs of quota\n", p.cpu["instances"].Seconds()/p.elapsed.Seconds(), q*float64(p.instances))
 		}
@@ -370,6 +395,9 @@ func benchProcs(t *testing.T) map[string][]int {
 			g = "redis-asynq"
 		case "7020", "7021":
 			g = "redis-1master"
+			if os.Getenv("SEATFLOW_BENCH_SINGLE_REDIS") != "" {
+				g = "redis-1node" // the one plain node every instance uses (.ci/cluster/bench)
+			}
 		}
 		if p := pidOf(f); p > 0 {
 			out[g] = append(out[g], p)
