@@ -509,17 +509,34 @@ func (s *SeatStore) loadNow(ctx context.Context, showID int64) error {
 
 // UsersMark reads, in one round trip, the show's per-user counts marker (the time, in
 // Redis's clock as ms, they were last rebuilt; "" when the map is missing) and Redis's
-// clock. Errors: Redis's.
+// clock. On a Redis Cluster both go to the show's master: TIME has no key, and the
+// cluster client would send it to a random master, a second round trip on another
+// node whose clock is not the one the marker was written with (the pipeline goes
+// through the cluster client again, following MOVED and ASK, when the show's master
+// refuses it during a slot move). Errors: Redis's.
 func (s *SeatStore) UsersMark(ctx context.Context, showID int64) (string, time.Time, error) {
 	ctx, cancel := context.WithTimeout(ctx, store.RedisTimeout)
 	defer cancel()
+	key := s.Keys(showID)[2]
 	var mark *redis.StringCmd
 	var now *redis.TimeCmd
-	_, err := s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
-		mark = p.HGet(ctx, s.Keys(showID)[2], "_")
+	read := func(p redis.Pipeliner) error {
+		mark = p.HGet(ctx, key, "_")
 		now = p.Time(ctx)
 		return nil
-	})
+	}
+	var err error
+	if cc, ok := s.rdb.(*redis.ClusterClient); ok {
+		var node *redis.Client
+		if node, err = cc.MasterForKey(ctx, key); err == nil {
+			_, err = node.Pipelined(ctx, read)
+		}
+		if err != nil && !errors.Is(err, redis.Nil) {
+			_, err = s.rdb.Pipelined(ctx, read)
+		}
+	} else {
+		_, err = s.rdb.Pipelined(ctx, read)
+	}
 	if err != nil && !errors.Is(err, redis.Nil) {
 		return "", time.Time{}, err
 	}
