@@ -42,25 +42,35 @@ services:
 test-services:
 	@bash .ci/services --for-tests
 
-## test: vet, check generated code, run every test against real MariaDB and Redis in three
+## test: vet, check generated code, run every test against real MariaDB and Redis in four
 ## runs side by side: the services/ packages (each on a database and a Redis DB of its
 ## own, services/internal/testenv.RedisDBs, so two run at a time) with jobs and the load
-## test's smoke run, then the fuzz targets (while the browser run, the longest, goes on);
-## web's browser tests (on stores of their own,
-## SEATFLOW_TEST_WEB_PART=browser); and the rest (web, handlers, views); the other runs'
-## output follows the last's
+## test's smoke run, then the fuzz targets (while the browser runs, the longest, go on);
+## web's browser tests in two halves of similar length (they mostly wait on chromium),
+## each on a database and key prefix of its own: BROWSER_TESTS_2
+## (SEATFLOW_TEST_WEB_PART=browser2) on a private redis-server started here on a free
+## port and stopped afterwards (.ci/test-redis; every Redis DB below 16 is taken and the
+## machine's Redis may have only 16), the others (browser) on Redis DB 10; and the rest
+## (web, handlers, views). web's test binary is built once before its three runs start,
+## so they share the build. The other runs' output follows the last's
 STORE_TEST_PKGS := ./services/... ./jobs/... ./web/loadtest/...
 BROWSER_TESTS := Browser|TestConsole_ManagerDay
+BROWSER_TESTS_2 := TestAxeBrowser|TestBrowser_Queue|TestBrowserUX_|TestBrowserCountdown
 test: test-services test-deps static
 	$(GO) vet ./...
 	@$(MAKE) --no-print-directory generate
 	@git diff --quiet -- '*_templ.go' 2>/dev/null || { echo "generated *_templ.go files differ from 'go tool templ generate': commit them"; git diff --stat -- '*_templ.go'; exit 1; }
-	@log=$$(mktemp); blog=$$(mktemp); \
+	@log=$$(mktemp); blog=$$(mktemp); b2log=$$(mktemp); bin=$$(mktemp -d); rdir=$$(mktemp -d); \
+	trap "rm -rf $$log $$blog $$b2log $$bin; bash .ci/test-redis stop $$rdir" EXIT; trap 'exit 130' INT TERM; \
+	raddr=$$(bash .ci/test-redis start $$rdir) || exit 1; \
 	{ $(GO) test -race -count=1 -p 2 -timeout 15m $(STORE_TEST_PKGS) >$$log 2>&1; rc=$$?; \
 	  $(MAKE) --no-print-directory fuzz FUZZTIME=$(FUZZTIME) >>$$log 2>&1 || rc=1; exit $$rc; } & pid=$$!; \
-	SEATFLOW_TEST_WEB_PART=browser $(GO) test -race -count=1 -timeout 25m -run '$(BROWSER_TESTS)' ./web/ >$$blog 2>&1 & bpid=$$!; \
+	$(GO) test -race -c -o $$bin/web.test ./web/; \
+	SEATFLOW_TEST_WEB_PART=browser $(GO) test -race -count=1 -timeout 25m -run '$(BROWSER_TESTS)' -skip '$(BROWSER_TESTS_2)' ./web/ >$$blog 2>&1 & bpid=$$!; \
+	SEATFLOW_TEST_WEB_PART=browser2 SEATFLOW_TEST_REDIS_ADDR=$$raddr $(GO) test -race -count=1 -timeout 25m -run '$(BROWSER_TESTS_2)' ./web/ >$$b2log 2>&1 & b2pid=$$!; \
 	$(GO) test -race -count=1 -p 2 -timeout 15m -skip '$(BROWSER_TESTS)' $$($(GO) list ./... | grep -v -e /services -e /jobs -e /web/loadtest); rc=$$?; \
-	wait $$pid; rc2=$$?; wait $$bpid; rc3=$$?; cat $$log $$blog; rm -f $$log $$blog; test $$rc -eq 0 -a $$rc2 -eq 0 -a $$rc3 -eq 0
+	wait $$pid; rc2=$$?; wait $$bpid; rc3=$$?; wait $$b2pid; rc4=$$?; cat $$log $$blog $$b2log; \
+	test $$rc -eq 0 -a $$rc2 -eq 0 -a $$rc3 -eq 0 -a $$rc4 -eq 0
 
 ## fuzz: each fuzz target for FUZZTIME (default 20000 inputs, a few seconds each; crashes
 ## land in testdata/fuzz and become regular tests). A count, not a duration: Go 1.26's

@@ -56,12 +56,19 @@ type testApp struct {
 
 const testRedisDB = 12
 
-// The browser tests run in a process of their own beside the others (make test,
-// SEATFLOW_TEST_WEB_PART=browser): their own database (suffix "_browser"), Redis DB 10
-// and key prefix, since pub/sub channels are shared by every DB of a server.
+// The browser tests run in two processes of their own beside the others (make test;
+// they mostly wait on chromium, so two halves finish sooner than one), each with its own
+// database (suffix "_browser" or "_browser2") and key prefix, since pub/sub channels are
+// shared by every DB of a server. The first half (SEATFLOW_TEST_WEB_PART=browser) has
+// Redis DB 10 of the test Redis. Every DB below 16 belongs to a test package, make run or
+// make bench (services/internal/testenv.RedisDBs), and the machine's Redis may have only
+// 16, so the second half (browser2) runs on a private redis-server that make test starts
+// for it (.ci/test-redis) and names in SEATFLOW_TEST_REDIS_ADDR; there it uses DB 10 too.
+// Without that address it refuses to run rather than share the first half's DB.
 const (
 	browserPart    = "browser"
 	browserRedisDB = 10
+	browser2Part   = "browser2"
 )
 
 func testConfig() Config {
@@ -75,16 +82,24 @@ func testConfig() Config {
 	}
 	part := os.Getenv("SEATFLOW_TEST_WEB_PART")
 	suffix := os.Getenv("SEATFLOW_TEST_SUFFIX")
-	if part == browserPart {
-		suffix += "_" + browserPart
+	if part == browserPart || part == browser2Part {
+		suffix += "_" + part
 	}
 	cfg.MySQLDSN = base + "seatflow_test_web" + suffix
-	if addr := os.Getenv("SEATFLOW_TEST_REDIS_ADDR"); addr != "" {
+	addr := os.Getenv("SEATFLOW_TEST_REDIS_ADDR")
+	if addr != "" {
 		cfg.RedisAddr = addr
 	}
-	cfg.RedisDB = testRedisDB
-	if part == browserPart {
+	switch part {
+	case browserPart:
 		cfg.RedisDB = browserRedisDB
+	case browser2Part:
+		if addr == "" {
+			panic("SEATFLOW_TEST_WEB_PART=browser2 runs on a Redis of its own: set SEATFLOW_TEST_REDIS_ADDR to it (make test starts one with .ci/test-redis)")
+		}
+		cfg.RedisDB = browserRedisDB
+	default:
+		cfg.RedisDB = testRedisDB
 	}
 	// pub/sub channels are shared by every DB of a Redis server: a prefix of their own
 	// keeps the live seat maps and waiting rooms of these tests from hearing the seat

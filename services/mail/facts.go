@@ -24,7 +24,10 @@ type Facts struct {
 }
 
 // OrderFacts are an order at its event: number, show, status, total in minor units of
-// Currency, payment deadline (UTC) and seats.
+// Currency, payment deadline (UTC), seats and, for a paid order, its ticket code
+// (canonical, as ticket_codes keeps it; drawn in the payment's transaction, so the
+// ticket e-mail has it; "" for an order of another status or paid before codes were
+// drawn at payment).
 type OrderFacts struct {
 	No         string      `json:"no"`
 	ShowID     int64       `json:"show_id"`
@@ -33,6 +36,7 @@ type OrderFacts struct {
 	Currency   string      `json:"currency"`
 	ExpiresAt  time.Time   `json:"expires_at"`
 	Seats      []SeatFacts `json:"seats,omitempty"`
+	TicketCode string      `json:"ticket_code,omitempty"`
 }
 
 // SeatFacts are one seat of an order: its label and its zone's code and name.
@@ -62,7 +66,8 @@ func (f *OrderFacts) order() *services.Order {
 }
 
 // gatherFacts reads, through q (the event's transaction), the facts of each message: the
-// order it names (with its show), or for a message about a show alone, the show. A
+// order it names (with its show and, when paid, its ticket code), or for a message
+// about a show alone, the show. A
 // message whose order or show q cannot find gets nil. It runs at most three queries
 // whatever the number of messages.
 func gatherFacts(ctx context.Context, q store.Querier, ms []Message) ([]*Facts, error) {
@@ -87,6 +92,9 @@ func gatherFacts(ctx context.Context, q store.Querier, ms []Message) ([]*Facts, 
 				Order: &OrderFacts{No: r.OrderNo, ShowID: r.ShowID, Status: r.Status, TotalMinor: r.TotalMinor,
 					Currency: r.Currency, ExpiresAt: r.ExpiresAt.UTC()},
 				Show: &ShowFacts{ID: r.ShowID, Title: r.Title, Hall: r.HallName, StartsAt: r.StartsAt.UTC()},
+			}
+			if r.Status == services.OrderPaid {
+				orders[r.OrderNo].Order.TicketCode = r.TicketCode
 			}
 		}
 		if len(rows) > 0 {

@@ -84,6 +84,8 @@ type content struct {
 	LinkLabel              string
 	Redacted               string // in place of a secret link the page may not show
 	TicketLabel, TicketRef string
+	CodeLabel, TicketCode  string // the ticket code as staff type it ("K3M9P-QR7TX")
+	CodeHint               string
 	QRLabel, QRCID         string
 	Footer                 string
 	Sep                    string // between a label and its value in the text part
@@ -102,7 +104,7 @@ var (
 )
 
 // Render writes row's e-mail as it is sent: subject, bodies and (for order_paid) the
-// ticket's QR code, from the row's facts; a password_reset's link is opened with
+// ticket's QR code and ticket code, from the row's facts; a password_reset's link is opened with
 // Secrets. Errors: INVALID_REQUEST for a row of an unknown kind, with facts or data
 // that do not parse, or a reset without a link that opens; for a row without facts,
 // those of the sources (NOT_FOUND when the order or show is gone).
@@ -146,6 +148,9 @@ func (r *Renderer) render(ctx context.Context, row *Row, reveal bool) (*Rendered
 		}
 	}
 	out := &Rendered{Subject: c.Subject}
+	if row.Kind == OrderPaid && f.Order != nil && f.Order.Status == services.OrderPaid && f.Order.TicketCode != "" {
+		c.CodeLabel, c.TicketCode, c.CodeHint = w.labels["code"], shownTicketCode(f.Order.TicketCode), w.labels["code_hint"]
+	}
 	if row.Kind == OrderPaid && f.Order != nil && f.Order.Status == services.OrderPaid && r.Tickets != nil {
 		c.TicketLabel, c.TicketRef = w.labels["ticket"], r.Tickets.Ref(f.Order.order())
 		png, err := qrcode.Encode(c.TicketRef, qrcode.Medium, -qrModulePixels)
@@ -307,6 +312,17 @@ func (r *Renderer) details(w *words, row *Row, f *Facts, data map[string]string)
 		add("note", data[DataNote])
 	}
 	return ds
+}
+
+// shownTicketCode is a canonical ticket code as staff read and type it: two groups of
+// five joined by a hyphen ("K3M9P-QR7TX"), the form orders.FormatTicketCode gives the
+// ticket page and the API (mail sits below orders, so it cannot call it); anything but
+// ten characters comes back as it is.
+func shownTicketCode(code string) string {
+	if len(code) != 10 {
+		return code
+	}
+	return code[:5] + "-" + code[5:]
 }
 
 // seatList names an order's seats by zone: "Premium: H5, H6; Standard: A1" (the zone's

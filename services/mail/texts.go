@@ -48,6 +48,7 @@ var english = words{
 		"order": "Order", "movie": "Movie", "hall": "Hall", "starts": "Starts", "seats": "Seats",
 		"total": "Total", "status": "Status", "pay_by": "Pay by", "reason": "Reason", "note": "Note",
 		"ticket": "Ticket reference", "qr": "Ticket QR code", "hello": "Hello,",
+		"code": "Code for the door", "code_hint": "If the QR code cannot be scanned, the staff at the door can type this code.",
 		"footer": "This e-mail was sent by seatflow because of your account's activity.",
 		"link":   "Link:", "sep": ": ",
 		"redacted": "[link redacted: seatflow keeps it only encrypted, and its token only as a SHA-256; " +
@@ -97,6 +98,7 @@ var chinese = words{
 		"order": "订单号", "movie": "影片", "hall": "影厅", "starts": "开场时间", "seats": "座位",
 		"total": "总价", "status": "状态", "pay_by": "付款截止", "reason": "原因", "note": "影院说明",
 		"ticket": "票券编号", "qr": "电影票二维码", "hello": "您好！",
+		"code": "入场码", "code_hint": "二维码无法扫描时，检票员可输入此入场码。",
 		"footer": "此邮件由 seatflow 根据您账户的操作自动发送。",
 		"link":   "链接：", "sep": "：",
 		"redacted": "[链接已隐去：seatflow 只保存加密后的链接，令牌只保存其 SHA-256；只有实际发出的邮件中才有明文链接]",

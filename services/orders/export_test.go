@@ -1,5 +1,11 @@
 package orders
 
+import "io"
+
+// SetTicketRand makes the paid transition draw ticket codes from r (tests replay a draw
+// to force a collision).
+func (o *Orders) SetTicketRand(r io.Reader) { o.ticketRand = r }
+
 // SetRateLimiter replaces the rate limiter of the orders service (tests change limits
 // half way).
 func (o *Orders) SetRateLimiter(r *RateLimiter) { o.limiter = r }

@@ -2,6 +2,8 @@ package orders
 
 import (
 	"context"
+	"crypto/rand"
+	"io"
 	"log/slog"
 	"sync"
 	"time"
@@ -41,6 +43,8 @@ type Orders struct {
 	locks    *keyLocks
 	best     seats.BestSnapshots // seat values best-available chooses from (best_snapshot.go)
 	group    *groupCommit        // nil: each order commits alone (GroupCommit.MaxOrders 1)
+	// ticketRand is what a paid order's ticket code is drawn from (crypto/rand)
+	ticketRand io.Reader
 
 	idStepMu    sync.Mutex // guards idStepVal, read from the database once (AutoIncrementStep)
 	idStepKnown bool
@@ -78,7 +82,7 @@ func NewOrders(db *sqlx.DB, catalog *catalog.Catalog, seats *seats.SeatStore, li
 	}
 	o := &Orders{db: db, catalog: catalog, seats: seats, limiter: limiter, clock: clock,
 		metrics: cfg.Metrics, expiry: cfg.Expiry, holdFor: cfg.HoldFor, zone: cfg.Zone, log: cfg.Logger,
-		hallMaps: cfg.HallMaps, locks: newKeyLocks(seats.Redis(), seats.Prefix())}
+		hallMaps: cfg.HallMaps, locks: newKeyLocks(seats.Redis(), seats.Prefix()), ticketRand: rand.Reader}
 	if cfg.GroupCommit.MaxOrders != 1 {
 		o.group = newGroupCommit(cfg.GroupCommit, o.persistBatches)
 	}

@@ -169,7 +169,8 @@ func (p *Payments) Payment(ctx context.Context, paymentID string) (*Payment, err
 
 // HandleWebhook applies a provider's signed event (raw body, hex signature). It is
 // idempotent: an event for a payment already decided changes nothing. An approval of a
-// pending order marks it paid (one conditional update, invariant 5) and its seats sold;
+// pending order marks it paid (one conditional update, invariant 5), draws its ticket
+// code and queues the ticket e-mail in that transaction, then marks its seats sold;
 // an approval that arrives after the order was cancelled or expired (or paid by another
 // payment) is recorded and refunded, and the seats are not taken back from anyone.
 // A replay of a signed event inside the freshness window therefore changes nothing,
@@ -234,7 +235,9 @@ func (p *Payments) setStatus(ctx context.Context, pay *Payment, from, to string)
 }
 
 // approve records an approved payment and pays its order, or refunds it when the order
-// is no longer pending or its show was cancelled (invariant 10).
+// is no longer pending or its show was cancelled (invariant 10). Paying draws the
+// ticket code in the same transaction (Transition), before queuePaymentMail freezes the
+// ticket e-mail's facts, so the e-mail carries the code the ticket page shows.
 func (p *Payments) approve(ctx context.Context, pr PaymentProvider, pay *Payment) error {
 	now := p.clock.Now()
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), store.DBTimeout)

@@ -7,10 +7,12 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"errors"
+	"fmt"
 	"io"
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/jmoiron/sqlx"
 
@@ -150,8 +152,9 @@ func (t *Tickets) Verify(ref string, o *services.Order) bool {
 
 // A ticket code is the short form of a ticket that staff can type at the door:
 // TicketCodeLen characters of Crockford's base32 (0-9 and A-Z without I, L, O, U), shown
-// as two groups of five ("K3M9P-QR7TX"). The first nine are random (45 bits), drawn when
-// the order's ticket is first shown and stored (ticket_codes, unique), so a code says
+// as two groups of five ("K3M9P-QR7TX"). The first nine are random (45 bits), drawn in
+// the transaction that pays the order (or, for an order paid before that, when its
+// ticket is first shown) and stored (ticket_codes, unique), so a code says
 // nothing about the order and cannot be guessed from another; the last is a check
 // character. Reading a typed code ignores case, spaces and hyphens and takes I and L
 // for 1 and O for 0.
@@ -280,37 +283,72 @@ func FormatTicketCode(code string) string {
 	return code[:5] + "-" + code[5:]
 }
 
-// Code returns the ticket code of order o (canonical, see FormatTicketCode to show it),
-// drawing and storing one the first time: a code another order holds is drawn again,
-// and of two requests for the same order the first stored wins. It does not look at
-// o's status: callers show it for paid orders only. Errors: UNAVAILABLE (the database,
-// or no store: WithCodes was not called).
+// Code returns the ticket code of order o (canonical, see FormatTicketCode to show it).
+// An order paid since codes are drawn at payment has had one from that transaction on
+// (Transition); for one paid before, the code is drawn and stored here the first time:
+// a code another order holds is drawn again, and of two requests for the same order the
+// first stored wins. It does not look at o's status: callers show it for paid orders
+// only. Errors: UNAVAILABLE (the database, the random source, no free code after
+// ticketCodeTries draws, or no store: WithCodes was not called).
 func (t *Tickets) Code(ctx context.Context, o *services.Order) (string, error) {
 	if t.db == nil {
 		return "", services.Errorf(services.CodeUnavailable, "ticket codes are not kept on this instance")
 	}
 	ctx, cancel := context.WithTimeout(ctx, store.DBTimeout)
 	defer cancel()
+	code, err := drawTicketCode(ctx, t.db, t.rand, o.ID, t.clock.Now().UTC())
+	return code, ticketCodeError(err)
+}
+
+// errTicketRand wraps a failure of the random source a ticket code is drawn from.
+var errTicketRand = errors.New("the random source failed")
+
+// errNoFreeTicketCode is drawTicketCode's answer when each of its ticketCodeTries draws
+// was a code another order holds.
+var errNoFreeTicketCode = fmt.Errorf("no free ticket code after %d draws", ticketCodeTries)
+
+// drawTicketCode returns the ticket code of order orderID as q sees it, drawing one from
+// r and storing it (dated now) when the order has none: a draw another order holds
+// (MySQL 1062 on the code) is drawn again, up to ticketCodeTries times; when the order
+// got a code meanwhile, that one is read back. q is the pool or the caller's
+// transaction (a payment draws its order's code in the transaction that pays it; a
+// refused duplicate INSERT does not end a MariaDB transaction). Errors: the database's,
+// errTicketRand (wrapping r's), errNoFreeTicketCode.
+func drawTicketCode(ctx context.Context, q store.Querier, r io.Reader, orderID int64, now time.Time) (string, error) {
 	for range ticketCodeTries {
-		code, err := store.TicketCodeOf(ctx, t.db, o.ID)
+		code, err := store.TicketCodeOf(ctx, q, orderID)
 		if err == nil {
 			return code, nil
 		}
 		if !store.IsNoRows(err) {
-			return "", store.Unavailable("the database", err)
+			return "", err
 		}
-		if code, err = NewTicketCode(t.rand); err != nil {
-			return "", store.Unavailable("the random source", err)
+		if code, err = NewTicketCode(r); err != nil {
+			return "", fmt.Errorf("%w: %w", errTicketRand, err)
 		}
-		err = store.InsertTicketCode(ctx, t.db, o.ID, code, t.clock.Now().UTC())
+		err = store.InsertTicketCode(ctx, q, orderID, code, now)
 		if err == nil {
 			return code, nil
 		}
 		if !errors.Is(err, store.ErrDuplicateTicketCode) {
-			return "", store.Unavailable("the database", err)
+			return "", err
 		}
 	}
-	return "", services.Errorf(services.CodeUnavailable, "no free ticket code after %d draws", ticketCodeTries)
+	return "", errNoFreeTicketCode
+}
+
+// ticketCodeError maps drawTicketCode's errors to the contract's: UNAVAILABLE naming
+// the random source, the exhausted draws or the database; nil stays nil.
+func ticketCodeError(err error) error {
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, errTicketRand):
+		return store.Unavailable("the random source", err)
+	case errors.Is(err, errNoFreeTicketCode):
+		return services.Errorf(services.CodeUnavailable, "%v", err)
+	}
+	return store.Unavailable("the database", err)
 }
 
 // OrderNoOfCode returns the order number of canonical ticket code code (ParseTicketCode's).

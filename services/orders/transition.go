@@ -63,10 +63,12 @@ type ChangeAudit struct {
 // (invariant 5), so of racing callers one wins and the others get false with nothing
 // written; expired also requires the deadline to have passed (expires_at <= At), and
 // paid that the show is not cancelled and the deadline is after ch.PaidAfter. An order
-// that ends has its seats marked not live. Only the winner runs ch.Then and writes the
-// audit entry and the e-mail. order itself is not changed (tx may run again after a
-// deadlock): the caller sets its Status once tx committed. Errors: ORDER_STATE, the
-// database's own (the caller maps them).
+// that ends has its seats marked not live; an order that is paid gets its ticket code
+// (drawTicketCode) before ch.Then runs and the e-mail is queued. Only the winner writes
+// the code, runs ch.Then and writes the audit entry and the e-mail. order itself is not
+// changed (tx may run again after a deadlock): the caller sets its Status once tx
+// committed. Errors: ORDER_STATE, the database's own and drawTicketCode's (the caller
+// maps them).
 func (o *Orders) Transition(ctx context.Context, tx *sqlx.Tx, order *services.Order, ch Change) (bool, error) {
 	if !Allowed(order.Status, ch.To) {
 		return false, services.Errorf(services.CodeOrderState, "an order cannot go from %s to %s", order.Status, ch.To)
@@ -85,6 +87,13 @@ func (o *Orders) Transition(ctx context.Context, tx *sqlx.Tx, order *services.Or
 	won, err := store.UpdateOrderStatus(ctx, tx, sc)
 	if err != nil || !won {
 		return false, err
+	}
+	if ch.To == services.OrderPaid {
+		// the ticket code exists from the payment on, so the ticket e-mail's facts
+		// (frozen by mail.Queue in this transaction) carry it
+		if _, err := drawTicketCode(ctx, tx, o.ticketRand, order.ID, at.UTC()); err != nil {
+			return false, err
+		}
 	}
 	if ch.Then != nil {
 		if err := ch.Then(ctx, tx); err != nil {

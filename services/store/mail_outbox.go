@@ -151,7 +151,7 @@ func mailLikeEscape(s string) string {
 }
 
 // MailOrderFact is an order as its e-mail tells of it: the order row with its show's
-// movie title, hall name and start (UTC).
+// movie title, hall name and start (UTC), and its ticket code ("" when it has none).
 type MailOrderFact struct {
 	OrderNo    string    `db:"order_no"`
 	ShowID     int64     `db:"show_id"`
@@ -162,13 +162,15 @@ type MailOrderFact struct {
 	Title      string    `db:"title"`
 	HallName   string    `db:"hall_name"`
 	StartsAt   time.Time `db:"starts_at"`
+	TicketCode string    `db:"ticket_code"`
 }
 
-// MailOrderFacts returns the orders numbered nos (at least one) with their show's title, hall name and start, as q sees them.
+// MailOrderFacts returns the orders numbered nos (at least one) with their show's title, hall name and start and their ticket codes, as q sees them.
 func MailOrderFacts(ctx context.Context, q Querier, nos []string) ([]MailOrderFact, error) {
 	query, args, err := sqlx.In(`SELECT o.order_no, o.show_id, o.status, o.total_minor, o.currency, o.expires_at,
-		m.title, h.name AS hall_name, sh.starts_at
+		m.title, h.name AS hall_name, sh.starts_at, COALESCE(tc.code, '') AS ticket_code
 		FROM orders o JOIN shows sh ON sh.id = o.show_id JOIN movies m ON m.id = sh.movie_id JOIN halls h ON h.id = sh.hall_id
+		LEFT JOIN ticket_codes tc ON tc.order_id = o.id
 		WHERE o.order_no IN (?)`, nos)
 	if err != nil {
 		return nil, err
