@@ -1,5 +1,11 @@
 package orders
 
+import (
+	"time"
+
+	"seatflow/services"
+)
+
 // SetRateLimiter replaces the rate limiter of the orders service (tests change limits
 // half way).
 func (o *Orders) SetRateLimiter(r *RateLimiter) { o.limiter = r }
@@ -17,4 +23,13 @@ func (o *Orders) SetIDStep(step int64) {
 	o.idStepMu.Lock()
 	defer o.idStepMu.Unlock()
 	o.idStepVal, o.idStepKnown = step, true
+}
+
+// ExpiryGroups is expiryGroups as deadline → the orders of its task.
+func ExpiryGroups(list []*services.Order) map[time.Time][]string {
+	out := map[time.Time][]string{}
+	for _, g := range expiryGroups(list) {
+		out[g.at] = g.orderNos
+	}
+	return out
 }
