@@ -43,6 +43,7 @@ func loadtestFlags(cfg web.Config, args []string) (loadtest.Options, error) {
 	fs.IntVar(&redisDB, "redis-db", -1, fmt.Sprintf("Redis DB of the server (default: SEATFLOW_REDIS_DB with -base, else %d, which is flushed first)", loadtestRedisDB))
 	fs.IntVar(&opts.Rows, "rows", 100, "rows of the flash-sale hall")
 	fs.IntVar(&opts.Cols, "cols", 200, "seats per row of the flash-sale hall")
+	fs.IntVar(&opts.MySQLBatch, "mysql-batch", loadtest.DefaultMySQLBatch, "orders of one transaction of the mysql_batch ceiling (the group commit's batch size under load)")
 	fs.IntVar(&opts.Buyers, "buyers", 2000, "buyers registered and logged in through the API before the timed part")
 	fs.IntVar(&opts.Visitors, "visitors", 10000, "waitroom: visitors queueing for the show (accounts and sessions inserted in MySQL before the timed part)")
 	fs.IntVar(&opts.AdmitPerMinute, "admit-per-minute", 600, "waitroom: pace of the show's waiting room, buyers a minute")

@@ -143,13 +143,14 @@ type expiryQueueJSON struct {
 }
 
 type expiryTaskJSON struct {
-	TaskID       string  `json:"task_id"`
-	OrderNo      string  `json:"order_no"`
-	NextRunAt    *string `json:"next_run_at"`
-	Retried      int     `json:"retried"`
-	MaxRetry     int     `json:"max_retry"`
-	LastError    *string `json:"last_error"`
-	LastFailedAt *string `json:"last_failed_at"`
+	TaskID       string   `json:"task_id"`
+	OrderNo      string   `json:"order_no"`
+	OrderNos     []string `json:"order_nos"` // every order the task expires (a batch's)
+	NextRunAt    *string  `json:"next_run_at"`
+	Retried      int      `json:"retried"`
+	MaxRetry     int      `json:"max_retry"`
+	LastError    *string  `json:"last_error"`
+	LastFailedAt *string  `json:"last_failed_at"`
 }
 
 func revenueOut(r *staff.Revenue) revenueJSON {
@@ -178,8 +179,16 @@ func tasksOut(ts []jobs.ExpiryTask) []expiryTaskJSON {
 	}
 	out := make([]expiryTaskJSON, 0, len(ts))
 	for _, t := range ts {
-		out = append(out, expiryTaskJSON{TaskID: t.TaskID, OrderNo: t.OrderNo, NextRunAt: opt(t.NextRunAt),
+		out = append(out, expiryTaskJSON{TaskID: t.TaskID, OrderNo: t.OrderNo, OrderNos: nonNil(t.OrderNos), NextRunAt: opt(t.NextRunAt),
 			Retried: t.Retried, MaxRetry: t.MaxRetry, LastError: optString(t.LastError), LastFailedAt: opt(t.LastFailedAt)})
 	}
 	return out
+}
+
+// nonNil is s, or an empty list for nil (JSON [] rather than null).
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
 }

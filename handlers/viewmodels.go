@@ -179,7 +179,8 @@ func expiryTasksView(in []jobs.ExpiryTask) []views.ExpiryTask {
 	}
 	out := make([]views.ExpiryTask, len(in))
 	for i, t := range in {
-		out[i] = views.ExpiryTask(t)
+		out[i] = views.ExpiryTask{TaskID: t.TaskID, OrderNo: t.OrderNo, NextRunAt: t.NextRunAt, Retried: t.Retried,
+			MaxRetry: t.MaxRetry, LastError: t.LastError, LastFailedAt: t.LastFailedAt}
 	}
 	return out
 }

@@ -29,11 +29,13 @@ type ExpiryQueueState struct {
 	ArchivedTasks  []ExpiryTask
 }
 
-// ExpiryTask is one expiry task: the order it expires, when it runs next (UTC; zero for
-// an archived task), how often it failed and its last error.
+// ExpiryTask is one expiry task: the orders it expires (OrderNo the first, OrderNos
+// all), when it runs next (UTC; zero for an archived task), how often it failed and its
+// last error.
 type ExpiryTask struct {
 	TaskID       string
 	OrderNo      string
+	OrderNos     []string
 	NextRunAt    time.Time
 	Retried      int
 	MaxRetry     int
@@ -94,14 +96,19 @@ func (q *ExpiryQueue) InspectExpiry(ctx context.Context, n int) (*ExpiryQueueSta
 	return out, nil
 }
 
-// expiryTask reads the order number from a task's payload ("" for a task of another
+// expiryTask reads the order numbers from a task's payload (none for a task of another
 // type or a malformed payload).
 func expiryTask(t *asynq.TaskInfo) ExpiryTask {
 	var p expirePayload
 	if t.Type == TypeExpireOrder {
 		_ = json.Unmarshal(t.Payload, &p)
 	}
-	e := ExpiryTask{TaskID: t.ID, OrderNo: p.OrderNo, Retried: t.Retried, MaxRetry: t.MaxRetry,
+	nos := p.orders()
+	first := ""
+	if len(nos) > 0 {
+		first = nos[0]
+	}
+	e := ExpiryTask{TaskID: t.ID, OrderNo: first, OrderNos: nos, Retried: t.Retried, MaxRetry: t.MaxRetry,
 		LastError: t.LastErr, LastFailedAt: t.LastFailedAt.UTC()}
 	if !t.NextProcessAt.IsZero() {
 		e.NextRunAt = t.NextProcessAt.UTC()

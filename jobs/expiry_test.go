@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -90,9 +91,87 @@ func TestExpiryHandler(t *testing.T) {
 	if err := mux.ProcessTask(ctx, asynq.NewTask(TypeExpireOrder, []byte(`{"order_no":"0XYZ"}`))); err == nil {
 		t.Error("a storage error was swallowed: the task would not be retried")
 	}
-	err := mux.ProcessTask(ctx, asynq.NewTask(TypeExpireOrder, []byte(`{`)))
-	if !errors.Is(err, asynq.SkipRetry) {
-		t.Errorf("bad payload: %v, want SkipRetry", err)
+	for _, bad := range []string{`{`, `{}`, `{"order_nos":[]}`, `{"order_nos":["0A",""]}`} {
+		err := mux.ProcessTask(ctx, asynq.NewTask(TypeExpireOrder, []byte(bad)))
+		if !errors.Is(err, asynq.SkipRetry) {
+			t.Errorf("bad payload %s: %v, want SkipRetry", bad, err)
+		}
+	}
+}
+
+// TestExpiryHandler_Batch: a batch's task expires each of its orders (Expire leaves a
+// paid or cancelled one alone); one order's failure fails the task so asynq runs it
+// again, after trying every order.
+func TestExpiryHandler_Batch(t *testing.T) {
+	ctx := context.Background()
+	task := asynq.NewTask(TypeExpireOrder, []byte(`{"order_nos":["0A","0B","0C"]}`))
+	t.Run("every order", func(t *testing.T) {
+		f := &fakeExpirer{}
+		if err := NewMux(f).ProcessTask(ctx, task); err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(f.got, []string{"0A", "0B", "0C"}) {
+			t.Errorf("expired %v, want 0A 0B 0C", f.got)
+		}
+	})
+	t.Run("a failure is retried", func(t *testing.T) {
+		f := &fakeExpirer{err: errors.New("db down")}
+		if err := NewMux(f).ProcessTask(ctx, task); err == nil {
+			t.Error("a storage error was swallowed: the task would not be retried")
+		}
+		if len(f.got) != 3 {
+			t.Errorf("tried %v, want every order of the task", f.got)
+		}
+	})
+}
+
+// TestScheduleExpiries_OneTaskPerBatch: a batch's orders get one task between them,
+// which covers each of them (ExpiryCovered, what reconciliation asks) and no other
+// order; paying or cancelling one order of the batch leaves the task for the others,
+// while the task of an order alone is deleted.
+func TestScheduleExpiries_OneTaskPerBatch(t *testing.T) {
+	q, in := newQueue(t)
+	ctx := context.Background()
+	at := time.Now().Add(time.Hour).Truncate(time.Second)
+	batch := []string{"0B1", "0B2", "0B3"}
+	for i := 0; i < 2; i++ { // again: the same id, no second task
+		if err := q.ScheduleExpiries(ctx, at, batch); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := q.ScheduleExpiries(ctx, at, []string{"0ONE"}); err != nil {
+		t.Fatal(err)
+	}
+	tasks, err := in.ListScheduledTasks(Queue)
+	if err != nil || len(tasks) != 2 {
+		t.Fatalf("scheduled tasks %d (%v), want 2: the batch's and the lone order's", len(tasks), err)
+	}
+	covered, err := q.ExpiryCovered(ctx, []string{"0B1", "0B2", "0B3", "0ONE", "0OTHER"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for no, want := range map[string]bool{"0B1": true, "0B2": true, "0B3": true, "0ONE": true, "0OTHER": false} {
+		if covered[no] != want {
+			t.Errorf("order %s covered %v, want %v", no, covered[no], want)
+		}
+	}
+	for _, no := range []string{"0B1", "0B2"} { // the first order's number is the task's id
+		if err := q.CancelExpiry(ctx, no); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if ok, err := q.ExpiryScheduled(ctx, "0B3"); !ok || err != nil {
+		t.Errorf("cancelling two orders of a batch dropped the third's expiry: %v %v", ok, err)
+	}
+	if err := q.CancelExpiry(ctx, "0ONE"); err != nil {
+		t.Fatal(err)
+	}
+	if ok, _ := q.ExpiryScheduled(ctx, "0ONE"); ok {
+		t.Error("the task of a cancelled order alone was not deleted")
+	}
+	st, err := q.InspectExpiry(ctx, 10)
+	if err != nil || len(st.ScheduledTasks) != 1 || !slices.Equal(st.ScheduledTasks[0].OrderNos, batch) || st.ScheduledTasks[0].OrderNo != "0B1" {
+		t.Errorf("inspected %+v (%v), want the batch's task naming %v", st, err, batch)
 	}
 }
 

@@ -66,10 +66,9 @@ func (f *OrderFacts) order() *services.Order {
 }
 
 // gatherFacts reads, through q (the event's transaction), the facts of each message: the
-// order it names (with its show and, when paid, its ticket code), or for a message
-// about a show alone, the show. A
-// message whose order or show q cannot find gets nil. It runs at most three queries
-// whatever the number of messages.
+// order it names (with its show and, when paid, its ticket code), or for a message about a show alone, the show. A
+// message whose order or show q cannot find gets nil. It runs at most two queries (one
+// for the orders and their seats, one for shows) whatever the number of messages.
 func gatherFacts(ctx context.Context, q store.Querier, ms []Message) ([]*Facts, error) {
 	var nos []string
 	var showIDs []int64
@@ -88,24 +87,20 @@ func gatherFacts(ctx context.Context, q store.Querier, ms []Message) ([]*Facts, 
 			return nil, err
 		}
 		for _, r := range rows {
-			orders[r.OrderNo] = &Facts{
-				Order: &OrderFacts{No: r.OrderNo, ShowID: r.ShowID, Status: r.Status, TotalMinor: r.TotalMinor,
-					Currency: r.Currency, ExpiresAt: r.ExpiresAt.UTC()},
-				Show: &ShowFacts{ID: r.ShowID, Title: r.Title, Hall: r.HallName, StartsAt: r.StartsAt.UTC()},
-			}
-			if r.Status == services.OrderPaid {
-				orders[r.OrderNo].Order.TicketCode = r.TicketCode
-			}
-		}
-		if len(rows) > 0 {
-			seats, err := store.MailSeatFacts(ctx, q, nos)
-			if err != nil {
-				return nil, err
-			}
-			for _, s := range seats {
-				if f := orders[s.OrderNo]; f != nil {
-					f.Order.Seats = append(f.Order.Seats, SeatFacts{Label: s.Label, Zone: s.ZoneCode, ZoneName: s.ZoneName})
+			f := orders[r.OrderNo]
+			if f == nil {
+				f = &Facts{
+					Order: &OrderFacts{No: r.OrderNo, ShowID: r.ShowID, Status: r.Status, TotalMinor: r.TotalMinor,
+						Currency: r.Currency, ExpiresAt: r.ExpiresAt.UTC()},
+					Show: &ShowFacts{ID: r.ShowID, Title: r.Title, Hall: r.HallName, StartsAt: r.StartsAt.UTC()},
 				}
+				if r.Status == services.OrderPaid {
+					f.Order.TicketCode = r.TicketCode
+				}
+				orders[r.OrderNo] = f
+			}
+			if r.Label.Valid {
+				f.Order.Seats = append(f.Order.Seats, SeatFacts{Label: r.Label.String, Zone: r.ZoneCode.String, ZoneName: r.ZoneName.String})
 			}
 		}
 	}

@@ -54,7 +54,7 @@ func (m Message) key() string {
 // user's e-mail address and language, stores the facts it will be written from (the
 // order and show as tx sees them, after the event's own writes: Facts), and draws the
 // random part of its Message-ID; a message whose key is already queued is skipped.
-// Delivery (Deliverer) reads the outbox after the commit. It runs at most four
+// Delivery (Deliverer) reads the outbox after the commit. It runs at most three
 // statements whatever len(ms). Errors are the database's, for the caller's transaction
 // to roll back on.
 func Queue(ctx context.Context, tx store.Querier, now time.Time, ms ...Message) error {

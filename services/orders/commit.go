@@ -91,7 +91,7 @@ var errRetryWithout = errors.New("orders refused after their insert")
 
 // persistBatches commits the orders of batch and sends each its outcome on done: nil
 // when its rows committed (their Idempotency-Key locks then given back in one
-// pipeline), else its refusal or the error that failed the batch. A
+// pipeline, their expiry scheduled once per deadline: scheduleExpiries), else its refusal or the error that failed the batch. A
 // refused order never fails another: the batch runs again without the orders its
 // checks refused, and a unique-key conflict (a seat or an Idempotency-Key that Redis no
 // longer knew was taken) sends every order of the batch through a transaction of its
@@ -115,6 +115,7 @@ func (o *Orders) persistBatches(batch []*pendingCommit) {
 				o.metrics.CommitBatchSize.Observe(float64(len(live)))
 			}
 			o.locks.giveBackCommitted(live)
+			o.scheduleExpiries(live)
 			for _, p := range live {
 				p.done <- nil
 			}

@@ -296,16 +296,10 @@ func (c *creation) withinPurchaseLimit() error {
 	return nil
 }
 
-// answer counts the committed order and schedules its expiry task at its deadline; a
-// task that cannot be scheduled is logged and counted (reconciliation expires the order).
-func (o *Orders) answer(ctx context.Context, order *services.Order) *services.Order {
+// answer counts the committed order; its batch scheduled its expiry already
+// (scheduleExpiries).
+func (o *Orders) answer(_ context.Context, order *services.Order) *services.Order {
 	o.metrics.OrdersCreated.Inc()
-	if o.expiry != nil {
-		if err := o.expiry.ScheduleExpiry(ctx, order.OrderNo, order.ExpiresAt); err != nil {
-			o.metrics.ExpiryEnqueueErrors.Inc()
-			o.log.Warn("expiry task not enqueued; reconciliation will expire the order", "order_no", order.OrderNo, "err", err)
-		}
-	}
 	return order
 }
 

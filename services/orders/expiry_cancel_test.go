@@ -16,7 +16,7 @@ import (
 // failingExpiry schedules fine but can never delete a task (as when it is running).
 type failingExpiry struct{}
 
-func (failingExpiry) ScheduleExpiry(context.Context, string, time.Time) error { return nil }
+func (failingExpiry) ScheduleExpiries(context.Context, time.Time, []string) error { return nil }
 func (failingExpiry) CancelExpiry(context.Context, string) error {
 	return errors.New("task is running")
 }

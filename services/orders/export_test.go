@@ -1,6 +1,11 @@
 package orders
 
-import "io"
+import (
+	"io"
+	"time"
+
+	"seatflow/services"
+)
 
 // SetTicketRand makes the paid transition draw ticket codes from r (tests replay a draw
 // to force a collision).
@@ -23,4 +28,13 @@ func (o *Orders) SetIDStep(step int64) {
 	o.idStepMu.Lock()
 	defer o.idStepMu.Unlock()
 	o.idStepVal, o.idStepKnown = step, true
+}
+
+// ExpiryGroups is expiryGroups as deadline → the orders of its task.
+func ExpiryGroups(list []*services.Order) map[time.Time][]string {
+	out := map[time.Time][]string{}
+	for _, g := range expiryGroups(list) {
+		out[g.at] = g.orderNos
+	}
+	return out
 }

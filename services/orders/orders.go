@@ -15,11 +15,13 @@ import (
 	"seatflow/services/seats"
 )
 
-// ExpiryScheduler schedules the expiry of a pending order at its deadline (asynq in
-// production). It is an optimisation: reconciliation expires what a lost task misses
-// (invariant 8).
+// ExpiryScheduler schedules the expiry of pending orders at their deadline (asynq in
+// production): one task per committed batch and deadline, not one per order. It is an
+// optimisation: reconciliation expires what a lost task misses (invariant 8).
 type ExpiryScheduler interface {
-	ScheduleExpiry(ctx context.Context, orderNo string, at time.Time) error
+	// ScheduleExpiries schedules one task that expires orderNos (orders of one committed
+	// batch whose deadline is at, UTC) at at; orders paid or cancelled by then are left.
+	ScheduleExpiries(ctx context.Context, at time.Time, orderNos []string) error
 	// CancelExpiry deletes the order's task; a task that is already gone is not an error.
 	CancelExpiry(ctx context.Context, orderNo string) error
 }

@@ -31,8 +31,9 @@ type ExpiryTasks interface {
 	// EnsureExpiry schedules the order's expiry at at unless it has a task; it reports
 	// whether it created one.
 	EnsureExpiry(ctx context.Context, orderNo string, at time.Time) (bool, error)
-	// ExpiryScheduled reports whether the order has an expiry task.
-	ExpiryScheduled(ctx context.Context, orderNo string) (bool, error)
+	// ExpiryCovered reports which of the orders an expiry task names: its own, or its
+	// batch's task (one task expires a committed batch's orders of one deadline).
+	ExpiryCovered(ctx context.Context, orderNos []string) (map[string]bool, error)
 }
 
 // ReconcileConfig tunes a Reconciler. Grace is how old a hold without a live order must
@@ -552,7 +553,8 @@ func (r *Reconciler) verifyTaken(ctx context.Context, showID int64, hall *servic
 }
 
 // checkExpiryTasks re-creates the expiry task of every pending order older than the
-// grace period that has none.
+// grace period that no task covers (ExpiryCovered: its own task or its batch's); the
+// task it creates expires that order alone.
 func (r *Reconciler) checkExpiryTasks(ctx context.Context, rn *run, showID int64) error {
 	if r.cfg.Tasks == nil {
 		return nil
@@ -565,17 +567,25 @@ func (r *Reconciler) checkExpiryTasks(ctx context.Context, rn *run, showID int64
 	}); err != nil {
 		return err
 	}
+	if len(pending) == 0 {
+		return nil
+	}
+	nos := make([]string, len(pending))
+	for i, o := range pending {
+		nos[i] = o.No
+	}
+	covered, err := r.cfg.Tasks.ExpiryCovered(ctx, nos)
+	if err != nil {
+		return store.Unavailable("the task queue", err)
+	}
 	for _, o := range pending {
+		if covered[o.No] {
+			continue
+		}
 		f := seats.Finding{Kind: seats.FindingMissingExpiryTask, ShowID: o.ShowID, OrderNo: o.No, Action: seats.ActionReschedule,
 			Detail: "pending order without an expiry task"}
 		if rn.DryRun {
-			ok, err := r.cfg.Tasks.ExpiryScheduled(ctx, o.No)
-			if err != nil {
-				return store.Unavailable("the task queue", err)
-			}
-			if !ok {
-				rn.add(f)
-			}
+			rn.add(f)
 			continue
 		}
 		if err := r.holding(ctx, rn); err != nil {

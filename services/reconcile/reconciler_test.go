@@ -36,10 +36,14 @@ func (f *fakeTasks) EnsureExpiry(_ context.Context, no string, _ time.Time) (boo
 	return true, nil
 }
 
-func (f *fakeTasks) ExpiryScheduled(_ context.Context, no string) (bool, error) {
+func (f *fakeTasks) ExpiryCovered(_ context.Context, nos []string) (map[string]bool, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return f.have[no], nil
+	out := map[string]bool{}
+	for _, no := range nos {
+		out[no] = f.have[no]
+	}
+	return out, nil
 }
 
 func TestReconcileRepairsEachKindOfDrift(t *testing.T) {

@@ -151,53 +151,37 @@ func mailLikeEscape(s string) string {
 }
 
 // MailOrderFact is an order as its e-mail tells of it: the order row with its show's
-// movie title, hall name and start (UTC), and its ticket code ("" when it has none).
+// movie title, hall name and start (UTC), its ticket code ("" when it has none), and one of its seats (label, zone code and
+// name; NULL for an order without seats).
 type MailOrderFact struct {
-	OrderNo    string    `db:"order_no"`
-	ShowID     int64     `db:"show_id"`
-	Status     string    `db:"status"`
-	TotalMinor int64     `db:"total_minor"`
-	Currency   string    `db:"currency"`
-	ExpiresAt  time.Time `db:"expires_at"`
-	Title      string    `db:"title"`
-	HallName   string    `db:"hall_name"`
-	StartsAt   time.Time `db:"starts_at"`
-	TicketCode string    `db:"ticket_code"`
+	OrderNo    string         `db:"order_no"`
+	ShowID     int64          `db:"show_id"`
+	Status     string         `db:"status"`
+	TotalMinor int64          `db:"total_minor"`
+	Currency   string         `db:"currency"`
+	ExpiresAt  time.Time      `db:"expires_at"`
+	Title      string         `db:"title"`
+	HallName   string         `db:"hall_name"`
+	StartsAt   time.Time      `db:"starts_at"`
+	TicketCode string         `db:"ticket_code"`
+	Label      sql.NullString `db:"label"`
+	ZoneCode   sql.NullString `db:"zone_code"`
+	ZoneName   sql.NullString `db:"zone_name"`
 }
 
-// MailOrderFacts returns the orders numbered nos (at least one) with their show's title, hall name and start and their ticket codes, as q sees them.
+// MailOrderFacts returns the orders numbered nos (at least one) with their show's title, hall name and start, their ticket codes, and their seats with their zones' names (in row and column order), as q sees them: one row per seat, the order's columns repeated (an order without seats: one row, no seat), so one statement reads every fact of the batch's e-mails.
 func MailOrderFacts(ctx context.Context, q Querier, nos []string) ([]MailOrderFact, error) {
 	query, args, err := sqlx.In(`SELECT o.order_no, o.show_id, o.status, o.total_minor, o.currency, o.expires_at,
-		m.title, h.name AS hall_name, sh.starts_at, COALESCE(tc.code, '') AS ticket_code
+		m.title, h.name AS hall_name, sh.starts_at, COALESCE(tc.code, '') AS ticket_code, s.label, os.zone_code, COALESCE(z.name, os.zone_code) AS zone_name
 		FROM orders o JOIN shows sh ON sh.id = o.show_id JOIN movies m ON m.id = sh.movie_id JOIN halls h ON h.id = sh.hall_id
 		LEFT JOIN ticket_codes tc ON tc.order_id = o.id
-		WHERE o.order_no IN (?)`, nos)
+		LEFT JOIN order_seats os ON os.order_id = o.id LEFT JOIN seats s ON s.id = os.seat_id
+		LEFT JOIN zones z ON z.hall_id = s.hall_id AND z.code = os.zone_code
+		WHERE o.order_no IN (?) ORDER BY o.order_no, s.row_no, s.col_no`, nos)
 	if err != nil {
 		return nil, err
 	}
 	var rows []MailOrderFact
-	err = q.SelectContext(ctx, &rows, q.Rebind(query), args...)
-	return rows, err
-}
-
-// MailSeatFact is one seat of an order as its e-mail names it: its label and its zone's code and name.
-type MailSeatFact struct {
-	OrderNo  string `db:"order_no"`
-	Label    string `db:"label"`
-	ZoneCode string `db:"zone_code"`
-	ZoneName string `db:"zone_name"`
-}
-
-// MailSeatFacts returns the seats of the orders numbered nos (at least one) with their zones' names, in row and column order.
-func MailSeatFacts(ctx context.Context, q Querier, nos []string) ([]MailSeatFact, error) {
-	query, args, err := sqlx.In(`SELECT o.order_no, s.label, os.zone_code, COALESCE(z.name, os.zone_code) AS zone_name
-		FROM orders o JOIN order_seats os ON os.order_id = o.id JOIN seats s ON s.id = os.seat_id
-		LEFT JOIN zones z ON z.hall_id = s.hall_id AND z.code = os.zone_code
-		WHERE o.order_no IN (?) ORDER BY s.row_no, s.col_no`, nos)
-	if err != nil {
-		return nil, err
-	}
-	var rows []MailSeatFact
 	err = q.SelectContext(ctx, &rows, q.Rebind(query), args...)
 	return rows, err
 }

@@ -18,10 +18,16 @@ import (
 
 // Ceiling names as the report and the targets use them.
 const (
-	CeilingRedis = "redis"
-	CeilingMySQL = "mysql"
-	CeilingHTTP  = "http"
+	CeilingRedis      = "redis"
+	CeilingMySQL      = "mysql"
+	CeilingMySQLBatch = "mysql_batch"
+	CeilingHTTP       = "http"
 )
+
+// DefaultMySQLBatch is the batch size of the mysql_batch ceiling: the orders a group
+// commit holds at 32 clients ordering 2 seats each (the mean of
+// seatflow_order_commit_batch_orders in the flash sale).
+const DefaultMySQLBatch = 8
 
 // ceilingKeys are the scratch keys of the raw hold script (one show's three hashes).
 var ceilingKeys = []string{"loadtest:ceiling:{show:0}:seats", "loadtest:ceiling:{show:0}:zones", "loadtest:ceiling:{show:0}:users"}
@@ -90,6 +96,53 @@ func (r *run) runMySQLCeiling(ctx context.Context) (*Result, error) {
 		return step{o: OutOK, code: "commit", detail: ""}
 	})
 	return res, err
+}
+
+// runMySQLBatchCeiling measures a raw MariaDB transaction inserting a batch of
+// Options.MySQLBatch orders of 2 seats each with the group commit's two multi-row
+// INSERTs (orders.InsertOrders: the orders, then their seats) and nothing else, on a
+// scratch show; rows are written cancelled and released. Its OK counts orders (each
+// transaction adds the batch's size), so its rate and µs/op compare with a created
+// order; its latencies are a transaction's.
+func (r *run) runMySQLBatchCeiling(ctx context.Context) (*Result, error) {
+	show, err := r.fx.NewShow(ctx, r.big, 4)
+	if err != nil {
+		return nil, err
+	}
+	seats, n := r.big.Seats, r.opts.MySQLBatch
+	var next atomic.Int64
+	title := fmt.Sprintf("raw MariaDB transaction: a batch of %d orders of 2 seats (two multi-row INSERTs)", n)
+	res, err := r.measure(ctx, CeilingMySQLBatch, title, "orders", func(ctx context.Context, w int) step {
+		k := int(next.Add(1))
+		now := time.Now().UTC()
+		list := make([]*services.Order, n)
+		for j := range list {
+			i := ((k*n + j) * 2) % (len(seats) - 2)
+			o := &services.Order{OrderNo: services.NewOrderNo(now), UserID: r.buyers[(k*n+j)%len(r.buyers)].ID, ShowID: show,
+				Status: services.OrderCancelled, TotalMinor: 6000, Currency: r.opts.Currency, CreatedAt: now, ExpiresAt: now.Add(15 * time.Minute)}
+			for _, s := range seats[i : i+2] {
+				o.Seats = append(o.Seats, services.OrderSeat{SeatID: s.ID, ZoneCode: s.Zone, PriceMinor: fixturePrices[s.Zone]})
+			}
+			list[j] = o
+		}
+		if err := insertBatch(ctx, r.db, list); err != nil {
+			return step{o: OutError, code: "mysql", detail: err.Error()}
+		}
+		return step{o: OutOK, code: "commit", detail: ""}
+	})
+	if res != nil {
+		perOrder(res, n)
+	}
+	return res, err
+}
+
+// perOrder turns a result counting transactions of n orders into one counting orders.
+func perOrder(res *Result, n int) {
+	res.OK *= int64(n)
+	for i := range res.PerSecond {
+		res.PerSecond[i] *= int64(n)
+	}
+	res.Notes = append(res.Notes, fmt.Sprintf("ok counts orders, %d per transaction; latencies are a transaction's", n))
 }
 
 // runHTTPCeiling measures GET /healthz, a no-op of the same server framework, with the

@@ -199,6 +199,20 @@ func insertOrder(ctx context.Context, db *sqlx.DB, orderNo string, userID, showI
 	return tx.Commit()
 }
 
+// insertBatch inserts orders and their seats (released) in one transaction with the
+// group commit's two multi-row INSERTs.
+func insertBatch(ctx context.Context, db *sqlx.DB, list []*services.Order) error {
+	tx, err := db.BeginTxx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if err := orders.InsertOrders(ctx, tx, list, false, 1); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
 // Buyer is a registered, logged-in customer.
 type Buyer struct {
 	ID    int64

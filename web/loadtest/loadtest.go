@@ -55,6 +55,9 @@ type Options struct {
 	KeyPrefix string
 	// Rows x Cols is the big hall of the flash sale; Buyers the number of customers.
 	Rows, Cols, Buyers int
+	// MySQLBatch is the orders of one transaction of the mysql_batch ceiling (0:
+	// DefaultMySQLBatch).
+	MySQLBatch int
 	// Currency of the fixture shows (the server's SEATFLOW_CURRENCY).
 	Currency string
 	// FlashMax is the longest the flash sale runs when it does not sell out first
@@ -97,6 +100,12 @@ func (o *Options) defaults() error {
 		if !slices.Contains(KnownScenarios, s) {
 			return fmt.Errorf("unknown scenario %q (known: %v)", s, KnownScenarios)
 		}
+	}
+	if o.MySQLBatch <= 0 {
+		o.MySQLBatch = DefaultMySQLBatch
+	}
+	if o.MySQLBatch > 64 {
+		return errors.New("mysql-batch must be at most 64 (SEATFLOW_COMMIT_BATCH_MAX's default)")
 	}
 	if o.Visitors <= 0 {
 		o.Visitors = defaultVisitors
@@ -222,7 +231,7 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 
 	rep := &Report{Clients: opts.Clients, Duration: opts.Duration, FlashMax: r.opts.FlashMax, Base: r.opts.Base, Started: time.Now().UTC(),
 		BigSeats: len(r.big.Seats), Buyers: opts.Buyers, CPUNote: cpuNote}
-	for _, c := range []func(context.Context) (*Result, error){r.runHTTPCeiling, r.runRedisCeiling, r.runMySQLCeiling} {
+	for _, c := range []func(context.Context) (*Result, error){r.runHTTPCeiling, r.runRedisCeiling, r.runMySQLCeiling, r.runMySQLBatchCeiling} {
 		res, err := c(ctx)
 		if err != nil {
 			return nil, err

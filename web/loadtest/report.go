@@ -27,6 +27,18 @@ type Report struct {
 	// they were found) and why one is missing.
 	CPUNote string
 	Targets []Target
+	// Goals are the order path's goals (EvaluateGoals), each as a ratio.
+	Goals []Goal
+}
+
+// Goal is one goal of the order path with what this run measured: Ratio is the
+// measured figure over its reference (a ceiling of the same run, or a fixed limit),
+// Limit the ratio the goal allows (a floor when Min, else a ceiling), Got the figures
+// behind it, Status PASS, MISS or "not run" (a figure is missing).
+type Goal struct {
+	Name, Want, Got, Status string
+	Ratio, Limit            float64
+	Min                     bool
 }
 
 // Target is one target of the flash-sale work with what this run got: Status is PASS,
@@ -68,9 +80,79 @@ func (rep *Report) find(list []*Result, name string) *Result {
 	return nil
 }
 
-// Evaluate sets rep.Targets from the ceilings and scenarios.
+// Evaluate sets rep.Targets and rep.Goals from the ceilings and scenarios.
 func (rep *Report) Evaluate() {
 	rep.Targets = EvaluateTargets(rep.Ceilings, rep.Scenarios, rep.RSSMaxKB, rep.RSSNote == "")
+	rep.Goals = EvaluateGoals(rep.Ceilings, rep.Scenarios)
+}
+
+// The order path's goals (the flash sale, 32 clients, 2 seats an order): CPU time per
+// created order in µs, the flash sale's p99, and the ratios to the ceilings.
+const (
+	goalServerUSPerOrder   = 150
+	goalRedisUSPerOrder    = 50
+	goalMariaDBVsBatch     = 1.5
+	goalFlashP99           = 25 * time.Millisecond
+	goalFlashVsMySQL       = 1.0
+	goalTakenVsHTTP        = 0.5
+	goalSeatMapReadsVsHTTP = 0.35
+)
+
+// EvaluateGoals states the order path's goals as ratios, each PASS, MISS or "not run"
+// (a scenario, a ceiling or a CPU figure is missing), from one run's ceilings and
+// scenarios; a pure function of its arguments:
+//   - flash sale: created orders / the raw single-order MariaDB transaction (mysql) >= 1.0;
+//   - flash sale: p99 / 25 ms <= 1;
+//   - flash sale: server and Redis CPU µs per created order / 150 µs and / 50 µs <= 1;
+//   - flash sale: MariaDB CPU µs per created order / the mysql_batch ceiling's per order
+//     <= 1.5;
+//   - hot seats and the sold-out show: taken-seat answers / the HTTP no-op >= 0.5;
+//   - seat-map reads / the HTTP no-op >= 0.35.
+func EvaluateGoals(ceilings, scenarios []*Result) []Goal {
+	rep := &Report{Ceilings: ceilings, Scenarios: scenarios}
+	scen := func(n string) *Result { return rep.find(scenarios, n) }
+	ceil := func(n string) *Result { return rep.find(ceilings, n) }
+	var out []Goal
+	add := func(g Goal, a, b float64, have bool, got string) {
+		g.Status, g.Got = StatusNotRun, "-"
+		if have && b > 0 {
+			g.Ratio = a / b
+			g.Got = fmt.Sprintf("%.2fx (%s)", g.Ratio, got)
+			g.Status = passMiss(g.Ratio <= g.Limit)
+			if g.Min {
+				g.Status = passMiss(g.Ratio >= g.Limit)
+			}
+		}
+		out = append(out, g)
+	}
+	rate := func(name, want string, s, c *Result, limit float64) {
+		have := s != nil && c != nil
+		var a, b float64
+		if have {
+			a, b = s.Rate(), c.Rate()
+		}
+		add(Goal{Name: name, Want: want, Limit: limit, Min: true}, a, b, have, fmt.Sprintf("%.0f/s vs %.0f/s", a, b))
+	}
+	flash := scen(ScenarioFlash)
+	rate("flash sale: created orders vs raw single-order MariaDB transaction", ">= 1.00x", flash, ceil(CeilingMySQL), goalFlashVsMySQL)
+	p99 := float64(0)
+	if flash != nil {
+		p99 = float64(flash.P99)
+	}
+	add(Goal{Name: "flash sale: p99 vs 25 ms", Want: "<= 1.00x", Limit: 1}, p99, float64(goalFlashP99), flash != nil && flash.OK > 0, "p99 "+fmtMS(time.Duration(p99)))
+	cpu := func(name, want, proc string, ref float64, haveRef bool, refName string, limit float64) {
+		us, ok := flash.CPUPerOp(proc)
+		add(Goal{Name: name, Want: want, Limit: limit}, us, ref, ok && haveRef, fmt.Sprintf("%.1f µs/op vs %.1f µs%s", us, ref, refName))
+	}
+	cpu("flash sale: server CPU per created order vs 150 µs", "<= 1.00x", ProcServer, goalServerUSPerOrder, true, "", 1)
+	cpu("flash sale: Redis CPU per created order vs 50 µs", "<= 1.00x", ProcRedis, goalRedisUSPerOrder, true, "", 1)
+	batch, haveBatch := ceil(CeilingMySQLBatch).CPUPerOp(ProcMariaDB)
+	cpu("flash sale: MariaDB CPU per created order vs raw batch's per order", "<= 1.50x", ProcMariaDB, batch, haveBatch, " (mysql_batch)", goalMariaDBVsBatch)
+	http := ceil(CeilingHTTP)
+	rate("hot seats: taken-seat answers vs HTTP no-op", ">= 0.50x", scen(ScenarioHotSeats), http, goalTakenVsHTTP)
+	rate("sold-out show: taken-seat answers vs HTTP no-op", ">= 0.50x", scen(ScenarioSoldOut), http, goalTakenVsHTTP)
+	rate("seat-map reads vs HTTP no-op", ">= 0.35x", scen(ScenarioSeatMap), http, goalSeatMapReadsVsHTTP)
+	return out
 }
 
 // EvaluateTargets states each target with PASS, MISS or "not run" (a scenario, the
@@ -273,6 +355,32 @@ func (rep *Report) WriteTables(w io.Writer) {
 	fmt.Fprintln(w, "|---|---|---|---|")
 	for _, t := range rep.Targets {
 		fmt.Fprintf(w, "| %s | %s | %s | %s |\n", t.Name, t.Want, t.Got, t.Status)
+	}
+	rep.WriteGoals(w)
+}
+
+// WriteGoals writes the goals table (Markdown): each goal's wanted ratio, the measured
+// ratio with its figures, and PASS, MISS or "not run"; the raw batch's ratio to the raw
+// single-order transaction (orders/s and MariaDB µs per order) follows it.
+func (rep *Report) WriteGoals(w io.Writer) {
+	if len(rep.Goals) == 0 {
+		return
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "| goal | wanted | got | result |")
+	fmt.Fprintln(w, "|---|---|---|---|")
+	for _, g := range rep.Goals {
+		fmt.Fprintf(w, "| %s | %s | %s | %s |\n", g.Name, g.Want, g.Got, g.Status)
+	}
+	b, one := rep.find(rep.Ceilings, CeilingMySQLBatch), rep.find(rep.Ceilings, CeilingMySQL)
+	if b != nil && one != nil {
+		fmt.Fprintf(w, "\nmysql_batch / mysql: %.2fx orders/s (%.0f vs %.0f)", Ratio(b.Rate(), one.Rate()), b.Rate(), one.Rate())
+		bu, okB := b.CPUPerOp(ProcMariaDB)
+		ou, okO := one.CPUPerOp(ProcMariaDB)
+		if okB && okO {
+			fmt.Fprintf(w, ", %.2fx MariaDB µs per order (%.1f vs %.1f)", Ratio(bu, ou), bu, ou)
+		}
+		fmt.Fprintln(w, ".")
 	}
 }
 

@@ -201,3 +201,86 @@ func TestReport_MarkdownAndPlots(t *testing.T) {
 		}
 	}
 }
+
+// goalOf is the goal whose name starts with prefix.
+func goalOf(gs []Goal, prefix string) Goal {
+	for _, g := range gs {
+		if strings.HasPrefix(g.Name, prefix) {
+			return g
+		}
+	}
+	return Goal{}
+}
+
+// TestEvaluateGoals: each goal of the order path passes at its limit and misses just
+// past it, with its ratio; a missing scenario, ceiling or CPU figure is "not run".
+func TestEvaluateGoals(t *testing.T) {
+	batch := withCPU(res(CeilingMySQLBatch, 8000, 5*time.Millisecond), map[string]float64{ProcMariaDB: 100})
+	ceilings := []*Result{res(CeilingHTTP, 10000, time.Millisecond), res(CeilingMySQL, 1000, 5*time.Millisecond), batch}
+	at := map[string]float64{ProcServer: 150, ProcMariaDB: 150, ProcRedis: 50}
+	over := map[string]float64{ProcServer: 151, ProcMariaDB: 151, ProcRedis: 51}
+	names := []string{"flash sale: created orders", "flash sale: p99", cpuServer, cpuRedis, cpuMariaDB, "hot seats", "sold-out", "seat-map"}
+	all := func(status string) map[string]string {
+		m := map[string]string{}
+		for _, n := range names {
+			m[n] = status
+		}
+		return m
+	}
+	cases := []struct {
+		name      string
+		ceilings  []*Result
+		scenarios []*Result
+		want      map[string]string
+		ratios    map[string]float64
+	}{
+		{"all pass, at every limit", ceilings, []*Result{withCPU(res(ScenarioFlash, 1000, 25*time.Millisecond), at),
+			res(ScenarioHotSeats, 5000, time.Millisecond), res(ScenarioSoldOut, 5000, time.Millisecond), res(ScenarioSeatMap, 3500, time.Millisecond)},
+			all(StatusPass), map[string]float64{"flash sale: created orders": 1, "flash sale: p99": 1, cpuServer: 1, cpuRedis: 1, cpuMariaDB: 1.5,
+				"hot seats": 0.5, "seat-map": 0.35}},
+		{"all miss, just past every limit", ceilings, []*Result{withCPU(res(ScenarioFlash, 999, 25*time.Millisecond+time.Microsecond), over),
+			res(ScenarioHotSeats, 4999, time.Millisecond), res(ScenarioSoldOut, 4999, time.Millisecond), res(ScenarioSeatMap, 3499, time.Millisecond)},
+			all(StatusMiss), map[string]float64{"flash sale: created orders": 0.999, "seat-map": 0.3499}},
+		{"nothing run", ceilings, nil, all(StatusNotRun), nil},
+		{"no batch ceiling, no CPU figures", ceilings[:2], []*Result{res(ScenarioFlash, 1000, time.Millisecond)},
+			map[string]string{"flash sale: created orders": StatusPass, "flash sale: p99": StatusPass, cpuServer: StatusNotRun, cpuRedis: StatusNotRun,
+				cpuMariaDB: StatusNotRun, "hot seats": StatusNotRun}, nil},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			got := EvaluateGoals(c.ceilings, c.scenarios)
+			if len(got) != len(names) {
+				t.Fatalf("%d goals, want %d", len(got), len(names))
+			}
+			for prefix, want := range c.want {
+				if g := goalOf(got, prefix); g.Status != want {
+					t.Errorf("%s: %s (%s), want %s", prefix, g.Status, g.Got, want)
+				}
+			}
+			for prefix, want := range c.ratios {
+				if g := goalOf(got, prefix); g.Ratio < want-1e-9 || g.Ratio > want+1e-9 {
+					t.Errorf("%s: ratio %v, want %v", prefix, g.Ratio, want)
+				}
+			}
+		})
+	}
+}
+
+// TestWriteGoals: the goals table prints each goal with its ratio and result, and the
+// raw batch's ratio to the raw single-order transaction.
+func TestWriteGoals(t *testing.T) {
+	batch := withCPU(res(CeilingMySQLBatch, 8000, 5*time.Millisecond), map[string]float64{ProcMariaDB: 100})
+	one := withCPU(res(CeilingMySQL, 2000, 5*time.Millisecond), map[string]float64{ProcMariaDB: 250})
+	rep := &Report{Ceilings: []*Result{res(CeilingHTTP, 10000, time.Millisecond), one, batch},
+		Scenarios: []*Result{res(ScenarioFlash, 3000, 20*time.Millisecond)}}
+	rep.Evaluate()
+	var b bytes.Buffer
+	rep.WriteGoals(&b)
+	for _, want := range []string{"| goal | wanted | got | result |", "| flash sale: created orders vs raw single-order MariaDB transaction | >= 1.00x | 1.50x (3000/s vs 2000/s) | PASS |",
+		"| flash sale: p99 vs 25 ms | <= 1.00x | 0.80x", "| seat-map reads vs HTTP no-op | >= 0.35x | - | not run |",
+		"mysql_batch / mysql: 4.00x orders/s (8000 vs 2000), 0.40x MariaDB µs per order (100.0 vs 250.0)."} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("goals table lacks %q:\n%s", want, b.String())
+		}
+	}
+}

@@ -317,6 +317,27 @@ func (q *redisExpiryQueue) ScheduleExpiry(ctx context.Context, no string, at tim
 	return err
 }
 
+func (q *redisExpiryQueue) ScheduleExpiries(ctx context.Context, at time.Time, nos []string) error {
+	for _, no := range nos {
+		if _, err := q.EnsureExpiry(ctx, no, at); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (q *redisExpiryQueue) ExpiryCovered(ctx context.Context, nos []string) (map[string]bool, error) {
+	out := map[string]bool{}
+	for _, no := range nos {
+		ok, err := q.ExpiryScheduled(ctx, no)
+		if err != nil {
+			return nil, err
+		}
+		out[no] = ok
+	}
+	return out, nil
+}
+
 func (q *redisExpiryQueue) EnsureExpiry(ctx context.Context, no string, at time.Time) (bool, error) {
 	ctx, cancel := context.WithTimeout(ctx, time.Second)
 	defer cancel()

@@ -3,6 +3,7 @@ package testenv
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -32,17 +33,22 @@ func (c *testClock) Now() time.Time { c.Mu.Lock(); defer c.Mu.Unlock(); return c
 
 func (c *testClock) Advance(d time.Duration) { c.Mu.Lock(); c.T = c.T.Add(d); c.Mu.Unlock() }
 
-// RecordingExpiry is an ExpiryScheduler that remembers what was scheduled.
+// RecordingExpiry is an ExpiryScheduler that remembers what was scheduled: each order's
+// time, and each task's orders in the order they were scheduled (Tasks).
 type RecordingExpiry struct {
 	Mu        sync.Mutex
 	Scheduled map[string]time.Time
 	Cancelled map[string]bool
+	Tasks     [][]string
 }
 
-func (r *RecordingExpiry) ScheduleExpiry(_ context.Context, no string, at time.Time) error {
+func (r *RecordingExpiry) ScheduleExpiries(_ context.Context, at time.Time, nos []string) error {
 	r.Mu.Lock()
 	defer r.Mu.Unlock()
-	r.Scheduled[no] = at
+	for _, no := range nos {
+		r.Scheduled[no] = at
+	}
+	r.Tasks = append(r.Tasks, slices.Clone(nos))
 	return nil
 }
 
