@@ -67,7 +67,7 @@ func StaffSectionPart(m *StaffSeatMap, index int) (part *StaffSeatMap, sections 
 	}
 	cols := strconv.Itoa(hs.Blocks)
 	sections = &StaffSections{Index: index, OverviewURL: AdminShowSeatsURL(m.Show.ID),
-		GridStyle: templ.SafeCSS("--blocks:" + cols + ";grid-template-columns:repeat(" + cols + ",minmax(2.6rem,1fr));")}
+		GridStyle: templ.SafeCSS("--blocks:" + cols + ";grid-template-columns:repeat(" + cols + ",3rem);")}
 	for i := range hs.List {
 		sec := &hs.List[i]
 		t := StaffSectionTile{Index: sec.Index, Seats: len(sec.Seats), Here: sec.Index == index,
