@@ -29,11 +29,13 @@ func (d *Deps) showSeatsPage(c *fiber.Ctx) error {
 		c.Cookie(&fiber.Cookie{Name: seatsNoticeCookie, Value: "", Path: views.AdminShowSeatsURL(showID),
 			Expires: time.Unix(0, 0), HTTPOnly: true, SameSite: fiber.CookieSameSiteLaxMode, Secure: d.SecureCookies})
 	}
-	return d.renderShowSeats(c, fiber.StatusOK, showID, views.AdminShowSeatsProps{Notice: notice})
+	section, _ := sectionNumber(c.Query("section"))
+	return d.renderShowSeats(c, fiber.StatusOK, showID, views.AdminShowSeatsProps{Notice: notice, Section: section})
 }
 
 // renderShowSeats renders the seat map of showID with props (Page, Map and Zone are
-// filled here) and status.
+// filled here) and status: a large hall's overview of sections, or props.Section's
+// seats alone (views.StaffSectionPart).
 func (d *Deps) renderShowSeats(c *fiber.Ctx, status int, showID int64, props views.AdminShowSeatsProps) error {
 	ctx, cancel := ctxOf(c)
 	defer cancel()
@@ -47,6 +49,19 @@ func (d *Deps) renderShowSeats(c *fiber.Ctx, status int, showID int64, props vie
 	props.Page = page(c, "Seat map: "+m.Show.Movie.Title)
 	props.Map = staffSeatMapView(m)
 	props.Zone = d.Shows.Zone()
+	if views.StaffSectioned(props.Map) {
+		// a large hall by section: the overview, or one section's seats (issue 28)
+		part, sections, ok := views.StaffSectionPart(props.Map, props.Section)
+		if !ok {
+			return renderErrorPage(c, fiber.StatusNotFound, "There is no such section of this hall.")
+		}
+		props.Sections = sections
+		if part != nil {
+			props.Map = part
+		}
+	} else {
+		props.Section = 0
+	}
 	return render(c, status, views.AdminShowSeatsPage(props))
 }
 
@@ -61,7 +76,8 @@ func (d *Deps) houseSeatsForm(c *fiber.Ctx) error {
 	reason := utils.CopyString(strings.TrimSpace(c.FormValue("reason")))
 	action := c.FormValue("action")
 	ids, problem := seatIDs(c.Request().PostArgs().PeekMulti("seat"))
-	props := views.AdminShowSeatsProps{Reason: reason, Selected: map[int64]bool{}}
+	section, _ := sectionNumber(c.FormValue("section"))
+	props := views.AdminShowSeatsProps{Reason: reason, Selected: map[int64]bool{}, Section: section}
 	for _, id := range ids {
 		props.Selected[id] = true
 	}
@@ -94,7 +110,7 @@ func (d *Deps) houseSeatsForm(c *fiber.Ctx) error {
 			msg += " The seat cache follows with the next reconciliation."
 		}
 	}
-	return d.seatsDone(c, showID, msg)
+	return d.seatsDone(c, showID, section, msg)
 }
 
 // releaseSeatForm releases a held seat (order_no and a reason from the form) and
@@ -111,7 +127,8 @@ func (d *Deps) releaseSeatForm(c *fiber.Ctx) error {
 	}
 	reason := utils.CopyString(strings.TrimSpace(c.FormValue("reason")))
 	orderNo := utils.CopyString(strings.TrimSpace(c.FormValue("order_no")))
-	props := views.AdminShowSeatsProps{ReleaseSeat: seatID, ReleaseReason: reason}
+	section, _ := sectionNumber(c.FormValue("section"))
+	props := views.AdminShowSeatsProps{ReleaseSeat: seatID, ReleaseReason: reason, Section: section}
 	if reason == "" {
 		props.Error = "Give a reason for releasing the seat."
 		return d.renderShowSeats(c, fiber.StatusBadRequest, showID, props)
@@ -126,7 +143,7 @@ func (d *Deps) releaseSeatForm(c *fiber.Ctx) error {
 	if res.Action == staff.ReleaseOrderCancelled {
 		msg = "Order " + res.OrderNo + " was cancelled; seats " + strings.Join(res.Seats, ", ") + " are free again."
 	}
-	return d.seatsDone(c, showID, msg)
+	return d.seatsDone(c, showID, section, msg)
 }
 
 // seatActionRefused shows the map again with the refusal's message and status (the
@@ -144,9 +161,10 @@ func (d *Deps) seatActionRefused(c *fiber.Ctx, showID int64, err error, props vi
 	return d.renderShowSeats(c, st, showID, props)
 }
 
-// seatsDone redirects (303) to the seat map with msg as its one-time notice.
-func (d *Deps) seatsDone(c *fiber.Ctx, showID int64, msg string) error {
+// seatsDone redirects (303) to the seat map (at section, 0 for the whole map or the
+// overview) with msg as its one-time notice.
+func (d *Deps) seatsDone(c *fiber.Ctx, showID int64, section int, msg string) error {
 	c.Cookie(&fiber.Cookie{Name: seatsNoticeCookie, Value: url.QueryEscape(msg), Path: views.AdminShowSeatsURL(showID),
 		MaxAge: 60, HTTPOnly: true, SameSite: fiber.CookieSameSiteLaxMode, Secure: d.SecureCookies})
-	return c.Redirect(views.AdminShowSeatsURL(showID), fiber.StatusSeeOther)
+	return c.Redirect(views.AdminShowSeatsSectionURL(showID, section), fiber.StatusSeeOther)
 }

@@ -43,6 +43,7 @@ type ShowService interface {
 	Between(ctx context.Context, from, to time.Time) ([]*services.Show, error)
 	Get(ctx context.Context, id int64) (*services.Show, error)
 	SeatMap(ctx context.Context, id int64) (*seats.SeatMap, error)
+	SeatMapOf(ctx context.Context, id int64, pick func(*services.Hall) []int64, userID int64) (*seats.SeatMap, error)
 	SeatMapVersion(id int64) uint64
 	Today() string
 	Zone() *time.Location

@@ -51,7 +51,9 @@ type liveChange struct {
 // showLive streams a show's seat changes as Server-Sent Events: first a "snapshot"
 // (read once per connection), then a "seats" event per change as the seat scripts
 // publish it (fanned out in this process: no Redis call per viewer or change), and
-// "snapshot" again when the viewer fell behind. Never who holds a seat.
+// "snapshot" again when the viewer fell behind. Never who holds a seat. A large hall's
+// section (?section=N) reads only its own seats for a snapshot and is sent only their
+// changes (issue 28).
 func (d *Deps) showLive(c *fiber.Ctx) error {
 	showID, ok := idParam(c, "id")
 	if !ok || d.Live == nil {
@@ -79,16 +81,19 @@ func (d *Deps) showLive(c *fiber.Ctx) error {
 	section, _ := sectionNumber(c.Query("section"))
 	// the stream outlives the handler and its Fiber context: nothing below may touch c
 	shows := d.Shows
+	var sectionSeats map[int64]bool // the section's seats: its changes alone are sent (nil: every seat)
 	snapshot := func() ([]byte, error) {
 		sctx, scancel := context.WithTimeout(context.Background(), requestTimeout)
 		defer scancel()
-		m, err := shows.SeatMap(sctx, showID)
+		// a section reads its own seats from the seat cache, never the whole map
+		m, err := shows.SeatMapOf(sctx, showID, func(h *services.Hall) []int64 { return sectionReadIDs(h, section, nil) }, 0)
 		if err != nil {
 			return nil, err
 		}
 		snap := snapshotOf(m)
-		if section > 0 && len(m.Hall.Seats) > views.SectionedSeats {
-			snap = snap.only(views.SectionSeatIDs(m.Hall, section))
+		if m.Partial {
+			sectionSeats = views.SectionSeatIDs(m.Hall, section)
+			snap = snap.only(sectionSeats)
 		}
 		return json.Marshal(snap)
 	}
@@ -123,7 +128,7 @@ func (d *Deps) showLive(c *fiber.Ctx) error {
 					event = "snapshot"
 					b, err = snapshot()
 				} else {
-					b, err = json.Marshal(changeOf(ch))
+					b, err = json.Marshal(changeOf(ch, sectionSeats))
 				}
 				if err != nil || !send(event, b) {
 					return
@@ -179,10 +184,14 @@ func (s liveSnapshot) only(keep map[int64]bool) liveSnapshot {
 	return out
 }
 
-func changeOf(ch seats.SeatChange) liveChange {
+// changeOf is the "seats" event of ch: every changed seat, or those of keep alone (a
+// section's stream; nil keeps all); the zone counts are the show's either way.
+func changeOf(ch seats.SeatChange, keep map[int64]bool) liveChange {
 	out := liveChange{Seats: make(map[string]string, len(ch.Seats)), ZoneFree: ch.ZoneFree}
 	for id, st := range ch.Seats {
-		out.Seats[strconv.FormatInt(id, 10)] = st
+		if keep == nil || keep[id] {
+			out.Seats[strconv.FormatInt(id, 10)] = st
+		}
 	}
 	for _, n := range ch.ZoneFree {
 		out.SeatsLeft += n

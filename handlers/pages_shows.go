@@ -22,7 +22,9 @@ import (
 // (coming back from signing in). Either way only seats still free stay ticked. A large
 // hall (views.SectionedSeats) shows the overview of its sections, or ?section=N; without
 // one in the address, a refused booking comes back to the section it was made in, and
-// picks open the section of the first pick.
+// picks open the section of the first pick. A section's page reads only its own seats
+// and the picks from the seat cache (Listing.SeatMapOf; issue 28: a stadium's whole map
+// is 27-77 ms of Redis time a read).
 func (d *Deps) showPage(c *fiber.Ctx) error {
 	id, ok := idParam(c, "id")
 	if !ok {
@@ -30,23 +32,30 @@ func (d *Deps) showPage(c *fiber.Ctx) error {
 	}
 	ctx, cancel := ctxOf(c)
 	defer cancel()
-	m, err := d.Shows.SeatMap(ctx, id)
+	picks := queryPicks(c)
+	section, chosen := sectionNumber(c.Query("section"))
+	steps := stepThrough(c.Query("pick"), c.Query("zone"), c.Query("row"))
+	flashed := c.Cookies(bookFlashCookie) != "" // a refused booking to tell (read below)
+	var userID int64
+	if u := currentUser(c); u != nil {
+		userID = u.ID
+	}
+	// a large hall's section page reads its own seats (and the picks carried along)
+	// alone; a refused booking's message and the step-through need the whole map
+	pick := func(*services.Hall) []int64 { return nil }
+	if chosen && section > 0 && !flashed && steps == nil {
+		pick = func(h *services.Hall) []int64 { return sectionReadIDs(h, section, picks) }
+	}
+	m, err := d.Shows.SeatMapOf(ctx, id, pick, userID)
 	if err != nil {
 		return errorPage(c, err)
 	}
 	if d.mustQueue(c, m.Show) {
 		return c.Redirect(views.QueueURL(id), fiber.StatusSeeOther)
 	}
-	picks := queryPicks(c)
-	section, chosen := sectionNumber(c.Query("section"))
-	steps := stepThrough(c.Query("pick"), c.Query("zone"), c.Query("row"))
 	var msg string
 	var lost map[int64]bool
 	if f, ok := takeBookFlash(c, id); ok {
-		var userID int64
-		if u := currentUser(c); u != nil {
-			userID = u.ID
-		}
 		msg, lost = flashMessage(langOf(c), f, m, userID, nowUTC(), d.Shows.Zone())
 		picks = f.Picks
 		if !chosen && f.Section > 0 {
@@ -61,6 +70,29 @@ func (d *Deps) showPage(c *fiber.Ctx) error {
 		section = views.SectionsOf(m.Hall).Of(m.Hall, picks[0])
 	}
 	return d.renderShowSteps(c, m, fiber.StatusOK, msg, picks, lost, section, steps)
+}
+
+// sectionReadIDs are the seat ids a large hall's section page reads from the seat
+// cache: the seats of section index of h and the picks carried from other sections
+// (nil when h is shown whole or has no such section: the page reads every seat).
+func sectionReadIDs(h *services.Hall, index int, picks []int64) []int64 {
+	if len(h.Seats) <= views.SectionedSeats {
+		return nil
+	}
+	sec, ok := views.SectionsOf(h).Find(index)
+	if !ok {
+		return nil
+	}
+	ids := make([]int64, 0, len(sec.Seats)+len(picks))
+	for _, i := range sec.Seats {
+		ids = append(ids, h.Seats[i].ID)
+	}
+	for _, id := range picks {
+		if _, ok := h.Seat(id); ok {
+			ids = append(ids, id)
+		}
+	}
+	return ids
 }
 
 // stepThrough reads the step-through selection of a show's address (?pick=list, with

@@ -486,6 +486,11 @@ func (f *fakeShows) SeatMap(ctx context.Context, id int64) (*seats.SeatMap, erro
 	}
 	return f.m, nil
 }
+
+// SeatMapOf answers the whole map, as the fake has no Redis to read a part of.
+func (f *fakeShows) SeatMapOf(ctx context.Context, id int64, _ func(*services.Hall) []int64, _ int64) (*seats.SeatMap, error) {
+	return f.SeatMap(ctx, id)
+}
 func (f *fakeShows) SeatMapVersion(int64) uint64 { return f.version.Load() }
 func (f *fakeShows) Today() string               { return "" }
 func (f *fakeShows) Zone() *time.Location        { return shanghai }

@@ -16,14 +16,18 @@ import (
 
 // waitlistView builds the panel of m's show for the visitor: their place (with the
 // offer's order) and whether the list takes places now: the show is on sale and fewer
-// seats are free than its purchase limit, or no two of them side by side.
+// seats are free than its purchase limit, or no two of them side by side (on a large
+// hall's section page, whose map is partial, only the first).
 func (d *Deps) waitlistView(c *fiber.Ctx, m *seats.SeatMap) *views.WaitlistView {
 	if d.Waitlist == nil {
 		return nil
 	}
 	now := d.now()
 	v := &views.WaitlistView{Show: m.Show, Zone: d.Shows.Zone(), Page: page(c, ""), Now: now}
-	if m.Show.OnSaleAt(now) {
+	if m.Show.OnSaleAt(now) && m.Partial {
+		// a section's page read its own seats only: the show's free count decides
+		v.Open = m.Show.SeatsLeft < m.Show.PurchaseLimit
+	} else if m.Show.OnSaleAt(now) {
 		free := make([]bool, len(m.Hall.Seats))
 		n := 0
 		for i, s := range m.Hall.Seats {

@@ -262,7 +262,7 @@ func seatMapView(m *seats.SeatMap) *views.ShowSeatMap {
 	if m == nil {
 		return nil
 	}
-	return &views.ShowSeatMap{Show: m.Show, Hall: m.Hall, States: m.States, Owners: m.Owners}
+	return &views.ShowSeatMap{Show: m.Show, Hall: m.Hall, States: m.States, Owners: m.Owners, Partial: m.Partial, Owned: m.Owned}
 }
 
 // staffSeatMapView copies a show's seat map for staff; it shares the show and the hall

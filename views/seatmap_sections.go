@@ -151,6 +151,20 @@ func (p ShowPageProps) sectionFree(sec *Section) (free, total int) {
 	return free, total
 }
 
+// sectionRead reports whether the page read the states of sec's seats: always for a
+// whole map; on a section's page (a partial map) only for its own section.
+func (p ShowPageProps) sectionRead(sec *Section) bool {
+	if !p.Map.Partial {
+		return true
+	}
+	for _, i := range sec.Seats {
+		if _, ok := p.Map.States[p.Map.Hall.Seats[i].ID]; !ok {
+			return false
+		}
+	}
+	return true
+}
+
 // sectionZones are the zone classes of the zones sec has seats in, in the show's order.
 func (p ShowPageProps) sectionZones(sec *Section) []string {
 	slots := ZoneSlots(p.Map.Show)
@@ -167,7 +181,8 @@ func (p ShowPageProps) sectionZones(sec *Section) []string {
 	return out
 }
 
-// sectionLabel names a section for people: its rows, seat numbers, free seats and zones.
+// sectionLabel names a section for people: its rows, seat numbers, free seats and zones
+// (without free seats when the page did not read them, sectionRead).
 func (p ShowPageProps) sectionLabel(sec *Section) string {
 	h, l := p.Map.Hall, p.Lang
 	free, total := p.sectionFree(sec)
@@ -181,7 +196,11 @@ func (p ShowPageProps) sectionLabel(sec *Section) string {
 			}
 		}
 	}
-	return l.T("section.tile", D{"Rows": sectionRows(h, sec), "Seats": sectionNumbers(h, sec.Seats), "Free": free, "Total": total,
+	key := "section.tile"
+	if !p.sectionRead(sec) {
+		key = "section.tile_unread"
+	}
+	return l.T(key, D{"Rows": sectionRows(h, sec), "Seats": sectionNumbers(h, sec.Seats), "Free": free, "Total": total,
 		"Zones": strings.Join(zones, l.T("list.sep", nil))})
 }
 
@@ -236,7 +255,8 @@ type SectionHead struct {
 }
 
 // SectionTile is one section on the overview: its free seats among those on sale, a
-// class saying how full it is (section-many, -some, -few, -full), its link and name,
+// class saying how full it is (section-many, -some, -few, -full; section-unread on
+// a section's page for the sections it did not read), its link and name,
 // and its places on the overview and on the small map.
 type SectionTile struct {
 	Index, Free, Seats int
@@ -278,6 +298,8 @@ func (p ShowPageProps) Overview() SectionOverview {
 		t := SectionTile{Index: sec.Index, Free: free, Seats: len(sec.Seats), Style: gridAt(sec.Band+3, sec.Block+2),
 			MiniStyle: gridAt(sec.Band+1, sec.Block+1), URL: ShowSectionURL(p.Map.Show.ID, sec.Index, picks)}
 		switch {
+		case !p.sectionRead(sec):
+			t.Class = "section-unread" // a section page reads its own section only
 		case free == 0:
 			t.Class = "section-full"
 		case free*10 < total:

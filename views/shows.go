@@ -121,6 +121,10 @@ type ShowSeatMap struct {
 	Hall   *services.Hall
 	States map[int64]string
 	Owners map[int64]int64
+	// Partial: States and Owners hold only some seats (a large hall's section page reads
+	// its section alone); Owned is then the buyer's seats held or owned in the show.
+	Partial bool
+	Owned   int
 }
 
 // The single-seat rule's values (services.Show.SingleSeatRule; the catalog package's
@@ -175,6 +179,9 @@ func (p ShowPageProps) State() ShowState {
 func (p ShowPageProps) Owned() int {
 	if p.User == nil {
 		return 0
+	}
+	if p.Map.Partial {
+		return p.Map.Owned
 	}
 	n := 0
 	for id, owner := range p.Map.Owners {

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+
+	"seatflow/services/demo"
 )
 
 // axePage is a GET page of the site checked with axe: its name in the subtest, its path,
@@ -56,6 +58,7 @@ func TestAxeBrowser_EveryPage(t *testing.T) {
 		t.Fatalf("the paid order's e-mail: %v", err)
 	}
 	hall := a.hallOfShow(show)
+	big := a.bigHallShow("Axe Arena", demo.StadiumOptions{Rows: 60, Cols: 80}, 0.7).show // shown by section
 
 	pages := []axePage{
 		{name: "home", path: "/", who: "anon"},
@@ -63,6 +66,8 @@ func TestAxeBrowser_EveryPage(t *testing.T) {
 		{name: "show", path: "/shows/" + show, who: "anon"},
 		{name: "show-signed-in", path: "/shows/" + show, who: "customer"},
 		{name: "show-sold-out", path: "/shows/" + soldOut, who: "customer"},
+		{name: "show-sections", path: "/shows/" + big, who: "anon"},
+		{name: "show-section", path: "/shows/" + big + "?section=6", who: "customer"},
 		{name: "login", path: "/login", who: "anon"},
 		{name: "register", path: "/register", who: "anon"},
 		{name: "password-forgot", path: "/password/forgot", who: "anon"},
@@ -89,6 +94,8 @@ func TestAxeBrowser_EveryPage(t *testing.T) {
 		{name: "console-show-sold-out", path: "/admin/shows/" + soldOut, who: "admin"},
 		{name: "console-show-cancel", path: "/admin/shows/" + show + "/cancel", who: "admin"},
 		{name: "console-show-seats", path: "/admin/shows/" + show + "/seats", who: "admin"},
+		{name: "console-show-seats-sections", path: "/admin/shows/" + big + "/seats", who: "admin"},
+		{name: "console-show-seats-section", path: "/admin/shows/" + big + "/seats?section=6", who: "admin"},
 		{name: "console-show-door", path: "/admin/shows/" + show + "/door", who: "admin"},
 		{name: "console-door", path: "/admin/door", who: "admin"},
 		{name: "console-orders", path: "/admin/orders", who: "admin"},

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -46,11 +47,61 @@ func TestStadium_Browser(t *testing.T) {
 	pick := a.pickSection(b)
 	overview, section := timePage(t, a, "/shows/"+b.show), timePage(t, a, "/shows/"+b.show+"?section="+strconv.Itoa(pick))
 	api := timeGet(t, a.base+"/api/v1/shows/"+b.show+"/seats")
+	// Redis time per page view (INFO commandstats usec deltas, every command of the
+	// server: the machine's other users of the same Redis count too) and the staff
+	// house-seat pages' sizes
+	sectionUS := redisTimePerView(t, a, "/shows/"+b.show+"?section="+strconv.Itoa(pick), "")
+	overviewUS := redisTimePerView(t, a, "/shows/"+b.show, "")
+	staff := a.demoToken("staff")
+	staffOverview := a.getPage("/admin/shows/"+b.show+"/seats", staff)
+	staffSection := a.getPage("/admin/shows/"+b.show+"/seats?section="+strconv.Itoa(pick), staff)
+	if staffOverview.status != 200 || staffSection.status != 200 {
+		t.Fatalf("staff seat pages: %d %d", staffOverview.status, staffSection.status)
+	}
+	fmt.Printf("stadium: section_redis_us_per_view=%d overview_redis_us_per_view=%d (whole map, what a version-keyed copy pays per change) staff_overview_kb=%d staff_section_kb=%d\n",
+		sectionUS, overviewUS, len(staffOverview.body)>>10, len(staffSection.body)>>10)
+	if len(staffOverview.body) > 1<<20 || len(staffSection.body) > 1<<20 {
+		t.Errorf("a staff house-seat page is over 1 MB: %d and %d KB", len(staffOverview.body)>>10, len(staffSection.body)>>10)
+	}
 	browse := time.Now()
 	browseSections(t, a, b, "stadium", pick)
 	fmt.Printf("stadium: setup_s=%.1f first_page_ms=%d overview_ms=%d overview_kb=%d section_ms=%d section_kb=%d json_map_ms=%d json_map_kb=%d browser_s=%.1f total_s=%.1f\n",
 		setup.Seconds(), load.Milliseconds(), overview.d.Milliseconds(), overview.size>>10, section.d.Milliseconds(), section.size>>10,
 		api.d.Milliseconds(), api.size>>10, time.Since(browse).Seconds(), time.Since(start).Seconds())
+}
+
+// redisTimePerView is the Redis time (µs, the sum of INFO commandstats usec) that a GET
+// of path costs, the median of 15 views.
+func redisTimePerView(t *testing.T, a *testApp, path, token string) int64 {
+	t.Helper()
+	var per []int64
+	for i := 0; i < 15; i++ {
+		before := redisUsec(t, a)
+		if r := a.getPage(path, token); r.status != 200 {
+			t.Fatalf("GET %s: %d", path, r.status)
+		}
+		per = append(per, redisUsec(t, a)-before)
+	}
+	slices.Sort(per)
+	return per[len(per)/2]
+}
+
+// redisUsec is the Redis server's time spent in commands so far (µs, INFO commandstats),
+// less INFO's own.
+func redisUsec(t *testing.T, a *testApp) int64 {
+	t.Helper()
+	info, err := a.Redis.Info(context.Background(), "commandstats").Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sum int64
+	for _, line := range strings.Split(info, "\n") {
+		if _, rest, ok := strings.Cut(line, ",usec="); ok && strings.HasPrefix(line, "cmdstat_") && !strings.HasPrefix(line, "cmdstat_info:") {
+			n, _ := strconv.ParseInt(strings.SplitN(rest, ",", 2)[0], 10, 64)
+			sum += n
+		}
+	}
+	return sum
 }
 
 type pageTime struct {

@@ -99,6 +99,10 @@ type SeatMap struct {
 	Hall   *services.Hall
 	States map[int64]string // seat id -> StateFree, StateHeld, StateSold or StateBlocked
 	Owners map[int64]int64  // seat id -> user id holding or owning it
+	// Partial: States and Owners hold only the seats asked for (SeatMapOf), and Owned
+	// is the seats the buyer asked about holds or owns in the whole show.
+	Partial bool
+	Owned   int
 }
 
 // SeatMap returns the show's seat map, loading it into Redis from MySQL when missing.
