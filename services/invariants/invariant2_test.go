@@ -28,8 +28,9 @@ import (
 //
 // Invariant 2 is kept by Orders.Create, which checks everything before the hold:
 // validation, the show on sale, the seats in the show, seats.CheckCompanions, the
-// precheck, RateLimiter.AllowOrder, the Idempotency-Key and the price; by lua/hold.lua,
-// which checks loaded, DUP, TAKEN, LIMIT and SOLD_OUT before its first write; and by the
+// price; by lua/order.lua, whose precheck, rate limits (its only writes before the
+// hold's checks) and Idempotency-Key lock come before lua/hold.lua (its function), which
+// checks loaded, DUP, TAKEN, LIMIT and SOLD_OUT before its first write; and by the
 // release of the holds (owner-checked lua/release.lua) after any error past the hold, a
 // lost script reply included. Best-available holds one whole block, rate limits fail
 // closed, and the purchase limit has a second line in MySQL (invariant 3b). Besides this

@@ -28,7 +28,7 @@ type Limits struct {
 
 // RateLimiter applies Limits: the order limits inside lua/order.lua (orderLimits), the
 // others through redis_rate. Redis being unreachable is an UNAVAILABLE error, never
-// "allow" (DESIGN.md, order pipeline step 4).
+// "allow" (DESIGN.md, order pipeline step 3).
 type RateLimiter struct {
 	l      *redis_rate.Limiter
 	limits Limits
