@@ -6,8 +6,8 @@
 // same atomic step (notify.lua): fan-out needs no Redis call per viewer.
 // Seat values in the seats hash: "F" free, "B" blocked, "H|<order_no>|<user_id>" held,
 // "S|<order_no>|<user_id>" sold. A missing hash or field means "not loaded", never free.
-// The other scripts (the reconciliation lease, the Idempotency-Key lock) write no seat
-// state; each touches the keys of one hash slot.
+// The other scripts (the reconciliation lease, the Idempotency-Key lock's release) write
+// no seat state; each touches the keys of one hash slot.
 package lua
 
 import _ "embed"
@@ -32,6 +32,14 @@ var (
 //
 //go:embed hold.lua
 var holdBody string
+
+// Order is one order's whole Redis side in one call: the Idempotency-Key's marker and
+// lock, the precheck, the order rate limits (GCRA, as redis_rate) and the hold, with
+// hold.lua as its function hold. See order.lua.
+var Order = notify + "local function hold(KEYS, ARGV)\n" + holdBody + "\nend\n" + orderBody
+
+//go:embed order.lua
+var orderBody string
 
 // Release frees the seats an order holds (owner-checked compare-and-set). See release.lua.
 //
@@ -73,11 +81,6 @@ var LeaseAcquire string
 //go:embed lease_renew.lua
 var LeaseRenew string
 
-// IdemClaim takes an Idempotency-Key's lock and marks the key as used. See idem_claim.lua.
-//
-//go:embed idem_claim.lua
-var IdemClaim string
-
 // IdemRelease gives back an Idempotency-Key's lock, dropping its marker after a failed
 // create. See idem_release.lua.
 //
@@ -101,8 +104,8 @@ var WaitingRoom string
 // exercised and that every call keeps its keys in one hash slot.
 func Scripts() map[string]string {
 	return map[string]string{
-		"hold": Hold, "release": Release, "sell": Sell, "load": Load, "repair": Repair,
+		"hold": Hold, "order": Order, "release": Release, "sell": Sell, "load": Load, "repair": Repair,
 		"house": House, "lease_acquire": LeaseAcquire, "lease_renew": LeaseRenew, "lease_heartbeat": LeaseHeartbeat,
-		"idem_claim": IdemClaim, "idem_release": IdemRelease, "waiting_room": WaitingRoom,
+		"idem_release": IdemRelease, "waiting_room": WaitingRoom,
 	}
 }

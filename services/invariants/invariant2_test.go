@@ -28,8 +28,9 @@ import (
 //
 // Invariant 2 is kept by Orders.Create, which checks everything before the hold:
 // validation, the show on sale, the seats in the show, seats.CheckCompanions, the
-// precheck, RateLimiter.AllowOrder, the Idempotency-Key and the price; by lua/hold.lua,
-// which checks loaded, DUP, TAKEN, LIMIT and SOLD_OUT before its first write; and by the
+// price; by lua/order.lua, whose precheck, rate limits (its only writes before the
+// hold's checks) and Idempotency-Key lock come before lua/hold.lua (its function), which
+// checks loaded, DUP, TAKEN, LIMIT and SOLD_OUT before its first write; and by the
 // release of the holds (owner-checked lua/release.lua) after any error past the hold, a
 // lost script reply included. Best-available holds one whole block, rate limits fail
 // closed, and the purchase limit has a second line in MySQL (invariant 3b). Besides this
@@ -530,13 +531,11 @@ func TestInvariant2_RateLimitedAndLimiterDownWriteNothing(t *testing.T) {
 		DialerRetries: 1, DialerRetryTimeout: time.Millisecond})
 	defer down.Close()
 	lim := orders.NewRateLimiter(down, testenv.Unlimited, "sf")
-	if err := lim.AllowOrder(ctx, u, es.Show.ID); services.ErrorCode(err) != services.CodeUnavailable {
-		t.Errorf("AllowOrder with Redis down: %v, want UNAVAILABLE", err)
-	}
 	if err := lim.AllowLogin(ctx, "x@test.example", "192.0.2.1"); services.ErrorCode(err) != services.CodeUnavailable {
 		t.Errorf("AllowLogin with Redis down: %v, want UNAVAILABLE", err)
 	}
-	orderList := orders.NewOrders(es.DB, es.Catalog, es.Seats, lim, es.Clock, orders.OrdersConfig{HoldFor: 15 * time.Minute, Expiry: es.Expiry})
+	// the order limits live in the order script, on the seat cache's Redis
+	orderList := orders.NewOrders(es.DB, es.Catalog, seats.NewSeatStore(down, es.DB, es.Catalog, "sf"), lim, es.Clock, orders.OrdersConfig{HoldFor: 15 * time.Minute, Expiry: es.Expiry})
 	before = es.State()
 	for _, req := range []orders.CreateOrderRequest{
 		{UserID: users[3], ShowID: es.Show.ID, SeatIDs: es.Sellable()[10:12]},
@@ -780,7 +779,7 @@ func TestInvariant2_LostHoldReplyWritesNothing(t *testing.T) {
 	if _, err := e.Create(e.User(9), e.SeatIDs("A1")...); err != nil { // load the map
 		t.Fatal(err)
 	}
-	hook := &lostReplyHook{scripts: map[string]bool{redis.NewScript(lua.Hold).Hash(): true, lua.Hold: true}}
+	hook := &lostReplyHook{scripts: map[string]bool{redis.NewScript(lua.Order).Hash(): true, lua.Order: true}}
 	rdb := redis.NewClient(&redis.Options{Addr: e.RDB.(*redis.Client).Options().Addr, DB: testenv.TestRedisDB})
 	defer rdb.Close()
 	rdb.AddHook(hook)
@@ -847,7 +846,7 @@ func TestIdempotencyKey_ReplayedWhenRedisForgotIt(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := e.RDB.Del(ctx, e.Orders.IdempotencyKeyNames(u, req.IdempotencyKey)[1]).Err(); err != nil {
+	if err := e.RDB.Del(ctx, e.Orders.IdempotencyKeyNames(e.Show.ID, u, req.IdempotencyKey)[1]).Err(); err != nil {
 		t.Fatal(err)
 	}
 	other := req

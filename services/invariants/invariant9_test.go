@@ -18,9 +18,9 @@ import (
 // tell apart, still name distinct seats and users.
 //
 // Invariant 9 is kept by SeatStore.Keys, SeatStore.FenceKey, store.NewLease, the
-// Idempotency-Keys' hash tag (keyLocks in services/orders/idempotency.go) and
-// seats.RefArgs; rate-limit keys live in other slots and are separate calls
-// (RateLimiter.AllowOrder). Besides this test,
+// Idempotency-Keys' and the order rate buckets' names under the show's tag (keyLocks in
+// services/orders/idempotency.go, SeatStore.ShowKey) and seats.RefArgs; the other
+// rate-limit keys (logins, registrations, resets) are redis_rate's own calls. Besides this test,
 // TestInvariant9_ClusterScriptsStayInOneSlot and TestInvariant9_EveryScriptIsKnown
 // (cluster_test.go), TestIdempotencyKeys_OneHashSlot (services/orders/precheck_test.go)
 // and TestInvariant9_RoomKeysShareTheShowsSlot (services/waitingroom/slot_test.go) prove

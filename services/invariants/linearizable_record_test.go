@@ -70,9 +70,8 @@ type lzRecorder struct {
 	start      time.Time
 	kinds      map[string]string // script SHA-1 or source -> script name
 	brokenHold bool
-	brokenSHA  string
-	brokenSrc  string
-	inflight   atomic.Int64 // seat scripts sent and not yet recorded
+	broken     map[string][2]string // script name -> the broken hold's SHA-1 and source
+	inflight   atomic.Int64         // seat scripts sent and not yet recorded
 	mu         sync.Mutex
 	raws       []*lzRaw
 	closed     bool // the history ended: later steps are not recorded
@@ -81,14 +80,17 @@ type lzRecorder struct {
 // newLzRecorder starts a history now; it knows the seat scripts by source and SHA-1.
 func newLzRecorder(brokenHold bool) *lzRecorder {
 	r := &lzRecorder{start: time.Now(), kinds: map[string]string{}, brokenHold: brokenHold}
-	for name, src := range map[string]string{"hold": lua.Hold, "release": lua.Release, "sell": lua.Sell,
+	for name, src := range map[string]string{"hold": lua.Hold, "order": lua.Order, "release": lua.Release, "sell": lua.Sell,
 		"load": lua.Load, "repair": lua.Repair, "house": lua.House} {
 		r.kinds[src] = name
 		r.kinds[redis.NewScript(src).Hash()] = name
 	}
 	if brokenHold {
-		r.brokenSrc = lzBrokenHold()
-		r.brokenSHA = redis.NewScript(r.brokenSrc).Hash()
+		r.broken = map[string][2]string{}
+		for name, src := range map[string]string{"hold": lua.Hold, "order": lua.Order} {
+			b := lzBrokenHold(src)
+			r.broken[name] = [2]string{redis.NewScript(b).Hash(), b}
+		}
 	}
 	return r
 }
@@ -121,15 +123,19 @@ func (r *lzRecorder) close() []*lzRaw {
 	return append([]*lzRaw(nil), r.raws...)
 }
 
-// lzBrokenHold is lua/hold.lua broken on purpose: it checks only the first seat of the
-// batch and then writes every seat, so a batch whose first seat is free takes the
-// others whoever holds them. The check must catch it (TestLinearizable_CatchesBrokenHold).
-func lzBrokenHold() string {
+// lzBrokenHold is src (lua.Hold, or lua.Order, which runs it as its function hold) with
+// lua/hold.lua broken on purpose: it checks only the first seat of the batch and then
+// writes every seat, so a batch whose first seat is free takes the others whoever holds
+// them. The check must catch it (TestLinearizable_CatchesBrokenHold). The order script's
+// own precheck is broken the same way, or it would refuse the batch first.
+func lzBrokenHold(src string) string {
 	const check = "if v ~= 'F' then taken[#taken + 1] = id end"
-	if !strings.Contains(lua.Hold, check) {
-		panic("lua/hold.lua changed: update lzBrokenHold")
+	const pre = "if owner == user then own = '1' else taken[#taken + 1] = id end"
+	if !strings.Contains(src, check) || src == lua.Order && !strings.Contains(src, pre) {
+		panic("lua/hold.lua or lua/order.lua changed: update lzBrokenHold")
 	}
-	return strings.Replace(lua.Hold, check, "if v ~= 'F' and i == 0 then taken[#taken + 1] = id end", 1)
+	src = strings.Replace(src, pre, "if owner == user then own = '1' elseif i == 0 then taken[#taken + 1] = id end", 1)
+	return strings.Replace(src, check, "if v ~= 'F' and i == 0 then taken[#taken + 1] = id end", 1)
 }
 
 // DialHook is the hook's no-op for new connections.
@@ -154,11 +160,11 @@ func (r *lzRecorder) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 		if script == "" {
 			return next(ctx, cmd)
 		}
-		if script == "hold" && r.brokenHold {
+		if b, ok := r.broken[script]; ok {
 			if name == "evalsha" {
-				args[1] = r.brokenSHA
+				args[1] = b[0]
 			} else {
-				args[1] = r.brokenSrc
+				args[1] = b[1]
 			}
 		}
 		r.inflight.Add(1)
@@ -184,6 +190,19 @@ func (r *lzRecorder) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 			for _, x := range v {
 				raw.reply = append(raw.reply, fmt.Sprint(x))
 			}
+		}
+		if script == "order" {
+			// the order script's seat step is its hold (hold.lua's ARGV after the gate's,
+			// its reply after the phase's four fields); the steps before it write no seat
+			// state and are not recorded
+			switch {
+			case len(raw.reply) > 4 && raw.reply[0] == "HOLD":
+				raw.reply = raw.reply[4:]
+			case err != nil || len(raw.reply) > 0 && raw.reply[0] == "NOT_LOADED":
+			default:
+				return err
+			}
+			raw.script, raw.argv = "hold", raw.argv[1:]
 		}
 		r.add(raw)
 		return err

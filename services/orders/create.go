@@ -3,6 +3,7 @@ package orders
 import (
 	"context"
 	"crypto/sha256"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -15,8 +16,9 @@ import (
 
 // The create pipeline (DESIGN.md, "The order pipeline"), top to bottom: Create lists its
 // steps in the order they run, and each step is a function below it or in the file its
-// comment names: the Redis read in precheck.go, the Idempotency-Key's lock in
-// idempotency.go, the Lua hold in hold.go, the MySQL transaction in commit.go (batched
+// comment names: the one call of lua/order.lua (the key's marker, the precheck, the rate
+// limits, the key's lock and the hold) in precheck.go and hold.go, the Idempotency-Key's
+// replay and give-back in idempotency.go, the MySQL transaction in commit.go (batched
 // by group_commit.go).
 
 // CreateOrderRequest asks for seats of one show: either SeatIDs (chosen seats) or Zone
@@ -54,16 +56,17 @@ type creation struct {
 
 // Create runs the create pipeline (DESIGN.md, Order pipeline), one named step after
 // another: validate (the request's shape), showOnSale, admit (the waiting room's
-// admission token, when the show's room is on), inHall (hall membership), precheck (one
-// pipelined read that refuses seats already taken, precheck.go), gate (rate limits and
-// the Idempotency-Key's lock, in parallel), and under them place: the purchase limit,
-// hold (one Lua hold, hold.go), commit (one MySQL transaction through the group commit,
+// admission token, when the show's room is on), inHall (hall membership), then run: one
+// call of lua/order.lua that checks the Idempotency-Key's marker, refuses seats already
+// taken (precheck), counts the rate limits, takes the key's lock and holds the seats,
+// and under it place: the commit (one MySQL transaction through the group commit,
 // commit.go; holds released on any failure), then answer (the expiry task). It returns
 // the pending order; a replay of an Idempotency-Key returns the first order as it was
 // created.
 // Errors: INVALID_REQUEST, NOT_FOUND, NOT_ON_SALE, NOT_ADMITTED, SEAT_NOT_IN_SHOW, RATE_LIMITED,
 // IDEMPOTENCY_MISMATCH, PRICE_CHANGED, SEAT_TAKEN, SOLD_OUT, NO_ADJACENT_SEATS,
-// LIMIT_EXCEEDED, UNAVAILABLE. Every error leaves Redis and MySQL as they were.
+// LIMIT_EXCEEDED, UNAVAILABLE. Every error leaves Redis and MySQL as they were, but for
+// the rate-limit tokens a refusal after the limits spent (as when they were separate).
 func (o *Orders) Create(ctx context.Context, req CreateOrderRequest) (*services.Order, error) {
 	start := time.Now()
 	defer func() { o.metrics.CreateLatency.Observe(time.Since(start).Seconds()) }()
@@ -77,19 +80,12 @@ func (o *Orders) Create(ctx context.Context, req CreateOrderRequest) (*services.
 	if err := o.admit(c); err != nil {
 		// a replay answers first: its order was made when it needed no admission, or
 		// with one that has ended since (API.md: a replay returns the first answer)
-		return o.notAdmittedUnlessReplay(ctx, c.req, err)
+		return o.refusedUnlessReplay(ctx, c.req, err)
 	}
 	if err := o.inHall(ctx, c); err != nil {
 		return nil, err
 	}
-	pre, err := o.precheck(ctx, c.show, c.hall, &c.req)
-	if err != nil {
-		return nil, err
-	}
-	if pre.refusal != nil {
-		return o.refusedByPrecheck(ctx, c, pre)
-	}
-	return o.gate(ctx, c, pre)
+	return o.run(ctx, c)
 }
 
 // validate checks the request's shape (INVALID_REQUEST).
@@ -195,87 +191,103 @@ func (o *Orders) inHall(ctx context.Context, c *creation) error {
 	return nil
 }
 
-// refusedByPrecheck answers the precheck's refusal, or the first order of the request's
-// Idempotency-Key when Redis could not tell the request from a replay (pre.unsure;
-// refusedUnlessReplay, idempotency.go).
-func (o *Orders) refusedByPrecheck(ctx context.Context, c *creation, pre precheck) (*services.Order, error) {
-	if pre.unsure {
-		return o.refusedUnlessReplay(ctx, c.req, pre.refusal)
-	}
-	return nil, pre.refusal
-}
-
-// gate spends what a create pays before its hold, then runs place: a rate-limit token
-// and, with an Idempotency-Key, the key's lock (withKey, idempotency.go), taken at the
-// same time. A key Redis saw before may be a replay: MySQL is asked first, and a replay
-// returns the first order and costs no token. Under the lock, a refusal that Redis
-// could not tell from a replay (a key Redis forgot, or seats the buyer holds already)
-// returns the key's first order when MySQL has one. Errors: RATE_LIMITED,
+// run calls place with a gate (precheck.go) until a call decides. Without a key that is
+// the first call. A key whose marker Redis has (SEEN) may be a replay: MySQL is asked,
+// a replay returns the first order and costs no rate-limit token, a key used with
+// another request is IDEMPOTENCY_MISMATCH once the rate limits allowed it (429 comes
+// first, API.md), and a key MySQL does not know goes on without the marker check or the
+// precheck, as the first request of the key would. A lock another request of the key
+// holds (LOCKED) is waited for, polling every 20 ms with the limits already counted,
+// until it is free or seen. A refusal that Redis could not tell from a replay (a key
+// Redis may have forgotten, or seats the buyer holds already) returns the key's first
+// order when MySQL has one (refusedUnlessReplay, idempotency.go). Errors: RATE_LIMITED,
 // IDEMPOTENCY_MISMATCH, UNAVAILABLE and those of place.
-func (o *Orders) gate(ctx context.Context, c *creation, pre precheck) (*services.Order, error) {
+func (o *Orders) run(ctx context.Context, c *creation) (*services.Order, error) {
 	req := c.req
-	allow := func() error { return o.allowOrder(ctx, req) }
-	if req.IdempotencyKey == "" {
-		if err := allow(); err != nil {
-			return nil, err
+	g := newGate(req)
+	deadline := time.Now().Add(idemLockTTL + time.Second)
+	for {
+		order, err := o.place(ctx, c, g)
+		var stop *gateStop
+		if !errors.As(err, &stop) {
+			if err != nil && o.unsure(g, err) {
+				return o.refusedUnlessReplay(ctx, req, err)
+			}
+			return order, err
 		}
-		return o.place(ctx, c, nil)
+		switch stop.phase {
+		case "SEEN":
+			prior, err := o.replay(ctx, req.UserID, req.IdempotencyKey, req.hash())
+			if prior != nil {
+				return prior, nil
+			} else if err != nil && services.ErrorCode(err) != services.CodeIdempotencyMismatch {
+				return nil, err
+			}
+			g.seen, g.precheck = false, false
+			if err != nil {
+				return nil, o.refuseAfterLimits(ctx, c, g, &services.Order{}, err, "l", "")
+			}
+		case "LOCKED":
+			g.seen = true
+			if time.Now().After(deadline) {
+				return nil, store.Unavailable("the idempotency lock", context.DeadlineExceeded)
+			}
+			select {
+			case <-ctx.Done():
+				return nil, store.Unavailable("the idempotency lock", ctx.Err())
+			case <-time.After(20 * time.Millisecond):
+			}
+		default:
+			return nil, store.Unavailable("the seat cache", stop)
+		}
 	}
-	if pre.seen {
-		// a replay creates nothing, so it costs no rate-limit token; a key never seen
-		// before (Redis remembers keys in use) costs no MySQL lookup either
-		if prior, err := o.replay(ctx, req.UserID, req.IdempotencyKey, req.hash()); prior != nil {
-			return prior, nil
-		} else if err != nil && services.ErrorCode(err) != services.CodeIdempotencyMismatch {
-			return nil, err
-		}
-		if err := allow(); err != nil {
-			return nil, err
-		}
-		allow = nil
-	}
-	return o.withKey(ctx, req.UserID, req.IdempotencyKey, req.hash(), allow, func(claim *keyClaim) (*services.Order, error) {
-		order, err := o.place(ctx, c, claim)
-		if err != nil && (pre.unsure || services.ErrorCode(err) == services.CodeSeatTaken && o.seats.AnyHeldBy(ctx, c.show.ID, req.SeatIDs, req.UserID)) {
-			// a retry whose key Redis forgot (a flush): its first order, in MySQL,
-			// outranks the refusal (the seats are this buyer's own, the limit counts them)
-			return o.refusedUnlessReplay(ctx, req, err)
-		}
-		return order, err
-	})
 }
 
-// allowOrder takes a rate-limit token of the buyer and the show (RateLimiter.AllowOrder),
-// counting a refusal in the metrics. Errors: RATE_LIMITED, UNAVAILABLE.
-func (o *Orders) allowOrder(ctx context.Context, req CreateOrderRequest) error {
-	err := o.limiter.AllowOrder(ctx, req.UserID, req.ShowID)
-	if services.ErrorCode(err) == services.CodeRateLimited {
-		o.metrics.RateLimited.WithLabelValues("order").Inc()
-	}
-	return err
-}
-
-// place spends seats: the purchase limit, the Lua hold (hold.go), the order's commit
-// through the group commit (commit.go), then the answer. claim is the request's
-// Idempotency-Key lock (nil without a key), given back with the order's batch once it
-// committed. Errors: LIMIT_EXCEEDED and those of hold and commit; every error leaves
-// Redis and MySQL as they were.
-func (o *Orders) place(ctx context.Context, c *creation, claim *keyClaim) (*services.Order, error) {
-	if err := c.withinPurchaseLimit(); err != nil {
-		return nil, err
-	}
+// place spends seats under g: the hold (hold.go: one call of lua/order.lua, which also
+// takes the key's lock with it), the order's commit through the group commit
+// (commit.go), then the answer. The key's claim is given back with the order's batch
+// once it committed, else here (a first-time key forgotten). A claim of a key Redis had
+// a marker of looks for a replay first, in MySQL, under the lock. Errors: a *gateStop
+// (SEEN, LOCKED) and those of hold and commit; every error leaves Redis and MySQL as
+// they were but for spent rate-limit tokens.
+func (o *Orders) place(ctx context.Context, c *creation, g *gate) (_ *services.Order, err error) {
+	req := c.req
 	holding := o.group.startHold() // a batch gathering now may wait for this order
 	defer holding.stop()
 	// counted in flight from before its hold until its outcome, by its order number's
 	// time: reconciliation spares its holds while an instance heartbeat says so
 	ms := c.now.UnixMilli()
-	if t, ok := services.OrderNoTime(c.req.offerNo); ok && t.UnixMilli() < ms {
+	if t, ok := services.OrderNoTime(req.offerNo); ok && t.UnixMilli() < ms {
 		ms = t.UnixMilli()
 	}
 	defer store.CreatesInFlight.Begin(ms)()
-	order, err := o.hold(ctx, c)
+	order, err := o.hold(ctx, c, g)
 	if err != nil {
+		if g.keyed && services.ErrorCode(err) == services.CodeUnavailable {
+			// the script may have claimed the key though its reply was lost: only this
+			// create's token frees the lock or drops a marker it wrote
+			o.locks.giveBack(c.show.ID, req.UserID, req.IdempotencyKey, keyClaim{token: g.token}, dropMarker)
+		}
 		return nil, err
+	}
+	var claim *keyClaim
+	if g.keyed {
+		claim = &keyClaim{locked: true, first: g.first, token: g.token}
+		defer func() {
+			if !claim.given {
+				marker := keepMarker
+				if err != nil {
+					marker = claim.markerOnFailure()
+				}
+				o.locks.giveBack(c.show.ID, req.UserID, req.IdempotencyKey, *claim, marker)
+			}
+		}()
+		if !claim.first {
+			if prior, err := o.replay(ctx, req.UserID, req.IdempotencyKey, req.hash()); prior != nil || err != nil {
+				o.releaseAfterFailure(order)
+				return prior, err
+			}
+		}
 	}
 	if err := o.commit(c, order, claim, &holding); err != nil {
 		return o.commitFailed(ctx, c, order, err)
@@ -284,7 +296,8 @@ func (o *Orders) place(ctx context.Context, c *creation, claim *keyClaim) (*serv
 }
 
 // withinPurchaseLimit refuses a request for more seats than the show's purchase limit
-// (LIMIT_EXCEEDED); the hold script counts the buyer's other seats.
+// (LIMIT_EXCEEDED, after the rate limits: refuseAfterLimits); the hold script counts the
+// buyer's other seats.
 func (c *creation) withinPurchaseLimit() error {
 	n := len(c.req.SeatIDs)
 	if n == 0 {

@@ -1,5 +1,5 @@
-// Package orders is the order pipeline: Orders creates an order (rate limits,
-// Idempotency-Key, precheck, the hold in Redis, one MySQL transaction), reads it, and
+// Package orders is the order pipeline: Orders creates an order (Idempotency-Key,
+// precheck, rate limits and the hold in one Redis call, one MySQL transaction), reads it, and
 // ends it by payment, cancellation or expiry; Payments starts payments and applies the
 // provider's signed webhooks; AsyncExpiry schedules expiry tasks; Tickets signs and
 // verifies ticket references. InsertOrder writes an order through store.InsertOrders,
@@ -7,8 +7,9 @@
 // which refuses an edge the state diagram does not have.
 //
 // A create reads top to bottom: Create (create.go) lists its steps, then precheck.go
-// (one Redis read), idempotency.go (the key's lock), hold.go (the Lua hold), commit.go
-// (the MySQL transaction) and group_commit.go (the batches it runs in).
+// (the one call of lua/order.lua), hold.go (the hold it ends with), idempotency.go (the
+// key's replay and give-back), commit.go (the MySQL transaction) and group_commit.go
+// (the batches it runs in).
 //
 // It keeps the rules of the orders, order_seats, idempotency_keys, payments and
 // seat_syncs tables, one aggregate whose SQL is in package store. It imports services,

@@ -15,11 +15,11 @@ func (o *Orders) SetTicketRand(r io.Reader) { o.ticketRand = r }
 // half way).
 func (o *Orders) SetRateLimiter(r *RateLimiter) { o.limiter = r }
 
-// IdempotencyKeyNames returns the lock and seen keys of a buyer's Idempotency-Key under
-// a key prefix, as the orders service names them.
-func IdempotencyKeyNames(prefix string, userID int64, key string) [2]string {
+// IdempotencyKeyNames returns the lock and seen keys of a buyer's Idempotency-Key for a
+// show under a key prefix, as the orders service names them.
+func IdempotencyKeyNames(prefix string, showID, userID int64, key string) [2]string {
 	l := newKeyLocks(nil, prefix)
-	return [2]string{l.name(userID, key), l.seenName(userID, key)}
+	return [2]string{l.name(showID, userID, key), l.seenName(showID, userID, key)}
 }
 
 // SetIDStep fixes the ids step of the group commit's multi-row INSERT (0: read the ids

@@ -2,6 +2,7 @@ package orders
 
 import (
 	"context"
+	"errors"
 	"sort"
 	"strconv"
 	"strings"
@@ -14,13 +15,16 @@ import (
 
 // hold builds the pending order of c (its number, its deadline: HoldFor from now, never
 // after the sale closes) and holds its seats in the seat cache: the chosen seats, or a
-// block best available picks, in one Lua call that also applies the purchase limit and
-// the single-seat rule. On failure nothing stays held: a reply lost in an UNAVAILABLE
-// is undone (owner-checked), and a seat a hall edit took out of the map is told as
-// SEAT_NOT_IN_SHOW (seatsLeftHall). Errors: SEAT_TAKEN, SOLD_OUT, NO_ADJACENT_SEATS,
+// block best available picks, in one call of lua/order.lua under g (precheck.go) that
+// also applies the purchase limit and the single-seat rule. A refusal found in Go
+// before the hold (over the purchase limit, PRICE_CHANGED, no block to pick) is
+// answered after the script's steps before the hold (refuseAfterLimits). On failure
+// nothing stays held: a reply lost in an UNAVAILABLE is undone (owner-checked), and a
+// seat a hall edit took out of the map is told as SEAT_NOT_IN_SHOW (seatsLeftHall).
+// Errors: a *gateStop, RATE_LIMITED, SEAT_TAKEN, SOLD_OUT, NO_ADJACENT_SEATS,
 // SINGLE_SEAT_GAP, LIMIT_EXCEEDED, PRICE_CHANGED, SEAT_NOT_IN_SHOW, UNAVAILABLE.
-func (o *Orders) hold(ctx context.Context, c *creation) (*services.Order, error) {
-	show, hall, req := c.show, c.hall, c.req
+func (o *Orders) hold(ctx context.Context, c *creation, g *gate) (*services.Order, error) {
+	show, req := c.show, c.req
 	holdFor, orderNo := o.holdFor, req.offerNo
 	if req.offerFor > 0 {
 		holdFor = req.offerFor
@@ -35,10 +39,13 @@ func (o *Orders) hold(ctx context.Context, c *creation) (*services.Order, error)
 	order := &services.Order{OrderNo: orderNo, UserID: req.UserID, ShowID: show.ID, Status: services.OrderPending,
 		Currency: show.Currency, CreatedAt: c.now, ExpiresAt: deadline}
 	var err error
-	if len(req.SeatIDs) > 0 {
-		err = o.holdChosen(ctx, show, hall, order, req)
-	} else {
-		err = o.holdBestAvailable(ctx, show, hall, order, req)
+	switch {
+	case c.withinPurchaseLimit() != nil:
+		return nil, o.refuseAfterLimits(ctx, c, g, order, c.withinPurchaseLimit(), "o", "")
+	case len(req.SeatIDs) > 0:
+		err = o.holdChosen(ctx, c, g, order)
+	default:
+		err = o.holdBestAvailable(ctx, c, g, order)
 	}
 	if err != nil {
 		if services.ErrorCode(err) == services.CodeUnavailable && len(order.Seats) > 0 {
@@ -63,18 +70,37 @@ func (o *Orders) hold(ctx context.Context, c *creation) (*services.Order, error)
 
 // holdChosen holds the seats the buyer chose, all or none, in one Lua call, which also
 // applies the show's single-seat rule to the seat values it holds over (seats/strand.go).
-func (o *Orders) holdChosen(ctx context.Context, show *services.Show, hall *services.Hall, order *services.Order, req CreateOrderRequest) error {
+func (o *Orders) holdChosen(ctx context.Context, c *creation, g *gate, order *services.Order) error {
+	show, hall, req := c.show, c.hall, c.req
 	if err := price(show, hall, order, req.SeatIDs, req.ExpectedTotalMinor); err != nil {
-		return err
+		return o.refuseAfterLimits(ctx, c, g, order, err, "l", "")
 	}
 	rule, rows := seats.RuleArgs(hall, show.SingleSeatRule, req.SeatIDs)
-	out, err := o.seats.HoldUnderRule(ctx, show.ID, order.OrderNo, req.UserID, show.PurchaseLimit, refsOf(order), rule, rows, holdFlags(req))
+	out, err := o.runOrder(ctx, c, g, order, rule, rows, "", 0)
 	if err != nil {
 		return err
 	}
 	order.HoldMark = out.Mark
 	order.Stranded = labelsOf(hall, out.Stranded)
 	return o.holdError(show, hall, out)
+}
+
+// refuseAfterLimits answers refusal, found in Go before the hold, where the hold would
+// have: after the key's marker, the precheck and the rate limits, in one call of
+// lua/order.lua that stops there (stop "l"; "o" over the purchase limit: no precheck,
+// and the script's own LIMIT_EXCEEDED). zone is best available's zone for the precheck
+// ("" none). With the limits counted already (a retry) it answers refusal at once.
+func (o *Orders) refuseAfterLimits(ctx context.Context, c *creation, g *gate, order *services.Order, refusal error, stop, zone string) error {
+	if g.counted {
+		return refusal
+	}
+	g.stop = stop
+	defer func() { g.stop = "" }()
+	_, err := o.runOrder(ctx, c, g, &services.Order{OrderNo: order.OrderNo, Seats: order.Seats}, "", nil, zone, c.req.Quantity)
+	if s := (*gateStop)(nil); errors.As(err, &s) && s.phase == "LIMITS" {
+		return refusal
+	}
+	return err
 }
 
 // holdFlags says who a hold is for, as the waiting list's gate sees it: a waiting
@@ -132,8 +158,10 @@ func (o *Orders) holdError(show *services.Show, hall *services.Hall, out seats.H
 
 // holdBestAvailable picks a block of Quantity adjacent seats in the zone from the
 // best-available snapshot and holds it, choosing again when another order took a seat of
-// it meanwhile.
-func (o *Orders) holdBestAvailable(ctx context.Context, show *services.Show, hall *services.Hall, order *services.Order, req CreateOrderRequest) error {
+// it meanwhile. Each attempt is one call of lua/order.lua; only the first counts the
+// rate limits (a hold's refusal leaves the key unclaimed, so a retry claims it).
+func (o *Orders) holdBestAvailable(ctx context.Context, c *creation, g *gate, order *services.Order) error {
+	show, hall, req := c.show, c.hall, c.req
 	snap := o.best.Of(show.ID)
 	o.seats.Follow(show.ID) // the snapshot hears other processes' changes (seats.SeatEvents)
 	read := func(ctx context.Context) (map[int64]string, error) { return o.seats.States(ctx, show.ID) }
@@ -143,6 +171,21 @@ func (o *Orders) holdBestAvailable(ctx context.Context, show *services.Show, hal
 	rule := seats.RuleEnforce
 	if req.Accessible {
 		rule = seats.RuleWarn
+	}
+	// the precheck refuses a zone with too few free seats (an accessible request in a
+	// zone without wheelchair spaces is NO_ADJACENT_SEATS below); a block taken meanwhile
+	// is chosen again, not refused
+	g.precheck = false
+	zone := req.Zone
+	if req.Accessible && !zoneHasKind(hall, req.Zone, services.KindWheelchair) {
+		zone = ""
+	}
+	if zone != "" && snap.Stale(hall) {
+		// a read of the whole map is due: the script refuses a zone with too few free
+		// seats first (and counts the limits), so a refusal costs one call, not a read too
+		if err := o.refuseAfterLimits(ctx, c, g, order, nil, "l", zone); err != nil {
+			return err
+		}
 	}
 	for attempt := 0; attempt < 4; attempt++ {
 		free := 0
@@ -164,19 +207,22 @@ func (o *Orders) holdBestAvailable(ctx context.Context, show *services.Show, hal
 				fresh = true // the snapshot may be stale or over-marked: decide on the map as it is
 				continue
 			}
-			if req.Accessible && !zoneHasKind(hall, req.Zone, services.KindWheelchair) {
-				return services.Errorf(services.CodeNoAdjacentSeats, "zone %s has no wheelchair spaces", req.Zone)
+			var refusal error
+			switch {
+			case req.Accessible && !zoneHasKind(hall, req.Zone, services.KindWheelchair):
+				refusal = services.Errorf(services.CodeNoAdjacentSeats, "zone %s has no wheelchair spaces", req.Zone)
+			case free < req.Quantity:
+				refusal = services.Errorf(services.CodeSoldOut, "zone %s has %d seats left", req.Zone, free)
+			default:
+				refusal = services.Errorf(services.CodeNoAdjacentSeats, "no %d seats side by side are left in zone %s", req.Quantity, req.Zone)
 			}
-			if free < req.Quantity {
-				return services.Errorf(services.CodeSoldOut, "zone %s has %d seats left", req.Zone, free)
-			}
-			return services.Errorf(services.CodeNoAdjacentSeats, "no %d seats side by side are left in zone %s", req.Quantity, req.Zone)
+			return o.refuseAfterLimits(ctx, c, g, order, refusal, "l", zone)
 		}
 		if err := price(show, hall, order, ids, req.ExpectedTotalMinor); err != nil {
-			return err
+			return o.refuseAfterLimits(ctx, c, g, order, err, "l", zone)
 		}
 		ruleName, rows := seats.RuleArgs(hall, rule, ids)
-		out, err := o.seats.HoldUnderRule(ctx, show.ID, order.OrderNo, req.UserID, show.PurchaseLimit, refsOf(order), ruleName, rows, holdFlags(req))
+		out, err := o.runOrder(ctx, c, g, order, ruleName, rows, zone, req.Quantity)
 		if err != nil {
 			return err
 		}

@@ -141,8 +141,13 @@ func (o *Orders) Metrics() *services.Metrics { return o.metrics }
 // SetLogger replaces the logger of the orders service (tests quieten or capture it).
 func (o *Orders) SetLogger(l *slog.Logger) { o.log = l }
 
-// IdempotencyKeyNames returns the Redis keys of a buyer's Idempotency-Key: the lock held
-// while its request runs and the record that it was seen (DESIGN.md "Redis key layout").
-func (o *Orders) IdempotencyKeyNames(userID int64, key string) [2]string {
-	return [2]string{o.locks.name(userID, key), o.locks.seenName(userID, key)}
+// IdempotencyKeyNames returns the Redis keys of a buyer's Idempotency-Key for a show: the
+// lock held while its request runs and the record that it was seen, both in the show's
+// hash slot (DESIGN.md "Redis key layout").
+func (o *Orders) IdempotencyKeyNames(showID, userID int64, key string) [2]string {
+	return [2]string{o.locks.name(showID, userID, key), o.locks.seenName(showID, userID, key)}
 }
+
+// IdempotencyEpochName returns the Redis key holding since when Redis keeps the show's
+// Idempotency-Key markers (UTC seconds; see markersYoung).
+func (o *Orders) IdempotencyEpochName(showID int64) string { return o.locks.epochName(showID) }

@@ -32,7 +32,7 @@ func TestPrecheck_TakenSeatsCostNoRateLimitToken(t *testing.T) {
 				t.Fatalf("got %v, want SEAT_TAKEN naming A2", err)
 			}
 			if key != "" {
-				for _, k := range e.Orders.IdempotencyKeyNames(u, key) {
+				for _, k := range e.Orders.IdempotencyKeyNames(e.Show.ID, u, key) {
 					if n := e.RDB.Exists(ctx, k).Val(); n != 0 {
 						t.Errorf("%s left behind by a refused request", k)
 					}
@@ -95,7 +95,7 @@ func TestPrecheck_SoldOutZoneCostsNoRateLimitToken(t *testing.T) {
 func TestIdempotencyKeys_OneHashSlot(t *testing.T) {
 	for _, key := range []string{"abc", "a}b", "{x}", "}{", "k-1:2"} {
 		t.Run(key, func(t *testing.T) {
-			if a, b := hashTag(orders.IdempotencyKeyNames("sf", 7, key)[0]), hashTag(orders.IdempotencyKeyNames("sf", 7, key)[1]); a != b || a == "" {
+			if a, b := hashTag(orders.IdempotencyKeyNames("sf", 42, 7, key)[0]), hashTag(orders.IdempotencyKeyNames("sf", 42, 7, key)[1]); a != b || a != "show:42" {
 				t.Errorf("slots differ: %q vs %q", a, b)
 			}
 		})

@@ -17,7 +17,7 @@ import (
 // Limits configures the rate limits (GCRA in Redis, go-redis/redis_rate). Rates are
 // events per Period with a burst of Burst.
 type Limits struct {
-	UserPerMinute, UserBurst         int // order creations per user
+	UserPerMinute, UserBurst         int // order creations per user and show
 	ShowPerSecond, ShowBurst         int // order creations per show
 	LoginPerMinute, LoginBurst       int // logins per account email (canonical form)
 	LoginIPPerMinute, LoginIPBurst   int // logins per client address
@@ -26,8 +26,9 @@ type Limits struct {
 	ResetIPPerHour, ResetIPBurst     int // password reset requests per client address
 }
 
-// RateLimiter applies Limits. Redis being unreachable is an UNAVAILABLE error, never
-// "allow" (DESIGN.md, order pipeline step 4).
+// RateLimiter applies Limits: the order limits inside lua/order.lua (orderLimits), the
+// others through redis_rate. Redis being unreachable is an UNAVAILABLE error, never
+// "allow" (DESIGN.md, order pipeline step 3).
 type RateLimiter struct {
 	l      *redis_rate.Limiter
 	limits Limits
@@ -61,23 +62,18 @@ func (r *RateLimiter) allow(ctx context.Context, key string, lim redis_rate.Limi
 	return nil
 }
 
-// AllowOrder counts one order creation against the user's and the show's limits. The
-// two redis_rate calls run at the same time, so they cost one round trip of waiting
-// (the library takes one call per limit, and the user's key cannot join the show's
-// hold script: it lives in another hash slot, invariant 9). Both limits count the
-// attempt, as before. Errors: RATE_LIMITED (the user's first), UNAVAILABLE.
-func (r *RateLimiter) AllowOrder(ctx context.Context, userID, showID int64) error {
-	showErr := make(chan error, 1)
-	go func() {
-		showErr <- r.allow(ctx, "show:"+strconv.FormatInt(showID, 10), redis_rate.Limit{Rate: r.limits.ShowPerSecond, Burst: r.limits.ShowBurst, Period: time.Second}, "orders for this show")
-	}()
-	userErr := r.allow(ctx, "user:"+strconv.FormatInt(userID, 10), redis_rate.Limit{Rate: r.limits.UserPerMinute, Burst: r.limits.UserBurst, Period: time.Minute}, "orders from this account")
-	if err := <-showErr; userErr == nil || services.ErrorCode(err) == services.CodeUnavailable {
-		if err != nil {
-			return err
-		}
+// orderLimits is the order rate limits as lua/order.lua's ARGV[1] gives them: the
+// buyer's burst, rate and period (seconds) for one show, then the show's. A create
+// counts one event against each inside that script, with redis_rate's GCRA: the
+// buyer's bucket is per show there, so that it shares the show's hash slot
+// (invariant 9). A nil limiter, or a rate of 0, limits nothing.
+func (r *RateLimiter) orderLimits() string {
+	var l Limits
+	if r != nil {
+		l = r.limits
 	}
-	return userErr
+	return strconv.Itoa(l.UserBurst) + "|" + strconv.Itoa(l.UserPerMinute) + "|60|" +
+		strconv.Itoa(l.ShowBurst) + "|" + strconv.Itoa(l.ShowPerSecond) + "|1"
 }
 
 // AllowLogin counts one login attempt against two limits, and allows it only when both

@@ -96,7 +96,7 @@ func TestIdempotencyKey_MarkersEpochAfterAFlush(t *testing.T) {
 			if tc.young {
 				want = e.Clock.Now()
 			}
-			if got, err := e.RDB.Get(ctx, "sf:idem-epoch").Int64(); err != nil || got != want.Unix() {
+			if got, err := e.RDB.Get(ctx, e.Orders.IdempotencyEpochName(e.Show.ID)).Int64(); err != nil || got != want.Unix() {
 				t.Errorf("epoch %d (%v), want %d (%s)", got, err, want.Unix(), want)
 			}
 		})

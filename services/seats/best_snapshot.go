@@ -68,6 +68,14 @@ func (s *bestSnapshot) Choose(ctx context.Context, fresh bool, hall *services.Ha
 	return ids, nil
 }
 
+// Stale reports whether the next Choose without fresh reads the map (the snapshot is
+// missing, of another hall, or older than bestSnapshotTTL).
+func (s *bestSnapshot) Stale(hall *services.Hall) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.free == nil || s.hall != hall || time.Since(s.readAt) > bestSnapshotTTL
+}
+
 // Mark records seats as taken (another buyer won them) until the next read.
 func (s *bestSnapshot) Mark(ids []int64) {
 	s.mu.Lock()

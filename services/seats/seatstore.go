@@ -30,7 +30,7 @@ type SeatStore struct {
 	prefix  string
 	loads   singleflight.Group
 
-	hold, release, sell, load, repair *redis.Script
+	hold, order, release, sell, load, repair *redis.Script
 
 	versions sync.Map // show id -> *atomic.Uint64, see Changed
 	follow   func(showID int64)
@@ -99,6 +99,7 @@ func NewSeatStore(rdb redis.UniversalClient, db *sqlx.DB, catalog *catalog.Catal
 	return &SeatStore{
 		rdb: rdb, db: db, catalog: catalog, prefix: prefix,
 		hold:    redis.NewScript(lua.Hold),
+		order:   redis.NewScript(lua.Order),
 		release: redis.NewScript(lua.Release),
 		sell:    redis.NewScript(lua.Sell),
 		load:    redis.NewScript(lua.Load),
@@ -221,6 +222,15 @@ func (s *SeatStore) Hold(ctx context.Context, showID int64, orderNo string, user
 // refused for them (Gap) holds nothing. rule "" is Hold. flags (HoldPublic, HoldOffer)
 // decide whether the waiting list's gate (WaitlistGateKey) applies.
 func (s *SeatStore) HoldUnderRule(ctx context.Context, showID int64, orderNo string, userID int64, limit int, refs []SeatRef, rule string, rows []string, flags string) (HoldOutcome, error) {
+	res, err := s.runLoadedOn(ctx, showID, s.hold, append(s.Keys(showID), s.WaitlistGateKey(showID)), holdArgs(orderNo, userID, limit, refs, rule, rows, flags))
+	if err != nil {
+		return HoldOutcome{}, err
+	}
+	return parseHold(res)
+}
+
+// holdArgs is hold.lua's ARGV (see there).
+func holdArgs(orderNo string, userID int64, limit int, refs []SeatRef, rule string, rows []string, flags string) []any {
 	lim := strconv.Itoa(limit)
 	if rule == "" || len(rows) == 0 {
 		rule, rows = "", nil
@@ -232,32 +242,25 @@ func (s *SeatStore) HoldUnderRule(ctx context.Context, showID int64, orderNo str
 	for _, r := range rows {
 		args = append(args, r)
 	}
-	res, err := s.runLoadedOn(ctx, showID, s.hold, append(s.Keys(showID), s.WaitlistGateKey(showID)), args)
-	if err != nil {
-		return HoldOutcome{}, err
-	}
-	ids := func(vs []string) []int64 {
-		var out []int64
-		for _, v := range vs {
-			id, _ := strconv.ParseInt(v, 10, 64)
-			out = append(out, id)
-		}
-		return out
-	}
+	return args
+}
+
+// parseHold reads hold.lua's reply. Errors: INVALID_REQUEST (a seat listed twice).
+func parseHold(res []string) (HoldOutcome, error) {
 	switch res[0] {
 	case "OK":
 		out := HoldOutcome{}
 		if len(res) > 1 {
 			out.Mark = res[1]
-			out.Stranded = ids(res[2:])
+			out.Stranded = parseIDs(res[2:])
 		}
 		return out, nil
 	case "GAP":
-		return HoldOutcome{Gap: true, Stranded: ids(res[1:])}, nil
+		return HoldOutcome{Gap: true, Stranded: parseIDs(res[1:])}, nil
 	case "WAITLIST":
 		return HoldOutcome{Waitlist: res[1]}, nil
 	case "TAKEN":
-		return HoldOutcome{Taken: ids(res[1:])}, nil
+		return HoldOutcome{Taken: parseIDs(res[1:])}, nil
 	case "LIMIT":
 		n, _ := strconv.Atoi(res[1])
 		return HoldOutcome{Limit: true, LimitNow: n}, nil
@@ -267,6 +270,70 @@ func (s *SeatStore) HoldUnderRule(ctx context.Context, showID int64, orderNo str
 		return HoldOutcome{}, services.Errorf(services.CodeInvalidRequest, "seat %s is listed twice", res[1])
 	}
 	return HoldOutcome{}, fmt.Errorf("hold script: unexpected reply %v", res)
+}
+
+// parseIDs reads seat ids a script returned as strings.
+func parseIDs(vs []string) []int64 {
+	var out []int64
+	for _, v := range vs {
+		id, _ := strconv.ParseInt(v, 10, 64)
+		out = append(out, id)
+	}
+	return out
+}
+
+// ShowKey is the key name under the show's hash tag (prefix:{show:N}:name), for keys
+// other packages keep in the show's slot so that one script can touch them with the
+// seat map (invariant 9): the order rate buckets, the Idempotency-Key's lock and marker.
+func (s *SeatStore) ShowKey(showID int64, name string) string {
+	return s.prefix + ":{show:" + strconv.FormatInt(showID, 10) + "}:" + name
+}
+
+// OrderGate is what lua/order.lua does around its hold: Keys are its KEYS[5..9] (the
+// buyer's and the show's rate buckets, the Idempotency-Key's lock, marker and the
+// show's marker epoch, every one named with ShowKey), Args its ARGV[1] (see order.lua).
+type OrderGate struct {
+	Keys []string
+	Args string
+}
+
+// OrderReply is lua/order.lua's answer. Phase is SEEN, LOCKED, PRE, RATE, LIMITS, OVER
+// or HOLD (the hold ran: Hold is its outcome); Tail is what follows PRE (the refusal:
+// "TAKEN", seat ids... or "SOLD_OUT", zone, free) and RATE ("user" or "show", the wait
+// in seconds). Epoch is the show's marker epoch ("" when missing), Own whether a
+// requested seat is the buyer's already, First whether a key was claimed that had no
+// marker.
+type OrderReply struct {
+	Phase      string
+	Epoch      string
+	Own, First bool
+	Tail       []string
+	Hold       HoldOutcome
+}
+
+// HoldOrder runs lua/order.lua: gate's steps, then (phase HOLD) the hold of HoldUnderRule
+// with the same arguments, in one Redis call on the show's slot, loading the map first
+// when it is missing (before anything is spent). Errors: UNAVAILABLE (Redis or MySQL
+// cannot be reached; the script may have run), INVALID_REQUEST (a seat listed twice).
+func (s *SeatStore) HoldOrder(ctx context.Context, showID int64, orderNo string, userID int64, limit int, refs []SeatRef, rule string, rows []string, flags string, gate OrderGate) (OrderReply, error) {
+	keys := append(append(s.Keys(showID), s.WaitlistGateKey(showID)), gate.Keys...)
+	args := append([]any{gate.Args}, holdArgs(orderNo, userID, limit, refs, rule, rows, flags)...)
+	res, err := s.runLoadedOn(ctx, showID, s.order, keys, args)
+	if err != nil {
+		return OrderReply{}, err
+	}
+	if len(res) < 4 {
+		return OrderReply{}, fmt.Errorf("order script: unexpected reply %v", res)
+	}
+	out := OrderReply{Phase: res[0], Epoch: res[1], Own: res[2] == "1", First: res[3] == "1", Tail: res[4:]}
+	if out.Phase == "HOLD" {
+		if len(out.Tail) == 0 {
+			return OrderReply{}, fmt.Errorf("order script: unexpected reply %v", res)
+		}
+		out.Hold, err = parseHold(out.Tail)
+		out.Tail = nil
+	}
+	return out, err
 }
 
 // Release frees the seats of refs that orderNo holds (and, with fromSold, owns as sold);

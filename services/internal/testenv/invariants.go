@@ -199,9 +199,10 @@ func (e *TestEnv) dumpRedis(dropZeroUsers bool) string {
 	}
 	var lines []string
 	for _, k := range keys {
-		// rate-limit buckets, and the epoch of the Idempotency-Key markers (written once
-		// per Redis lifetime by the first keyed request, whatever its outcome)
-		if strings.HasPrefix(k, "rate:") || strings.HasPrefix(k, "sf:rl:") || k == "sf:idem-epoch" {
+		// rate-limit buckets (the order limits' in the show's slot), and the epochs of the
+		// Idempotency-Key markers (written once per show and Redis lifetime by the first
+		// keyed request, whatever its outcome)
+		if strings.HasPrefix(k, "rate:") || strings.HasPrefix(k, "sf:rl:") || strings.Contains(k, "}:rl:") || strings.HasSuffix(k, "}:idem-epoch") {
 			continue
 		}
 		switch typ := e.RDB.Type(ctx, k).Val(); typ {

@@ -1,0 +1,121 @@
+-- Create one order's Redis side in one call, on the show's hash slot: the Idempotency-Key's
+-- marker, the precheck, the rate limits, the key's lock and the hold (hold.lua, run as the
+-- function hold, which embed.go puts before this text).
+-- KEYS[1..4] as hold.lua (seats, zones, users, the waiting list's gate); KEYS[5] the
+-- buyer's rate bucket for this show, KEYS[6] the show's rate bucket; KEYS[7] the
+-- Idempotency-Key's lock, KEYS[8] its "seen" marker, KEYS[9] the show's marker epoch
+-- (the key's three only matter with flag k).
+-- ARGV[1] "flags|user burst|user rate|user period s|show burst|show rate|show period s|
+-- token|lock ms|marker s|zone|quantity"; flags: k the request has a key, s answer SEEN
+-- when the key's marker exists, p precheck the seats (taken by others), c the rate
+-- limits were counted already, l stop after the rate limits, o the same, over the
+-- purchase limit (no precheck). A rate of 0 is no limit. zone and quantity, when set:
+-- the precheck's refusal of a zone with fewer free seats (best available).
+-- ARGV[2..] hold.lua's ARGV (order_no, user_id, limit, seat pairs, row strings).
+-- Replies: {phase, epoch, own, first, ...}: epoch the marker epoch's value ('' when
+-- missing), own '1' when a requested seat is the buyer's already, first '1' when the
+-- key was claimed and had no marker; phase and its tail:
+--   SEEN (the key's marker exists, nothing done) | LOCKED (another request holds the
+--   key's lock) | PRE + a refusal {'TAKEN', seat_id, ...} or {'SOLD_OUT', zone, free}
+--   (nothing spent) | RATE, 'user' or 'show', retry after (s, a float) | LIMITS | OVER
+--   | HOLD + hold.lua's reply (the key is claimed only with its OK)
+--   | {'NOT_LOADED'} alone, before anything is spent.
+-- Steps run in that order; the rate limits are the only writes before the hold's own
+-- checks, as when they were separate calls: a refusal after them still counts the
+-- attempt. The limits are redis_rate v10's GCRA (its allowN, cost 1): the same
+-- arithmetic on Redis's TIME, the same bucket value (the theoretical arrival time in
+-- seconds since 2017-01-01 UTC) and expiry.
+local gate = {}
+for part in string.gmatch(ARGV[1] .. '|', '([^|]*)|') do gate[#gate + 1] = part end
+local flags = gate[1]
+local function has(f) return string.find(flags, f, 1, true) ~= nil end
+local holdArgv = {}
+for i = 2, #ARGV do holdArgv[#holdArgv + 1] = ARGV[i] end
+local epoch, own, first = '', '0', '0'
+local function reply(phase, tail)
+  local out = {phase, epoch, own, first}
+  for _, v in ipairs(tail or {}) do out[#out + 1] = v end
+  return out
+end
+
+if has('k') then
+  epoch = redis.call('GET', KEYS[9]) or ''
+  if has('s') and redis.call('EXISTS', KEYS[8]) == 1 then
+    if has('c') and redis.call('EXISTS', KEYS[7]) == 1 then return reply('LOCKED') end
+    return reply('SEEN')
+  end
+end
+
+-- every key and field the steps read must be loaded before anything is spent
+if redis.call('EXISTS', KEYS[1]) == 0 or redis.call('EXISTS', KEYS[2]) == 0
+    or redis.call('EXISTS', KEYS[3]) == 0 then
+  return {'NOT_LOADED'}
+end
+local user = holdArgv[2]
+local opts = {}
+for part in string.gmatch(holdArgv[3] .. '|', '([^|]*)|') do opts[#opts + 1] = part end
+local n = (#holdArgv - 3 - (tonumber(opts[3] or '0') or 0)) / 2
+local taken, zonesOf = {}, {}
+for i = 0, n - 1 do
+  local id = holdArgv[4 + 2 * i]
+  local v = redis.call('HGET', KEYS[1], id)
+  if not v then return {'NOT_LOADED'} end
+  if v ~= 'F' then
+    local owner = string.match(v, '|([^|]*)$')
+    if owner == user then own = '1' else taken[#taken + 1] = id end
+  end
+  zonesOf[holdArgv[5 + 2 * i]] = true
+end
+if gate[11] ~= '' then zonesOf[gate[11]] = true end
+for zone in pairs(zonesOf) do
+  if not redis.call('HGET', KEYS[2], zone) then return {'NOT_LOADED'} end
+end
+
+if has('p') and not has('o') and #taken > 0 then
+  table.insert(taken, 1, 'TAKEN')
+  return reply('PRE', taken)
+end
+if gate[11] ~= '' and not has('o') then
+  local free = tonumber(redis.call('HGET', KEYS[2], gate[11]))
+  if free < tonumber(gate[12]) then return reply('PRE', {'SOLD_OUT', gate[11], tostring(free)}) end
+end
+
+-- redis_rate v10's allowN with cost 1; returns nil when allowed, else the retry after
+local function gcra(key, burst, rate, period)
+  if tonumber(rate) <= 0 then return nil end
+  local emission_interval = period / rate
+  local increment = emission_interval
+  local burst_offset = emission_interval * burst
+  local jan_1_2017 = 1483228800
+  local now = redis.call('TIME')
+  now = (now[1] - jan_1_2017) + (now[2] / 1000000)
+  local tat = redis.call('GET', key)
+  if not tat then tat = now else tat = tonumber(tat) end
+  tat = math.max(tat, now)
+  local new_tat = tat + increment
+  local allow_at = new_tat - burst_offset
+  local diff = now - allow_at
+  if diff / emission_interval < 0 then return diff * -1 end
+  local reset_after = new_tat - now
+  if reset_after > 0 then
+    redis.call('SET', key, new_tat, 'EX', math.ceil(reset_after))
+  end
+  return nil
+end
+if not has('c') then
+  -- both limits count the attempt, whatever the other answers; the buyer's is told first
+  local userWait = gcra(KEYS[5], gate[2], gate[3], gate[4])
+  local showWait = gcra(KEYS[6], gate[5], gate[6], gate[7])
+  if userWait then return reply('RATE', {'user', tostring(userWait)}) end
+  if showWait then return reply('RATE', {'show', tostring(showWait)}) end
+end
+if has('l') then return reply('LIMITS') end
+if has('o') then return reply('OVER') end
+
+if has('k') and redis.call('EXISTS', KEYS[7]) == 1 then return reply('LOCKED') end
+local out = hold(KEYS, holdArgv)
+if out[1] == 'OK' and has('k') then
+  redis.call('SET', KEYS[7], gate[8], 'PX', tonumber(gate[9]))
+  if redis.call('SET', KEYS[8], gate[8], 'NX', 'EX', tonumber(gate[10])) then first = '1' end
+end
+return reply('HOLD', out)
