@@ -50,7 +50,7 @@ func (d *Deps) renderShowSeats(c *fiber.Ctx, status int, showID int64, props vie
 	props.Map = staffSeatMapView(m)
 	props.Zone = d.Shows.Zone()
 	if views.StaffSectioned(props.Map) {
-		// a large hall by section: the overview, or one section's seats (issue 28)
+		// a large hall by section: the overview, or one section's seats
 		part, sections, ok := views.StaffSectionPart(props.Map, props.Section)
 		if !ok {
 			return renderErrorPage(c, fiber.StatusNotFound, "There is no such section of this hall.")

@@ -53,7 +53,7 @@ type liveChange struct {
 // publish it (fanned out in this process: no Redis call per viewer or change), and
 // "snapshot" again when the viewer fell behind. Never who holds a seat. A large hall's
 // section (?section=N) reads only its own seats for a snapshot and is sent only their
-// changes (issue 28).
+// changes.
 func (d *Deps) showLive(c *fiber.Ctx) error {
 	showID, ok := idParam(c, "id")
 	if !ok || d.Live == nil {

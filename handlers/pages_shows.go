@@ -23,7 +23,7 @@ import (
 // hall (views.SectionedSeats) shows the overview of its sections, or ?section=N; without
 // one in the address, a refused booking comes back to the section it was made in, and
 // picks open the section of the first pick. A section's page reads only its own seats
-// and the picks from the seat cache (Listing.SeatMapOf; issue 28: a stadium's whole map
+// and the picks from the seat cache (Listing.SeatMapOf: a stadium's whole map
 // is 27-77 ms of Redis time a read).
 func (d *Deps) showPage(c *fiber.Ctx) error {
 	id, ok := idParam(c, "id")

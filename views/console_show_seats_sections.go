@@ -9,7 +9,7 @@ import (
 )
 
 // The staff seat map of a large hall (more than SectionedSeats seats) works by section,
-// as the buyers' map does (issue 28: a stadium's every seat is some 20 MB of page): the
+// as the buyers' map does (a stadium's every seat is some 20 MB of page): the
 // page first shows an overview of the hall's sections with each one's free, held, sold
 // and house seats, and ?section=N shows that section's seats alone, to block or
 // unblock, with the orders holding them. A small hall's page is the whole hall, as ever.

@@ -80,7 +80,7 @@ func sectionSeatIDs(doc *goquery.Document) (all map[string]bool, free []string) 
 	return all, free
 }
 
-// TestBigHall_ReadBySection (issue 28, stadiums read by section), on a hall of 4,466
+// TestBigHall_ReadBySection (stadiums read by section), on a hall of 4,466
 // seats, 70 % taken:
 //   - a section's page reads from Redis only its own 625 seats (and a carried pick),
 //     never the whole map, while the overview still reads the whole map;

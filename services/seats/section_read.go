@@ -16,7 +16,7 @@ import (
 // users hash's count; 0 for userID 0 or a buyer it does not count). A seat the hash
 // lacks means the map is not loaded (invariant 3a): the map is loaded from MySQL and
 // read again. It reads len(ids) fields, never the whole map: a section of a stadium is
-// some 600 of its 83,521 seats (issue 28). Errors: UNAVAILABLE.
+// some 600 of its 83,521 seats. Errors: UNAVAILABLE.
 func (s *SeatStore) StatesOf(ctx context.Context, showID int64, ids []int64, userID int64) (map[int64]string, int, error) {
 	fields := make([]string, len(ids))
 	for i, id := range ids {
@@ -71,7 +71,7 @@ func (s *SeatStore) StatesOf(ctx context.Context, showID int64, ids []int64, use
 // from pick: every seat, as SeatMap): States and Owners hold those seats alone, Partial
 // is set, and Owned counts the seats userID holds or owns in the whole show (from the
 // users hash: a lost count reads 0 here, while the hold script still counts in MySQL,
-// invariant 3b). A large hall's section page reads its section this way (issue 28).
+// invariant 3b). A large hall's section page reads its section this way.
 // Errors: NOT_FOUND, UNAVAILABLE.
 func (s *Listing) SeatMapOf(ctx context.Context, id int64, pick func(*services.Hall) []int64, userID int64) (*SeatMap, error) {
 	show, err := s.Get(ctx, id)

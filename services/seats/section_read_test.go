@@ -61,7 +61,7 @@ func (h *fieldCounter) ProcessPipelineHook(next redis.ProcessPipelineHook) redis
 	}
 }
 
-// TestStatesOf_ReadsOnlyTheSeatsAsked (issue 28: a stadium's section page reads its own
+// TestStatesOf_ReadsOnlyTheSeatsAsked (a stadium's section page reads its own
 // section): StatesOf and SeatMapOf read exactly the fields of the seats asked for (one
 // HMGET field each, never HGETALL of the seats hash), also when the map was missing and
 // had to be loaded first, and answer each seat's state and the buyer's seats held or

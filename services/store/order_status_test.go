@@ -63,7 +63,7 @@ func TestChangesOrderState(t *testing.T) {
 
 // TestOrderStatusHasOneDoor fails unless exactly one function of the repository's
 // non-test Go files holds SQL that updates orders.status or order_seats.live: the
-// storage layer's UpdateOrderStatus, which only orders.Transition calls (issue 26, "one
+// storage layer's UpdateOrderStatus, which only orders.Transition calls ("one
 // door for order state"). The string literals of each function (or top-level
 // declaration) are read together, so a statement built from pieces is found too.
 func TestOrderStatusHasOneDoor(t *testing.T) {
