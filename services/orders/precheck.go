@@ -171,15 +171,15 @@ func (o *Orders) markersYoung(epoch string) bool {
 }
 
 // setEpoch sets the show's missing marker epoch once and returns it (UTC seconds): now
-// when MySQL holds a key used in the last IdempotencyTTL (markers are young), else
+// when MySQL holds a key of an order of this show used in the last IdempotencyTTL
+// (markers are young; keys of other shows have their own markers and epochs), else
 // IdempotencyTTL ago (no key that counts can lack its marker: a new install, or a flush
 // after a quiet day, costs no lookups). The epoch is per show because the markers are:
 // it lives in the show's slot, where lua/order.lua reads it.
 func (o *Orders) setEpoch(ctx context.Context, showID int64) int64 {
 	now := o.clock.Now()
 	start := now
-	if last, err := store.LastIdempotencyKeyAt(ctx, o.db); err == nil &&
-		(!last.Valid || now.Sub(last.Time) >= IdempotencyTTL) {
+	if last, err := store.LastIdempotencyKeyAt(ctx, o.db, showID, now.Add(-IdempotencyTTL)); err == nil && !last.Valid {
 		start = now.Add(-IdempotencyTTL)
 	}
 	ctx, cancel := context.WithTimeout(ctx, store.RedisTimeout)

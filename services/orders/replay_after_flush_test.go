@@ -61,26 +61,33 @@ func TestIdempotencyKey_ReplayOutranksRefusalsAfterAFlush(t *testing.T) {
 	}
 }
 
-// TestIdempotencyKey_MarkersEpochAfterAFlush: the first keyed request after Redis lost
-// its data sets the epoch of the key markers: now when MySQL holds a key used in the
-// last 24 h (refusals then ask MySQL for 24 h), 24 h ago when it holds none (a new
-// install, or a flush after a quiet day: refusals cost no lookups). Times are the
+// TestIdempotencyKey_MarkersEpochAfterAFlush: the first keyed request on a show after
+// Redis lost its data sets the epoch of the show's key markers: now when MySQL holds a
+// key of an order of that show used in the last 24 h (refusals then ask MySQL for 24 h),
+// 24 h ago when it holds none (a new install, a flush after a quiet day, or keys of other
+// shows only, which have markers of their own: refusals cost no lookups). Times are the
 // application's clock.
 func TestIdempotencyKey_MarkersEpochAfterAFlush(t *testing.T) {
 	ctx := context.Background()
 	for _, tc := range []struct {
 		name    string
 		lastKey time.Duration // age of the newest key in MySQL; 0: none
+		onOther bool          // that key is of an order of another show
 		young   bool
 	}{
-		{"no key in MySQL", 0, false},
-		{"newest key 25 h old", 25 * time.Hour, false},
-		{"newest key an hour old", time.Hour, true},
+		{"no key in MySQL", 0, false, false},
+		{"newest key 25 h old", 25 * time.Hour, false, false},
+		{"newest key an hour old", time.Hour, false, true},
+		{"a key of another show a minute old", time.Minute, true, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			e := testenv.NewTestEnv(t, testenv.Unlimited)
 			if tc.lastKey > 0 {
-				o, err := e.Orders.Create(ctx, orders.CreateOrderRequest{UserID: e.User(2), ShowID: e.Show.ID, SeatIDs: e.SeatIDs("A1"), IdempotencyKey: "old"})
+				show := e.Show.ID
+				if tc.onOther {
+					show = e.OnSaleShow(e.Show.HallID, 1).ID
+				}
+				o, err := e.Orders.Create(ctx, orders.CreateOrderRequest{UserID: e.User(2), ShowID: show, SeatIDs: e.SeatIDs("A1"), IdempotencyKey: "old"})
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -40,9 +40,11 @@ func DeleteIdempotencyKeyBefore(ctx context.Context, q Querier, userID int64, ke
 	return err
 }
 
-// LastIdempotencyKeyAt returns when the newest key was used (invalid: no key).
-func LastIdempotencyKeyAt(ctx context.Context, q Querier) (sql.NullTime, error) {
+// LastIdempotencyKeyAt returns when the newest key of an order of show showID was used
+// at or after since (invalid: none), reading only the keys used since then.
+func LastIdempotencyKeyAt(ctx context.Context, q Querier, showID int64, since time.Time) (sql.NullTime, error) {
 	var last sql.NullTime
-	err := q.GetContext(ctx, &last, "SELECT MAX(created_at) FROM idempotency_keys")
+	err := q.GetContext(ctx, &last, `SELECT MAX(k.created_at) FROM idempotency_keys k JOIN orders o ON o.id = k.order_id
+		WHERE k.created_at >= ? AND o.show_id = ?`, since, showID)
 	return last, err
 }
