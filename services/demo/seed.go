@@ -295,7 +295,11 @@ func seedDemoHall(ctx context.Context, db *sqlx.DB, w *catalog.CatalogWriter, h 
 	case !errors.Is(err, catalog.ErrDuplicateHallName): // a hall of that name exists: keep it
 		return 0, false, err
 	}
-	id, err = store.HallIDByName(ctx, db, h.Name)
+	cinemaID, err := store.FirstCinemaID(ctx, db)
+	if err != nil {
+		return 0, false, err
+	}
+	id, err = store.HallIDByName(ctx, db, cinemaID, h.Name)
 	return id, false, err
 }
 

@@ -12,6 +12,7 @@ import (
 	"github.com/pressly/goose/v3"
 
 	"seatflow/migrations"
+	"seatflow/services"
 )
 
 // Pool sizes the MySQL connection pool of one process. The defaults let three
@@ -104,9 +105,12 @@ func EnsureDatabase(ctx context.Context, dsn string) error {
 }
 
 // Migrate applies every pending goose migration embedded in the binary and returns how
-// many it applied.
-func Migrate(ctx context.Context, db *sqlx.DB) (int, error) {
-	p, err := goose.NewProvider(goose.DialectMySQL, db.DB, migrations.FS)
+// many it applied. first is the cinema an install without one gets (its name, IANA time
+// zone and ISO 4217 currency: the install's settings), which migration 31 makes and puts
+// every existing hall in.
+func Migrate(ctx context.Context, db *sqlx.DB, first services.Cinema) (int, error) {
+	p, err := goose.NewProvider(goose.DialectMySQL, db.DB, migrations.FS,
+		goose.WithGoMigrations(firstCinemaMigration(first)))
 	if err != nil {
 		return 0, err
 	}
