@@ -14,11 +14,11 @@ import (
 type adminHallJSON struct {
 	ID       string         `json:"id"`
 	CinemaID string         `json:"cinema_id"`
-	Name  string         `json:"name"`
-	Rows  int            `json:"rows"`
-	Cols  int            `json:"cols"`
-	Seats int            `json:"seats"`
-	Zones []hallZoneJSON `json:"zones"`
+	Name     string         `json:"name"`
+	Rows     int            `json:"rows"`
+	Cols     int            `json:"cols"`
+	Seats    int            `json:"seats"`
+	Zones    []hallZoneJSON `json:"zones"`
 }
 
 type hallZoneJSON struct {

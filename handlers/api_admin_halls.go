@@ -76,7 +76,7 @@ func (d *Deps) apiAdminHall(c *fiber.Ctx) error {
 
 // hallBody is the body of POST and PATCH /api/v1/admin/halls; nil fields were absent.
 type hallBody struct {
-	CinemaID  int64 // 0 when absent
+	CinemaID  int64   // 0 when absent
 	Name      *string `json:"name"`
 	Layout    *string `json:"layout"`
 	Numbering *string `json:"numbering"`

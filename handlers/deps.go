@@ -210,7 +210,7 @@ type SharedDeps struct {
 	Shows ShowService
 	// Cinemas reads the install's cinemas (names, time zones, currencies).
 	Cinemas CinemaReader
-	Users UserService
+	Users   UserService
 	// Clock is the clock the services decide deadlines by (nil: the system clock); the
 	// pages that show a deadline count down from its now, never the client's clock.
 	Clock services.Clock

@@ -35,11 +35,11 @@ const MaxPriceMinor = 100_000_000
 type HallSummary struct {
 	ID       int64
 	CinemaID int64
-	Name  string
-	Rows  int
-	Cols  int
-	Seats int
-	Zones []services.Zone
+	Name     string
+	Rows     int
+	Cols     int
+	Seats    int
+	Zones    []services.Zone
 }
 
 // ZonePrice is the price of one zone (by code) in minor units.
