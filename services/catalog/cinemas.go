@@ -128,7 +128,7 @@ func (w *CatalogWriter) CreateCinema(ctx context.Context, actorID int64, in Cine
 	if err != nil {
 		return services.Cinema{}, cinemaWriteError(err, in.Name)
 	}
-	w.catalog.cinemas.Forget(0)
+	w.catalog.ForgetCinemas()
 	return w.catalog.Cinema(ctx, id)
 }
 
@@ -159,7 +159,7 @@ func (w *CatalogWriter) UpdateCinema(ctx context.Context, actorID, id int64, in 
 	if err != nil {
 		return services.Cinema{}, cinemaWriteError(err, in.Name)
 	}
-	w.catalog.cinemas.Forget(0)
+	w.catalog.ForgetCinemas()
 	return w.catalog.Cinema(ctx, id)
 }
 
@@ -169,3 +169,7 @@ func cinemaWriteError(err error, name string) error {
 	}
 	return asServiceError(err)
 }
+
+// ForgetCinemas drops this process's cached list of cinemas (after a change made
+// elsewhere that should show at once).
+func (c *Catalog) ForgetCinemas() { c.cinemas.Forget(0) }

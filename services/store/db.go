@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 	"time"
 
@@ -109,12 +110,19 @@ func EnsureDatabase(ctx context.Context, dsn string) error {
 // zone and ISO 4217 currency: the install's settings), which migration 31 makes and puts
 // every existing hall in.
 func Migrate(ctx context.Context, db *sqlx.DB, first services.Cinema) (int, error) {
+	return MigrateUpTo(ctx, db, first, math.MaxInt64)
+}
+
+// MigrateUpTo applies the pending migrations up to version (inclusive) and returns how
+// many it applied: for upgrading step by step and for tests of an upgrade from an older
+// schema. first is as for Migrate.
+func MigrateUpTo(ctx context.Context, db *sqlx.DB, first services.Cinema, version int64) (int, error) {
 	p, err := goose.NewProvider(goose.DialectMySQL, db.DB, migrations.FS,
 		goose.WithGoMigrations(firstCinemaMigration(first)))
 	if err != nil {
 		return 0, err
 	}
-	res, err := p.Up(ctx)
+	res, err := p.UpTo(ctx, version)
 	return len(res), err
 }
 
