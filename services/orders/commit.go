@@ -24,7 +24,7 @@ import (
 // transaction has a context of its own (store.DBTimeout): a batch serves many
 // requests. Errors: as persistBatch's per-order outcomes (commitFailed maps them).
 func (o *Orders) commit(c *creation, order *services.Order, claim *keyClaim, held *holdCount) error {
-	p := &pendingCommit{order: order, hallID: c.show.HallID, limit: c.show.PurchaseLimit,
+	p := &pendingCommit{order: order, show: c.show, hallID: c.show.HallID, limit: c.show.PurchaseLimit,
 		key: c.req.IdempotencyKey, hash: c.req.hash(), claim: claim, offer: c.req.offerNo != ""}
 	if o.group == nil {
 		p.done = make(chan error, 1)
@@ -152,7 +152,8 @@ func (o *Orders) persistBatches(batch []*pendingCommit) {
 //     per-user counts, orders over the purchase limit (limitRefusals; their buyers'
 //     rows were locked before step 2, lockCountedBuyers);
 //  4. insert their Idempotency-Keys (one multi-row INSERT);
-//  5. queue each order's e-mail (createdMails: one multi-row INSERT into the outbox).
+//  5. queue each order's e-mail (createdMails: one multi-row INSERT into the outbox,
+//     its facts written from what the batch knows, no read).
 //
 // Refusals of step 3 come after the inserts: it returns them with errRetryWithout, and
 // the transaction is rolled back. The refusals it returns are final answers; the error
@@ -212,7 +213,7 @@ func (o *Orders) persistBatch(batch []*pendingCommit) (map[*pendingCommit]error,
 		if err := o.rememberKeys(ctx, tx, ok); err != nil {
 			return err
 		}
-		if err := mail.Queue(ctx, tx, o.clock.Now(), createdMails(ok)...); err != nil {
+		if err := mail.Queue(ctx, tx, o.clock.Now(), createdMails(ok, locked)...); err != nil {
 			return err
 		}
 		if o.failHook != nil {
@@ -227,17 +228,55 @@ func (o *Orders) persistBatch(batch []*pendingCommit) (map[*pendingCommit]error,
 
 // createdMails are the e-mails of the orders of ps, committed with them (invariant 16):
 // mail.OrderCreated, or mail.WaitlistOffer for a waiting list's offer (its one e-mail
-// tells of the offer and its deadline).
-func createdMails(ps []*pendingCommit) []mail.Message {
+// tells of the offer and its deadline), each with its facts (createdFacts), so queueing
+// them reads nothing.
+func createdMails(ps []*pendingCommit, locked map[int64]catalog.LockedSeat) []mail.Message {
 	ms := make([]mail.Message, len(ps))
 	for i, p := range ps {
 		kind := mail.OrderCreated
 		if p.offer {
 			kind = mail.WaitlistOffer
 		}
-		ms[i] = mail.Message{Kind: kind, UserID: p.order.UserID, OrderNo: p.order.OrderNo, ShowID: p.order.ShowID}
+		ms[i] = mail.Message{Kind: kind, UserID: p.order.UserID, OrderNo: p.order.OrderNo, ShowID: p.order.ShowID,
+			Facts: createdFacts(p, locked)}
 	}
 	return ms
+}
+
+// createdFacts are the facts of the e-mail of p's order as its batch writes it: the
+// order as inserted (pending, no ticket code), its seats as the batch's lock read them
+// (label, zone code and name, in row and column order: what mail.ReadFacts would read
+// in the same transaction), and the show as the create read it (title, hall, start;
+// the show cache, at most catalog.ShowCacheTTL old). nil without the show: Queue reads
+// the facts then.
+func createdFacts(p *pendingCommit, locked map[int64]catalog.LockedSeat) *mail.Facts {
+	o, show := p.order, p.show
+	if show == nil {
+		return nil
+	}
+	seats := make([]catalog.LockedSeat, 0, len(o.Seats))
+	for _, s := range o.Seats {
+		seats = append(seats, locked[s.SeatID])
+	}
+	slices.SortFunc(seats, func(a, b catalog.LockedSeat) int {
+		if a.RowNo != b.RowNo {
+			return a.RowNo - b.RowNo
+		}
+		return a.ColNo - b.ColNo
+	})
+	f := &mail.Facts{
+		Order: &mail.OrderFacts{No: o.OrderNo, ShowID: o.ShowID, Status: o.Status, TotalMinor: o.TotalMinor,
+			Currency: o.Currency, ExpiresAt: o.ExpiresAt.UTC().Truncate(time.Microsecond)},
+		Show: &mail.ShowFacts{ID: show.ID, Title: show.Movie.Title, Hall: show.HallName, StartsAt: show.StartsAt.UTC()},
+	}
+	for _, s := range seats {
+		name := s.ZoneName
+		if name == "" {
+			name = s.ZoneCode
+		}
+		f.Order.Seats = append(f.Order.Seats, mail.SeatFacts{Label: s.Label, Zone: s.ZoneCode, ZoneName: name})
+	}
+	return f
 }
 
 // idStep returns InsertOrders' idStep for this database, read once (AutoIncrementStep).
