@@ -62,7 +62,7 @@ func TestGroupCommit_StatementsPerBatch(t *testing.T) {
 	}
 	e.RDB.HSet(ctx, e.Seats.Keys(e.Show.ID)[2], "_", redisNow.Add(-time.Hour).UnixMilli())
 	batchOf := func(keyed bool) []string {
-		list := []string{"BEGIN", "SELECT … FROM seats", "INSERT INTO orders", "INSERT INTO order_seats", "SELECT … FROM show_house_seats"}
+		list := []string{"BEGIN", "SELECT … FROM seats", "INSERT INTO orders", "INSERT INTO order_seats"}
 		if keyed {
 			list = append(list, "INSERT INTO idempotency_keys")
 		}

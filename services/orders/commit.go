@@ -3,6 +3,7 @@ package orders
 import (
 	"context"
 	"errors"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -144,19 +145,19 @@ func (o *Orders) persistBatches(batch []*pendingCommit) {
 }
 
 // persistBatch is one transaction for the orders of batch (DESIGN.md, order pipeline
-// step 6), with a fixed number of statements whatever the batch's size:
-//  1. lock every seat of the batch (catalog.LockSeats, id order) and refuse the orders
-//     whose seats a hall edit changed (seatsChanged; they are left out of the inserts);
+// step 5), with a fixed number of statements whatever the batch's size:
+//  1. lock every seat of the batch and its house-seat rows (lockBatchSeats, one read)
+//     and refuse the orders whose seats a hall edit changed (seatsChanged) or staff keep
+//     (houseSeatTaken); they are left out of the inserts;
 //  2. insert the other orders and their seats (store.InsertOrders: two multi-row INSERTs);
-//  3. refuse orders of house seats (houseSeatRefusals) and, around a rebuild of the
-//     per-user counts, orders over the purchase limit (limitRefusals; their buyers'
-//     rows were locked before step 2, lockCountedBuyers);
+//  3. around a rebuild of the per-user counts, refuse orders over the purchase limit
+//     (limitRefusals; their buyers' rows were locked before step 2, lockCountedBuyers);
 //  4. insert their Idempotency-Keys (one multi-row INSERT);
 //  5. queue each order's e-mail (createdMails: one multi-row INSERT into the outbox,
 //     its facts written from what the batch knows, no read).
 //
 // Refusals of step 3 come after the inserts: it returns them with errRetryWithout, and
-// the transaction is rolled back. The refusals it returns are final answers; the error
+// the transaction is rolled back (those of step 1 cost no retry). The refusals it returns are final answers; the error
 // is the batch's (errRetryWithout, a unique-key conflict, errKeyTaken, the database's).
 func (o *Orders) persistBatch(batch []*pendingCommit) (map[*pendingCommit]error, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), store.DBTimeout)
@@ -168,14 +169,18 @@ func (o *Orders) persistBatch(batch []*pendingCommit) (map[*pendingCommit]error,
 	var refused map[*pendingCommit]error
 	err = store.InTx(ctx, o.db, func(tx *sqlx.Tx) error {
 		refused = map[*pendingCommit]error{}
-		locked, err := catalog.LockSeats(ctx, tx, batchSeatIDs(batch))
+		locked, house, err := lockBatchSeats(ctx, tx, batch)
 		if err != nil {
 			return err
 		}
 		ok := make([]*pendingCommit, 0, len(batch))
 		list := make([]*services.Order, 0, len(batch))
 		for _, p := range batch {
-			if e := seatsChanged(p.order, p.hallID, locked); e != nil {
+			e := seatsChanged(p.order, p.hallID, locked)
+			if e == nil {
+				e = houseSeatTaken(p.order, house)
+			}
+			if e != nil {
 				refused[p] = e
 				continue
 			}
@@ -192,22 +197,12 @@ func (o *Orders) persistBatch(batch []*pendingCommit) (map[*pendingCommit]error,
 		if err := store.InsertOrders(ctx, tx, list, store.SeatsLive, step); err != nil {
 			return err
 		}
-		house, err := houseSeatRefusals(ctx, tx, ok)
-		if err != nil {
-			return err
-		}
 		over, err := limitRefusals(ctx, tx, counted)
 		if err != nil {
 			return err
 		}
-		for _, m := range []map[*pendingCommit]error{house, over} {
-			for p, e := range m {
-				if _, done := refused[p]; !done {
-					refused[p] = e
-				}
-			}
-		}
-		if len(house)+len(over) > 0 {
+		if len(over) > 0 {
+			maps.Copy(refused, over)
 			return errRetryWithout
 		}
 		if err := o.rememberKeys(ctx, tx, ok); err != nil {
@@ -397,7 +392,7 @@ func (o *Orders) rememberKeys(ctx context.Context, tx *sqlx.Tx, ps []*pendingCom
 }
 
 // byShow groups ids(p) of the orders of ps by their show, for the storage layer's
-// per-show conditions (store.LiveSeatsOfBuyers, store.HouseSeatsAmong).
+// per-show conditions (store.LiveSeatsOfBuyers).
 func byShow(ps []*pendingCommit, ids func(p *pendingCommit) []int64) map[int64][]int64 {
 	per := map[int64][]int64{}
 	for _, p := range ps {
@@ -416,31 +411,57 @@ func batchSeatIDs(batch []*pendingCommit) []int64 {
 	return slices.Compact(ids)
 }
 
-// houseSeatRefusals answers SEAT_TAKEN for each order of ps of which staff keep a seat
-// as a house seat of its show (one read for the batch). It runs after the orders' rows
-// are inserted, as a plain read that takes no locks: a house block locks the seats' live
-// order rows for update before it inserts its own (staff.ShowSeats.Block), so an order
-// inserting after that waits for the block's commit and this read, the transaction's
-// first snapshot, sees the block; a block that comes later finds the orders' rows. The
-// seat cache alone cannot tell: after a Redis flush the map is rebuilt from MySQL and a
-// hold and a block may both pass it. Errors: the database's.
-func houseSeatRefusals(ctx context.Context, tx *sqlx.Tx, ps []*pendingCommit) (map[*pendingCommit]error, error) {
-	rows, err := store.HouseSeatsAmong(ctx, tx, byShow(ps, func(p *pendingCommit) []int64 { return seatIDsOf(p.order) }))
+// lockBatchSeats reads every seat of the batch under a shared lock, in id order, with
+// the house-seat rows of the batch's shows for those seats (store.ShareLockBatchSeats,
+// one statement): the seats by id (invariant 12: a hall edit locks them for update, so
+// whichever commits first, the other sees it; catalog.LockSeats) and the (show, seat)
+// pairs staff keep as house seats. The house-seat part is a locking read too, so it
+// reads the latest committed rows whatever the snapshot, and waits for a house block
+// (staff.ShowSeats.Block) that has inserted its rows and not yet committed; a block that
+// comes after it waits on the batch's shared locks (or, when its locking read of the
+// seats' live orders came first, deadlocks with the batch, and store.InTx runs the
+// victim again, which then sees the other's rows). The seat cache alone cannot tell:
+// after a Redis flush a map is rebuilt from MySQL, and a hold and a block may both pass
+// it. Errors: the database's.
+func lockBatchSeats(ctx context.Context, tx *sqlx.Tx, batch []*pendingCommit) (map[int64]catalog.LockedSeat, map[[2]int64]bool, error) {
+	ids := batchSeatIDs(batch)
+	locked := make(map[int64]catalog.LockedSeat, len(ids))
+	if len(ids) == 0 {
+		return locked, nil, nil
+	}
+	shows := make([]int64, 0, 1)
+	for _, p := range batch {
+		shows = append(shows, p.order.ShowID)
+	}
+	slices.Sort(shows)
+	rows, err := store.ShareLockBatchSeats(ctx, tx, ids, slices.Compact(shows))
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	if len(rows) == 0 {
-		return nil, nil
-	}
-	house := map[int64][]int64{}
+	var house map[[2]int64]bool
 	for _, r := range rows {
-		house[r.ShowID] = append(house[r.ShowID], r.SeatID)
-	}
-	out := map[*pendingCommit]error{}
-	for _, p := range ps {
-		if labels := labelsAmong(p.order, house[p.order.ShowID]); len(labels) > 0 {
-			out[p] = &services.Error{Code: services.CodeSeatTaken, Seats: labels, Message: "already taken: " + strings.Join(labels, ", ")}
+		locked[r.ID] = r.LockedSeat
+		if r.HouseShowID != nil {
+			if house == nil {
+				house = map[[2]int64]bool{}
+			}
+			house[[2]int64{*r.HouseShowID, r.ID}] = true
 		}
 	}
-	return out, nil
+	return locked, house, nil
+}
+
+// houseSeatTaken answers SEAT_TAKEN when staff keep a seat of order as a house seat of
+// its show (house: lockBatchSeats' pairs), nil otherwise.
+func houseSeatTaken(order *services.Order, house map[[2]int64]bool) error {
+	var labels []string
+	for _, s := range order.Seats {
+		if house[[2]int64{order.ShowID, s.SeatID}] {
+			labels = append(labels, s.Label)
+		}
+	}
+	if len(labels) == 0 {
+		return nil
+	}
+	return &services.Error{Code: services.CodeSeatTaken, Seats: labels, Message: "already taken: " + strings.Join(labels, ", ")}
 }
