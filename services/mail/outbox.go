@@ -30,10 +30,7 @@ const (
 // JSON. Key makes the event written twice one e-mail; empty means kind:order_no (or
 // kind:show_id:user_id without an order). Facts, when set, are the facts the caller's
 // transaction has just written (a batch of created orders knows its orders, seats and
-// show): Queue stores them as they are and reads none. To, when set, is the user's
-// address and language as the caller's transaction read them from users (under a
-// shared lock: the latest committed); when every message has it, Queue's insert reads
-// nothing either.
+// show): Queue stores them as they are and reads none.
 type Message struct {
 	Kind    Kind
 	UserID  int64
@@ -42,13 +39,6 @@ type Message struct {
 	Data    map[string]string
 	Key     string
 	Facts   *Facts
-	To      *Recipient
-}
-
-// Recipient is where an e-mail goes: the user's address and the language it is written in.
-type Recipient struct {
-	Addr string
-	Lang string
 }
 
 // key returns the message's dedupe key.
@@ -68,8 +58,7 @@ func (m Message) key() string {
 // order and show as tx sees them, after the event's own writes: Facts), and draws the
 // random part of its Message-ID; a message whose key is already queued is skipped.
 // Delivery (Deliverer) reads the outbox after the commit. It runs at most three
-// statements whatever len(ms), and one when every message carries its Facts (with its
-// To as well, that one is a plain multi-row INSERT). Errors are the database's, for the caller's transaction
+// statements whatever len(ms), and one when every message carries its Facts. Errors are the database's, for the caller's transaction
 // to roll back on.
 func Queue(ctx context.Context, tx store.Querier, now time.Time, ms ...Message) error {
 	if len(ms) == 0 {
@@ -80,7 +69,6 @@ func Queue(ctx context.Context, tx store.Querier, now time.Time, ms ...Message) 
 		return err
 	}
 	rows := make([]store.MailQueued, 0, len(ms))
-	known := true // every message carries its recipient
 	for i, m := range ms {
 		var data any
 		if len(m.Data) > 0 {
@@ -98,19 +86,10 @@ func Queue(ctx context.Context, tx store.Querier, now time.Time, ms ...Message) 
 		if err != nil {
 			return err
 		}
-		row := store.MailQueued{
+		rows = append(rows, store.MailQueued{
 			Kind: string(m.Kind), DedupeKey: m.key(), UserID: m.UserID,
 			OrderNo: nullString(m.OrderNo), ShowID: nullInt(m.ShowID), Data: data, Facts: f, MessageKey: key, At: now.UTC(),
-		}
-		if m.To != nil {
-			row.To, row.Lang = m.To.Addr, m.To.Lang
-		} else {
-			known = false
-		}
-		rows = append(rows, row)
-	}
-	if known {
-		return store.QueueMailTo(ctx, tx, rows)
+		})
 	}
 	return store.QueueMail(ctx, tx, rows)
 }

@@ -15,7 +15,7 @@ import (
 // statementKind is a statement's first words, enough to tell the batch's statements
 // apart ("INSERT INTO orders", "SELECT … FROM seats", "BEGIN").
 func statementKind(q string) string {
-	f := strings.Fields(strings.TrimLeft(q, "("))
+	f := strings.Fields(q)
 	switch {
 	case len(f) == 0:
 		return ""

@@ -146,17 +146,15 @@ func (o *Orders) persistBatches(batch []*pendingCommit) {
 
 // persistBatch is one transaction for the orders of batch (DESIGN.md, order pipeline
 // step 5), with a fixed number of statements whatever the batch's size:
-//  1. lock every seat of the batch, its house-seat rows and its buyers' rows (lockBatch,
-//     one read; around a rebuild of the per-user counts the buyers to count were locked
-//     for update before it, lockCountedBuyers) and refuse the orders whose seats a hall
-//     edit changed (seatsChanged) or staff keep (houseSeatTaken); they are left out of
-//     the inserts;
+//  1. lock every seat of the batch and its house-seat rows (lockBatchSeats, one read)
+//     and refuse the orders whose seats a hall edit changed (seatsChanged) or staff keep
+//     (houseSeatTaken); they are left out of the inserts;
 //  2. insert the other orders and their seats (store.InsertOrders: two multi-row INSERTs);
 //  3. around a rebuild of the per-user counts, refuse orders over the purchase limit
-//     (limitRefusals);
+//     (limitRefusals; their buyers' rows were locked before step 2, lockCountedBuyers);
 //  4. insert their Idempotency-Keys (one multi-row INSERT);
 //  5. queue each order's e-mail (createdMails: one multi-row INSERT into the outbox,
-//     its facts and its buyer's address written from what the batch knows, no read).
+//     its facts written from what the batch knows, no read).
 //
 // Refusals of step 3 come after the inserts: it returns them with errRetryWithout, and
 // the transaction is rolled back (those of step 1 cost no retry). The refusals it returns are final answers; the error
@@ -171,11 +169,7 @@ func (o *Orders) persistBatch(batch []*pendingCommit) (map[*pendingCommit]error,
 	var refused map[*pendingCommit]error
 	err = store.InTx(ctx, o.db, func(tx *sqlx.Tx) error {
 		refused = map[*pendingCommit]error{}
-		counted, err := o.lockCountedBuyers(ctx, tx, batch)
-		if err != nil {
-			return err
-		}
-		locked, house, buyers, err := lockBatch(ctx, tx, batch)
+		locked, house, err := lockBatchSeats(ctx, tx, batch)
 		if err != nil {
 			return err
 		}
@@ -196,7 +190,10 @@ func (o *Orders) persistBatch(batch []*pendingCommit) (map[*pendingCommit]error,
 		if len(ok) == 0 {
 			return nil
 		}
-		counted = slices.DeleteFunc(counted, func(p *pendingCommit) bool { _, out := refused[p]; return out })
+		counted, err := o.lockCountedBuyers(ctx, tx, ok)
+		if err != nil {
+			return err
+		}
 		if err := store.InsertOrders(ctx, tx, list, store.SeatsLive, step); err != nil {
 			return err
 		}
@@ -211,7 +208,7 @@ func (o *Orders) persistBatch(batch []*pendingCommit) (map[*pendingCommit]error,
 		if err := o.rememberKeys(ctx, tx, ok); err != nil {
 			return err
 		}
-		if err := mail.Queue(ctx, tx, o.clock.Now(), createdMails(ok, locked, buyers)...); err != nil {
+		if err := mail.Queue(ctx, tx, o.clock.Now(), createdMails(ok, locked)...); err != nil {
 			return err
 		}
 		if o.failHook != nil {
@@ -227,9 +224,8 @@ func (o *Orders) persistBatch(batch []*pendingCommit) (map[*pendingCommit]error,
 // createdMails are the e-mails of the orders of ps, committed with them (invariant 16):
 // mail.OrderCreated, or mail.WaitlistOffer for a waiting list's offer (its one e-mail
 // tells of the offer and its deadline), each with its facts (createdFacts), so queueing
-// them reads nothing, and each buyer's address and language as the batch's lock read
-// returned them (buyers; a buyer missing there is read by Queue).
-func createdMails(ps []*pendingCommit, locked map[int64]catalog.LockedSeat, buyers map[int64]store.BatchBuyer) []mail.Message {
+// them reads nothing.
+func createdMails(ps []*pendingCommit, locked map[int64]catalog.LockedSeat) []mail.Message {
 	ms := make([]mail.Message, len(ps))
 	for i, p := range ps {
 		kind := mail.OrderCreated
@@ -238,9 +234,6 @@ func createdMails(ps []*pendingCommit, locked map[int64]catalog.LockedSeat, buye
 		}
 		ms[i] = mail.Message{Kind: kind, UserID: p.order.UserID, OrderNo: p.order.OrderNo, ShowID: p.order.ShowID,
 			Facts: createdFacts(p, locked)}
-		if b, ok := buyers[p.order.UserID]; ok {
-			ms[i].To = &mail.Recipient{Addr: b.Email, Lang: b.Lang}
-		}
 	}
 	return ms
 }
@@ -300,9 +293,7 @@ func (o *Orders) idStep(ctx context.Context) (int64, error) {
 // around their hold (NeedsLimitCount; one Redis read per show): their buyers' live
 // seats must be counted in MySQL, the purchase limit's second line (DESIGN.md, order
 // pipeline, 3b). It locks those buyers' user rows (FOR UPDATE, in id order) before the
-// batch's lock read (which share-locks every buyer's row: locked for update first,
-// two batches of one buyer never both hold it shared and wait to upgrade) and before
-// the batch inserts anything, so two transactions counting one buyer take turns, and the
+// batch inserts anything, so two transactions counting one buyer take turns, and the
 // later one's count (a plain read: the transaction's snapshot starts after the lock)
 // sees the earlier one's committed seats. Errors: the database's.
 func (o *Orders) lockCountedBuyers(ctx context.Context, tx *sqlx.Tx, ps []*pendingCommit) ([]*pendingCommit, error) {
@@ -420,13 +411,11 @@ func batchSeatIDs(batch []*pendingCommit) []int64 {
 	return slices.Compact(ids)
 }
 
-// lockBatch reads every seat of the batch under a shared lock, with the house-seat rows
-// of the batch's shows for those seats and the rows of the batch's buyers
-// (store.ShareLockBatch, one statement): the seats by id (invariant 12: a hall edit
-// locks them for update, so whichever commits first, the other sees it;
-// catalog.LockSeats), the (show, seat) pairs staff keep as house seats, and the buyers'
-// addresses and languages for their e-mails (the orders' inserts share-lock those rows
-// anyway, through their foreign key). The house-seat part is a locking read too, so it
+// lockBatchSeats reads every seat of the batch under a shared lock, in id order, with
+// the house-seat rows of the batch's shows for those seats (store.ShareLockBatchSeats,
+// one statement): the seats by id (invariant 12: a hall edit locks them for update, so
+// whichever commits first, the other sees it; catalog.LockSeats) and the (show, seat)
+// pairs staff keep as house seats. The house-seat part is a locking read too, so it
 // reads the latest committed rows whatever the snapshot, and waits for a house block
 // (staff.ShowSeats.Block) that has inserted its rows and not yet committed; a block that
 // comes after it waits on the batch's shared locks (or, when its locking read of the
@@ -434,26 +423,23 @@ func batchSeatIDs(batch []*pendingCommit) []int64 {
 // victim again, which then sees the other's rows). The seat cache alone cannot tell:
 // after a Redis flush a map is rebuilt from MySQL, and a hold and a block may both pass
 // it. Errors: the database's.
-func lockBatch(ctx context.Context, tx *sqlx.Tx, batch []*pendingCommit) (map[int64]catalog.LockedSeat, map[[2]int64]bool, map[int64]store.BatchBuyer, error) {
+func lockBatchSeats(ctx context.Context, tx *sqlx.Tx, batch []*pendingCommit) (map[int64]catalog.LockedSeat, map[[2]int64]bool, error) {
 	ids := batchSeatIDs(batch)
 	locked := make(map[int64]catalog.LockedSeat, len(ids))
 	if len(ids) == 0 {
-		return locked, nil, nil, nil
+		return locked, nil, nil
 	}
 	shows := make([]int64, 0, 1)
-	users := make([]int64, 0, len(batch))
 	for _, p := range batch {
 		shows = append(shows, p.order.ShowID)
-		users = append(users, p.order.UserID)
 	}
 	slices.Sort(shows)
-	slices.Sort(users)
-	seats, found, err := store.ShareLockBatch(ctx, tx, ids, slices.Compact(shows), slices.Compact(users))
+	rows, err := store.ShareLockBatchSeats(ctx, tx, ids, slices.Compact(shows))
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, err
 	}
 	var house map[[2]int64]bool
-	for _, r := range seats {
+	for _, r := range rows {
 		locked[r.ID] = r.LockedSeat
 		if r.HouseShowID != nil {
 			if house == nil {
@@ -462,11 +448,7 @@ func lockBatch(ctx context.Context, tx *sqlx.Tx, batch []*pendingCommit) (map[in
 			house[[2]int64{*r.HouseShowID, r.ID}] = true
 		}
 	}
-	buyers := make(map[int64]store.BatchBuyer, len(found))
-	for _, b := range found {
-		buyers[b.ID] = b
-	}
-	return locked, house, buyers, nil
+	return locked, house, nil
 }
 
 // houseSeatTaken answers SEAT_TAKEN when staff keep a seat of order as a house seat of

@@ -36,13 +36,11 @@ type MailRow struct {
 const mailColumns = `id, kind, user_id, to_addr, lang, order_no, show_id, data, facts, message_key, status, attempts,
 	last_error, next_attempt_at, created_at, sent_at`
 
-// MailQueued is one e-mail to queue: OrderNo, ShowID, Data and Facts are nil for NULL; MessageKey is its Message-ID's random part; At (UTC) is its creation and first due time; To and Lang, the user's address and language when the caller read them in its transaction (QueueMailTo).
+// MailQueued is one e-mail to queue: OrderNo, ShowID, Data and Facts are nil for NULL; MessageKey is its Message-ID's random part; At (UTC) is its creation and first due time.
 type MailQueued struct {
 	Kind       string
 	DedupeKey  string
 	UserID     int64
-	To         string
-	Lang       string
 	OrderNo    any
 	ShowID     any
 	Data       any
@@ -66,17 +64,6 @@ func QueueMail(ctx context.Context, ex sqlx.ExecerContext, ms []MailQueued) erro
 	}
 	q.WriteString(") m JOIN users u ON u.id = m.user_id ORDER BY m.seq ON DUPLICATE KEY UPDATE id = mail_outbox.id")
 	_, err := ex.ExecContext(ctx, q.String(), args...)
-	return err
-}
-
-// QueueMailTo inserts ms queued with the addresses and languages they carry (one multi-row INSERT, no read), and skips a dedupe key already queued.
-func QueueMailTo(ctx context.Context, ex sqlx.ExecerContext, ms []MailQueued) error {
-	args := make([]any, 0, len(ms)*12)
-	for _, m := range ms {
-		args = append(args, m.Kind, m.DedupeKey, m.UserID, m.To, m.Lang, m.OrderNo, m.ShowID, m.Data, m.Facts, m.MessageKey, m.At, m.At)
-	}
-	_, err := ex.ExecContext(ctx, `INSERT INTO mail_outbox (kind, dedupe_key, user_id, to_addr, lang, order_no, show_id, data, facts, message_key, next_attempt_at, created_at)
-		VALUES `+placeholderRows(len(ms), 12)+` ON DUPLICATE KEY UPDATE id = mail_outbox.id`, args...)
 	return err
 }
 
