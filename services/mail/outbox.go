@@ -28,7 +28,9 @@ const (
 // read from users when it is queued), what it tells of, and the order or show it is
 // about. Data holds the kind's own values (a reset link, a cancel reason), stored as
 // JSON. Key makes the event written twice one e-mail; empty means kind:order_no (or
-// kind:show_id:user_id without an order).
+// kind:show_id:user_id without an order). Facts, when set, are the facts the caller's
+// transaction has just written (a batch of created orders knows its orders, seats and
+// show): Queue stores them as they are and reads none.
 type Message struct {
 	Kind    Kind
 	UserID  int64
@@ -36,6 +38,7 @@ type Message struct {
 	ShowID  int64
 	Data    map[string]string
 	Key     string
+	Facts   *Facts
 }
 
 // key returns the message's dedupe key.
@@ -55,7 +58,7 @@ func (m Message) key() string {
 // order and show as tx sees them, after the event's own writes: Facts), and draws the
 // random part of its Message-ID; a message whose key is already queued is skipped.
 // Delivery (Deliverer) reads the outbox after the commit. It runs at most three
-// statements whatever len(ms). Errors are the database's, for the caller's transaction
+// statements whatever len(ms), and one when every message carries its Facts. Errors are the database's, for the caller's transaction
 // to roll back on.
 func Queue(ctx context.Context, tx store.Querier, now time.Time, ms ...Message) error {
 	if len(ms) == 0 {

@@ -3,6 +3,7 @@ package orders
 import (
 	"context"
 	"errors"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -24,7 +25,7 @@ import (
 // transaction has a context of its own (store.DBTimeout): a batch serves many
 // requests. Errors: as persistBatch's per-order outcomes (commitFailed maps them).
 func (o *Orders) commit(c *creation, order *services.Order, claim *keyClaim, held *holdCount) error {
-	p := &pendingCommit{order: order, hallID: c.show.HallID, limit: c.show.PurchaseLimit,
+	p := &pendingCommit{order: order, show: c.show, hallID: c.show.HallID, limit: c.show.PurchaseLimit,
 		key: c.req.IdempotencyKey, hash: c.req.hash(), claim: claim, offer: c.req.offerNo != ""}
 	if o.group == nil {
 		p.done = make(chan error, 1)
@@ -144,18 +145,19 @@ func (o *Orders) persistBatches(batch []*pendingCommit) {
 }
 
 // persistBatch is one transaction for the orders of batch (DESIGN.md, order pipeline
-// step 6), with a fixed number of statements whatever the batch's size:
-//  1. lock every seat of the batch (catalog.LockSeats, id order) and refuse the orders
-//     whose seats a hall edit changed (seatsChanged; they are left out of the inserts);
+// step 5), with a fixed number of statements whatever the batch's size:
+//  1. lock every seat of the batch and its house-seat rows (lockBatchSeats, one read)
+//     and refuse the orders whose seats a hall edit changed (seatsChanged) or staff keep
+//     (houseSeatTaken); they are left out of the inserts;
 //  2. insert the other orders and their seats (store.InsertOrders: two multi-row INSERTs);
-//  3. refuse orders of house seats (houseSeatRefusals) and, around a rebuild of the
-//     per-user counts, orders over the purchase limit (limitRefusals; their buyers'
-//     rows were locked before step 2, lockCountedBuyers);
+//  3. around a rebuild of the per-user counts, refuse orders over the purchase limit
+//     (limitRefusals; their buyers' rows were locked before step 2, lockCountedBuyers);
 //  4. insert their Idempotency-Keys (one multi-row INSERT);
-//  5. queue each order's e-mail (createdMails: one multi-row INSERT into the outbox).
+//  5. queue each order's e-mail (createdMails: one multi-row INSERT into the outbox,
+//     its facts written from what the batch knows, no read).
 //
 // Refusals of step 3 come after the inserts: it returns them with errRetryWithout, and
-// the transaction is rolled back. The refusals it returns are final answers; the error
+// the transaction is rolled back (those of step 1 cost no retry). The refusals it returns are final answers; the error
 // is the batch's (errRetryWithout, a unique-key conflict, errKeyTaken, the database's).
 func (o *Orders) persistBatch(batch []*pendingCommit) (map[*pendingCommit]error, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), store.DBTimeout)
@@ -167,14 +169,18 @@ func (o *Orders) persistBatch(batch []*pendingCommit) (map[*pendingCommit]error,
 	var refused map[*pendingCommit]error
 	err = store.InTx(ctx, o.db, func(tx *sqlx.Tx) error {
 		refused = map[*pendingCommit]error{}
-		locked, err := catalog.LockSeats(ctx, tx, batchSeatIDs(batch))
+		locked, house, err := lockBatchSeats(ctx, tx, batch)
 		if err != nil {
 			return err
 		}
 		ok := make([]*pendingCommit, 0, len(batch))
 		list := make([]*services.Order, 0, len(batch))
 		for _, p := range batch {
-			if e := seatsChanged(p.order, p.hallID, locked); e != nil {
+			e := seatsChanged(p.order, p.hallID, locked)
+			if e == nil {
+				e = houseSeatTaken(p.order, house)
+			}
+			if e != nil {
 				refused[p] = e
 				continue
 			}
@@ -191,28 +197,18 @@ func (o *Orders) persistBatch(batch []*pendingCommit) (map[*pendingCommit]error,
 		if err := store.InsertOrders(ctx, tx, list, store.SeatsLive, step); err != nil {
 			return err
 		}
-		house, err := houseSeatRefusals(ctx, tx, ok)
-		if err != nil {
-			return err
-		}
 		over, err := limitRefusals(ctx, tx, counted)
 		if err != nil {
 			return err
 		}
-		for _, m := range []map[*pendingCommit]error{house, over} {
-			for p, e := range m {
-				if _, done := refused[p]; !done {
-					refused[p] = e
-				}
-			}
-		}
-		if len(house)+len(over) > 0 {
+		if len(over) > 0 {
+			maps.Copy(refused, over)
 			return errRetryWithout
 		}
 		if err := o.rememberKeys(ctx, tx, ok); err != nil {
 			return err
 		}
-		if err := mail.Queue(ctx, tx, o.clock.Now(), createdMails(ok)...); err != nil {
+		if err := mail.Queue(ctx, tx, o.clock.Now(), createdMails(ok, locked)...); err != nil {
 			return err
 		}
 		if o.failHook != nil {
@@ -227,17 +223,55 @@ func (o *Orders) persistBatch(batch []*pendingCommit) (map[*pendingCommit]error,
 
 // createdMails are the e-mails of the orders of ps, committed with them (invariant 16):
 // mail.OrderCreated, or mail.WaitlistOffer for a waiting list's offer (its one e-mail
-// tells of the offer and its deadline).
-func createdMails(ps []*pendingCommit) []mail.Message {
+// tells of the offer and its deadline), each with its facts (createdFacts), so queueing
+// them reads nothing.
+func createdMails(ps []*pendingCommit, locked map[int64]catalog.LockedSeat) []mail.Message {
 	ms := make([]mail.Message, len(ps))
 	for i, p := range ps {
 		kind := mail.OrderCreated
 		if p.offer {
 			kind = mail.WaitlistOffer
 		}
-		ms[i] = mail.Message{Kind: kind, UserID: p.order.UserID, OrderNo: p.order.OrderNo, ShowID: p.order.ShowID}
+		ms[i] = mail.Message{Kind: kind, UserID: p.order.UserID, OrderNo: p.order.OrderNo, ShowID: p.order.ShowID,
+			Facts: createdFacts(p, locked)}
 	}
 	return ms
+}
+
+// createdFacts are the facts of the e-mail of p's order as its batch writes it: the
+// order as inserted (pending, no ticket code), its seats as the batch's lock read them
+// (label, zone code and name, in row and column order: what mail.ReadFacts would read
+// in the same transaction), and the show as the create read it (title, hall, start;
+// the show cache, at most catalog.ShowCacheTTL old). nil without the show: Queue reads
+// the facts then.
+func createdFacts(p *pendingCommit, locked map[int64]catalog.LockedSeat) *mail.Facts {
+	o, show := p.order, p.show
+	if show == nil {
+		return nil
+	}
+	seats := make([]catalog.LockedSeat, 0, len(o.Seats))
+	for _, s := range o.Seats {
+		seats = append(seats, locked[s.SeatID])
+	}
+	slices.SortFunc(seats, func(a, b catalog.LockedSeat) int {
+		if a.RowNo != b.RowNo {
+			return a.RowNo - b.RowNo
+		}
+		return a.ColNo - b.ColNo
+	})
+	f := &mail.Facts{
+		Order: &mail.OrderFacts{No: o.OrderNo, ShowID: o.ShowID, Status: o.Status, TotalMinor: o.TotalMinor,
+			Currency: o.Currency, ExpiresAt: o.ExpiresAt.UTC().Truncate(time.Microsecond)},
+		Show: &mail.ShowFacts{ID: show.ID, Title: show.Movie.Title, Hall: show.HallName, StartsAt: show.StartsAt.UTC()},
+	}
+	for _, s := range seats {
+		name := s.ZoneName
+		if name == "" {
+			name = s.ZoneCode
+		}
+		f.Order.Seats = append(f.Order.Seats, mail.SeatFacts{Label: s.Label, Zone: s.ZoneCode, ZoneName: name})
+	}
+	return f
 }
 
 // idStep returns InsertOrders' idStep for this database, read once (AutoIncrementStep).
@@ -358,7 +392,7 @@ func (o *Orders) rememberKeys(ctx context.Context, tx *sqlx.Tx, ps []*pendingCom
 }
 
 // byShow groups ids(p) of the orders of ps by their show, for the storage layer's
-// per-show conditions (store.LiveSeatsOfBuyers, store.HouseSeatsAmong).
+// per-show conditions (store.LiveSeatsOfBuyers).
 func byShow(ps []*pendingCommit, ids func(p *pendingCommit) []int64) map[int64][]int64 {
 	per := map[int64][]int64{}
 	for _, p := range ps {
@@ -377,31 +411,57 @@ func batchSeatIDs(batch []*pendingCommit) []int64 {
 	return slices.Compact(ids)
 }
 
-// houseSeatRefusals answers SEAT_TAKEN for each order of ps of which staff keep a seat
-// as a house seat of its show (one read for the batch). It runs after the orders' rows
-// are inserted, as a plain read that takes no locks: a house block locks the seats' live
-// order rows for update before it inserts its own (staff.ShowSeats.Block), so an order
-// inserting after that waits for the block's commit and this read, the transaction's
-// first snapshot, sees the block; a block that comes later finds the orders' rows. The
-// seat cache alone cannot tell: after a Redis flush the map is rebuilt from MySQL and a
-// hold and a block may both pass it. Errors: the database's.
-func houseSeatRefusals(ctx context.Context, tx *sqlx.Tx, ps []*pendingCommit) (map[*pendingCommit]error, error) {
-	rows, err := store.HouseSeatsAmong(ctx, tx, byShow(ps, func(p *pendingCommit) []int64 { return seatIDsOf(p.order) }))
+// lockBatchSeats reads every seat of the batch under a shared lock, in id order, with
+// the house-seat rows of the batch's shows for those seats (store.ShareLockBatchSeats,
+// one statement): the seats by id (invariant 12: a hall edit locks them for update, so
+// whichever commits first, the other sees it; catalog.LockSeats) and the (show, seat)
+// pairs staff keep as house seats. The house-seat part is a locking read too, so it
+// reads the latest committed rows whatever the snapshot, and waits for a house block
+// (staff.ShowSeats.Block) that has inserted its rows and not yet committed; a block that
+// comes after it waits on the batch's shared locks (or, when its locking read of the
+// seats' live orders came first, deadlocks with the batch, and store.InTx runs the
+// victim again, which then sees the other's rows). The seat cache alone cannot tell:
+// after a Redis flush a map is rebuilt from MySQL, and a hold and a block may both pass
+// it. Errors: the database's.
+func lockBatchSeats(ctx context.Context, tx *sqlx.Tx, batch []*pendingCommit) (map[int64]catalog.LockedSeat, map[[2]int64]bool, error) {
+	ids := batchSeatIDs(batch)
+	locked := make(map[int64]catalog.LockedSeat, len(ids))
+	if len(ids) == 0 {
+		return locked, nil, nil
+	}
+	shows := make([]int64, 0, 1)
+	for _, p := range batch {
+		shows = append(shows, p.order.ShowID)
+	}
+	slices.Sort(shows)
+	rows, err := store.ShareLockBatchSeats(ctx, tx, ids, slices.Compact(shows))
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	if len(rows) == 0 {
-		return nil, nil
-	}
-	house := map[int64][]int64{}
+	var house map[[2]int64]bool
 	for _, r := range rows {
-		house[r.ShowID] = append(house[r.ShowID], r.SeatID)
-	}
-	out := map[*pendingCommit]error{}
-	for _, p := range ps {
-		if labels := labelsAmong(p.order, house[p.order.ShowID]); len(labels) > 0 {
-			out[p] = &services.Error{Code: services.CodeSeatTaken, Seats: labels, Message: "already taken: " + strings.Join(labels, ", ")}
+		locked[r.ID] = r.LockedSeat
+		if r.HouseShowID != nil {
+			if house == nil {
+				house = map[[2]int64]bool{}
+			}
+			house[[2]int64{*r.HouseShowID, r.ID}] = true
 		}
 	}
-	return out, nil
+	return locked, house, nil
+}
+
+// houseSeatTaken answers SEAT_TAKEN when staff keep a seat of order as a house seat of
+// its show (house: lockBatchSeats' pairs), nil otherwise.
+func houseSeatTaken(order *services.Order, house map[[2]int64]bool) error {
+	var labels []string
+	for _, s := range order.Seats {
+		if house[[2]int64{order.ShowID, s.SeatID}] {
+			labels = append(labels, s.Label)
+		}
+	}
+	if len(labels) == 0 {
+		return nil
+	}
+	return &services.Error{Code: services.CodeSeatTaken, Seats: labels, Message: "already taken: " + strings.Join(labels, ", ")}
 }

@@ -2,6 +2,7 @@ package orders_test
 
 import (
 	"context"
+	"encoding/json"
 	"testing"
 
 	"seatflow/services"
@@ -89,4 +90,52 @@ func TestGroupCommit_BatchQueuesOneCreatedMailPerCommittedOrder(t *testing.T) {
 			e.CheckInvariants()
 		})
 	}
+}
+
+// TestGroupCommit_CreatedMailFactsAsMySQLHasThem: the facts a batch writes into its
+// order_created e-mails without reading them back (the orders as inserted, the seats as
+// its lock read them, the show as the create read it) are the facts MySQL holds for
+// those orders once committed (mail.ReadFacts, the read Queue makes for any other
+// e-mail): number, status, total, currency, deadline, seats in row and column order
+// with their zones' names, the movie's title, the hall's name and the start. Seats are
+// ordered out of row order, alone and in a batch.
+func TestGroupCommit_CreatedMailFactsAsMySQLHasThem(t *testing.T) {
+	ctx := context.Background()
+	e := testenv.NewTestEnv(t, testenv.Unlimited)
+	o := batching(e)
+	for _, tc := range []struct {
+		name  string
+		seats [][]string // one order per list, all in one batch
+	}{
+		{"one order, seats out of order", [][]string{{"B2", "A1", "A2"}}},
+		{"a batch across zones", [][]string{{"H5", "G5"}, {"C3", "C1"}, {"J20", "J19", "I19"}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			users := e.BulkUsers(len(tc.seats))
+			if len(tc.seats) > 1 {
+				heldTogether(t, o, len(tc.seats), nil)
+			}
+			list, errs := createAll(e, users, func(i int) []int64 { return e.SeatIDs(tc.seats[i]...) })
+			for i, err := range errs {
+				if err != nil {
+					t.Fatalf("create %d: %v", i, err)
+				}
+			}
+			for _, order := range list {
+				var stored string
+				if err := e.DB.Get(&stored, "SELECT facts FROM mail_outbox WHERE order_no = ? AND kind = ?", order.OrderNo, mail.OrderCreated); err != nil {
+					t.Fatal(err)
+				}
+				read, err := mail.ReadFacts(ctx, e.DB, mail.Message{Kind: mail.OrderCreated, UserID: order.UserID, OrderNo: order.OrderNo, ShowID: order.ShowID})
+				if err != nil || read[0] == nil {
+					t.Fatalf("reading the facts of %s: %v", order.OrderNo, err)
+				}
+				want, _ := json.Marshal(read[0])
+				if string(want) != stored {
+					t.Errorf("order %s: the e-mail's facts\n  %s\nMySQL's\n  %s", order.OrderNo, stored, want)
+				}
+			}
+		})
+	}
+	e.CheckInvariants()
 }

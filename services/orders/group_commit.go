@@ -41,6 +41,7 @@ func (g GroupCommit) withDefaults() GroupCommit {
 // and done, which receives the order's outcome once (nil: committed).
 type pendingCommit struct {
 	order  *services.Order
+	show   *services.Show // as the create read it (the show cache): its e-mail's show facts
 	hallID int64
 	limit  int    // the show's purchase limit
 	key    string // Idempotency-Key, "" for none

@@ -6,6 +6,7 @@ import (
 	"database/sql/driver"
 	"fmt"
 	"os"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -19,8 +20,9 @@ import (
 )
 
 // countingDB opens the test database through a connector that counts the statements
-// (queries, execs, prepares and transaction begins) every connection sends to MySQL.
-func countingDB(t *testing.T) (*sqlx.DB, *atomic.Int64) {
+// (queries, execs, prepares, transaction begins, commits and rollbacks) every connection
+// sends to MySQL, and keeps each one's text and time (statementLog).
+func countingDB(t *testing.T) (*sqlx.DB, *statementLog) {
 	t.Helper()
 	base := os.Getenv("SEATFLOW_TEST_MYSQL_DSN_BASE")
 	if base == "" {
@@ -36,15 +38,55 @@ func countingDB(t *testing.T) (*sqlx.DB, *atomic.Int64) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	n := new(atomic.Int64)
-	db := sqlx.NewDb(sql.OpenDB(countingConnector{inner, n}), "mysql")
+	log := &statementLog{}
+	db := sqlx.NewDb(sql.OpenDB(countingConnector{inner, log}), "mysql")
 	t.Cleanup(func() { db.Close() })
-	return db, n
+	return db, log
+}
+
+// statementLog is what a countingDB sent: the number of statements, and each one's
+// first words and how long MySQL took to answer it (as the client saw it).
+type statementLog struct {
+	n    atomic.Int64
+	mu   sync.Mutex
+	list []loggedStatement
+}
+
+// loggedStatement is one statement of a statementLog.
+type loggedStatement struct {
+	text string
+	took time.Duration
+}
+
+// Load returns how many statements were sent so far.
+func (l *statementLog) Load() int64 { return l.n.Load() }
+
+// since returns the statements sent after the first `from` ones.
+func (l *statementLog) since(from int64) []loggedStatement {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return append([]loggedStatement(nil), l.list[min(int(from), len(l.list)):]...)
+}
+
+// add records one statement of text that took d.
+func (l *statementLog) add(text string, d time.Duration) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.n.Add(1)
+	l.list = append(l.list, loggedStatement{text: text, took: d})
+}
+
+// timed runs f and records it as text.
+func (l *statementLog) timed(text string, f func() error) error {
+	start := time.Now()
+	err := f()
+	l.add(text, time.Since(start))
+	return err
 }
 
 type countingConnector struct {
 	inner driver.Connector
-	n     *atomic.Int64
+	log   *statementLog
 }
 
 func (c countingConnector) Connect(ctx context.Context) (driver.Conn, error) {
@@ -52,7 +94,7 @@ func (c countingConnector) Connect(ctx context.Context) (driver.Conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	return countingConn{conn, c.n}, nil
+	return countingConn{conn, c.log}, nil
 }
 
 func (c countingConnector) Driver() driver.Driver { return c.inner.Driver() }
@@ -61,32 +103,56 @@ func (c countingConnector) Driver() driver.Driver { return c.inner.Driver() }
 // implements the context interfaces below.
 type countingConn struct {
 	driver.Conn
-	n *atomic.Int64
+	log *statementLog
 }
 
-func (c countingConn) ExecContext(ctx context.Context, q string, args []driver.NamedValue) (driver.Result, error) {
-	c.n.Add(1)
-	return c.Conn.(driver.ExecerContext).ExecContext(ctx, q, args)
+func (c countingConn) ExecContext(ctx context.Context, q string, args []driver.NamedValue) (res driver.Result, err error) {
+	err = c.log.timed(q, func() error {
+		res, err = c.Conn.(driver.ExecerContext).ExecContext(ctx, q, args)
+		return err
+	})
+	return res, err
 }
 
-func (c countingConn) QueryContext(ctx context.Context, q string, args []driver.NamedValue) (driver.Rows, error) {
-	c.n.Add(1)
-	return c.Conn.(driver.QueryerContext).QueryContext(ctx, q, args)
+func (c countingConn) QueryContext(ctx context.Context, q string, args []driver.NamedValue) (rows driver.Rows, err error) {
+	err = c.log.timed(q, func() error {
+		rows, err = c.Conn.(driver.QueryerContext).QueryContext(ctx, q, args)
+		return err
+	})
+	return rows, err
 }
 
-func (c countingConn) PrepareContext(ctx context.Context, q string) (driver.Stmt, error) {
-	c.n.Add(1)
-	return c.Conn.(driver.ConnPrepareContext).PrepareContext(ctx, q)
+func (c countingConn) PrepareContext(ctx context.Context, q string) (st driver.Stmt, err error) {
+	err = c.log.timed("PREPARE "+q, func() error {
+		st, err = c.Conn.(driver.ConnPrepareContext).PrepareContext(ctx, q)
+		return err
+	})
+	return st, err
 }
 
-func (c countingConn) BeginTx(ctx context.Context, opts driver.TxOptions) (driver.Tx, error) {
-	c.n.Add(1)
-	return c.Conn.(driver.ConnBeginTx).BeginTx(ctx, opts)
+func (c countingConn) BeginTx(ctx context.Context, opts driver.TxOptions) (tx driver.Tx, err error) {
+	err = c.log.timed("BEGIN", func() error {
+		tx, err = c.Conn.(driver.ConnBeginTx).BeginTx(ctx, opts)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return countingTx{tx, c.log}, nil
 }
 
 func (c countingConn) ResetSession(ctx context.Context) error {
 	return c.Conn.(driver.SessionResetter).ResetSession(ctx)
 }
+
+// countingTx counts the transaction's end.
+type countingTx struct {
+	driver.Tx
+	log *statementLog
+}
+
+func (t countingTx) Commit() error   { return t.log.timed("COMMIT", t.Tx.Commit) }
+func (t countingTx) Rollback() error { return t.log.timed("ROLLBACK", t.Tx.Rollback) }
 
 // TestCreate_OneRedisCallPerOrder counts the Redis calls (a hook on the client: every
 // Process and ProcessPipeline) and the MySQL statements of one create: a created order

@@ -7,20 +7,21 @@ import (
 	"strings"
 )
 
-// ShowSeat names one seat of one show.
-type ShowSeat struct {
-	ShowID int64 `db:"show_id"`
-	SeatID int64 `db:"seat_id"`
+// BatchSeat is a seat as an order batch's lock read returns it (ShareLockBatchSeats):
+// the seat (LockedSeat), and HouseShowID, a show of the batch whose staff keep it as a
+// house seat (nil: none).
+type BatchSeat struct {
+	LockedSeat
+	HouseShowID *int64 `db:"house_show_id"`
 }
 
-// HouseSeatsAmong returns which of the seats (show id → seat ids) staff keep as house seats, by show and seat id.
-func HouseSeatsAmong(ctx context.Context, q Querier, seats map[int64][]int64) ([]ShowSeat, error) {
-	where, args := showAndIDs("show_id", "seat_id", seats)
-	if where == "" {
-		return nil, nil
-	}
-	var rows []ShowSeat
-	err := q.SelectContext(ctx, &rows, "SELECT show_id, seat_id FROM show_house_seats WHERE "+where+" ORDER BY show_id, seat_id", args...)
+// ShareLockBatchSeats reads the seats ids under a shared lock in id order with their zones, each once per show of shows keeping it as a house seat, locking those house-seat rows or their absence too (ids and shows must not be empty).
+func ShareLockBatchSeats(ctx context.Context, q Querier, ids, shows []int64) ([]BatchSeat, error) {
+	var rows []BatchSeat
+	err := catalogSelectIn(ctx, q, &rows, `SELECT s.id, s.hall_id, s.label, s.kind, s.row_no, s.col_no, z.code AS zone_code, z.name AS zone_name,
+		h.show_id AS house_show_id
+		FROM seats s JOIN zones z ON z.id = s.zone_id LEFT JOIN show_house_seats h ON h.show_id IN (?) AND h.seat_id = s.id
+		WHERE s.id IN (?) ORDER BY s.id LOCK IN SHARE MODE`, shows, ids)
 	return rows, err
 }
 

@@ -38,6 +38,9 @@ type LockedSeat struct {
 	Label    string `db:"label"`
 	Kind     string `db:"kind"`
 	ZoneCode string `db:"zone_code"`
+	ZoneName string `db:"zone_name"`
+	RowNo    int    `db:"row_no"`
+	ColNo    int    `db:"col_no"`
 }
 
 // SellableIn reports whether the seat is a sellable (not blocked) seat of hall hallID.
@@ -95,10 +98,10 @@ func InsertSeats(ctx context.Context, q Querier, seats []NewSeat) error {
 	return err
 }
 
-// ShareLockSeats reads the seats ids under a shared lock in id order, with their zone codes (ids must not be empty).
+// ShareLockSeats reads the seats ids under a shared lock in id order, with their zone codes and names (ids must not be empty).
 func ShareLockSeats(ctx context.Context, q Querier, ids []int64) ([]LockedSeat, error) {
 	var rows []LockedSeat
-	err := catalogSelectIn(ctx, q, &rows, `SELECT s.id, s.hall_id, s.label, s.kind, z.code AS zone_code
+	err := catalogSelectIn(ctx, q, &rows, `SELECT s.id, s.hall_id, s.label, s.kind, s.row_no, s.col_no, z.code AS zone_code, z.name AS zone_name
 		FROM seats s JOIN zones z ON z.id = s.zone_id WHERE s.id IN (?) ORDER BY s.id LOCK IN SHARE MODE`, ids)
 	return rows, err
 }
