@@ -25,7 +25,7 @@ type auditQuery struct {
 	Form   views.AuditFilterForm
 }
 
-// parseAuditQuery reads ?actor=&action=&entity=&entity_id=&from=&to=&limit=&before_id=
+// parseAuditQuery reads ?actor=&action=&entity=&entity_id=&cinema_id=&from=&to=&limit=&before_id=
 // (from and to are local dates YYYY-MM-DD in loc, both days included). The filter asks
 // for one entry more than the page size, so the caller knows whether older ones exist.
 // Errors: INVALID_REQUEST with a message for people.
@@ -51,6 +51,13 @@ func parseAuditQuery(c *fiber.Ctx, loc *time.Location) (auditQuery, error) {
 			return q, invalid("the paging cursor before_id must be the id of an audit entry, such as 120")
 		}
 		f.BeforeID = n
+	}
+	if v := c.Query("cinema_id"); v != "" {
+		n, ok := parseID(v)
+		if !ok {
+			return q, invalid("cinema_id must be the id of a cinema, such as 2")
+		}
+		f.CinemaID = n
 	}
 	if q.Form.From != "" {
 		day, err := time.ParseInLocation(time.DateOnly, q.Form.From, loc)
