@@ -191,3 +191,202 @@ func TestAuthz_LimitedStaffOnEveryAdminRoute(t *testing.T) {
 		}
 	})
 }
+
+// TestCinemaScope_LimitedStaffAPI: a staff member limited to cinema B lists B's halls,
+// orders, audit entries and dashboard only (admins see A's too), creates halls and
+// shows in B (a hall without cinema_id goes in B) and gets 403 FORBIDDEN for A, with
+// nothing created.
+func TestCinemaScope_LimitedStaffAPI(t *testing.T) {
+	a := newTestApp(t, nil)
+	f := a.cinemaFixture()
+	ids := func(token, path, list, field string) map[string]bool {
+		t.Helper()
+		r := a.do("GET", path, token, nil, nil)
+		var v map[string][]map[string]any
+		if r.status != 200 || json.Unmarshal(r.body, &v) != nil {
+			t.Fatalf("GET %s: %d %s", path, r.status, r.body)
+		}
+		out := map[string]bool{}
+		for _, x := range v[list] {
+			s, _ := x[field].(string)
+			out[s] = true
+		}
+		return out
+	}
+	t.Run("lists", func(t *testing.T) {
+		for name, tc := range map[string]struct {
+			path, list, field string
+			own, other        string
+		}{
+			"halls":  {"/api/v1/admin/halls", "halls", "id", f.hallB, f.hallA},
+			"orders": {"/api/v1/admin/orders", "orders", "order_no", "", f.orderA},
+			"audit":  {"/api/v1/admin/audit?limit=200", "entries", "cinema_id", f.cinemaB, f.cinemaA},
+		} {
+			t.Run(name, func(t *testing.T) {
+				admin, limited := ids(f.admin, tc.path, tc.list, tc.field), ids(f.limited, tc.path, tc.list, tc.field)
+				if !admin[tc.other] || tc.own != "" && !admin[tc.own] {
+					t.Errorf("admin: %v, want %q and %q", admin, tc.other, tc.own)
+				}
+				if limited[tc.other] || tc.own != "" && !limited[tc.own] {
+					t.Errorf("limited staff: %v, want %q and not %q", limited, tc.own, tc.other)
+				}
+			})
+		}
+	})
+	t.Run("dashboard", func(t *testing.T) {
+		paid := func(token string) (n int) {
+			var v struct {
+				Revenue map[string]struct{ Totals []struct{ Orders int } }
+				Expiry  *json.RawMessage `json:"expiry_queue"`
+			}
+			if r := a.do("GET", "/api/v1/admin/dashboard", token, nil, nil); r.status != 200 || json.Unmarshal(r.body, &v) != nil {
+				t.Fatalf("dashboard: %d %s", r.status, r.body)
+			}
+			for _, l := range v.Revenue["today"].Totals {
+				n += l.Orders
+			}
+			return n
+		}
+		if got := paid(f.admin); got < 1 {
+			t.Errorf("admin: %d paid orders today, want A's", got)
+		}
+		if got := paid(f.limited); got != 0 {
+			t.Errorf("limited staff: %d paid orders today, want 0 (A's are not theirs)", got)
+		}
+	})
+	t.Run("console lists", func(t *testing.T) {
+		for _, path := range []string{"/admin/orders", "/admin/halls"} {
+			admin, limited := a.getPage(path, f.admin), a.getPage(path, f.limited)
+			needle := f.orderA
+			if path == "/admin/halls" {
+				needle = "/admin/halls/" + f.hallA + `"`
+			}
+			if !strings.Contains(string(admin.body), needle) || admin.status != 200 {
+				t.Errorf("admin %s: %d, %q missing", path, admin.status, needle)
+			}
+			if strings.Contains(string(limited.body), needle) || limited.status != 200 {
+				t.Errorf("limited staff %s: %d, %q shown", path, limited.status, needle)
+			}
+		}
+	})
+	t.Run("writes", func(t *testing.T) {
+		pick := a.pickCatalog(f.admin)
+		starts := a.clock.Now().Add(72 * time.Hour).UTC().Truncate(time.Minute)
+		show := func(hall string) map[string]any {
+			return map[string]any{"movie_id": pick.movie, "hall_id": hall, "starts_at": starts.Format(time.RFC3339),
+				"sale_opens_at": a.clock.Now().UTC().Format(time.RFC3339), "sale_closes_at": starts.Add(-time.Hour).Format(time.RFC3339),
+				"prices": []map[string]any{{"zone": "standard", "price_minor": 4000}}}
+		}
+		for name, tc := range map[string]struct {
+			path   string
+			body   any
+			status int
+			code   string
+		}{
+			"hall in A":          {"/api/v1/admin/halls", map[string]string{"cinema_id": f.cinemaA, "name": "Not Mine", "layout": "SS"}, 403, "FORBIDDEN"},
+			"hall in B":          {"/api/v1/admin/halls", map[string]string{"cinema_id": f.cinemaB, "name": "River 2", "layout": "SS"}, 201, ""},
+			"hall, no cinema_id": {"/api/v1/admin/halls", map[string]string{"name": "River 3", "layout": "SS"}, 201, ""},
+			"show in A's hall":   {"/api/v1/admin/shows", show(f.hallA), 403, "FORBIDDEN"},
+			"show in B's hall":   {"/api/v1/admin/shows", show(f.hallB), 201, ""},
+			"audit of A":         {"", nil, 403, "FORBIDDEN"},
+		} {
+			t.Run(name, func(t *testing.T) {
+				var r apiResp
+				if tc.path == "" {
+					r = a.do("GET", "/api/v1/admin/audit?cinema_id="+f.cinemaA, f.limited, nil, nil)
+				} else {
+					r = a.do("POST", tc.path, f.limited, tc.body, nil)
+				}
+				if r.status != tc.status || tc.code != "" && r.code() != tc.code {
+					t.Fatalf("-> %d %s, want %d %s", r.status, r.body, tc.status, tc.code)
+				}
+				if tc.status == 201 && strings.Contains(tc.path, "halls") && r.json(t)["cinema_id"] != f.cinemaB {
+					t.Errorf("hall in cinema %v, want B %s", r.json(t)["cinema_id"], f.cinemaB)
+				}
+			})
+		}
+		if n := a.count("SELECT COUNT(*) FROM halls WHERE name = 'Not Mine'"); n != 0 {
+			t.Errorf("a refused hall was created")
+		}
+	})
+}
+
+// TestAdminUsers_CinemaIDs: admins limit an account to cinemas with PATCH cinema_ids,
+// the list shows them, [] is every cinema again; an unknown cinema is 404 and a bad
+// list 400, changing nothing (not the role sent with it either); each change is audited.
+func TestAdminUsers_CinemaIDs(t *testing.T) {
+	a := newTestApp(t, nil)
+	f := a.cinemaFixture()
+	path := "/api/v1/admin/users/" + f.limitedID
+	cinemasOf := func() string {
+		t.Helper()
+		var v struct {
+			Users []struct {
+				ID        string
+				Role      string
+				CinemaIDs []string `json:"cinema_ids"`
+			}
+		}
+		r := a.do("GET", "/api/v1/admin/users?limit=500", f.admin, nil, nil)
+		if json.Unmarshal(r.body, &v) != nil {
+			t.Fatalf("users: %s", r.body)
+		}
+		for _, u := range v.Users {
+			if u.ID == f.limitedID {
+				return u.Role + " " + strings.Join(u.CinemaIDs, ",")
+			}
+		}
+		t.Fatalf("user %s not listed", f.limitedID)
+		return ""
+	}
+	if got := cinemasOf(); got != "staff "+f.cinemaB {
+		t.Fatalf("after the fixture: %q", got)
+	}
+	for _, tc := range []struct {
+		name   string
+		body   any
+		status int
+		code   string
+		want   string
+	}{
+		{"unknown cinema", map[string]any{"cinema_ids": []string{"999999"}}, 404, "NOT_FOUND", "staff " + f.cinemaB},
+		{"unknown cinema with a role", map[string]any{"role": "customer", "cinema_ids": []string{f.cinemaA, "999999"}}, 404, "NOT_FOUND", "staff " + f.cinemaB},
+		{"not ids", map[string]any{"cinema_ids": []string{"two"}}, 400, "INVALID_REQUEST", "staff " + f.cinemaB},
+		{"not a list", map[string]any{"cinema_ids": "2"}, 400, "INVALID_REQUEST", "staff " + f.cinemaB},
+		{"null", map[string]any{"cinema_ids": nil}, 400, "INVALID_REQUEST", "staff " + f.cinemaB},
+		{"nothing", map[string]any{}, 400, "INVALID_REQUEST", "staff " + f.cinemaB},
+		{"both cinemas, twice", map[string]any{"cinema_ids": []string{f.cinemaB, f.cinemaA, f.cinemaB}}, 200, "", "staff " + f.cinemaA + "," + f.cinemaB},
+		{"every cinema", map[string]any{"cinema_ids": []string{}}, 200, "", "staff "},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := a.do("PATCH", path, f.admin, tc.body, nil)
+			if r.status != tc.status || tc.code != "" && r.code() != tc.code {
+				t.Fatalf("-> %d %s, want %d %s", r.status, r.body, tc.status, tc.code)
+			}
+			if got := cinemasOf(); got != tc.want {
+				t.Errorf("now %q, want %q", got, tc.want)
+			}
+		})
+	}
+	t.Run("staff may not", func(t *testing.T) {
+		if r := a.do("PATCH", path, a.demoToken("staff"), map[string]any{"cinema_ids": []string{}}, nil); r.status != 403 {
+			t.Errorf("-> %d", r.status)
+		}
+	})
+	t.Run("audited", func(t *testing.T) {
+		var v struct {
+			Entries []struct {
+				After struct {
+					CinemaIDs []string `json:"cinema_ids"`
+				}
+			}
+		}
+		r := a.do("GET", "/api/v1/admin/audit?action=user.cinemas&entity_id="+f.limitedID, f.admin, nil, nil)
+		if json.Unmarshal(r.body, &v) != nil || len(v.Entries) != 3 {
+			t.Fatalf("user.cinemas entries: %s (want the fixture's, both, every)", r.body)
+		}
+		if len(v.Entries[0].After.CinemaIDs) != 0 || len(v.Entries[1].After.CinemaIDs) != 2 {
+			t.Errorf("entries: %s", r.body)
+		}
+	})
+}
