@@ -17,6 +17,7 @@ var publicAPI = map[string]bool{
 	"POST /api/v1/auth/login":                  true,
 	"POST /api/v1/auth/password-reset":         true,
 	"POST /api/v1/auth/password-reset/confirm": true,
+	"GET /api/v1/cinemas":                      true,
 	"GET /api/v1/shows":                        true,
 	"GET /api/v1/shows/:id":                    true,
 	"GET /api/v1/shows/:id/seats":              true,
