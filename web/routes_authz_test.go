@@ -82,7 +82,7 @@ func TestAuthz_EveryConsoleFormHasItsRule(t *testing.T) {
 	}
 	csrf := regexp.MustCompile(`name="_csrf" value="([^"]+)"`)
 	for _, path := range routes {
-		adminOnly := strings.HasPrefix(path, "/admin/reconcile") || strings.HasPrefix(path, "/admin/users")
+		adminOnly := strings.HasPrefix(path, "/admin/reconcile") || strings.HasPrefix(path, "/admin/users") || strings.HasPrefix(path, "/admin/cinemas")
 		for _, role := range []string{"anonymous", "customer", "staff", "admin"} {
 			t.Run(role+" "+path, func(t *testing.T) {
 				jar := []*http.Cookie{}
