@@ -269,6 +269,15 @@ func TestCinemaScope_LimitedStaffAPI(t *testing.T) {
 			}
 		}
 	})
+	t.Run("console audit log by cinema", func(t *testing.T) {
+		if p := a.getPage("/admin/audit?cinema_id="+f.cinemaA, f.limited); p.status != 403 || !strings.Contains(string(p.body), "works for other cinemas") {
+			t.Errorf("limited staff, cinema A: %d %.300s", p.status, p.body)
+		}
+		p := a.getPage("/admin/audit?cinema_id="+f.cinemaB, f.admin)
+		if p.status != 200 || !strings.Contains(string(p.body), `<option value="`+f.cinemaB+`" selected`) || !strings.Contains(string(p.body), "River 1") {
+			t.Errorf("admin, cinema B: %d, B not picked or its hall's entry missing", p.status)
+		}
+	})
 	t.Run("writes", func(t *testing.T) {
 		pick := a.pickCatalog(f.admin)
 		starts := a.clock.Now().Add(72 * time.Hour).UTC().Truncate(time.Minute)
