@@ -139,15 +139,6 @@ func (u *UserAdmin) SetRole(ctx context.Context, actorID, userID int64, role str
 	return u.Change(ctx, actorID, userID, UserChange{Role: &role})
 }
 
-// SetCinemas limits account userID to cinemaIDs for admin actorID: Change with
-// CinemaIDs only (nil is every cinema, as empty is).
-func (u *UserAdmin) SetCinemas(ctx context.Context, actorID, userID int64, cinemaIDs []int64) (*UserAccount, error) {
-	if cinemaIDs == nil {
-		cinemaIDs = []int64{}
-	}
-	return u.Change(ctx, actorID, userID, UserChange{CinemaIDs: cinemaIDs})
-}
-
 // cinemasAudit is how a change of a staff member's cinemas appears in the audit log.
 type cinemasAudit struct {
 	ID        string   `json:"id"`
