@@ -22,6 +22,7 @@ type auditEntryJSON struct {
 	Action    string          `json:"action"`
 	Entity    string          `json:"entity"`
 	EntityID  string          `json:"entity_id"`
+	CinemaID  *string         `json:"cinema_id"` // null: of no one cinema
 	Before    json.RawMessage `json:"before"`
 	After     json.RawMessage `json:"after"`
 	CreatedAt string          `json:"created_at"`
@@ -30,6 +31,10 @@ type auditEntryJSON struct {
 func auditOut(e *audit.AuditEntry) auditEntryJSON {
 	out := auditEntryJSON{ID: id(e.ID), Action: e.Action, Entity: e.Entity, EntityID: e.EntityID,
 		Before: rawOrNull(e.Before), After: rawOrNull(e.After), CreatedAt: rfc(e.CreatedAt)}
+	if e.CinemaID != nil {
+		cid := id(*e.CinemaID)
+		out.CinemaID = &cid
+	}
 	if e.ActorID != nil {
 		out.Actor = &auditActorJSON{ID: id(*e.ActorID), Email: e.ActorEmail}
 	}
@@ -44,14 +49,17 @@ func rawOrNull(b []byte) json.RawMessage {
 }
 
 // apiAdminAudit lists the audit log newest first:
-// ?actor=&action=&entity=&entity_id=&from=&to=&limit=&before_id= (from and to are the
+// ?actor=&action=&entity=&entity_id=&cinema_id=&from=&to=&limit=&before_id= (from and to are the
 // cinema's local dates YYYY-MM-DD, both included; limit 1..200, default 50; before_id
 // the next_before_id of the previous page) -> {"entries":[...],"next_before_id"} where
-// next_before_id is set only when older entries exist.
-// Errors: 400 INVALID_REQUEST (bad date, limit, cursor or actor email; an empty date,
-// limit or cursor), 503.
+// next_before_id is set only when older entries exist; each entry's cinema_id names the
+// cinema it is about (null: none). Staff limited to cinemas see their cinemas' entries
+// and those of no one cinema.
+// Errors: 400 INVALID_REQUEST (bad date, limit, cursor, cinema_id or actor email; an
+// empty date, limit, cursor or cinema_id), 403 (cinema_id of another cinema than a
+// limited staff member's), 503.
 func (d *Deps) apiAdminAudit(c *fiber.Ctx) error {
-	if err := refuseBlankQuery(c, "from", "to", "limit", "before_id"); err != nil {
+	if err := refuseBlankQuery(c, "from", "to", "limit", "before_id", "cinema_id"); err != nil {
 		return err
 	}
 	q, err := parseAuditQuery(c, d.Shows.Zone())

@@ -19,7 +19,8 @@ const SessionCookie = "sf_session"
 const userKey = "user"
 
 // Authenticate resolves the Bearer token (API) or the session cookie (browser) to the
-// signed-in user and stores it in c.Locals("user"); it never refuses a request itself.
+// signed-in user and stores it in c.Locals("user"), and a staff member's cinemas in the
+// request's context (loadCinemaScope); it never refuses a request itself.
 func (d *Deps) Authenticate(c *fiber.Ctx) error {
 	tok := ""
 	if h := c.Get(fiber.HeaderAuthorization); len(h) > 7 && strings.EqualFold(h[:7], "bearer ") {
@@ -46,6 +47,9 @@ func (d *Deps) Authenticate(c *fiber.Ctx) error {
 	}
 	c.Locals(userKey, u)
 	c.Locals("token", utils.CopyString(tok))
+	if err := d.loadCinemaScope(c, u); err != nil {
+		return err
+	}
 	return c.Next()
 }
 

@@ -9,6 +9,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 	"github.com/gofiber/fiber/v2/utils"
 
+	"seatflow/services"
 	"seatflow/services/audit"
 	"seatflow/views"
 )
@@ -25,7 +26,7 @@ type auditQuery struct {
 	Form   views.AuditFilterForm
 }
 
-// parseAuditQuery reads ?actor=&action=&entity=&entity_id=&from=&to=&limit=&before_id=
+// parseAuditQuery reads ?actor=&action=&entity=&entity_id=&cinema_id=&from=&to=&limit=&before_id=
 // (from and to are local dates YYYY-MM-DD in loc, both days included). The filter asks
 // for one entry more than the page size, so the caller knows whether older ones exist.
 // Errors: INVALID_REQUEST with a message for people.
@@ -35,6 +36,7 @@ func parseAuditQuery(c *fiber.Ctx, loc *time.Location) (auditQuery, error) {
 		Action:   strings.TrimSpace(utils.CopyString(c.Query("action"))),
 		Entity:   strings.TrimSpace(utils.CopyString(c.Query("entity"))),
 		EntityID: strings.TrimSpace(utils.CopyString(c.Query("entity_id"))),
+		CinemaID: strings.TrimSpace(utils.CopyString(c.Query("cinema_id"))),
 		From:     strings.TrimSpace(utils.CopyString(c.Query("from"))),
 		To:       strings.TrimSpace(utils.CopyString(c.Query("to"))),
 		Limit:    strings.TrimSpace(utils.CopyString(c.Query("limit"))),
@@ -51,6 +53,13 @@ func parseAuditQuery(c *fiber.Ctx, loc *time.Location) (auditQuery, error) {
 			return q, invalid("the paging cursor before_id must be the id of an audit entry, such as 120")
 		}
 		f.BeforeID = n
+	}
+	if v := q.Form.CinemaID; v != "" {
+		n, ok := parseID(v)
+		if !ok {
+			return q, invalid("cinema_id must be the id of a cinema, such as 2")
+		}
+		f.CinemaID = n
 	}
 	if q.Form.From != "" {
 		day, err := time.ParseInLocation(time.DateOnly, q.Form.From, loc)
@@ -92,7 +101,12 @@ func (d *Deps) auditPage(c *fiber.Ctx) error {
 		return errorPage(c, err)
 	}
 	q, perr := parseAuditQuery(c, d.Shows.Zone())
-	props := views.AuditPageProps{Page: page(c, "Audit log"), Zone: d.Shows.Zone(), Form: q.Form, Actions: actions, Entities: entities}
+	cinemas, err := d.Cinemas.Cinemas(ctx)
+	if err != nil {
+		return errorPage(c, err)
+	}
+	props := views.AuditPageProps{Page: page(c, "Audit log"), Zone: d.Shows.Zone(), Form: q.Form, Actions: actions, Entities: entities,
+		Cinemas: services.InCinemaScope(cinemaScope(c), cinemas, func(x services.Cinema) int64 { return x.ID })}
 	if perr != nil {
 		_, se := pageError(c, perr)
 		props.Error = sentence(se.Message)
@@ -105,6 +119,9 @@ func (d *Deps) auditPage(c *fiber.Ctx) error {
 			return renderErrorPage(c, st, se.Message)
 		}
 		props.Error = "“" + q.Form.Actor + "” is not a usable email address."
+		if se.Code != services.CodeInvalidRequest {
+			props.Error = sentence(se.Message)
+		}
 		return render(c, st, views.AuditPage(props))
 	}
 	var older int64
@@ -124,7 +141,7 @@ func (d *Deps) auditPage(c *fiber.Ctx) error {
 func auditURL(f views.AuditFilterForm, beforeID int64) string {
 	v := url.Values{}
 	for k, s := range map[string]string{"actor": f.Actor, "action": f.Action, "entity": f.Entity, "entity_id": f.EntityID,
-		"from": f.From, "to": f.To, "limit": f.Limit} {
+		"from": f.From, "to": f.To, "limit": f.Limit, "cinema_id": f.CinemaID} {
 		if s != "" {
 			v.Set(k, s)
 		}

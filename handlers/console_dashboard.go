@@ -7,6 +7,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"seatflow/jobs"
+	"seatflow/services"
 	"seatflow/services/reconcile"
 	"seatflow/services/staff"
 	"seatflow/views"
@@ -26,13 +27,18 @@ type dashboardData struct {
 }
 
 // loadDashboard reads the dashboard's figures, the expiry queue and the last
-// reconciliation run. Errors: UNAVAILABLE (the database).
+// reconciliation run (staff limited to cinemas: their cinemas' figures only). Errors: UNAVAILABLE (the database).
 func (d *Deps) loadDashboard(ctx context.Context) (*dashboardData, error) {
 	snap, err := d.Dashboard.Snapshot(ctx)
 	if err != nil {
 		return nil, err
 	}
 	out := &dashboardData{Snap: snap}
+	if !services.CinemaScopeOf(ctx).All() {
+		// the reconciliation and the expiry queue are the whole install's
+		out.ExpiryError = "The expiry queue is the whole chain's: an administrator sees it."
+		return out, nil
+	}
 	runs, err := d.Reconcile.Runs(ctx, 1)
 	if err != nil {
 		return nil, err

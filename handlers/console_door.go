@@ -98,6 +98,7 @@ func (d *Deps) renderDoor(c *fiber.Ctx, showID int64, res *views.DoorResult) err
 	if err != nil {
 		return errorPage(c, err)
 	}
+	today = services.InCinemaScope(cinemaScope(c), today, showCinemaID)
 	p := views.DoorPageProps{Page: page(c, "Door check-in"), Today: today, ShowID: showID, Result: res, Zone: d.Shows.Zone()}
 	ids := make([]int64, 0, len(today))
 	for _, s := range today {

@@ -67,6 +67,7 @@ func (d *Deps) editHallPage(c *fiber.Ctx) error {
 type hallForm struct {
 	Name, Layout, Numbering string
 	Prices                  map[string]string
+	CinemaID                int64 // a new hall's cinema (0: the first the user may use)
 }
 
 func readHallForm(c *fiber.Ctx) hallForm {
@@ -74,7 +75,14 @@ func readHallForm(c *fiber.Ctx) hallForm {
 		Name:      utils.CopyString(c.FormValue("name")),
 		Layout:    utils.CopyString(c.FormValue("layout")),
 		Numbering: utils.CopyString(c.FormValue("numbering")),
+		CinemaID:  formCinemaID(c),
 	}
+}
+
+// formCinemaID is the form's cinema_id, 0 when absent or not an id.
+func formCinemaID(c *fiber.Ctx) int64 {
+	n, _ := parseID(c.FormValue("cinema_id"))
+	return n
 }
 
 // saveHall creates (POST /admin/halls) or updates (POST /admin/halls/:id) a hall and
@@ -97,7 +105,7 @@ func (d *Deps) saveHall(c *fiber.Ctx) error {
 	}
 	ctx, cancel := hallCtxOf(c)
 	defer cancel()
-	in := catalog.HallInput{Name: f.Name, Layout: f.Layout, Numbering: catalog.Numbering(f.Numbering)}
+	in := catalog.HallInput{Name: f.Name, Layout: f.Layout, Numbering: catalog.Numbering(f.Numbering), CinemaID: f.CinemaID}
 	if hallID != 0 {
 		var problem string
 		if in.Prices, f.Prices, problem = formPrices(c, layoutZones(f), d.Currency, false); problem != "" {
@@ -115,6 +123,8 @@ func (d *Deps) saveHall(c *fiber.Ctx) error {
 		st, se := pageError(c, err)
 		var le *catalog.LayoutError
 		switch {
+		case se.Code == services.CodeNotFound && hallID == 0:
+			return d.renderHallForm(c, st, hallID, f, "There is no such cinema.")
 		case se.Code == services.CodeNotFound:
 			return renderErrorPage(c, st, "There is no such hall.")
 		case errors.As(err, &le):
@@ -164,9 +174,20 @@ func (d *Deps) renderHallForm(c *fiber.Ctx, status int, hallID int64, f hallForm
 	if hallID != 0 {
 		title = "Edit hall"
 	}
+	var cinemas []services.Cinema
+	if hallID == 0 {
+		ctx, cancel := ctxOf(c)
+		all, err := d.Cinemas.Cinemas(ctx)
+		cancel()
+		if err != nil {
+			return errorPage(c, err)
+		}
+		cinemas = services.InCinemaScope(cinemaScope(c), all, func(x services.Cinema) int64 { return x.ID })
+	}
 	return render(c, status, views.HallFormPage(views.HallFormProps{
 		Page: page(c, title), ID: hallID, Name: f.Name, Layout: f.Layout, Numbering: f.Numbering, Error: msg, Preview: previewOf(f),
 		Prices: f.Prices, Currency: d.Currency, Zones: catalog.LayoutZones, Legend: layoutLegendView(),
+		Cinemas: cinemas, CinemaID: f.CinemaID,
 	}))
 }
 

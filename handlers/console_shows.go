@@ -32,6 +32,7 @@ func (d *Deps) showsDayPage(c *fiber.Ctx) error {
 	if err != nil {
 		return errorPage(c, err)
 	}
+	shows = services.InCinemaScope(cinemaScope(c), shows, showCinemaID)
 	counts, err := d.Catalog.SeatCounts(ctx, shows)
 	if err != nil {
 		return errorPage(c, err)

@@ -7,6 +7,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 	"github.com/gofiber/fiber/v2/utils"
 
+	"seatflow/services"
 	"seatflow/services/accounts"
 	"seatflow/views"
 )
@@ -24,6 +25,9 @@ func (d *Deps) adminUsersPage(c *fiber.Ctx) error {
 		cancel()
 		if err == nil {
 			notice = "The role of " + acc.Email + " is now " + acc.Role + "."
+			if acc.Role == services.RoleStaff && len(acc.CinemaIDs) > 0 {
+				notice = acc.Email + " is staff of " + views.Plural(len(acc.CinemaIDs), "cinema", "cinemas") + "."
+			}
 		}
 	}
 	return d.renderUsers(c, fiber.StatusOK, notice, "")
@@ -41,6 +45,35 @@ func (d *Deps) adminSetRole(c *fiber.Ctx) error {
 	ctx, cancel := ctxOf(c)
 	defer cancel()
 	if _, err := d.UserAdmin.SetRole(ctx, currentUser(c).ID, userID, role); err != nil {
+		st, se := pageError(c, err)
+		if st == fiber.StatusNotFound || st >= fiber.StatusInternalServerError {
+			return renderErrorPage(c, st, se.Message)
+		}
+		return d.renderUsers(c, st, "", sentence(se.Message))
+	}
+	filter := views.UserFilterQuery(strings.TrimSpace(utils.CopyString(c.Query("email"))), utils.CopyString(c.Query("role")), "&")
+	return c.Redirect("/admin/users?changed="+id(userID)+filter, fiber.StatusSeeOther)
+}
+
+// adminSetCinemas limits a staff member to the cinemas ticked on the cinemas form (the
+// cinema_id values; none: every cinema), then redirects (303) to the list as
+// adminSetRole does. An unknown account or cinema is the 404 page.
+func (d *Deps) adminSetCinemas(c *fiber.Ctx) error {
+	userID, ok := idParam(c, "id")
+	if !ok {
+		return renderErrorPage(c, fiber.StatusNotFound, "There is no such account.")
+	}
+	ids := []int64{}
+	for _, v := range c.Request().PostArgs().PeekMulti("cinema_id") {
+		cid, ok := parseID(string(v))
+		if !ok {
+			return d.renderUsers(c, fiber.StatusBadRequest, "", "Pick cinemas from the list.")
+		}
+		ids = append(ids, cid)
+	}
+	ctx, cancel := ctxOf(c)
+	defer cancel()
+	if _, err := d.UserAdmin.Change(ctx, currentUser(c).ID, userID, accounts.UserChange{CinemaIDs: ids}); err != nil {
 		st, se := pageError(c, err)
 		if st == fiber.StatusNotFound || st >= fiber.StatusInternalServerError {
 			return renderErrorPage(c, st, se.Message)
@@ -79,5 +112,8 @@ func (d *Deps) renderUsers(c *fiber.Ctx, status int, notice, msg string) error {
 		}
 	}
 	props.Users = userAccountsView(users)
+	if props.Cinemas, err = d.Cinemas.Cinemas(ctx); err != nil {
+		return errorPage(c, err)
+	}
 	return render(c, status, views.AdminUsersPage(props))
 }

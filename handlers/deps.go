@@ -124,6 +124,7 @@ type UserAdminService interface {
 	ListUsers(ctx context.Context, f accounts.UserFilter) ([]*accounts.UserAccount, error)
 	User(ctx context.Context, id int64) (*accounts.UserAccount, error)
 	SetRole(ctx context.Context, actorID, userID int64, role string) (*accounts.UserAccount, error)
+	Change(ctx context.Context, actorID, userID int64, ch accounts.UserChange) (*accounts.UserAccount, error)
 }
 
 // AuditService is what the handlers need of audit.Audit.
@@ -270,6 +271,9 @@ type StaffDeps struct {
 	ShowSeats ShowSeatService
 	// Door checks tickets and admits their holders, at most once each.
 	Door DoorService
+	// Scopes reads the cinemas staff work for and the cinema of what a route names (nil:
+	// no one is limited).
+	Scopes CinemaScopeService
 }
 
 // ConsoleDeps are what only the staff console uses.

@@ -63,8 +63,9 @@ func (d *Deps) apiRoutes(app fiber.Router) {
 	user.Post("/orders/:no/cancel", d.apiCancel)
 	user.Post("/orders/:no/pay", d.apiPay)
 
-	// staff and admins, on every path below /api/v1/admin (anonymous 401, customers 403)
-	staff := v1.Group("/admin", RequireRole(services.RoleStaff, services.RoleAdmin))
+	// staff and admins, on every path below /api/v1/admin (anonymous 401, customers 403;
+	// staff limited to cinemas 403 on another cinema's hall, show, order or ticket)
+	staff := v1.Group("/admin", RequireRole(services.RoleStaff, services.RoleAdmin), d.guardCinema("/api/v1/admin"))
 	staff.Get("/dashboard", d.apiDashboard)
 	staff.Get("/halls", d.apiAdminHalls)
 	staff.Post("/halls", d.apiAdminCreateHall)
@@ -152,8 +153,8 @@ func (d *Deps) pageRoutes(app fiber.Router) {
 // to sign in, customers (and staff on the admins' pages) get the 403 page; forms POST
 // and answer 303 to the page to show next, or re-render the form with what was wrong.
 func (d *Deps) consoleRoutes(app fiber.Router) {
-	// staff and admins, on every path below /admin
-	staff := app.Group("/admin", requirePageRole(services.RoleStaff, services.RoleAdmin))
+	// staff and admins, on every path below /admin (limited staff: as the API's)
+	staff := app.Group("/admin", requirePageRole(services.RoleStaff, services.RoleAdmin), d.guardCinema("/admin"))
 	staff.Get("/", d.dashboardPage)
 	// halls and their layouts: the list, the new-hall and edit forms (Preview
 	// re-renders the form), and the htmx preview partial
@@ -200,6 +201,11 @@ func (d *Deps) consoleRoutes(app fiber.Router) {
 	users := app.Group("/admin/users", requirePageRole(services.RoleAdmin))
 	users.Get("/", d.adminUsersPage)
 	users.Post("/:id/role", d.adminSetRole)
+	users.Post("/:id/cinemas", d.adminSetCinemas)
+	cinemas := app.Group("/admin/cinemas", requirePageRole(services.RoleAdmin))
+	cinemas.Get("/", d.cinemasPage)
+	cinemas.Post("/", d.saveCinema)
+	cinemas.Post("/:id", d.saveCinema)
 	reconcile := app.Group("/admin/reconcile", requirePageRole(services.RoleAdmin))
 	reconcile.Get("/", d.reconcilePage)
 	reconcile.Post("/", d.startReconcile)

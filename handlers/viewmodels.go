@@ -22,7 +22,7 @@ import (
 func userAccountsView(in []*accounts.UserAccount) []*views.UserAccount {
 	out := make([]*views.UserAccount, len(in))
 	for i, u := range in {
-		out[i] = &views.UserAccount{ID: u.ID, Email: u.Email, Name: u.Name, Role: u.Role, CreatedAt: u.CreatedAt}
+		out[i] = &views.UserAccount{ID: u.ID, Email: u.Email, Name: u.Name, Role: u.Role, CreatedAt: u.CreatedAt, CinemaIDs: u.CinemaIDs}
 	}
 	return out
 }

@@ -32,6 +32,10 @@ type HallFormProps struct {
 	// characters.
 	Zones  []services.Zone
 	Legend []LayoutCell
+	// Cinemas a new hall may go in (the signed-in user's); with more than one the form
+	// picks CinemaID.
+	Cinemas  []services.Cinema
+	CinemaID int64
 }
 
 // HallPreviewProps is a layout's preview: the parsed Layout, or the Problems naming line

@@ -267,6 +267,7 @@ func (a *App) newHTTP() *fiber.App {
 	}
 	app.Use("/static", filesystem.New(filesystem.Config{Root: http.FS(static.FS), MaxAge: 3600}))
 	staffOrders := staff.NewStaffOrders(a.DB, a.Orders, a.Payments, a.Shows, a.Audit)
+	door := staff.NewDoor(a.DB, a.Orders, a.tickets, a.Audit, a.Shows.Zone())
 	d := &handlers.Deps{
 		SharedDeps: handlers.SharedDeps{Shows: a.Shows, Cinemas: a.Shows, Users: a.Users, Clock: a.Orders.Clock(), SecureCookies: a.Cfg.SecureCookies,
 			Rooms: a.Rooms, Waitlist: a.Waitlist},
@@ -277,7 +278,7 @@ func (a *App) newHTTP() *fiber.App {
 		StaffDeps: handlers.StaffDeps{Catalog: a.CatalogWriter, StaffOrders: staffOrders,
 			UserAdmin: accounts.NewUserAdmin(a.DB, a.Audit, a.Users.UserChanged), Audit: a.Audit, Reconcile: a.Reconciler,
 			ShowSeats: staff.NewShowSeats(a.DB, a.Orders, a.Audit, a.Cfg.ReconcileGrace),
-			Door:      staff.NewDoor(a.DB, a.Orders, a.tickets, a.Audit, a.Shows.Zone())},
+			Door:      door, Scopes: staff.NewCinemaScopes(a.DB, door)},
 		ConsoleDeps: handlers.ConsoleDeps{Currency: a.Cfg.Currency, Dashboard: a.dashboard, ExpiryQueue: a.expiryQueue, Mailbox: a.mailbox},
 	}
 	app.Use(handlers.Lang(a.Cfg.SecureCookies, d.SaveLang)) // the moviegoer pages' language; console and API stay English

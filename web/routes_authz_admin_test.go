@@ -47,7 +47,8 @@ func TestAuthz_EveryAdminRouteHasItsRule(t *testing.T) {
 	for _, key := range routes {
 		method, path, _ := strings.Cut(key, " ")
 		adminOnly := strings.Contains(path, "/reconcile") || strings.HasPrefix(path, "/admin/users") || strings.HasPrefix(path, "/api/v1/admin/users") ||
-			strings.HasPrefix(path, "/admin/mailbox")
+			strings.HasPrefix(path, "/admin/mailbox") ||
+			strings.HasPrefix(path, "/api/v1/admin/cinemas") || strings.HasPrefix(path, "/admin/cinemas")
 		t.Run(key, func(t *testing.T) {
 			send := func(role string) int {
 				if strings.HasPrefix(path, "/api/") {

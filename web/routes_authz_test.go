@@ -17,6 +17,7 @@ var publicAPI = map[string]bool{
 	"POST /api/v1/auth/login":                  true,
 	"POST /api/v1/auth/password-reset":         true,
 	"POST /api/v1/auth/password-reset/confirm": true,
+	"GET /api/v1/cinemas":                      true,
 	"GET /api/v1/shows":                        true,
 	"GET /api/v1/shows/:id":                    true,
 	"GET /api/v1/shows/:id/seats":              true,
@@ -81,7 +82,7 @@ func TestAuthz_EveryConsoleFormHasItsRule(t *testing.T) {
 	}
 	csrf := regexp.MustCompile(`name="_csrf" value="([^"]+)"`)
 	for _, path := range routes {
-		adminOnly := strings.HasPrefix(path, "/admin/reconcile") || strings.HasPrefix(path, "/admin/users")
+		adminOnly := strings.HasPrefix(path, "/admin/reconcile") || strings.HasPrefix(path, "/admin/users") || strings.HasPrefix(path, "/admin/cinemas")
 		for _, role := range []string{"anonymous", "customer", "staff", "admin"} {
 			t.Run(role+" "+path, func(t *testing.T) {
 				jar := []*http.Cookie{}

@@ -2,6 +2,7 @@ package accounts
 
 import (
 	"context"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -76,7 +77,29 @@ func (u *UserAdmin) ListUsers(ctx context.Context, f UserFilter) ([]*UserAccount
 	if err != nil {
 		return nil, store.Unavailable("the database", err)
 	}
+	if err := u.fillCinemas(ctx, out...); err != nil {
+		return nil, err
+	}
 	return out, nil
+}
+
+// fillCinemas sets each account's CinemaIDs from staff_cinemas. Errors: UNAVAILABLE.
+func (u *UserAdmin) fillCinemas(ctx context.Context, accs ...*UserAccount) error {
+	ids := make([]int64, len(accs))
+	for i, a := range accs {
+		ids[i] = a.ID
+	}
+	byUser, err := store.StaffCinemasOf(ctx, u.db, ids)
+	if err != nil {
+		return store.Unavailable("the database", err)
+	}
+	for _, a := range accs {
+		a.CinemaIDs = byUser[a.ID]
+		if a.CinemaIDs == nil {
+			a.CinemaIDs = []int64{}
+		}
+	}
+	return nil
 }
 
 // User returns one account. Errors: NOT_FOUND, UNAVAILABLE.
@@ -90,6 +113,9 @@ func (u *UserAdmin) User(ctx context.Context, id int64) (*UserAccount, error) {
 	if err != nil {
 		return nil, store.Unavailable("the database", err)
 	}
+	if err := u.fillCinemas(ctx, acc); err != nil {
+		return nil, err
+	}
 	return acc, nil
 }
 
@@ -100,17 +126,38 @@ type roleAudit struct {
 	Role  string `json:"role"`
 }
 
-// SetRole gives account userID the role role for admin actorID and returns the account
-// as it is now. The change and its audit entry (action "user.role", entity "user", the
-// account before and after) commit together. Setting the role it already has changes
-// nothing and records nothing. The sessions of that account see the new role on their
-// next request: Authenticate reads the role with the session, and the changed hook is
-// told after the commit.
-// Errors: INVALID_REQUEST (unknown role), FORBIDDEN (actorID is no longer an admin),
-// NOT_FOUND, CONFLICT (one's own role, or the last admin would be left without the
-// role), UNAVAILABLE.
+// UserChange is what an admin changes of an account: its Role (nil: kept) and the
+// cinemas it works for (CinemaIDs nil: kept; empty: every cinema; duplicates count
+// once; the limit applies while the account is staff).
+type UserChange struct {
+	Role      *string
+	CinemaIDs []int64
+}
+
+// SetRole gives account userID the role role for admin actorID: Change with Role only.
 func (u *UserAdmin) SetRole(ctx context.Context, actorID, userID int64, role string) (*UserAccount, error) {
-	if !validRole(role) {
+	return u.Change(ctx, actorID, userID, UserChange{Role: &role})
+}
+
+// cinemasAudit is how a change of a staff member's cinemas appears in the audit log.
+type cinemasAudit struct {
+	ID        string   `json:"id"`
+	Email     string   `json:"email"`
+	CinemaIDs []string `json:"cinema_ids"`
+}
+
+// Change applies ch to account userID for admin actorID in one transaction and returns
+// the account as it is now: all of it or, on an error, none of it. A role change is
+// audited as "user.role", a change of cinemas as "user.cinemas" (entity "user", the
+// account before and after), each in the same transaction; setting what the account
+// already has records nothing. The sessions of that account see the change on their
+// next request: Authenticate reads the role with the session and the cinemas per
+// request, and the changed hook is told after a role change commits.
+// Errors: INVALID_REQUEST (unknown role), FORBIDDEN (actorID is no longer an admin),
+// NOT_FOUND (the account, or a cinema: the message names it), CONFLICT (one's own
+// role, or the last admin would be left without the role), UNAVAILABLE.
+func (u *UserAdmin) Change(ctx context.Context, actorID, userID int64, ch UserChange) (*UserAccount, error) {
+	if ch.Role != nil && !validRole(*ch.Role) {
 		return nil, services.Errorf(services.CodeInvalidRequest, "role must be one of customer, staff, admin")
 	}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), store.DBTimeout)
@@ -126,7 +173,7 @@ func (u *UserAdmin) SetRole(ctx context.Context, actorID, userID int64, role str
 			return err
 		}
 		if !containsID(admins, actorID) {
-			return services.Errorf(services.CodeForbidden, "only an admin may change roles")
+			return services.Errorf(services.CodeForbidden, "only an admin may change accounts")
 		}
 		if acc, err = store.LockUserAccount(ctx, tx, userID); err != nil {
 			if store.IsNoRows(err) {
@@ -134,24 +181,15 @@ func (u *UserAdmin) SetRole(ctx context.Context, actorID, userID int64, role str
 			}
 			return err
 		}
-		if acc.Role == role {
-			return nil
+		if ch.Role != nil {
+			if changedRole, err = u.changeRole(ctx, tx, actorID, &acc, *ch.Role, admins); err != nil {
+				return err
+			}
 		}
-		if acc.Role == services.RoleAdmin && len(admins) <= 1 {
-			return services.Errorf(services.CodeConflict, "cannot take the admin role from %s: it is the last admin; make another account admin first", acc.Email)
+		if ch.CinemaIDs != nil {
+			return u.changeCinemas(ctx, tx, actorID, &acc, ch.CinemaIDs)
 		}
-		if userID == actorID {
-			return services.Errorf(services.CodeConflict, "you cannot change your own role; ask another admin to do it")
-		}
-		if err := store.SetUserRole(ctx, tx, userID, role); err != nil {
-			return err
-		}
-		id := strconv.FormatInt(userID, 10)
-		before := roleAudit{ID: id, Email: acc.Email, Role: acc.Role}
-		after := before
-		after.Role = role
-		acc.Role, changedRole = role, true
-		return u.audit.Record(ctx, tx, actorID, "user.role", "user", id, before, after)
+		return nil
 	})
 	if err != nil {
 		if services.ErrorCode(err) != "" {
@@ -162,14 +200,72 @@ func (u *UserAdmin) SetRole(ctx context.Context, actorID, userID int64, role str
 	if changedRole && u.changed != nil {
 		u.changed(ctx, userID)
 	}
+	if err := u.fillCinemas(ctx, &acc); err != nil {
+		return nil, err
+	}
 	return &acc, nil
 }
 
-func containsID(ids []int64, id int64) bool {
-	for _, x := range ids {
-		if x == id {
-			return true
+// changeRole gives the locked account acc role in tx, audited; false when it has it.
+func (u *UserAdmin) changeRole(ctx context.Context, tx *sqlx.Tx, actorID int64, acc *UserAccount, role string, admins []int64) (bool, error) {
+	if acc.Role == role {
+		return false, nil
+	}
+	if acc.Role == services.RoleAdmin && len(admins) <= 1 {
+		return false, services.Errorf(services.CodeConflict, "cannot take the admin role from %s: it is the last admin; make another account admin first", acc.Email)
+	}
+	if acc.ID == actorID {
+		return false, services.Errorf(services.CodeConflict, "you cannot change your own role; ask another admin to do it")
+	}
+	if err := store.SetUserRole(ctx, tx, acc.ID, role); err != nil {
+		return false, err
+	}
+	id := strconv.FormatInt(acc.ID, 10)
+	before := roleAudit{ID: id, Email: acc.Email, Role: acc.Role}
+	after := before
+	after.Role = role
+	acc.Role = role
+	return true, u.audit.Record(ctx, tx, actorID, "user.role", "user", id, before, after)
+}
+
+// changeCinemas limits the locked account acc to cinemaIDs in tx, audited.
+func (u *UserAdmin) changeCinemas(ctx context.Context, tx *sqlx.Tx, actorID int64, acc *UserAccount, cinemaIDs []int64) error {
+	want := append([]int64{}, cinemaIDs...)
+	slices.Sort(want)
+	want = slices.Compact(want)
+	for _, id := range want {
+		if _, err := store.CinemaByID(ctx, tx, id); err != nil {
+			if store.IsNoRows(err) {
+				return services.Errorf(services.CodeNotFound, "cinema %d not found", id)
+			}
+			return err
 		}
 	}
-	return false
+	before, err := store.StaffCinemaIDs(ctx, tx, acc.ID)
+	if err != nil {
+		return err
+	}
+	if slices.Equal(before, want) {
+		return nil
+	}
+	if err := store.SetStaffCinemas(ctx, tx, acc.ID, want); err != nil {
+		return err
+	}
+	id := strconv.FormatInt(acc.ID, 10)
+	return u.audit.Record(ctx, tx, actorID, "user.cinemas", "user", id,
+		cinemasAudit{ID: id, Email: acc.Email, CinemaIDs: idStrings(before)},
+		cinemasAudit{ID: id, Email: acc.Email, CinemaIDs: idStrings(want)})
+}
+
+func containsID(ids []int64, id int64) bool {
+	return slices.Contains(ids, id)
+}
+
+// idStrings writes ids as the contract's decimal strings.
+func idStrings(ids []int64) []string {
+	out := make([]string, len(ids))
+	for i, id := range ids {
+		out[i] = strconv.FormatInt(id, 10)
+	}
+	return out
 }

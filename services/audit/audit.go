@@ -63,18 +63,28 @@ func auditJSON(v any) (sql.NullString, error) {
 }
 
 // AuditFilter narrows List: by Entity and EntityID, by ActorID or ActorEmail (the
-// account's email in any case or width), by Action, to entries created at or after From
+// account's email in any case or width), by Action, by CinemaID (entries naming that
+// cinema), to entries created at or after From
 // and before To (UTC instants; zero means open), to entries older than BeforeID (the
 // paging cursor: the last id of the previous page), and at most Limit entries (1..500,
 // default 100), newest first.
 type AuditFilter = store.AuditLogFilter
 
-// List returns audit entries newest first (by id). Errors: INVALID_REQUEST (an actor
-// email that is not a usable address), UNAVAILABLE.
+// List returns audit entries newest first (by id): of ctx's scope's cinemas
+// (services.CinemaScopeOf) or of no one cinema. Errors: INVALID_REQUEST (an actor
+// email that is not a usable address), FORBIDDEN (f.CinemaID outside the scope),
+// UNAVAILABLE.
 func (a *Audit) List(ctx context.Context, f AuditFilter) ([]*AuditEntry, error) {
 	if f.Limit < 1 || f.Limit > 500 {
 		f.Limit = 100
 	}
+	scope := services.CinemaScopeOf(ctx)
+	if f.CinemaID != 0 {
+		if err := scope.Check(f.CinemaID); err != nil {
+			return nil, err
+		}
+	}
+	f.Scope = scope.IDs
 	if f.ActorEmail != "" {
 		email, err := services.CanonicalEmail(f.ActorEmail)
 		if err != nil {

@@ -79,8 +79,8 @@ func (c *Catalog) HallChanged(ctx context.Context, id int64) {
 	}
 }
 
-// HallLayouts lists every hall ordered by name with its zones and seats, read afresh.
-// Errors: UNAVAILABLE.
+// HallLayouts lists the halls of the cinemas in ctx's scope (services.CinemaScopeOf)
+// ordered by name with their zones and seats, read afresh. Errors: UNAVAILABLE.
 func (w *CatalogWriter) HallLayouts(ctx context.Context) ([]*services.Hall, error) {
 	qctx, cancel := context.WithTimeout(ctx, store.DBTimeout)
 	defer cancel()
@@ -93,6 +93,9 @@ func (w *CatalogWriter) HallLayouts(ctx context.Context) ([]*services.Hall, erro
 		h, err := w.catalog.loadHall(ctx, id)
 		if err != nil {
 			return nil, err
+		}
+		if !services.CinemaScopeOf(ctx).Allows(h.CinemaID) {
+			continue
 		}
 		out = append(out, h)
 	}
@@ -166,11 +169,19 @@ func (w *CatalogWriter) CreateHall(ctx context.Context, actorID int64, in HallIn
 	return w.Hall(ctx, id)
 }
 
-// hallCinema returns the cinema a new hall goes in: id, or the first cinema when id is 0.
-// Errors: NOT_FOUND, UNAVAILABLE.
+// hallCinema returns the cinema a new hall goes in: id, or when id is 0 the first cinema
+// of ctx's scope (services.CinemaScopeOf; the install's first when it is every cinema).
+// Errors: FORBIDDEN (a cinema outside the scope), NOT_FOUND, UNAVAILABLE.
 func (w *CatalogWriter) hallCinema(ctx context.Context, id int64) (services.Cinema, error) {
-	if id == 0 {
+	scope := services.CinemaScopeOf(ctx)
+	if id == 0 && scope.All() {
 		return w.catalog.FirstCinema(ctx)
+	}
+	if id == 0 {
+		id = scope.IDs[0]
+	}
+	if err := scope.Check(id); err != nil {
+		return services.Cinema{}, err
 	}
 	return w.catalog.Cinema(ctx, id)
 }

@@ -113,8 +113,8 @@ func showWriteAuditOf(s *services.Show, now time.Time) *ShowWriteAudit {
 	return a
 }
 
-// Halls lists every hall ordered by name with its grid, sellable seats and zones.
-// Errors: UNAVAILABLE.
+// Halls lists the halls of the cinemas in ctx's scope (services.CinemaScopeOf) ordered
+// by name with their grid, sellable seats and zones. Errors: UNAVAILABLE.
 func (w *CatalogWriter) Halls(ctx context.Context) ([]*HallSummary, error) {
 	qctx, cancel := context.WithTimeout(ctx, store.DBTimeout)
 	defer cancel()
@@ -127,6 +127,9 @@ func (w *CatalogWriter) Halls(ctx context.Context) ([]*HallSummary, error) {
 		h, err := w.catalog.Hall(ctx, id)
 		if err != nil {
 			return nil, err
+		}
+		if !services.CinemaScopeOf(ctx).Allows(h.CinemaID) {
+			continue
 		}
 		hs := &HallSummary{ID: h.ID, CinemaID: h.CinemaID, Name: h.Name, Rows: h.Rows, Cols: h.Cols, Zones: h.Zones}
 		for _, s := range h.Seats {
@@ -271,6 +274,9 @@ func (w *CatalogWriter) CreateShow(ctx context.Context, actorID int64, in NewSho
 	}
 	hall, err := w.catalog.Hall(ctx, in.HallID)
 	if err != nil {
+		return nil, err
+	}
+	if err := services.CinemaScopeOf(ctx).Check(hall.CinemaID); err != nil {
 		return nil, err
 	}
 	if err := checkPrices(in.Prices, hall, true); err != nil {

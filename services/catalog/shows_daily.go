@@ -92,6 +92,9 @@ func (w *CatalogWriter) CreateDaily(ctx context.Context, actorID int64, in Local
 	if err != nil {
 		return nil, err
 	}
+	if err := services.CinemaScopeOf(ctx).Check(hall.CinemaID); err != nil {
+		return nil, err
+	}
 	if err := checkPrices(in.Prices, hall, true); err != nil {
 		return nil, err
 	}

@@ -44,7 +44,8 @@ type DashboardSnapshot struct {
 	Pending *PendingOrders
 }
 
-// Snapshot reads every dashboard figure at the clock's now. Errors: UNAVAILABLE.
+// Snapshot reads every dashboard figure at the clock's now, of the shows and orders of
+// the cinemas in ctx's scope (services.CinemaScopeOf). Errors: UNAVAILABLE.
 func (d *Dashboard) Snapshot(ctx context.Context) (*DashboardSnapshot, error) {
 	now := d.clock.Now().UTC()
 	snap := &DashboardSnapshot{Now: now, Zone: d.zone}
@@ -133,7 +134,7 @@ func (d *Dashboard) TodayShows(ctx context.Context, now time.Time) ([]*ShowOccup
 func (d *Dashboard) showsBetween(ctx context.Context, now, from, to time.Time) ([]*ShowOccupancy, error) {
 	qctx, cancel := context.WithTimeout(ctx, store.DBTimeout)
 	defer cancel()
-	rows, err := store.DashboardShowsBetween(qctx, d.db, from, to)
+	rows, err := store.DashboardShowsBetween(qctx, d.db, from, to, services.CinemaScopeOf(ctx).IDs)
 	if err != nil {
 		return nil, store.Unavailable("the database", err)
 	}
@@ -165,7 +166,7 @@ func (d *Dashboard) PendingOrders(ctx context.Context, now time.Time, limit int)
 	qctx, cancel := context.WithTimeout(ctx, store.DBTimeout)
 	defer cancel()
 	out := &PendingOrders{Oldest: []*PendingOrder{}}
-	count, overdue, err := store.DashboardPendingCounts(qctx, d.db, now)
+	count, overdue, err := store.DashboardPendingCounts(qctx, d.db, now, services.CinemaScopeOf(ctx).IDs)
 	if err != nil {
 		return nil, store.Unavailable("the database", err)
 	}
@@ -173,7 +174,7 @@ func (d *Dashboard) PendingOrders(ctx context.Context, now time.Time, limit int)
 	if limit <= 0 || out.Count == 0 {
 		return out, nil
 	}
-	if out.Oldest, err = store.DashboardOldestPending(qctx, d.db, limit); err != nil {
+	if out.Oldest, err = store.DashboardOldestPending(qctx, d.db, limit, services.CinemaScopeOf(ctx).IDs); err != nil {
 		return nil, store.Unavailable("the database", err)
 	}
 	return out, nil

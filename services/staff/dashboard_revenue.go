@@ -33,7 +33,7 @@ func (d *Dashboard) Revenue(ctx context.Context, from, to time.Time) (*Revenue, 
 	qctx, cancel := context.WithTimeout(ctx, store.DBTimeout)
 	defer cancel()
 	var err error
-	if out.Totals, out.ByMovie, out.ByHall, err = store.DashboardRevenue(qctx, d.db, out.From, out.To); err != nil {
+	if out.Totals, out.ByMovie, out.ByHall, err = store.DashboardRevenue(qctx, d.db, out.From, out.To, services.CinemaScopeOf(ctx).IDs); err != nil {
 		return nil, store.Unavailable("the database", err)
 	}
 	return out, nil
@@ -58,7 +58,7 @@ func (d *Dashboard) OrdersPerMinute(ctx context.Context, now time.Time) ([]Minut
 	}
 	qctx, cancel := context.WithTimeout(ctx, store.DBTimeout)
 	defer cancel()
-	created, err := store.DashboardOrdersCreatedPerMinute(qctx, d.db, start, end)
+	created, err := store.DashboardOrdersCreatedPerMinute(qctx, d.db, start, end, services.CinemaScopeOf(ctx).IDs)
 	if err != nil {
 		return nil, store.Unavailable("the database", err)
 	}
@@ -67,7 +67,7 @@ func (d *Dashboard) OrdersPerMinute(ctx context.Context, now time.Time) ([]Minut
 			out[r.Bucket].Created += r.N
 		}
 	}
-	paid, err := store.DashboardOrdersPaidPerMinute(qctx, d.db, start, end)
+	paid, err := store.DashboardOrdersPaidPerMinute(qctx, d.db, start, end, services.CinemaScopeOf(ctx).IDs)
 	if err != nil {
 		return nil, store.Unavailable("the database", err)
 	}

@@ -54,7 +54,8 @@ type StaffOrder = store.StaffOrder
 
 var orderStatuses = map[string]bool{services.OrderPending: true, services.OrderPaid: true, services.OrderCancelled: true, services.OrderExpired: true, services.OrderRefunded: true}
 
-// Search returns the orders matching f, newest first, with their seats and buyers (an
+// Search returns the orders matching f of the shows of the cinemas in ctx's scope
+// (services.CinemaScopeOf), newest first, with their seats and buyers (an
 // empty list when f.OrderNo cannot be an order number). A pending order past its
 // deadline is expired first, as the buyer's own view does.
 // Errors: INVALID_REQUEST (unknown status, bad show id or limit), UNAVAILABLE.
@@ -70,7 +71,7 @@ func (s *StaffOrders) Search(ctx context.Context, f OrderSearch) ([]*StaffOrder,
 	if f.Limit == 0 {
 		f.Limit = DefaultOrderSearchLimit
 	}
-	sf := store.StaffOrderFilter{ShowID: f.ShowID, Status: f.Status, Limit: f.Limit}
+	sf := store.StaffOrderFilter{ShowID: f.ShowID, Status: f.Status, Limit: f.Limit, CinemaIDs: services.CinemaScopeOf(ctx).IDs}
 	if f.OrderNo != "" {
 		no, ok := services.SearchableOrderNo(f.OrderNo)
 		if !ok {

@@ -53,9 +53,10 @@ type MinuteBucket struct {
 	N      int `db:"n"`
 }
 
-// DashboardShowsBetween returns every show starting in [from, to) by start, hall name and id, with its sellable, sold and held seats.
-func DashboardShowsBetween(ctx context.Context, q Querier, from, to time.Time) ([]*DashboardShow, error) {
+// DashboardShowsBetween returns every show starting in [from, to) by start, hall name and id, with its sellable, sold and held seats, of cinemaIDs' shows (empty: every cinema).
+func DashboardShowsBetween(ctx context.Context, q Querier, from, to time.Time, cinemaIDs []int64) ([]*DashboardShow, error) {
 	out := []*DashboardShow{}
+	in, args := cinemaInClause("h.cinema_id", cinemaIDs)
 	err := q.SelectContext(ctx, &out, `SELECT s.id, s.starts_at, s.hall_id, s.status, s.sale_opens_at, s.sale_closes_at,
 		m.title AS movie_title, h.name AS hall_name,
 		(SELECT COUNT(*) FROM seats se WHERE se.hall_id = s.hall_id AND se.kind <> 'blocked') AS sellable,
@@ -64,44 +65,47 @@ func DashboardShowsBetween(ctx context.Context, q Querier, from, to time.Time) (
 		(SELECT COUNT(*) FROM order_seats os JOIN orders o ON o.id = os.order_id
 			WHERE os.show_id = s.id AND os.live = 1 AND o.status = 'pending') AS held
 		FROM shows s JOIN movies m ON m.id = s.movie_id JOIN halls h ON h.id = s.hall_id
-		WHERE s.starts_at >= ? AND s.starts_at < ?
-		ORDER BY s.starts_at, h.name, s.id`, from, to)
+		WHERE s.starts_at >= ? AND s.starts_at < ?`+in+`
+		ORDER BY s.starts_at, h.name, s.id`, append([]any{from, to}, args...)...)
 	if err != nil {
 		return nil, err
 	}
 	return out, nil
 }
 
-// DashboardPendingCounts counts the pending orders and those of them whose deadline is at or before now.
-func DashboardPendingCounts(ctx context.Context, q Querier, now time.Time) (count, overdue int, err error) {
+// DashboardPendingCounts counts the pending orders and those of them whose deadline is at or before now, of cinemaIDs' shows (empty: every cinema).
+func DashboardPendingCounts(ctx context.Context, q Querier, now time.Time, cinemaIDs []int64) (count, overdue int, err error) {
+	in, args := showOfCinemasClause("show_id", cinemaIDs)
 	var counts struct {
 		Count   int `db:"n"`
 		Overdue int `db:"overdue"`
 	}
 	err = q.GetContext(ctx, &counts, `SELECT COUNT(*) AS n, COALESCE(SUM(expires_at <= ?), 0) AS overdue
-		FROM orders WHERE status = 'pending'`, now)
+		FROM orders WHERE status = 'pending'`+in, append([]any{now}, args...)...)
 	return counts.Count, counts.Overdue, err
 }
 
-// DashboardOldestPending returns the oldest limit pending orders, oldest first, with movie, buyer and seat count.
-func DashboardOldestPending(ctx context.Context, q Querier, limit int) ([]*DashboardPendingOrder, error) {
+// DashboardOldestPending returns the oldest limit pending orders, oldest first, with movie, buyer and seat count, of cinemaIDs' shows (empty: every cinema).
+func DashboardOldestPending(ctx context.Context, q Querier, limit int, cinemaIDs []int64) ([]*DashboardPendingOrder, error) {
 	out := []*DashboardPendingOrder{}
+	in, args := showOfCinemasClause("o.show_id", cinemaIDs)
 	if err := q.SelectContext(ctx, &out, `SELECT o.order_no, o.show_id, m.title AS movie_title,
 		u.email AS user_email, o.total_minor, o.currency, o.created_at, o.expires_at,
 		(SELECT COUNT(*) FROM order_seats os WHERE os.order_id = o.id) AS seats
 		FROM orders o JOIN shows s ON s.id = o.show_id JOIN movies m ON m.id = s.movie_id
 		JOIN users u ON u.id = o.user_id
-		WHERE o.status = 'pending' ORDER BY o.created_at, o.id LIMIT ?`, limit); err != nil {
+		WHERE o.status = 'pending'`+in+` ORDER BY o.created_at, o.id LIMIT ?`, append(args, limit)...); err != nil {
 		return nil, err
 	}
 	return out, nil
 }
 
-// DashboardRevenue sums the orders paid now with paid_at in [from, to) per currency, per movie and per hall (the last two largest first).
-func DashboardRevenue(ctx context.Context, q Querier, from, to time.Time) (totals, byMovie, byHall []*RevenueLine, err error) {
-	const paid = `FROM orders o JOIN shows s ON s.id = o.show_id
+// DashboardRevenue sums the orders paid now with paid_at in [from, to) per currency, per movie and per hall (the last two largest first), of cinemaIDs' shows (empty: every cinema).
+func DashboardRevenue(ctx context.Context, q Querier, from, to time.Time, cinemaIDs []int64) (totals, byMovie, byHall []*RevenueLine, err error) {
+	in, inArgs := cinemaInClause("h.cinema_id", cinemaIDs)
+	paid := `FROM orders o JOIN shows s ON s.id = o.show_id
 		JOIN movies m ON m.id = s.movie_id JOIN halls h ON h.id = s.hall_id
-		WHERE o.status = 'paid' AND o.paid_at >= ? AND o.paid_at < ?`
+		WHERE o.status = 'paid' AND o.paid_at >= ? AND o.paid_at < ?` + in
 	const sums = `COUNT(*) AS orders, COALESCE(SUM(o.total_minor), 0) AS amount_minor,
 		COALESCE(SUM((SELECT COUNT(*) FROM order_seats os WHERE os.order_id = o.id)), 0) AS seats`
 	queries := []struct {
@@ -117,27 +121,28 @@ func DashboardRevenue(ctx context.Context, q Querier, from, to time.Time) (total
 	}
 	for _, query := range queries {
 		*query.dst = []*RevenueLine{}
-		if err := q.SelectContext(ctx, query.dst, query.q, from, to); err != nil {
+		if err := q.SelectContext(ctx, query.dst, query.q, append([]any{from, to}, inArgs...)...); err != nil {
 			return nil, nil, nil, err
 		}
 	}
 	return totals, byMovie, byHall, nil
 }
 
-// DashboardOrdersCreatedPerMinute counts the orders created in [start, end) per minute since start.
-func DashboardOrdersCreatedPerMinute(ctx context.Context, q Querier, start, end time.Time) ([]MinuteBucket, error) {
-	return dashboardOrdersPerMinute(ctx, q, "created_at", start, end)
+// DashboardOrdersCreatedPerMinute counts the orders created in [start, end) per minute since start, of cinemaIDs' shows (empty: every cinema).
+func DashboardOrdersCreatedPerMinute(ctx context.Context, q Querier, start, end time.Time, cinemaIDs []int64) ([]MinuteBucket, error) {
+	return dashboardOrdersPerMinute(ctx, q, "created_at", start, end, cinemaIDs)
 }
 
-// DashboardOrdersPaidPerMinute counts the orders paid in [start, end) per minute since start.
-func DashboardOrdersPaidPerMinute(ctx context.Context, q Querier, start, end time.Time) ([]MinuteBucket, error) {
-	return dashboardOrdersPerMinute(ctx, q, "paid_at", start, end)
+// DashboardOrdersPaidPerMinute counts the orders paid in [start, end) per minute since start, of cinemaIDs' shows (empty: every cinema).
+func DashboardOrdersPaidPerMinute(ctx context.Context, q Querier, start, end time.Time, cinemaIDs []int64) ([]MinuteBucket, error) {
+	return dashboardOrdersPerMinute(ctx, q, "paid_at", start, end, cinemaIDs)
 }
 
 // dashboardOrdersPerMinute counts the orders whose time column col falls in [start, end) per minute since start.
-func dashboardOrdersPerMinute(ctx context.Context, q Querier, col string, start, end time.Time) ([]MinuteBucket, error) {
+func dashboardOrdersPerMinute(ctx context.Context, q Querier, col string, start, end time.Time, cinemaIDs []int64) ([]MinuteBucket, error) {
 	var rows []MinuteBucket
+	in, args := showOfCinemasClause("show_id", cinemaIDs)
 	err := q.SelectContext(ctx, &rows, `SELECT FLOOR(TIMESTAMPDIFF(SECOND, ?, `+col+`) / 60) AS b, COUNT(*) AS n
-			FROM orders WHERE `+col+` >= ? AND `+col+` < ? GROUP BY b`, start, start, end)
+			FROM orders WHERE `+col+` >= ? AND `+col+` < ?`+in+` GROUP BY b`, append([]any{start, start, end}, args...)...)
 	return rows, err
 }

@@ -14,13 +14,15 @@ type StaffOrder struct {
 }
 
 // StaffOrderFilter narrows StaffOrderSearch; zero values do not filter. Email is the
-// canonical address of the buyer's account; Limit is the most rows returned.
+// canonical address of the buyer's account; CinemaIDs keeps the orders of those cinemas'
+// shows (empty: every cinema); Limit is the most rows returned.
 type StaffOrderFilter struct {
-	OrderNo string
-	ShowID  int64
-	Status  string
-	Email   string
-	Limit   int
+	OrderNo   string
+	ShowID    int64
+	Status    string
+	Email     string
+	CinemaIDs []int64
+	Limit     int
 }
 
 // StaffOrderPayment is a payment of an order with the time its status last changed (UTC).
@@ -58,6 +60,9 @@ func StaffOrderSearch(ctx context.Context, q Querier, f StaffOrderFilter) ([]*St
 		query += " AND u.email = ?"
 		args = append(args, f.Email)
 	}
+	in, inArgs := showOfCinemasClause("o.show_id", f.CinemaIDs)
+	query += in
+	args = append(args, inArgs...)
 	query += " ORDER BY o.created_at DESC, o.id DESC LIMIT ?"
 	args = append(args, f.Limit)
 	var rows []*StaffOrder

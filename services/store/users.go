@@ -15,6 +15,9 @@ type UserAccount struct {
 	Name      string    `db:"name"`
 	Role      string    `db:"role"`
 	CreatedAt time.Time `db:"created_at"`
+	// CinemaIDs are the cinemas a staff member is limited to (empty: every cinema); the
+	// account services fill it in from staff_cinemas.
+	CinemaIDs []int64 `db:"-"`
 }
 
 // UserLogin is a user with the bcrypt hash of their password, as a login reads it.
