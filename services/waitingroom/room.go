@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/binary"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"strconv"
 	"time"
@@ -78,6 +79,7 @@ type Rooms struct {
 	clock   services.Clock
 	tokens  *Tokens
 	metrics *services.Metrics
+	durable *durable // nil: the room lives in Redis only
 }
 
 // NewRooms returns the rooms whose keys start with prefix (e.g. "sf") of the shows
@@ -115,6 +117,14 @@ func (r *Rooms) activeKey() string { return r.prefix + ":rooms" }
 
 // reply is the script's answer (waiting_room.lua).
 type reply struct {
+	created                        bool  // this join made the entry
+	seq, draw                      int64 // the entry's queue number (0 before the opening's draw) and draw
+	head, base                     int64 // the room's progress (store.RoomProgress)
+	shuffled                       bool
+	admittedTotal                  int64
+	abandonedTotal                 int64
+	admittedUsers                  []int64   // admitted by this call
+	at                             time.Time // the caller's clock at the call
 	status                         string
 	position, first, waiting, pace int
 	recent                         int
@@ -128,21 +138,61 @@ type reply struct {
 	waits                          []time.Duration
 }
 
+// run calls the script once; with a durable record it loads a room Redis lost first,
+// and records what the call moved (joins, admissions, progress) before it answers.
 func (r *Rooms) run(ctx context.Context, show *services.Show, op string, userID int64, arg string) (*reply, error) {
-	var seed [4]byte
+	out, err := r.call(ctx, show, op, userID, arg)
+	if err == errNotLoaded {
+		if err = r.durable.load(ctx, r, show); err == nil {
+			out, err = r.call(ctx, show, op, userID, arg)
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	if r.durable != nil && op != "stats" {
+		if err := r.durable.record(ctx, show, userID, out, out.at); err != nil {
+			return nil, err
+		}
+	}
+	if op != "stats" {
+		r.count(out)
+	}
+	return out, nil
+}
+
+// errNotLoaded is the script's answer for a room it must rebuild from the durable record.
+var errNotLoaded = errors.New("waiting room not loaded")
+
+// call runs the script once with op (and, for load and restore, the extra arguments).
+// Errors: errNotLoaded, UNAVAILABLE.
+func (r *Rooms) call(ctx context.Context, show *services.Show, op string, userID int64, arg string, extra ...any) (*reply, error) {
+	var seed [8]byte
 	_, _ = rand.Read(seed[:])
+	draw := int64(binary.BigEndian.Uint64(seed[:])%(1<<52)) + 1
 	qid := make([]byte, 8)
 	_, _ = rand.Read(qid)
 	now := r.clock.Now()
 	ctx, cancel := context.WithTimeout(ctx, store.RedisTimeout)
 	defer cancel()
-	raw, err := r.script.Run(ctx, r.rdb, r.Keys(show.ID), op, now.UnixMilli(), show.SaleOpensAt.UnixMilli(),
+	durable := "0"
+	if r.durable != nil {
+		durable = "1"
+	}
+	args := append([]any{op, now.UnixMilli(), show.SaleOpensAt.UnixMilli(),
 		show.AdmitPerMinute, strconv.FormatInt(userID, 10), hex.EncodeToString(qid),
-		binary.BigEndian.Uint32(seed[:])%2147483646+1, arg, IdleFor.Milliseconds(), AdmittedFor.Milliseconds(), show.RoomEpoch).Slice()
+		draw, arg, IdleFor.Milliseconds(), AdmittedFor.Milliseconds(), show.RoomEpoch, durable}, extra...)
+	raw, err := r.script.Run(ctx, r.rdb, r.Keys(show.ID), args...).Slice()
 	if err != nil {
 		return nil, store.Unavailable("the waiting room", err)
 	}
-	if len(raw) < 15 {
+	if len(raw) == 1 {
+		if s, _ := raw[0].(string); s == "NOT_LOADED" {
+			return nil, errNotLoaded
+		}
+		return &reply{status: "none"}, nil // load, restore
+	}
+	if len(raw) < 22 {
 		return nil, fmt.Errorf("waiting room: reply of %d values", len(raw))
 	}
 	num := func(v any) int64 {
@@ -160,12 +210,15 @@ func (r *Rooms) run(ctx context.Context, show *services.Show, op string, userID 
 		queueID: str(raw[3]), first: int(num(raw[4])), waiting: int(num(raw[5])), pace: int(num(raw[6])),
 		recent: int(num(raw[7])), opened: num(raw[8]) == 1, closed: str(raw[9]),
 		admitted: int(num(raw[10])), abandoned: int(num(raw[11])),
-		busyAdmitted: int(num(raw[12])), busyFor: time.Duration(num(raw[13])) * time.Millisecond, epoch: int(num(raw[14]))}
-	for _, w := range raw[15:] {
-		out.waits = append(out.waits, time.Duration(num(w))*time.Millisecond)
+		busyAdmitted: int(num(raw[12])), busyFor: time.Duration(num(raw[13])) * time.Millisecond, epoch: int(num(raw[14])),
+		created: num(raw[15]) == 1, seq: num(raw[16]), head: num(raw[17]), base: num(raw[18]), shuffled: num(raw[19]) == 1,
+		admittedTotal: num(raw[20]), abandonedTotal: num(raw[21]), at: now}
+	if out.created && out.seq == 0 {
+		out.draw = draw
 	}
-	if op != "stats" {
-		r.count(out)
+	for i := 22; i+1 < len(raw); i += 2 {
+		out.admittedUsers = append(out.admittedUsers, num(raw[i]))
+		out.waits = append(out.waits, time.Duration(num(raw[i+1]))*time.Millisecond)
 	}
 	return out, nil
 }
@@ -266,6 +319,17 @@ func (r *Rooms) Read(ctx context.Context, showID, userID int64) (*Entry, error) 
 	rep, err := r.run(ctx, show, "read", userID, "")
 	if err != nil {
 		return nil, err
+	}
+	if rep.status == "none" && r.durable != nil {
+		// a place Redis lost while the room stayed (a lossy failover, a join recorded
+		// after a rebuild read the record): back from the record, then read again
+		if back, err := r.durable.restore(ctx, r, show, userID); err != nil {
+			return nil, err
+		} else if back {
+			if rep, err = r.run(ctx, show, "read", userID, ""); err != nil {
+				return nil, err
+			}
+		}
 	}
 	e := r.entry(show, userID, rep)
 	if e == nil {
