@@ -92,7 +92,7 @@ func RoomProgressOf(ctx context.Context, q Querier, showID int64) (RoomProgress,
 	return rows[0], nil
 }
 
-// RoomPlacesOf lists showID's places in queue order (seq, then draw), at most limit after user id afterUser.
+// RoomPlacesOf lists showID's places by user id, at most limit after user id afterUser.
 func RoomPlacesOf(ctx context.Context, q Querier, showID, afterUser int64, limit int) ([]RoomPlace, error) {
 	var rows []RoomPlace
 	err := q.SelectContext(ctx, &rows, `SELECT show_id, user_id, seq, draw, queue_id, first_position, joined_at, admitted_at
@@ -109,4 +109,11 @@ func RoomPlaceOf(ctx context.Context, q Querier, showID, userID int64) (*RoomPla
 		return nil, err
 	}
 	return &rows[0], nil
+}
+
+// RoomDrawRank counts showID's places not yet numbered whose draw comes before draw.
+func RoomDrawRank(ctx context.Context, q Querier, showID, draw int64) (int64, error) {
+	var n int64
+	err := q.GetContext(ctx, &n, `SELECT COUNT(*) FROM waiting_room_places WHERE show_id = ? AND seq = 0 AND draw < ?`, showID, draw)
+	return n, err
 }

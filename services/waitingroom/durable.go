@@ -255,7 +255,14 @@ func (d *durable) restore(ctx context.Context, r *Rooms, show *services.Show, us
 		return false, store.Unavailable("the waiting room's record", err)
 	}
 	if p.Seq == 0 && !r.clock.Now().Before(show.SaleOpensAt) {
-		return false, nil // drawn at an opening this room still holds: only a rebuild numbers it
+		if !prog.Shuffled {
+			return false, nil // the draw's base is not recorded yet: only a rebuild numbers it
+		}
+		rank, err := store.RoomDrawRank(ctx, d.db, show.ID, p.Draw)
+		if err != nil {
+			return false, store.Unavailable("the waiting room's record", err)
+		}
+		p.Seq = prog.Base + rank + 1 // numbered as the opening's draw numbered it
 	}
 	lines, _, _ := rebuild([]store.RoomPlace{*p}, prog, show.SaleOpensAt, r.clock.Now())
 	extra := append([]any{0, 0, 0, 0, 0, 0, 0}, lines...)
