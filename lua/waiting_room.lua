@@ -23,13 +23,17 @@
 -- read it (services.Show.RoomEpoch), durable ("1": the room is rebuilt from a durable
 -- record, and every op but load answers {'NOT_LOADED'} until it was).
 -- load/restore: ARGV[13] final ("1": the last chunk), head, seq, base, shuffled (0|1),
--- admitted, abandoned totals, then places "<uid>|<st>|<seq>|<till ms>|<queue id>|<first
--- position>|<joined ms>|<draw>" (st w, a or x); restore only adds places the room lacks.
+-- admitted, abandoned totals, the first queue number left unused for joins that were
+-- being recorded (the numbers from it to seq may be missing), then places "<uid>|<st>|
+-- <seq>|<till ms>|<queue id>|<first position>|<joined ms>|<draw>" (st w, a or x);
+-- restore only adds places the room lacks. beat: ARGV[13..] user ids read since the
+-- last beat (their heartbeats, batched per instance).
 -- join/read reply: {st, position, admitted until ms, queue id, first position, waiting,
 -- pace, admitted in the last minute, opened 0|1, closed reason, admitted now, abandoned
 -- now, admitted while busy in the last minute, that window in ms, the room's epoch,
 -- created (1: this join made the entry), the entry's queue number, head, base, shuffled,
--- admitted total, abandoned total, then <user id, wait ms> of each admitted now...}; st
+-- admitted total, abandoned total, the numbers that may be missing (from, to), then
+-- <user id, wait ms> of each admitted now...}; st
 -- is w, a, x, c (closed) or "none". The other
 -- ops reply the same without an entry; stats gives the totals admitted and abandoned
 -- in place of "now".
@@ -158,11 +162,11 @@ local function reply(e, admitted, abandoned, waits)
   end
   local opened = 0
   if now >= opens then opened = 1 end
-  local m = redis.call('HMGET', meta, 'head', 'base', 'shuffled', 'admitted', 'abandoned')
+  local m = redis.call('HMGET', meta, 'head', 'base', 'shuffled', 'admitted', 'abandoned', 'gap_from', 'gap_to')
   local shuffled = 0
   if m[3] then shuffled = 1 end
   local out = {'none', 0, 0, '', 0, waiting, pace, recent, opened, closed or '', admitted, abandoned, busy_n, int(busy_ms), epoch,
-    created, 0, m[1] or '0', m[2] or '0', shuffled, m[4] or '0', m[5] or '0'}
+    created, 0, m[1] or '0', m[2] or '0', shuffled, m[4] or '0', m[5] or '0', m[6] or '0', m[7] or '0'}
   if e then
     local st, pos = e.st, 0
     if st == 'w' and closed then
@@ -226,7 +230,7 @@ elseif op == 'load' or op == 'restore' then
   -- waiting one seen now: a flush is nobody's silence); the last chunk of a load sets the
   -- counters and the marker. A room already loaded takes no chunk of a load.
   if op == 'load' and redis.call('HGET', meta, 'loaded') then return {'loaded'} end
-  for i = 20, #ARGV do
+  for i = 21, #ARGV do
     local u, st, seq, till, id, first, joined, d = string.match(ARGV[i], '^(%d+)|(%a)|(%d+)|(%d+)|([^|]*)|(%d+)|(%d+)|(%d+)$')
     if u and not redis.call('HGET', ent, u) then
       put(u, {st = st, seq = tonumber(seq), till = tonumber(till), qid = id, first = tonumber(first), joined = tonumber(joined), ep = epoch})
@@ -243,12 +247,18 @@ elseif op == 'load' or op == 'restore' then
   if op == 'load' and ARGV[13] == '1' then
     local seq = math.max(tonumber(redis.call('HGET', meta, 'seq')) or 0, tonumber(ARGV[15]))
     redis.call('HSET', meta, 'loaded', 1, 'head', ARGV[14], 'seq', int(seq), 'base', ARGV[16],
-      'admitted', ARGV[18], 'abandoned', ARGV[19])
+      'admitted', ARGV[18], 'abandoned', ARGV[19], 'gap_from', ARGV[20], 'gap_to', int(seq))
     if ARGV[17] == '1' and not redis.call('HGET', meta, 'shuffled') then
       redis.call('HSET', meta, 'shuffled', 1, 't', int(now), 'credit', 0)
     end
     if redis.call('ZCARD', queue) > 0 then redis.call('HSET', meta, 'busy', int(now)) end
     redis.call('PUBLISH', channel, 'moved')
+  end
+  return {'ok'}
+elseif op == 'beat' then
+  for i = 13, #ARGV do
+    local v = redis.call('HGET', ent, ARGV[i])
+    if v and string.sub(v, 1, 1) == 'w' then redis.call('HSET', seen, ARGV[i], int(now)) end
   end
   return {'ok'}
 elseif op == 'stats' then

@@ -50,6 +50,10 @@ const placeBatchMax = 500
 // loadChunk is how many places one load call of the script carries.
 const loadChunk = 2000
 
+// inFlight is how many queue numbers a rebuild leaves unused for joins the room made
+// but had not recorded yet when the record was read (they come back on their reads).
+const inFlight = 100000
+
 // recordTimeout bounds one write of the record.
 const recordTimeout = 5 * time.Second
 
@@ -169,7 +173,7 @@ func (d *durable) loadOnce(ctx context.Context, r *Rooms, show *services.Show) e
 	}
 	now := r.clock.Now()
 	lines, seqMax, shuffled := rebuild(places, prog, show.SaleOpensAt, now)
-	tail := []any{0, prog.Head, seqMax, prog.Base, 0, prog.Admitted, prog.Abandoned}
+	tail := []any{0, prog.Head, seqMax, prog.Base, 0, prog.Admitted, prog.Abandoned, seqMax - inFlight + 1}
 	if shuffled {
 		tail[4] = 1
 	}
@@ -222,7 +226,7 @@ func rebuild(places []store.RoomPlace, prog store.RoomProgress, opens, now time.
 	}
 	// queue numbers handed out after the record was read must not meet one a join still
 	// being recorded holds: leave room for every join that may be in flight
-	seqMax += 100000
+	seqMax += inFlight
 	for _, p := range places {
 		st, till := "w", int64(0)
 		switch {
@@ -265,7 +269,7 @@ func (d *durable) restore(ctx context.Context, r *Rooms, show *services.Show, us
 		p.Seq = prog.Base + rank + 1 // numbered as the opening's draw numbered it
 	}
 	lines, _, _ := rebuild([]store.RoomPlace{*p}, prog, show.SaleOpensAt, r.clock.Now())
-	extra := append([]any{0, 0, 0, 0, 0, 0, 0}, lines...)
+	extra := append([]any{0, 0, 0, 0, 0, 0, 0, 0}, lines...)
 	if _, err := r.call(ctx, show, "restore", userID, "", extra...); err != nil {
 		return false, err
 	}

@@ -53,6 +53,9 @@ type Entry struct {
 	AdmissionExpiresAt time.Time
 	Closed             string // Closed* when the room closed
 	Opened             bool   // the sale has opened (positions are drawn)
+	// Place is the buyer's signed place while waiting (Tokens.SignPlace): carried back
+	// on a read (ReadPlace), it lets an instance answer from its snapshot of the room.
+	Place string
 }
 
 // Stats is a room as staff see it.
@@ -80,6 +83,7 @@ type Rooms struct {
 	tokens  *Tokens
 	metrics *services.Metrics
 	durable *durable // nil: the room lives in Redis only
+	fast    fast     // snapshots and batched heartbeats (ReadPlace)
 }
 
 // NewRooms returns the rooms whose keys start with prefix (e.g. "sf") of the shows
@@ -123,6 +127,7 @@ type reply struct {
 	shuffled                       bool
 	admittedTotal                  int64
 	abandonedTotal                 int64
+	gapFrom, gapTo                 int64     // queue numbers that may be missing after a rebuild
 	admittedUsers                  []int64   // admitted by this call
 	at                             time.Time // the caller's clock at the call
 	status                         string
@@ -192,7 +197,7 @@ func (r *Rooms) call(ctx context.Context, show *services.Show, op string, userID
 		}
 		return &reply{status: "none"}, nil // load, restore
 	}
-	if len(raw) < 22 {
+	if len(raw) < 24 {
 		return nil, fmt.Errorf("waiting room: reply of %d values", len(raw))
 	}
 	num := func(v any) int64 {
@@ -212,11 +217,11 @@ func (r *Rooms) call(ctx context.Context, show *services.Show, op string, userID
 		admitted: int(num(raw[10])), abandoned: int(num(raw[11])),
 		busyAdmitted: int(num(raw[12])), busyFor: time.Duration(num(raw[13])) * time.Millisecond, epoch: int(num(raw[14])),
 		created: num(raw[15]) == 1, seq: num(raw[16]), head: num(raw[17]), base: num(raw[18]), shuffled: num(raw[19]) == 1,
-		admittedTotal: num(raw[20]), abandonedTotal: num(raw[21]), at: now}
+		admittedTotal: num(raw[20]), abandonedTotal: num(raw[21]), gapFrom: num(raw[22]), gapTo: num(raw[23]), at: now}
 	if out.created && out.seq == 0 {
 		out.draw = draw
 	}
-	for i := 22; i+1 < len(raw); i += 2 {
+	for i := 24; i+1 < len(raw); i += 2 {
 		out.admittedUsers = append(out.admittedUsers, num(raw[i]))
 		out.waits = append(out.waits, time.Duration(num(raw[i+1]))*time.Millisecond)
 	}
@@ -245,6 +250,7 @@ func (r *Rooms) entry(show *services.Show, userID int64, rep *reply) *Entry {
 	switch rep.status {
 	case "w":
 		e.Status = StatusWaiting
+		e.Place = r.tokens.SignPlace(userID, show.ID, Place{Seq: rep.seq, QueueID: rep.queueID, First: rep.first})
 		if e.Position > 0 {
 			e.Wait = EstimateWait(e.Position, rep.pace, rep.busyAdmitted, rep.busyFor)
 		}
