@@ -16,6 +16,9 @@
 --               x(expired, abandoned); an admission of an epoch before the room's reads expired
 -- KEYS[5] seen  hash: user id -> ms of the entry's last read (heartbeat)
 -- KEYS[6] adm   zset: user id -> ms of admission, the last minute (measured pace)
+-- KEYS[7] drawn zset: pre as the opening's draw found it, when that draw numbered the
+--               queue from 1 (its places are then rank + 1, which an instance counts
+--               from the draws alone: waitingroom.Rooms.ReadPlace)
 -- ARGV: op (join|read|advance|close|stats), now ms (the app's clock), sale opening ms,
 -- pace (buyers a minute, the show's as the caller read it), user id, new queue id,
 -- draw (1..2^52, a new pre-opening place's), arg (close: the reason, "" reopens; then it
@@ -32,14 +35,15 @@
 -- pace, admitted in the last minute, opened 0|1, closed reason, admitted now, abandoned
 -- now, admitted while busy in the last minute, that window in ms, the room's epoch,
 -- created (1: this join made the entry), the entry's queue number, head, base, shuffled,
--- admitted total, abandoned total, the numbers that may be missing (from, to), then
+-- admitted total, abandoned total, the numbers that may be missing (from, to), the size
+-- of drawn, the entry's draw while unnumbered, then
 -- <user id, wait ms> of each admitted now...}; st
 -- is w, a, x, c (closed) or "none". The other
 -- ops reply the same without an entry; stats gives the totals admitted and abandoned
 -- in place of "now".
 -- Moves are published on the show's room channel (meta with "meta" replaced by "moves")
 -- when anyone was admitted or expired at the front, or the room closed.
-local meta, queue, pre, ent, seen, adm = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6]
+local meta, queue, pre, ent, seen, adm, drawn = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7]
 local op, now, opens, pace = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
 local uid, qid, draw, arg = ARGV[5], ARGV[6], tonumber(ARGV[7]), ARGV[8]
 local idle, admit_for = tonumber(ARGV[9]), tonumber(ARGV[10])
@@ -93,7 +97,11 @@ local function shuffle()
       e.seq, e.first = base + i, ahead + i
       put(u, e)
     end
-    redis.call('DEL', pre)
+    if base == 0 and ahead == 0 and redis.call('EXISTS', drawn) == 0 then
+      redis.call('RENAME', pre, drawn)
+    else
+      redis.call('DEL', pre)
+    end
     redis.call('HSET', meta, 'seq', base + #all, 'base', base)
   end
   if not redis.call('HGET', meta, 'shuffled') then
@@ -163,10 +171,12 @@ local function reply(e, admitted, abandoned, waits)
   local opened = 0
   if now >= opens then opened = 1 end
   local m = redis.call('HMGET', meta, 'head', 'base', 'shuffled', 'admitted', 'abandoned', 'gap_from', 'gap_to')
+  local ndrawn = 0
+  if m[3] then ndrawn = redis.call('ZCARD', drawn) end
   local shuffled = 0
   if m[3] then shuffled = 1 end
   local out = {'none', 0, 0, '', 0, waiting, pace, recent, opened, closed or '', admitted, abandoned, busy_n, int(busy_ms), epoch,
-    created, 0, m[1] or '0', m[2] or '0', shuffled, m[4] or '0', m[5] or '0', m[6] or '0', m[7] or '0'}
+    created, 0, m[1] or '0', m[2] or '0', shuffled, m[4] or '0', m[5] or '0', m[6] or '0', m[7] or '0', ndrawn, '0'}
   if e then
     local st, pos = e.st, 0
     if st == 'w' and closed then
@@ -179,6 +189,7 @@ local function reply(e, admitted, abandoned, waits)
     end
     out[1], out[2], out[3], out[4], out[5] = st, pos, int(e.till), e.qid, e.first
     out[17] = int(e.seq)
+    if e.seq == 0 then out[26] = redis.call('ZSCORE', pre, uid) or '0' end
   end
   for i, w in ipairs(waits) do
     if i % 2 == 1 then out[#out + 1] = w else out[#out + 1] = int(w) end

@@ -173,7 +173,11 @@ func (d *durable) loadOnce(ctx context.Context, r *Rooms, show *services.Show) e
 	}
 	now := r.clock.Now()
 	lines, seqMax, shuffled := rebuild(places, prog, show.SaleOpensAt, now)
-	tail := []any{0, prog.Head, seqMax, prog.Base, 0, prog.Admitted, prog.Abandoned, seqMax - inFlight + 1}
+	gapFrom := seqMax + 1 // no gap
+	if len(places) > 0 {
+		gapFrom = seqMax - inFlight + 1
+	}
+	tail := []any{0, prog.Head, seqMax, prog.Base, 0, prog.Admitted, prog.Abandoned, gapFrom}
 	if shuffled {
 		tail[4] = 1
 	}
@@ -225,8 +229,11 @@ func rebuild(places []store.RoomPlace, prog store.RoomProgress, opens, now time.
 		seqMax = max(seqMax, base+int64(len(pre)))
 	}
 	// queue numbers handed out after the record was read must not meet one a join still
-	// being recorded holds: leave room for every join that may be in flight
-	seqMax += inFlight
+	// being recorded holds: leave room for every join that may be in flight (a room
+	// with nothing recorded is a new one)
+	if len(places) > 0 {
+		seqMax += inFlight
+	}
 	for _, p := range places {
 		st, till := "w", int64(0)
 		switch {

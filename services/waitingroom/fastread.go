@@ -2,6 +2,7 @@ package waitingroom
 
 import (
 	"context"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -9,6 +10,7 @@ import (
 	"golang.org/x/sync/singleflight"
 
 	"seatflow/services"
+	"seatflow/services/store"
 )
 
 // SnapshotEvery is how old this instance's view of a room may be when it answers a
@@ -23,6 +25,7 @@ type fast struct {
 	mu    sync.Mutex
 	snaps map[int64]*snapshot
 	beats map[int64]map[int64]struct{}
+	draws map[int64][]int64 // the opening's draws of a room, ascending (the drawn key)
 	sf    singleflight.Group
 }
 
@@ -57,6 +60,18 @@ func (r *Rooms) ReadPlace(ctx context.Context, showID, userID int64, token strin
 	}
 	e := &Entry{QueueID: p.QueueID, Status: StatusWaiting, FirstPosition: p.First, Waiting: snap.waiting,
 		Opened: snap.opened, Place: token}
+	if p.Seq == 0 && snap.opened && snap.drawn > 0 && snap.base == 0 {
+		// numbered by the opening's draw from 1: the place is the draw's rank among the
+		// drawn, counted from this instance's copy of the draws
+		draws, err := r.drawsOf(ctx, show, snap.drawn)
+		if err != nil {
+			return nil, err
+		}
+		if i, found := slices.BinarySearch(draws, p.Draw); found {
+			p.Seq, p.First = int64(i)+1, i+1
+			e.FirstPosition = p.First
+		}
+	}
 	switch {
 	case snap.closed != "":
 		return r.Read(ctx, showID, userID)
@@ -114,6 +129,50 @@ func (r *Rooms) snapshotOf(ctx context.Context, show *services.Show) (*reply, er
 		return nil, err
 	}
 	return v.(*reply), nil
+}
+
+// drawsPage is how many draws one read of the drawn key returns.
+const drawsPage = 50000
+
+// drawsOf returns the draws the opening of show's room numbered from 1, ascending (n of
+// them: the drawn key never changes once written), read once per instance.
+// Errors: UNAVAILABLE.
+func (r *Rooms) drawsOf(ctx context.Context, show *services.Show, n int64) ([]int64, error) {
+	r.fast.mu.Lock()
+	d := r.fast.draws[show.ID]
+	r.fast.mu.Unlock()
+	if int64(len(d)) == n {
+		return d, nil
+	}
+	v, err, _ := r.fast.sf.Do("draws:"+strconv.FormatInt(show.ID, 10), func() (any, error) {
+		key := r.Keys(show.ID)[6]
+		out := make([]int64, 0, n)
+		for start := int64(0); start < n; start += drawsPage {
+			ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), store.RedisTimeout)
+			zs, err := r.rdb.ZRangeWithScores(ctx, key, start, start+drawsPage-1).Result()
+			cancel()
+			if err != nil {
+				return nil, store.Unavailable("the waiting room", err)
+			}
+			for _, z := range zs {
+				out = append(out, int64(z.Score))
+			}
+			if len(zs) < drawsPage {
+				break
+			}
+		}
+		r.fast.mu.Lock()
+		if r.fast.draws == nil {
+			r.fast.draws = map[int64][]int64{}
+		}
+		r.fast.draws[show.ID] = out
+		r.fast.mu.Unlock()
+		return out, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return v.([]int64), nil
 }
 
 // Moved marks this instance's snapshot of showID's room stale (its room's script moved

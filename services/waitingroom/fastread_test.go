@@ -32,8 +32,8 @@ func (c *countCalls) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.P
 // the place tokens their answers carry, every 5 s like their event streams. A round of
 // reads of one instance costs Redis at most two calls (the room's snapshot and the batch
 // of heartbeats) besides one call for each buyer admitted since (whose read goes to
-// Redis) and the one buyer who sends another's token (and, once, one for each place the
-// opening's draw numbered, whose token then carries its number); each answer says what a read of
+// Redis) and the one buyer who sends another's token (and, once, the opening's draws,
+// which place everyone who joined before it); each answer says what a read of
 // Redis says (status, position, first position), before the opening and while waiting;
 // and heartbeats sent only through these reads keep 198 places alive for 200 s, while
 // the one buyer who stopped reading is expired at the front.
@@ -104,8 +104,8 @@ func TestWaitingRoom_ReadFromPlaceAsksRedisNothing(t *testing.T) {
 		}
 		r.rooms.Moved(1) // what the room's moves channel tells every instance
 		switch {
-		case sec == 1: // each place the draw numbered is read from Redis once, and carried since
-			round(t, "the first round after the opening", false, n)
+		case sec == 1: // the instance reads the opening's draws once and ranks each place in them
+			round(t, "the first round after the opening", true, 1)
 		case sec == 3:
 			round(t, "3 s after the opening", true, 0)
 		case sec%5 == 0:

@@ -109,10 +109,10 @@ func (r *Rooms) show(ctx context.Context, id int64) (*services.Show, error) {
 func (r *Rooms) Tokens() *Tokens { return r.tokens }
 
 // Keys returns the room's keys in the script's order, all in the show's hash slot:
-// meta, queue, pre, ent, seen, adm.
+// meta, queue, pre, ent, seen, adm, drawn.
 func (r *Rooms) Keys(showID int64) []string {
 	tag := r.prefix + ":{show:" + strconv.FormatInt(showID, 10) + "}:room:"
-	return []string{tag + "meta", tag + "queue", tag + "pre", tag + "ent", tag + "seen", tag + "adm"}
+	return []string{tag + "meta", tag + "queue", tag + "pre", tag + "ent", tag + "seen", tag + "adm", tag + "drawn"}
 }
 
 // activeKey is the set of show ids whose rooms the tickers advance (its own slot; read
@@ -128,6 +128,7 @@ type reply struct {
 	admittedTotal                  int64
 	abandonedTotal                 int64
 	gapFrom, gapTo                 int64     // queue numbers that may be missing after a rebuild
+	drawn                          int64     // how many the opening's draw numbered from 1 (the drawn key)
 	admittedUsers                  []int64   // admitted by this call
 	at                             time.Time // the caller's clock at the call
 	status                         string
@@ -197,7 +198,7 @@ func (r *Rooms) call(ctx context.Context, show *services.Show, op string, userID
 		}
 		return &reply{status: "none"}, nil // load, restore
 	}
-	if len(raw) < 24 {
+	if len(raw) < 26 {
 		return nil, fmt.Errorf("waiting room: reply of %d values", len(raw))
 	}
 	num := func(v any) int64 {
@@ -217,11 +218,8 @@ func (r *Rooms) call(ctx context.Context, show *services.Show, op string, userID
 		admitted: int(num(raw[10])), abandoned: int(num(raw[11])),
 		busyAdmitted: int(num(raw[12])), busyFor: time.Duration(num(raw[13])) * time.Millisecond, epoch: int(num(raw[14])),
 		created: num(raw[15]) == 1, seq: num(raw[16]), head: num(raw[17]), base: num(raw[18]), shuffled: num(raw[19]) == 1,
-		admittedTotal: num(raw[20]), abandonedTotal: num(raw[21]), gapFrom: num(raw[22]), gapTo: num(raw[23]), at: now}
-	if out.created && out.seq == 0 {
-		out.draw = draw
-	}
-	for i := 24; i+1 < len(raw); i += 2 {
+		admittedTotal: num(raw[20]), abandonedTotal: num(raw[21]), gapFrom: num(raw[22]), gapTo: num(raw[23]), drawn: num(raw[24]), draw: num(raw[25]), at: now}
+	for i := 26; i+1 < len(raw); i += 2 {
 		out.admittedUsers = append(out.admittedUsers, num(raw[i]))
 		out.waits = append(out.waits, time.Duration(num(raw[i+1]))*time.Millisecond)
 	}
@@ -250,7 +248,7 @@ func (r *Rooms) entry(show *services.Show, userID int64, rep *reply) *Entry {
 	switch rep.status {
 	case "w":
 		e.Status = StatusWaiting
-		e.Place = r.tokens.SignPlace(userID, show.ID, Place{Seq: rep.seq, QueueID: rep.queueID, First: rep.first})
+		e.Place = r.tokens.SignPlace(userID, show.ID, Place{Seq: rep.seq, QueueID: rep.queueID, First: rep.first, Draw: rep.draw})
 		if e.Position > 0 {
 			e.Wait = EstimateWait(e.Position, rep.pace, rep.busyAdmitted, rep.busyFor)
 		}
