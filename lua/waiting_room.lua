@@ -4,7 +4,8 @@
 --               counted to), credit (admissions owed, fractional), seq (last queue
 --               number), head (the highest queue number admitted or expired at the front),
 --               base (the queue number the opening's draw started after), shuffled,
---               loaded (rebuilt from the durable record, or nothing to rebuild), closed (reason),
+--               loaded (rebuilt from the durable record, or nothing to rebuild), drawn_at
+--               (the opening, ms, whose draw ran), closed (reason),
 --               admitted, abandoned (totals), busy (ms since when the queue has not
 --               been empty: admissions since then measure the pace the room keeps),
 --               epoch (the highest room epoch a caller passed)
@@ -104,6 +105,7 @@ local function shuffle()
     end
     redis.call('HSET', meta, 'seq', base + #all, 'base', base)
   end
+  if tonumber(redis.call('HGET', meta, 'drawn_at')) ~= opens then redis.call('HSET', meta, 'drawn_at', int(opens)) end
   if not redis.call('HGET', meta, 'shuffled') then
     redis.call('HSET', meta, 'shuffled', 1, 't', int(opens), 'credit', 0)
   end
@@ -207,7 +209,9 @@ if op == 'join' then
   if not live then
     e = {st = 'w', seq = 0, till = 0, qid = qid, first = 0, joined = now, ep = 0}
     created = 1
-    if now < opens then
+    -- a join whose caller's clock is a moment behind a draw already made for this
+    -- opening queues behind it, as if it came a moment later (no second draw)
+    if now < opens and tonumber(redis.call('HGET', meta, 'drawn_at')) ~= opens then
       redis.call('ZADD', pre, draw, uid)
     else
       e.seq = redis.call('HINCRBY', meta, 'seq', 1)
