@@ -36,8 +36,7 @@ type RoomProgress struct {
 	UpdatedAt time.Time `db:"updated_at"`
 }
 
-// UpsertRoomPlaces records places (one statement), replacing a buyer's earlier place
-// in the same show (a join after an expired place).
+// UpsertRoomPlaces records places (one statement), replacing a buyer's earlier place in the same show (a join after an expired place); the same place keeps its joined_at, admitted_at and draw.
 func UpsertRoomPlaces(ctx context.Context, q Querier, places []RoomPlace) error {
 	if len(places) == 0 {
 		return nil
@@ -52,8 +51,12 @@ func UpsertRoomPlaces(ctx context.Context, q Querier, places []RoomPlace) error 
 		b.WriteString("(?, ?, ?, ?, ?, ?, ?, NULL)")
 		args = append(args, p.ShowID, p.UserID, p.Seq, p.Draw, p.QueueID, p.FirstPosition, p.JoinedAt.UTC())
 	}
-	b.WriteString(` ON DUPLICATE KEY UPDATE seq = VALUES(seq), draw = VALUES(draw), queue_id = VALUES(queue_id),
-		first_position = VALUES(first_position), joined_at = VALUES(joined_at), admitted_at = NULL`)
+	// the same place (queue id) keeps when it joined and any admission; MySQL assigns left
+	// to right, so those two compare queue_id before it is replaced
+	b.WriteString(` ON DUPLICATE KEY UPDATE joined_at = IF(queue_id = VALUES(queue_id), joined_at, VALUES(joined_at)),
+		admitted_at = IF(queue_id = VALUES(queue_id), admitted_at, NULL),
+		draw = IF(queue_id = VALUES(queue_id) AND VALUES(draw) = 0, draw, VALUES(draw)),
+		seq = VALUES(seq), queue_id = VALUES(queue_id), first_position = VALUES(first_position)`)
 	_, err := q.ExecContext(ctx, b.String(), args...)
 	return err
 }
@@ -111,9 +114,9 @@ func RoomPlaceOf(ctx context.Context, q Querier, showID, userID int64) (*RoomPla
 	return &rows[0], nil
 }
 
-// RoomDrawRank counts showID's places not yet numbered whose draw comes before draw.
+// RoomDrawRank counts showID's places drawn at the opening (draw > 0) whose draw comes before draw.
 func RoomDrawRank(ctx context.Context, q Querier, showID, draw int64) (int64, error) {
 	var n int64
-	err := q.GetContext(ctx, &n, `SELECT COUNT(*) FROM waiting_room_places WHERE show_id = ? AND seq = 0 AND draw < ?`, showID, draw)
+	err := q.GetContext(ctx, &n, `SELECT COUNT(*) FROM waiting_room_places WHERE show_id = ? AND draw > 0 AND draw < ?`, showID, draw)
 	return n, err
 }

@@ -57,12 +57,13 @@ const inFlight = 100000
 // recordTimeout bounds one write of the record.
 const recordTimeout = 5 * time.Second
 
-// record writes what one script call moved: the entry it created (waiting for its
-// batch to commit: a join answers only once its place is durable), the places it
+// record writes what one script call moved: the waiting entry a join made or found
+// (waiting for its batch to commit: a join answers only once its place is durable;
+// joining again records it again, in case the first answer failed), the places it
 // admitted and the room's progress. Errors: UNAVAILABLE (the join's place is not
 // recorded; the buyer's retry returns the same entry and records it).
-func (d *durable) record(ctx context.Context, show *services.Show, userID int64, rep *reply, now time.Time) error {
-	if rep.created {
+func (d *durable) record(ctx context.Context, show *services.Show, op string, userID int64, rep *reply, now time.Time) error {
+	if rep.created || (op == "join" && rep.status == "w") { // a join again records again: its first answer may have failed
 		p := store.RoomPlace{ShowID: show.ID, UserID: userID, Seq: rep.seq, Draw: rep.draw, QueueID: rep.queueID,
 			FirstPosition: rep.first, JoinedAt: now.Truncate(time.Millisecond)}
 		if err := d.writePlace(ctx, p); err != nil {
@@ -211,7 +212,7 @@ func rebuild(places []store.RoomPlace, prog store.RoomProgress, opens, now time.
 	base := prog.Base
 	for i, p := range places {
 		seqMax = max(seqMax, p.Seq)
-		if p.Seq == 0 {
+		if p.Draw > 0 { // joined before the opening (numbered by its draw, or not yet)
 			pre = append(pre, i)
 		} else if !prog.Shuffled && p.JoinedAt.Before(opens) {
 			base = max(base, p.Seq) // queued before an opening moved later
@@ -221,9 +222,12 @@ func rebuild(places []store.RoomPlace, prog store.RoomProgress, opens, now time.
 	if !now.Before(opens) {
 		sort.Slice(pre, func(a, b int) bool { return places[pre[a]].Draw < places[pre[b]].Draw })
 		for k, i := range pre {
+			if places[i].Seq > 0 {
+				continue // numbered already (recorded at a later join, or by restore)
+			}
 			places[i].Seq = base + int64(k) + 1
 			if places[i].FirstPosition == 0 {
-				places[i].FirstPosition = int(max(1, places[i].Seq-prog.Head))
+				places[i].FirstPosition = int(places[i].Seq - base) // as the draw gave it
 			}
 		}
 		seqMax = max(seqMax, base+int64(len(pre)))

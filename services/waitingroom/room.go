@@ -157,7 +157,7 @@ func (r *Rooms) run(ctx context.Context, show *services.Show, op string, userID 
 		return nil, err
 	}
 	if r.durable != nil && op != "stats" {
-		if err := r.durable.record(ctx, show, userID, out, out.at); err != nil {
+		if err := r.durable.record(ctx, show, op, userID, out, out.at); err != nil {
 			return nil, err
 		}
 	}
