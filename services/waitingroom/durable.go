@@ -278,6 +278,9 @@ func (d *durable) restore(ctx context.Context, r *Rooms, show *services.Show, us
 			return false, store.Unavailable("the waiting room's record", err)
 		}
 		p.Seq = prog.Base + rank + 1 // numbered as the opening's draw numbered it
+		if p.FirstPosition == 0 {
+			p.FirstPosition = int(rank) + 1
+		}
 	}
 	lines, _, _ := rebuild([]store.RoomPlace{*p}, prog, show.SaleOpensAt, r.clock.Now())
 	extra := append([]any{0, 0, 0, 0, 0, 0, 0, 0}, lines...)

@@ -45,7 +45,8 @@ func usersUpTo(n int64) []int64 {
 // TestWaitingRoom_SurvivesLosingRedis: a room of 300 buyers (200 joined before the
 // opening, 100 after) at 60 a minute, 20 s after the opening, loses Redis: the whole
 // database flushed (a FLUSHALL, a restart without data), or one buyer's keys (a lossy
-// failover). Afterwards every waiting buyer reads a place no worse than before, every
+// failover). Afterwards every waiting buyer reads a place no worse than before (and the
+// same first position), every
 // admitted buyer is still admitted and their token still admits them, a buyer who joins
 // afterwards queues behind everyone, and the pace goes on in position order.
 func TestWaitingRoom_SurvivesLosingRedis(t *testing.T) {
@@ -102,8 +103,10 @@ func TestWaitingRoom_SurvivesLosingRedis(t *testing.T) {
 				b, e := before[u], r.read(t, 1, u)
 				switch b.Status {
 				case waitingroom.StatusWaiting:
-					if e.Status != waitingroom.StatusWaiting || e.Position < 1 || e.Position > b.Position || e.QueueID != b.QueueID {
-						t.Errorf("user %d waited at %d (%s); after the loss: %s at %d (%s)", u, b.Position, b.QueueID, e.Status, e.Position, e.QueueID)
+					if e.Status != waitingroom.StatusWaiting || e.Position < 1 || e.Position > b.Position || e.QueueID != b.QueueID ||
+						e.FirstPosition != b.FirstPosition {
+						t.Errorf("user %d waited at %d (first %d, %s); after the loss: %s at %d (first %d, %s)", u, b.Position, b.FirstPosition,
+							b.QueueID, e.Status, e.Position, e.FirstPosition, e.QueueID)
 					}
 				case waitingroom.StatusAdmitted:
 					if e.Status != waitingroom.StatusAdmitted || !e.AdmissionExpiresAt.Equal(b.AdmissionExpiresAt) {
