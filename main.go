@@ -126,13 +126,13 @@ func seed(ctx context.Context, a *web.App) error {
 	}
 	rep, err := demo.SeedDemo(ctx, a.DB, a.Users, demo.DemoOptions{
 		Now: time.Now().UTC(), Zone: a.Cfg.Location(), Currency: a.Cfg.Currency, PurchaseLimit: a.Cfg.PurchaseLimit,
-		SeatMaps: a.Seats,
+		SeatMaps: a.Seats, Chain: true,
 	})
 	if err != nil {
 		return err
 	}
-	fmt.Printf("demo cinema: %d halls, %d movies, %d shows, %d orders created\n",
-		rep.HallsCreated, rep.MoviesCreated, rep.ShowsCreated, rep.OrdersCreated)
+	fmt.Printf("demo chain: %d cinemas, %d halls, %d movies, %d shows, %d orders created\n",
+		rep.CinemasCreated, rep.HallsCreated, rep.MoviesCreated, rep.ShowsCreated, rep.OrdersCreated)
 	fmt.Println("demo accounts (passwords are new on every seed):")
 	for _, acc := range rep.Accounts {
 		fmt.Printf("  %-9s %-28s %s\n", acc.Role, acc.Email, acc.Password)

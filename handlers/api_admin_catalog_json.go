@@ -12,12 +12,13 @@ import (
 
 // adminHallJSON is a hall as GET /api/v1/admin/halls lists it.
 type adminHallJSON struct {
-	ID    string         `json:"id"`
-	Name  string         `json:"name"`
-	Rows  int            `json:"rows"`
-	Cols  int            `json:"cols"`
-	Seats int            `json:"seats"`
-	Zones []hallZoneJSON `json:"zones"`
+	ID       string         `json:"id"`
+	CinemaID string         `json:"cinema_id"`
+	Name     string         `json:"name"`
+	Rows     int            `json:"rows"`
+	Cols     int            `json:"cols"`
+	Seats    int            `json:"seats"`
+	Zones    []hallZoneJSON `json:"zones"`
 }
 
 type hallZoneJSON struct {
@@ -26,7 +27,7 @@ type hallZoneJSON struct {
 }
 
 func adminHallOut(h *catalog.HallSummary) adminHallJSON {
-	out := adminHallJSON{ID: id(h.ID), Name: h.Name, Rows: h.Rows, Cols: h.Cols, Seats: h.Seats, Zones: make([]hallZoneJSON, len(h.Zones))}
+	out := adminHallJSON{ID: id(h.ID), CinemaID: id(h.CinemaID), Name: h.Name, Rows: h.Rows, Cols: h.Cols, Seats: h.Seats, Zones: make([]hallZoneJSON, len(h.Zones))}
 	for i, z := range h.Zones {
 		out.Zones[i] = hallZoneJSON{Code: z.Code, Name: z.Name}
 	}

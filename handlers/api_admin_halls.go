@@ -22,6 +22,7 @@ type HallAdminService interface {
 // hallLayoutJSON is one hall with its layout: GET, POST and PATCH answer it.
 type hallLayoutJSON struct {
 	ID        string              `json:"id"`
+	CinemaID  string              `json:"cinema_id"`
 	Name      string              `json:"name"`
 	Rows      int                 `json:"rows"`
 	Cols      int                 `json:"cols"`
@@ -39,7 +40,7 @@ type hallZoneSeatsJSON struct {
 }
 
 func hallLayoutOut(h *catalog.HallLayout) hallLayoutJSON {
-	out := hallLayoutJSON{ID: id(h.ID), Name: h.Name, Rows: h.Rows, Cols: h.Cols, Numbering: string(h.Numbering), Zones: []hallZoneSeatsJSON{}}
+	out := hallLayoutJSON{ID: id(h.ID), CinemaID: id(h.CinemaID), Name: h.Name, Rows: h.Rows, Cols: h.Cols, Numbering: string(h.Numbering), Zones: []hallZoneSeatsJSON{}}
 	if h.LayoutErr == "" {
 		out.Layout = &h.Layout
 	}
@@ -75,16 +76,18 @@ func (d *Deps) apiAdminHall(c *fiber.Ctx) error {
 
 // hallBody is the body of POST and PATCH /api/v1/admin/halls; nil fields were absent.
 type hallBody struct {
+	CinemaID  int64   // 0 when absent
 	Name      *string `json:"name"`
 	Layout    *string `json:"layout"`
 	Numbering *string `json:"numbering"`
 	Prices    []catalog.ZonePrice
 }
 
-const hallShape = `{"name":"Hall 4","layout":"SSSS.SSSS\nPPPP.PPPP","numbering":"ltr"}`
+const hallShape = `{"cinema_id":"1","name":"Hall 4","layout":"SSSS.SSSS\nPPPP.PPPP","numbering":"ltr"}`
 
 func parseHallBody(body []byte) (hallBody, error) {
 	var raw struct {
+		CinemaID  json.RawMessage `json:"cinema_id"`
 		Name      json.RawMessage `json:"name"`
 		Layout    json.RawMessage `json:"layout"`
 		Numbering json.RawMessage `json:"numbering"`
@@ -93,6 +96,12 @@ func parseHallBody(body []byte) (hallBody, error) {
 	var out hallBody
 	if err := decodeObject(body, &raw, hallShape); err != nil {
 		return out, err
+	}
+	if isSet(raw.CinemaID) {
+		var err error
+		if out.CinemaID, err = jsonID(raw.CinemaID, "cinema_id"); err != nil {
+			return out, err
+		}
 	}
 	if isSet(raw.Prices) {
 		var err error
@@ -117,9 +126,10 @@ func parseHallBody(body []byte) (hallBody, error) {
 	return out, nil
 }
 
-// apiAdminCreateHall creates a hall from {"name","layout","numbering"?} -> 201 the hall.
-// Errors: 400 (name; layout problems naming line and column), 409 CONFLICT (the name is
-// in use), 503.
+// apiAdminCreateHall creates a hall from {"cinema_id"?,"name","layout","numbering"?}
+// (no cinema_id: the install's first cinema) -> 201 the hall. Errors: 400 (name; layout
+// problems naming line and column), 404 (cinema), 409 CONFLICT (the name is in use in
+// the cinema), 503.
 func (d *Deps) apiAdminCreateHall(c *fiber.Ctx) error {
 	b, err := parseHallBody(c.Body())
 	if err != nil {
@@ -131,7 +141,7 @@ func (d *Deps) apiAdminCreateHall(c *fiber.Ctx) error {
 	if len(b.Prices) > 0 {
 		return invalid("a new hall has no shows to price: prices go with a change of a hall (PATCH)")
 	}
-	in := catalog.HallInput{Name: *b.Name, Layout: *b.Layout}
+	in := catalog.HallInput{CinemaID: b.CinemaID, Name: *b.Name, Layout: *b.Layout}
 	if b.Numbering != nil {
 		in.Numbering = catalog.Numbering(*b.Numbering)
 	}

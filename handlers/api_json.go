@@ -34,6 +34,7 @@ type showJSON struct {
 	ID            string     `json:"id"`
 	Movie         movieJSON  `json:"movie"`
 	Hall          hallJSON   `json:"hall"`
+	Cinema        cinemaRef  `json:"cinema"`
 	StartsAt      string     `json:"starts_at"`
 	SaleOpensAt   string     `json:"sale_opens_at"`
 	SaleClosesAt  string     `json:"sale_closes_at"`
@@ -110,6 +111,7 @@ func showOut(s *services.Show, detail bool, holdFor time.Duration) showJSON {
 		ID:             id(s.ID),
 		Movie:          movieJSON{ID: id(s.Movie.ID), Title: s.Movie.Title, RuntimeMin: s.Movie.RuntimeMin},
 		Hall:           hallJSON{ID: id(s.HallID), Name: s.HallName},
+		Cinema:         cinemaRef{ID: id(s.CinemaID), Name: s.CinemaName},
 		StartsAt:       rfc(s.StartsAt),
 		SaleOpensAt:    rfc(s.SaleOpensAt),
 		SaleClosesAt:   rfc(s.SaleClosesAt),

@@ -12,15 +12,24 @@ import (
 
 // The API's shows for everyone: a day's shows, one show, its seat map.
 
-// apiShows lists the shows of ?date= (the cinema's today when absent) -> 200 {"shows"}.
-// Errors: 400 for a date that is not YYYY-MM-DD, an empty one included.
+// apiShows lists the shows of ?date= (a date in each show's cinema's zone; today there
+// when absent) of every cinema, or of ?cinema_id= -> 200 {"shows"}. Errors: 400 for a
+// date that is not YYYY-MM-DD or a cinema_id that is not an id, empty ones included;
+// 404 for an unknown cinema.
 func (d *Deps) apiShows(c *fiber.Ctx) error {
-	if err := refuseBlankQuery(c, "date"); err != nil {
+	if err := refuseBlankQuery(c, "date", "cinema_id"); err != nil {
 		return err
+	}
+	var cinemaID int64
+	if v := c.Query("cinema_id"); v != "" {
+		var ok bool
+		if cinemaID, ok = parseID(v); !ok {
+			return invalid("cinema_id must be a cinema's id, such as \"1\" (GET /api/v1/cinemas lists them)")
+		}
 	}
 	ctx, cancel := ctxOf(c)
 	defer cancel()
-	shows, err := d.Shows.OnDate(ctx, utils.CopyString(c.Query("date")))
+	shows, err := d.Shows.OnDate(ctx, utils.CopyString(c.Query("date")), cinemaID)
 	if err != nil {
 		return err
 	}

@@ -28,7 +28,7 @@ func (d *Deps) showsDayPage(c *fiber.Ctx) error {
 	}
 	ctx, cancel := ctxOf(c)
 	defer cancel()
-	shows, err := d.Shows.OnDate(ctx, date)
+	shows, err := d.Shows.OnDate(ctx, date, 0)
 	if err != nil {
 		return errorPage(c, err)
 	}

@@ -39,7 +39,7 @@ import (
 // ShowService is what the handlers need of seats.Listing: the listing, one show and its
 // seat map, and the cinema's day and zone.
 type ShowService interface {
-	OnDate(ctx context.Context, date string) ([]*services.Show, error)
+	OnDate(ctx context.Context, date string, cinemaID int64) ([]*services.Show, error)
 	Between(ctx context.Context, from, to time.Time) ([]*services.Show, error)
 	Get(ctx context.Context, id int64) (*services.Show, error)
 	SeatMap(ctx context.Context, id int64) (*seats.SeatMap, error)
@@ -116,6 +116,7 @@ type CatalogService interface {
 	CatalogAdminService
 	CatalogConsoleService
 	HallAdminService
+	CinemaAdminService
 }
 
 // UserAdminService is what the handlers need of accounts.UserAdmin.
@@ -208,7 +209,9 @@ type Deps struct {
 // waiting lists, the clock and the cookie policy.
 type SharedDeps struct {
 	Shows ShowService
-	Users UserService
+	// Cinemas reads the install's cinemas (names, time zones, currencies).
+	Cinemas CinemaReader
+	Users   UserService
 	// Clock is the clock the services decide deadlines by (nil: the system clock); the
 	// pages that show a deadline count down from its now, never the client's clock.
 	Clock services.Clock

@@ -362,7 +362,8 @@ func TestMoney(t *testing.T) {
 		{123456, "USD", "$1,234.56"},
 		{100000000, "EUR", "€1,000,000.00"},
 		{-4500, "CNY", "-¥45.00"},
-		{1999, "GBP", "GBP 19.99"},
+		{1999, "GBP", "£19.99"},
+		{1999, "CHF", "CHF 19.99"},
 		{4500, "JPY", "JPY 4,500"},
 	}
 	for _, tc := range cases {
@@ -465,7 +466,7 @@ type fakeShows struct {
 	version atomic.Uint64 // SeatMapVersion
 }
 
-func (f *fakeShows) OnDate(context.Context, string) ([]*services.Show, error) {
+func (f *fakeShows) OnDate(context.Context, string, int64) ([]*services.Show, error) {
 	f.calls.add("Shows.OnDate")
 	return nil, nil
 }

@@ -42,7 +42,8 @@ func (d *Deps) apiRoutes(app fiber.Router) {
 	v1.Post("/auth/login", d.apiLogin)
 	v1.Post("/auth/password-reset", d.apiPasswordReset) // 202 whether or not the account exists
 	v1.Post("/auth/password-reset/confirm", d.apiPasswordResetConfirm)
-	v1.Get("/shows", d.apiShows)
+	v1.Get("/cinemas", d.apiCinemas)
+	v1.Get("/shows", d.apiShows) // ?date= &cinema_id=
 	v1.Get("/shows/:id", d.apiShow)
 	v1.Get("/shows/:id/seats", d.apiSeats)               // signed in: the current map, no lag
 	v1.Post("/payments/:provider/webhook", d.apiWebhook) // signed by the provider
@@ -96,6 +97,9 @@ func (d *Deps) apiRoutes(app fiber.Router) {
 	users := staff.Group("/users", RequireRole(services.RoleAdmin))
 	users.Get("", d.apiAdminUsers)
 	users.Patch("/:id", d.apiAdminSetRole)
+	cinemas := staff.Group("/cinemas", RequireRole(services.RoleAdmin))
+	cinemas.Post("", d.apiAdminCreateCinema)
+	cinemas.Patch("/:id", d.apiAdminUpdateCinema)
 	reconcile := staff.Group("/reconcile", RequireRole(services.RoleAdmin))
 	reconcile.Post("", d.apiReconcile)
 	reconcile.Get("/runs", d.apiReconcileRuns)

@@ -3,10 +3,12 @@ package services
 import (
 	"strconv"
 	"strings"
+
+	"golang.org/x/text/currency"
 )
 
 // Money formats an amount in minor units for people: "¥45.00" (CNY), "$1,234.50"
-// (USD), "€0.05" (EUR); any other currency as its code and the amount ("GBP 12.00",
+// (USD), "€0.05" (EUR), "£12.00" (GBP); any other currency as its code and the amount ("CHF 12.00",
 // "JPY 4,500" for currencies without minor units). The pages and the e-mails both
 // write money with it.
 func Money(minor int64, currency string) string {
@@ -24,7 +26,7 @@ func Money(minor int64, currency string) string {
 }
 
 // MoneyParts is how Money writes a currency, for scripts that format totals the same
-// way: the prefix before the amount ("¥", "GBP ", "" without a currency) and the number
+// way: the prefix before the amount ("¥", "CHF ", "" without a currency) and the number
 // of decimals (0 or 2).
 func MoneyParts(currency string) (prefix string, decimals int) {
 	code := strings.ToUpper(currency)
@@ -41,7 +43,7 @@ func MoneyParts(currency string) (prefix string, decimals int) {
 	return code + " ", decimals
 }
 
-var moneySymbol = map[string]string{"CNY": "¥", "USD": "$", "EUR": "€"}
+var moneySymbol = map[string]string{"CNY": "¥", "USD": "$", "EUR": "€", "GBP": "£"}
 
 // zeroDecimal are ISO 4217 currencies whose minor unit is the unit itself.
 var zeroDecimal = map[string]bool{"JPY": true, "KRW": true, "VND": true, "CLP": true, "ISK": true, "UGX": true}
@@ -64,4 +66,16 @@ func Thousands(n uint64) string {
 		b.WriteString(s[i : i+3])
 	}
 	return b.String()
+}
+
+// CheckCurrency returns INVALID_REQUEST unless code is an ISO 4217 currency code in upper
+// case ("GBP", "CNY"); golang.org/x/text/currency knows the list.
+func CheckCurrency(code string) error {
+	if len(code) != 3 || strings.ToUpper(code) != code {
+		return Errorf(CodeInvalidRequest, "currency %q must be an ISO 4217 code in capitals, such as GBP", code)
+	}
+	if _, err := currency.ParseISO(code); err != nil {
+		return Errorf(CodeInvalidRequest, "currency %q is not an ISO 4217 code", code)
+	}
+	return nil
 }

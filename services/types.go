@@ -92,15 +92,16 @@ func (s Seat) Sellable() bool { return s.Kind != KindBlocked }
 
 // Hall is an auditorium with its fixed layout: Rows x Cols grid, its zones and seats.
 type Hall struct {
-	ID    int64  `db:"id"`
-	Name  string `db:"name"`
-	Rows  int    `db:"rows_n"`
-	Cols  int    `db:"cols_n"`
-	Zones []Zone `db:"-"`
-	Seats []Seat `db:"-"`
-	byID  map[int64]*Seat
-	pos   map[int64]int        // seat id -> its index in Seats
-	rows  map[string][][]int32 // zone code -> its rows, nearest the sweet spot first (bestavailable.go), each its seats' indexes in column order
+	ID       int64  `db:"id"`
+	CinemaID int64  `db:"cinema_id"`
+	Name     string `db:"name"`
+	Rows     int    `db:"rows_n"`
+	Cols     int    `db:"cols_n"`
+	Zones    []Zone `db:"-"`
+	Seats    []Seat `db:"-"`
+	byID     map[int64]*Seat
+	pos      map[int64]int        // seat id -> its index in Seats
+	rows     map[string][][]int32 // zone code -> its rows, nearest the sweet spot first (bestavailable.go), each its seats' indexes in column order
 	// the single-seat rule's grid (seats/strand.go): a standard seat's standard
 	// neighbours in its row (index in Seats, -1: aisle, gap, other kind or row end),
 	// and per row number its runs of standard seats side by side
@@ -261,11 +262,22 @@ type Show struct {
 	CreatedAt      time.Time `db:"created_at"`
 	Movie          Movie     `db:"movie"`
 	HallName       string    `db:"hall_name"`
-	Zones          []Zone    `db:"-"` // with this show's prices
-	SeatsLeft      int       `db:"-"`
+	// CinemaID, CinemaName and TimeZone are the show's hall's cinema: its local dates
+	// and times are in TimeZone (Loc), its prices in Currency (API.md "Cinemas").
+	CinemaID   int64  `db:"cinema_id"`
+	CinemaName string `db:"cinema_name"`
+	TimeZone   string `db:"time_zone"`
+	Zones      []Zone `db:"-"` // with this show's prices
+	SeatsLeft  int    `db:"-"`
 	// StoredStatus is the status column as stored; "" when Status was not derived.
 	StoredStatus string `db:"-"`
 }
+
+// Loc returns the time zone of the show's cinema (UTC when the show was read without it).
+func (s *Show) Loc() *time.Location { return Location(s.TimeZone) }
+
+// LocalDate returns the day the show starts on in its cinema's zone (YYYY-MM-DD).
+func (s *Show) LocalDate() string { return s.StartsAt.In(s.Loc()).Format(time.DateOnly) }
 
 // Stored is the show's stored status: StoredStatus, or Status when it was not derived.
 func (s *Show) Stored() string {

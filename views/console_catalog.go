@@ -32,12 +32,13 @@ func (m *MovieSummary) Retired() bool { return m.RetiredAt != nil }
 // HallSummary is a hall as the new-show form offers it: its grid, its sellable seats
 // and its zones.
 type HallSummary struct {
-	ID    int64
-	Name  string
-	Rows  int
-	Cols  int
-	Seats int
-	Zones []services.Zone
+	ID       int64
+	CinemaID int64
+	Name     string
+	Rows     int
+	Cols     int
+	Seats    int
+	Zones    []services.Zone
 }
 
 // SeatCounts are a show's seats by state: sold (paid), held and free.

@@ -269,7 +269,7 @@ func (a *App) newHTTP() *fiber.App {
 	app.Use("/static", filesystem.New(filesystem.Config{Root: http.FS(static.FS), MaxAge: 3600}))
 	staffOrders := staff.NewStaffOrders(a.DB, a.Orders, a.Payments, a.Shows, a.Audit)
 	d := &handlers.Deps{
-		SharedDeps: handlers.SharedDeps{Shows: a.Shows, Users: a.Users, Clock: a.Orders.Clock(), SecureCookies: a.Cfg.SecureCookies,
+		SharedDeps: handlers.SharedDeps{Shows: a.Shows, Cinemas: a.Shows, Users: a.Users, Clock: a.Orders.Clock(), SecureCookies: a.Cfg.SecureCookies,
 			Rooms: a.Rooms, Waitlist: a.Waitlist},
 		BuyerDeps: handlers.BuyerDeps{Orders: a.Orders, Payments: a.Payments, Limiter: a.Limiter, Tickets: a.tickets, Resets: a.Resets},
 		APIDeps:   handlers.APIDeps{Moves: a.roomMoves},
@@ -320,7 +320,7 @@ func (a *App) Migrate(ctx context.Context) (int, error) {
 	if err := store.EnsureDatabase(ctx, a.Cfg.MySQLDSN); err != nil {
 		return 0, fmt.Errorf("create database: %w", err)
 	}
-	return store.Migrate(ctx, a.DB)
+	return store.Migrate(ctx, a.DB, a.Cfg.FirstCinema())
 }
 
 // StartWorker starts the in-process asynq worker (order expiry, e-mail delivery) and

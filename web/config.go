@@ -14,6 +14,7 @@ import (
 	"github.com/caarlos0/env/v11"
 	"github.com/redis/go-redis/v9"
 
+	"seatflow/services"
 	"seatflow/services/mail"
 	"seatflow/services/store"
 )
@@ -253,6 +254,12 @@ func (c Config) HoldFor() time.Duration {
 		return time.Duration(c.HoldSeconds) * time.Second
 	}
 	return time.Duration(c.HoldMinutes) * time.Minute
+}
+
+// FirstCinema is the cinema an install without one gets when it is migrated: named
+// CinemaName, in TimeZone, pricing in Currency (the settings are its defaults only).
+func (c Config) FirstCinema() services.Cinema {
+	return services.Cinema{Name: c.CinemaName, TimeZone: c.TimeZone, Currency: c.Currency}
 }
 
 // Location returns the cinema's time zone (validated by LoadConfig).

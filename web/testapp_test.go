@@ -202,6 +202,9 @@ func resetStores(t *testing.T, a *App) {
 		}
 	}
 	conn.ExecContext(ctx, "SET FOREIGN_KEY_CHECKS = 1")
+	if _, err := store.EnsureFirstCinema(ctx, a.DB, a.Cfg.FirstCinema()); err != nil {
+		t.Fatal(err)
+	}
 }
 
 type apiResp struct {

@@ -20,6 +20,8 @@ type Catalog struct {
 	clock services.Clock
 	halls *store.TTLCache[int64, *services.Hall]
 	shows *store.TTLCache[int64, *services.Show]
+	// cinemas holds the list of cinemas under the key 0 (cinemas.go)
+	cinemas *store.TTLCache[int, []services.Cinema]
 	// announce tells the other processes that a hall changed (HallChanges); nil alone
 	announce func(ctx context.Context, hallID int64)
 }
@@ -33,6 +35,7 @@ func NewCatalog(db *sqlx.DB) *Catalog {
 	c := &Catalog{db: db, clock: services.SystemClock{}}
 	c.halls = store.NewTTLCache(time.Minute, c.loadHall)
 	c.shows = store.NewTTLCache(ShowCacheTTL, c.loadShow)
+	c.cinemas = store.NewTTLCache(CinemaCacheTTL, c.loadCinemas)
 	return c
 }
 
@@ -111,6 +114,24 @@ func (c *Catalog) ShowsBetween(ctx context.Context, from, to time.Time) ([]*serv
 	if err != nil {
 		return nil, store.Unavailable("the database", err)
 	}
+	return c.withPrices(ctx, shows)
+}
+
+// ShowsIn lists the shows the public may see (every status but draft) of each window's
+// cinemas starting within its window, ordered by start time, with zones and prices.
+// Errors: UNAVAILABLE.
+func (c *Catalog) ShowsIn(ctx context.Context, windows []store.ShowWindow) ([]*services.Show, error) {
+	ctx, cancel := context.WithTimeout(ctx, store.DBTimeout)
+	defer cancel()
+	shows, err := store.ShowsStartingIn(ctx, c.db, windows)
+	if err != nil {
+		return nil, store.Unavailable("the database", err)
+	}
+	return c.withPrices(ctx, shows)
+}
+
+// withPrices derives the shows' statuses and reads their zones and prices.
+func (c *Catalog) withPrices(ctx context.Context, shows []*services.Show) ([]*services.Show, error) {
 	if len(shows) == 0 {
 		return shows, nil
 	}

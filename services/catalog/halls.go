@@ -14,18 +14,20 @@ import (
 )
 
 // ErrDuplicateHallName is the cause of the CONFLICT answered for a hall name already in
-// use (the unique key uq_halls_name).
+// use in its cinema (the unique key uq_halls_cinema_name).
 var ErrDuplicateHallName = errors.New("services: duplicate hall name")
 
 // MaxHallName is the longest hall name in characters (the width of halls.name).
 const (
 	MaxHallName   = 100
-	hallNameIndex = "uq_halls_name"
+	hallNameIndex = "uq_halls_cinema_name"
 )
 
-// HallInput is a hall as staff write it: a name (trimmed, 1..MaxHallName characters),
-// its layout text (ParseLayout) and the direction its seat numbers run.
+// HallInput is a hall as staff write it: its cinema (CreateHall only; 0: the install's
+// first cinema), a name (trimmed, 1..MaxHallName characters, unique in the cinema), its
+// layout text (ParseLayout) and the direction its seat numbers run.
 type HallInput struct {
+	CinemaID  int64
 	Name      string
 	Layout    string
 	Numbering Numbering
@@ -128,12 +130,16 @@ func checkHallInput(in HallInput) (string, *Layout, error) {
 	return name, l, nil
 }
 
-// CreateHall stores a hall from its layout, written by actorID, with the zones its seats
-// use, audited as "hall.create", and returns it. Errors: INVALID_REQUEST (name, or the
-// layout's problems naming line and column), CONFLICT wrapping ErrDuplicateHallName,
-// UNAVAILABLE.
+// CreateHall stores a hall of a cinema from its layout, written by actorID, with the
+// zones its seats use, audited as "hall.create", and returns it. Errors: INVALID_REQUEST
+// (name, or the layout's problems naming line and column), NOT_FOUND (cinema), CONFLICT
+// wrapping ErrDuplicateHallName, UNAVAILABLE.
 func (w *CatalogWriter) CreateHall(ctx context.Context, actorID int64, in HallInput) (*HallLayout, error) {
 	name, l, err := checkHallInput(in)
+	if err != nil {
+		return nil, err
+	}
+	cinema, err := w.hallCinema(ctx, in.CinemaID)
 	if err != nil {
 		return nil, err
 	}
@@ -142,7 +148,7 @@ func (w *CatalogWriter) CreateHall(ctx context.Context, actorID int64, in HallIn
 	defer cancel()
 	err = store.InTx(tctx, w.db, func(tx *sqlx.Tx) error {
 		var err error
-		if id, err = store.InsertHall(tctx, tx, name, l.Rows, l.Cols); err != nil {
+		if id, err = store.InsertHall(tctx, tx, cinema.ID, name, l.Rows, l.Cols); err != nil {
 			return err
 		}
 		zones, err := ensureZones(tctx, tx, id, l)
@@ -160,9 +166,18 @@ func (w *CatalogWriter) CreateHall(ctx context.Context, actorID int64, in HallIn
 	return w.Hall(ctx, id)
 }
 
+// hallCinema returns the cinema a new hall goes in: id, or the first cinema when id is 0.
+// Errors: NOT_FOUND, UNAVAILABLE.
+func (w *CatalogWriter) hallCinema(ctx context.Context, id int64) (services.Cinema, error) {
+	if id == 0 {
+		return w.catalog.FirstCinema(ctx)
+	}
+	return w.catalog.Cinema(ctx, id)
+}
+
 func hallWriteError(err error, name string) error {
 	if store.DuplicateOn(err, hallNameIndex) {
-		return &services.Error{Code: services.CodeConflict, Message: "a hall named " + strconv.Quote(name) + " already exists", Err: ErrDuplicateHallName}
+		return &services.Error{Code: services.CodeConflict, Message: "a hall named " + strconv.Quote(name) + " already exists in this cinema", Err: ErrDuplicateHallName}
 	}
 	return asServiceError(err)
 }

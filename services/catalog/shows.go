@@ -33,12 +33,13 @@ const MaxPriceMinor = 100_000_000
 // HallSummary is a hall as the admin API lists it: its grid, the number of sellable
 // seats (blocked ones left out) and its zones (code and name).
 type HallSummary struct {
-	ID    int64
-	Name  string
-	Rows  int
-	Cols  int
-	Seats int
-	Zones []services.Zone
+	ID       int64
+	CinemaID int64
+	Name     string
+	Rows     int
+	Cols     int
+	Seats    int
+	Zones    []services.Zone
 }
 
 // ZonePrice is the price of one zone (by code) in minor units.
@@ -127,7 +128,7 @@ func (w *CatalogWriter) Halls(ctx context.Context) ([]*HallSummary, error) {
 		if err != nil {
 			return nil, err
 		}
-		hs := &HallSummary{ID: h.ID, Name: h.Name, Rows: h.Rows, Cols: h.Cols, Zones: h.Zones}
+		hs := &HallSummary{ID: h.ID, CinemaID: h.CinemaID, Name: h.Name, Rows: h.Rows, Cols: h.Cols, Zones: h.Zones}
 		for _, s := range h.Seats {
 			if s.Sellable() {
 				hs.Seats++

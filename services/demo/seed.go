@@ -31,13 +31,15 @@ import (
 // user may hold and own per show (default 4). SeatMaps, when set, loads the seat map of
 // the show the seed fills with paid orders, so that the seat cache agrees with MySQL
 // from the start (a show with sold seats and no map is drift to reconciliation); nil
-// leaves that to reconciliation.
+// leaves that to reconciliation. Chain adds a second cinema in another time zone and
+// currency (DemoBranch) with a hall and shows of its own, so the demo is a chain of two.
 type DemoOptions struct {
 	Now           time.Time
 	Zone          *time.Location
 	Currency      string
 	PurchaseLimit int
 	SeatMaps      SeatLoader
+	Chain         bool
 }
 
 // SeatLoader builds a show's seat map from MySQL unless it is loaded; seats.SeatStore
@@ -58,8 +60,8 @@ type DemoAccount struct {
 // by this run (0 for things that existed already), and the demo accounts with the
 // passwords set by this run.
 type DemoReport struct {
-	HallsCreated, MoviesCreated, ShowsCreated, OrdersCreated int
-	Accounts                                                 []DemoAccount
+	CinemasCreated, HallsCreated, MoviesCreated, ShowsCreated, OrdersCreated int
+	Accounts                                                                 []DemoAccount
 }
 
 // demoDays is how many local days of shows the seed keeps ahead: today and the next 6.
@@ -133,6 +135,43 @@ var DemoHalls = []demoHall{
 	},
 }
 
+// demoSite is one cinema of the demo: its halls and prices. Its zone and currency are
+// the cinema's (the first cinema's come from DemoOptions).
+type demoSite struct {
+	cinemaID  int64
+	zone      *time.Location
+	currency  string
+	halls     []demoHall
+	prices    map[string]int64 // zone code -> base price in minor units
+	surcharge int64            // added from 18:00 local (minor units)
+}
+
+// demoFirstPrices are the first cinema's base prices (minor units of its currency).
+var demoFirstPrices = map[string]int64{demoStandard.code: demoStandard.price, demoPremium.code: demoPremium.price, demoVIP.code: demoVIP.price}
+
+// DemoBranch is the chain's second cinema (Chain): in Europe/London, priced in GBP;
+// DemoBranchAlt replaces it when the first cinema is itself in Europe/London.
+var (
+	DemoBranch    = services.Cinema{Name: "seatflow London", TimeZone: "Europe/London", Currency: "GBP"}
+	DemoBranchAlt = services.Cinema{Name: "seatflow Shanghai", TimeZone: "Asia/Shanghai", Currency: "CNY"}
+)
+
+// DemoBranchHalls: the second cinema's Screen 1 (10 rows of 7 + 7 seats with a centre
+// aisle = 140 seats, the back four rows premium, wheelchair spaces in the front row).
+var DemoBranchHalls = []demoHall{
+	{
+		Name:   "Screen 1",
+		Layout: "WCSSSSS.SSSSSCW\n" + demoRows(5, "SSSSSSS.SSSSSSS") + demoRows(4, "PPPPPPP.PPPPPPP"),
+		times:  []string{"12:00", "15:00", "18:30", "21:15"},
+	},
+}
+
+// demoBranchPrices are the second cinema's base prices: £12.50 standard, £16.50
+// premium, £2.00 more from 18:00 (in minor units; ¥ in DemoBranchAlt).
+var demoBranchPrices = map[string]int64{demoStandard.code: 1250, demoPremium.code: 1650}
+
+const demoBranchSurcharge int64 = 200
+
 // demoMovies are made-up titles; the longest runtime fits the shortest gap between two
 // shows of a hall (2 h 30).
 var demoMovies = []services.Movie{
@@ -154,7 +193,8 @@ var demoMovies = []services.Movie{
 
 var demoCurrencyRE = regexp.MustCompile(`^[A-Z]{3}$`)
 
-// SeedDemo fills the database with a demo cinema and is idempotent: a second run
+// SeedDemo fills the database with a demo cinema (with opt.Chain, a chain of two) and is
+// idempotent: a second run
 // creates nothing new except the shows of days that were not seeded before, and never
 // duplicates a row (it relies on the unique keys of halls, movies and shows, and on order
 // numbers).
@@ -178,6 +218,12 @@ var demoCurrencyRE = regexp.MustCompile(`^[A-Z]{3}$`)
 // are a cache that loads from MySQL; a map loaded before the seed is repaired by
 // reconciliation.
 //
+// With opt.Chain it also creates the second cinema DemoBranch (Europe/London, GBP; or
+// DemoBranchAlt when the first cinema is in Europe/London) unless a cinema of that name
+// exists, with its hall Screen 1 (140 seats, standard and premium) and 4 shows a day for
+// the same seven days local to that cinema, at 12:00, 15:00, 18:30 and 21:15 its time,
+// priced £12.50 and £16.50, £2.00 more from 18:00.
+//
 // Finally the accounts customer@, staff@ and admin@seatflow.test get a fresh random
 // password each run (created when missing), returned in the report.
 func SeedDemo(ctx context.Context, db *sqlx.DB, users *accounts.Users, opt DemoOptions) (*DemoReport, error) {
@@ -199,18 +245,24 @@ func SeedDemo(ctx context.Context, db *sqlx.DB, users *accounts.Users, opt DemoO
 	}
 	rep := &DemoReport{}
 
-	hallIDs := make(map[string]int64, len(DemoHalls))
 	clock := fixedNow(opt.Now)
-	halls := catalog.NewCatalogWriter(db, catalog.NewCatalog(db), nil, audit.NewAudit(db, clock), clock, catalog.WriterConfig{Zone: opt.Zone})
-	for _, h := range DemoHalls {
-		id, created, err := seedDemoHall(ctx, db, halls, h)
+	w := catalog.NewCatalogWriter(db, catalog.NewCatalog(db), nil, audit.NewAudit(db, clock), clock, catalog.WriterConfig{Zone: opt.Zone})
+	firstID, err := store.FirstCinemaID(ctx, db)
+	if err != nil {
+		return nil, fmt.Errorf("demo seed: the first cinema (migrate first): %w", err)
+	}
+	sites := []demoSite{{cinemaID: firstID, zone: opt.Zone, currency: opt.Currency, halls: DemoHalls,
+		prices: demoFirstPrices, surcharge: demoEveningSurcharge}}
+	if opt.Chain {
+		branch, created, err := seedDemoBranch(ctx, db, w, opt)
 		if err != nil {
-			return nil, fmt.Errorf("demo seed: %s: %w", h.Name, err)
+			return nil, fmt.Errorf("demo seed: second cinema: %w", err)
 		}
-		hallIDs[h.Name] = id
 		if created {
-			rep.HallsCreated++
+			rep.CinemasCreated++
 		}
+		sites = append(sites, demoSite{cinemaID: branch.ID, zone: branch.Loc(), currency: branch.Currency,
+			halls: DemoBranchHalls, prices: demoBranchPrices, surcharge: demoBranchSurcharge})
 	}
 
 	movieIDs, n, err := seedDemoMovies(ctx, db)
@@ -219,11 +271,28 @@ func SeedDemo(ctx context.Context, db *sqlx.DB, users *accounts.Users, opt DemoO
 	}
 	rep.MoviesCreated = n
 
-	soldOutShow, n, err := seedDemoShows(ctx, db, opt, hallIDs, movieIDs)
-	if err != nil {
-		return nil, fmt.Errorf("demo seed: shows: %w", err)
+	var soldOutShow int64
+	for i, site := range sites {
+		hallIDs := make(map[string]int64, len(site.halls))
+		for _, h := range site.halls {
+			id, created, err := seedDemoHall(ctx, db, w, site.cinemaID, h)
+			if err != nil {
+				return nil, fmt.Errorf("demo seed: %s: %w", h.Name, err)
+			}
+			hallIDs[h.Name] = id
+			if created {
+				rep.HallsCreated++
+			}
+		}
+		soldOut, n, err := seedDemoShows(ctx, db, opt, site, hallIDs, movieIDs)
+		if err != nil {
+			return nil, fmt.Errorf("demo seed: shows: %w", err)
+		}
+		rep.ShowsCreated += n
+		if i == 0 {
+			soldOutShow = soldOut
+		}
 	}
-	rep.ShowsCreated = n
 
 	if soldOutShow != 0 {
 		n, err := seedDemoFillShow(ctx, db, opt, soldOutShow)
@@ -287,15 +356,15 @@ func seedDemoAccount(ctx context.Context, users *accounts.Users, email, password
 // seedDemoHall creates a hall from its layout through the catalog writer (audited as
 // the system's "hall.create") unless a hall of that name exists, which is kept as it is.
 // created reports whether this run made it.
-func seedDemoHall(ctx context.Context, db *sqlx.DB, w *catalog.CatalogWriter, h demoHall) (id int64, created bool, err error) {
-	hall, err := w.CreateHall(ctx, 0, catalog.HallInput{Name: h.Name, Layout: h.Layout, Numbering: catalog.NumberLeftToRight})
+func seedDemoHall(ctx context.Context, db *sqlx.DB, w *catalog.CatalogWriter, cinemaID int64, h demoHall) (id int64, created bool, err error) {
+	hall, err := w.CreateHall(ctx, 0, catalog.HallInput{CinemaID: cinemaID, Name: h.Name, Layout: h.Layout, Numbering: catalog.NumberLeftToRight})
 	switch {
 	case err == nil:
 		return hall.ID, true, nil
 	case !errors.Is(err, catalog.ErrDuplicateHallName): // a hall of that name exists: keep it
 		return 0, false, err
 	}
-	id, err = store.HallIDByName(ctx, db, h.Name)
+	id, err = store.HallIDByName(ctx, db, cinemaID, h.Name)
 	return id, false, err
 }
 
@@ -321,17 +390,18 @@ func seedDemoMovies(ctx context.Context, db *sqlx.DB) ([]int64, int, error) {
 	return ids, created, nil
 }
 
-// seedDemoShows creates the missing shows of today and the next six local days with
-// their prices. It returns the id of the show to make nearly sold out (0 if that show
-// does not exist) and how many shows it created.
-func seedDemoShows(ctx context.Context, db *sqlx.DB, opt DemoOptions, hallIDs map[string]int64, movieIDs []int64) (soldOut int64, created int, err error) {
-	local := opt.Now.In(opt.Zone)
+// seedDemoShows creates the missing shows of a site's halls for today and the next six
+// days local to the site, with their prices in its currency. It returns the id of the
+// show to make nearly sold out (0 if that show does not exist at this site) and how many
+// shows it created.
+func seedDemoShows(ctx context.Context, db *sqlx.DB, opt DemoOptions, site demoSite, hallIDs map[string]int64, movieIDs []int64) (soldOut int64, created int, err error) {
+	local := opt.Now.In(site.zone)
 	y, m, d := local.Date()
 	for day := 0; day < demoDays; day++ {
 		date := time.Date(y, m, d+day, 0, 0, 0, 0, time.UTC)
 		ordinal := int(date.Unix() / 86400) // stable per calendar date, for the movie rotation
-		for hi, h := range DemoHalls {
-			zones, err := demoHallZones(ctx, db, hallIDs[h.Name])
+		for hi, h := range site.halls {
+			zones, err := demoHallZones(ctx, db, hallIDs[h.Name], site.prices)
 			if err != nil {
 				return 0, 0, err
 			}
@@ -340,7 +410,7 @@ func seedDemoShows(ctx context.Context, db *sqlx.DB, opt DemoOptions, hallIDs ma
 				if _, err := fmt.Sscanf(hm, "%d:%d", &hh, &mm); err != nil {
 					return 0, 0, fmt.Errorf("show time %q: %w", hm, err)
 				}
-				startLocal := time.Date(y, m, d+day, hh, mm, 0, 0, opt.Zone)
+				startLocal := time.Date(y, m, d+day, hh, mm, 0, 0, site.zone)
 				starts := startLocal.UTC()
 				if !starts.After(opt.Now) {
 					continue // already started: nobody could buy it
@@ -354,10 +424,10 @@ func seedDemoShows(ctx context.Context, db *sqlx.DB, opt DemoOptions, hallIDs ma
 				}
 				surcharge := int64(0)
 				if startLocal.Hour() >= 18 {
-					surcharge = demoEveningSurcharge
+					surcharge = site.surcharge
 				}
 				movie := movieIDs[(ordinal+3*hi+slot)%len(movieIDs)]
-				id, isNew, err := seedDemoShow(ctx, db, opt, hallIDs[h.Name], movie, starts, opens, status, zones, surcharge)
+				id, isNew, err := seedDemoShow(ctx, db, opt, site.currency, hallIDs[h.Name], movie, starts, opens, status, zones, surcharge)
 				if err != nil {
 					return 0, 0, fmt.Errorf("%s %s: %w", h.Name, startLocal.Format("2006-01-02 15:04"), err)
 				}
@@ -373,28 +443,54 @@ func seedDemoShows(ctx context.Context, db *sqlx.DB, opt DemoOptions, hallIDs ma
 	return soldOut, created, nil
 }
 
-// demoHallZones returns zone id -> base price of a seeded hall's zones.
-func demoHallZones(ctx context.Context, db *sqlx.DB, hallID int64) (map[int64]int64, error) {
+// demoHallZones returns zone id -> base price of a seeded hall's zones (prices by zone
+// code; a zone without one takes the standard price).
+func demoHallZones(ctx context.Context, db *sqlx.DB, hallID int64, prices map[string]int64) (map[int64]int64, error) {
 	rows, err := store.HallZoneCodes(ctx, db, hallID)
 	if err != nil {
 		return nil, err
 	}
 	out := make(map[int64]int64, len(rows))
 	for _, r := range rows {
-		price := demoStandard.price
-		for _, z := range []demoZone{demoStandard, demoPremium, demoVIP} {
-			if z.code == r.Code {
-				price = z.price
-			}
+		price, ok := prices[r.Code]
+		if !ok {
+			price = prices[demoStandard.code]
 		}
 		out[r.ID] = price
 	}
 	return out, nil
 }
 
+// seedDemoBranch creates the chain's second cinema through the catalog writer (audited
+// as the system's "cinema.create") unless a cinema of its name exists, which is kept as
+// it is (zone and currency included). created reports whether this run made it.
+func seedDemoBranch(ctx context.Context, db *sqlx.DB, w *catalog.CatalogWriter, opt DemoOptions) (services.Cinema, bool, error) {
+	want := DemoBranch
+	if opt.Zone.String() == DemoBranch.TimeZone {
+		want = DemoBranchAlt
+	}
+	c, err := w.CreateCinema(ctx, 0, catalog.CinemaInput{Name: want.Name, TimeZone: want.TimeZone, Currency: want.Currency})
+	switch {
+	case err == nil:
+		return c, true, nil
+	case !errors.Is(err, catalog.ErrDuplicateCinemaName):
+		return c, false, err
+	}
+	all, err := store.Cinemas(ctx, db)
+	if err != nil {
+		return services.Cinema{}, false, err
+	}
+	for _, x := range all {
+		if strings.EqualFold(x.Name, want.Name) {
+			return x, false, nil
+		}
+	}
+	return services.Cinema{}, false, fmt.Errorf("cinema %q is said to exist but was not found", want.Name)
+}
+
 // seedDemoShow inserts one show with a price for each zone in one transaction, unless a
 // show already starts at that time in that hall. It returns the show's id either way.
-func seedDemoShow(ctx context.Context, db *sqlx.DB, opt DemoOptions, hallID, movieID int64, starts, opens time.Time, status string, zones map[int64]int64, surcharge int64) (int64, bool, error) {
+func seedDemoShow(ctx context.Context, db *sqlx.DB, opt DemoOptions, currency string, hallID, movieID int64, starts, opens time.Time, status string, zones map[int64]int64, surcharge int64) (int64, bool, error) {
 	tx, err := db.BeginTxx(ctx, nil)
 	if err != nil {
 		return 0, false, err
@@ -403,7 +499,7 @@ func seedDemoShow(ctx context.Context, db *sqlx.DB, opt DemoOptions, hallID, mov
 	// the waiting room, its pace and the single-seat rule are the columns' defaults
 	show := &services.Show{MovieID: movieID, HallID: hallID, StartsAt: starts, SaleOpensAt: opens, SaleClosesAt: starts,
 		Status: status, PurchaseLimit: opt.PurchaseLimit, AdmitPerMinute: catalog.DefaultAdmitPerMinute,
-		SingleSeatRule: catalog.RuleOff, Currency: opt.Currency, CreatedAt: opt.Now}
+		SingleSeatRule: catalog.RuleOff, Currency: currency, CreatedAt: opt.Now}
 	id, inserted, err := store.InsertShowIfFree(ctx, tx, show)
 	if err != nil {
 		return 0, false, err

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"seatflow/services"
+	"seatflow/services/catalog"
 	"seatflow/services/internal/testenv"
 	"seatflow/services/seats"
 )
@@ -45,9 +46,11 @@ func TestInvariant7_TimesStoredInUTCDatesReadInCinemaZone(t *testing.T) {
 	}
 	starts := time.Date(2026, 12, 5, 0, 30, 0, 0, shanghai) // 2026-12-04 16:30 UTC
 	late := e.MakeShow(e.Hall.ID, services.ShowOnSale, e.Clock.Now(), starts)
-	shows := seats.NewListing(e.DB, e.Catalog, e.Seats, e.Clock, shanghai)
+	// the show's cinema's zone decides its date: the listing's own fallback zone is UTC
+	e.Exec("UPDATE cinemas SET time_zone = 'Asia/Shanghai'")
+	shows := seats.NewListing(e.DB, catalog.NewCatalog(e.DB).WithClock(e.Clock), e.Seats, e.Clock, time.UTC)
 	listed := func(date string) bool {
-		got, err := shows.OnDate(ctx, date)
+		got, err := shows.OnDate(ctx, date, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -61,7 +64,7 @@ func TestInvariant7_TimesStoredInUTCDatesReadInCinemaZone(t *testing.T) {
 	if !listed("2026-12-05") || listed("2026-12-04") {
 		t.Errorf("a show at 00:30 local on 5 Dec: listed on 5 Dec %v, on 4 Dec %v; want only 5 Dec", listed("2026-12-05"), listed("2026-12-04"))
 	}
-	if _, err := shows.OnDate(ctx, "05/12/2026"); services.ErrorCode(err) != services.CodeInvalidRequest {
+	if _, err := shows.OnDate(ctx, "05/12/2026", 0); services.ErrorCode(err) != services.CodeInvalidRequest {
 		t.Errorf("a malformed date: %v, want INVALID_REQUEST", err)
 	}
 }

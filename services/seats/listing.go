@@ -27,36 +27,104 @@ func NewListing(db *sqlx.DB, catalog *catalog.Catalog, seats *SeatStore, clock s
 	return &Listing{db: db, catalog: catalog, seats: seats, clock: clock, zone: zone}
 }
 
-// Zone returns the cinema's time zone.
-func (s *Listing) Zone() *time.Location { return s.zone }
-
-// Today returns today's date in the cinema's time zone (YYYY-MM-DD).
-func (s *Listing) Today() string { return s.clock.Now().In(s.zone).Format(time.DateOnly) }
-
-// OnDate lists the public shows starting on date (YYYY-MM-DD in the cinema's time zone;
-// "" means today), by start time, with zones, prices and seats left.
-// Errors: INVALID_REQUEST (bad date), UNAVAILABLE.
-func (s *Listing) OnDate(ctx context.Context, date string) ([]*services.Show, error) {
-	if date == "" {
-		date = s.Today()
+// Zone returns the install's first cinema's time zone (the zone given to NewListing
+// when the cinemas cannot be read): the zone of pages that belong to no show.
+func (s *Listing) Zone() *time.Location {
+	if c, err := s.catalog.FirstCinema(context.Background()); err == nil {
+		return c.Loc()
 	}
-	day, err := time.ParseInLocation(time.DateOnly, date, s.zone)
+	return s.zone
+}
+
+// Today returns today's date in the first cinema's time zone (YYYY-MM-DD).
+func (s *Listing) Today() string { return s.clock.Now().In(s.Zone()).Format(time.DateOnly) }
+
+// TodayIn returns today's date in loc (YYYY-MM-DD).
+func (s *Listing) TodayIn(loc *time.Location) string {
+	return s.clock.Now().In(loc).Format(time.DateOnly)
+}
+
+// Cinemas lists every cinema, the install's first cinema first. Errors: UNAVAILABLE.
+func (s *Listing) Cinemas(ctx context.Context) ([]services.Cinema, error) {
+	return s.catalog.Cinemas(ctx)
+}
+
+// Cinema returns one cinema. Errors: NOT_FOUND, UNAVAILABLE.
+func (s *Listing) Cinema(ctx context.Context, id int64) (services.Cinema, error) {
+	return s.catalog.Cinema(ctx, id)
+}
+
+// OnDate lists the public shows starting on date, by start time, with zones, prices
+// and seats left: date is YYYY-MM-DD in each show's own cinema's time zone ("" means
+// today there), so a chain's listing of a day holds each cinema's shows of its local
+// day. cinemaID 0 lists every cinema; another lists that cinema's shows only (API.md
+// "Cinemas"). Errors: INVALID_REQUEST (bad date), NOT_FOUND (cinema), UNAVAILABLE.
+func (s *Listing) OnDate(ctx context.Context, date string, cinemaID int64) ([]*services.Show, error) {
+	if date != "" {
+		if _, err := time.Parse(time.DateOnly, date); err != nil {
+			return nil, services.Errorf(services.CodeInvalidRequest, "date must be YYYY-MM-DD")
+		}
+	}
+	cinemas, err := s.catalog.Cinemas(ctx)
 	if err != nil {
-		return nil, services.Errorf(services.CodeInvalidRequest, "date must be YYYY-MM-DD")
+		return nil, err
 	}
-	// a calendar date MySQL's DATETIME cannot hold (before year 1000, after 9999) has no
-	// shows: the answer is an empty list, not a query the server refuses
-	from, to := day.UTC(), day.AddDate(0, 0, 1).UTC()
-	if from.Before(minDateTime) {
-		from = minDateTime
+	if cinemaID != 0 {
+		c, err := s.catalog.Cinema(ctx, cinemaID)
+		if err != nil {
+			return nil, err
+		}
+		cinemas = []services.Cinema{c}
 	}
-	if to.After(maxDateTime) {
-		to = maxDateTime
+	windows, err := s.localDays(date, cinemas)
+	if err != nil {
+		return nil, err
 	}
-	if !from.Before(to) {
-		return []*services.Show{}, nil
+	shows, err := s.catalog.ShowsIn(ctx, windows)
+	if err != nil {
+		return nil, err
 	}
-	return s.Between(ctx, from, to)
+	return shows, s.FillSeatsLeft(ctx, shows)
+}
+
+// localDays returns one window per time zone of the cinemas: the local day date ("":
+// today in that zone) from its midnight to the next, in UTC, clipped to the range
+// MySQL's DATETIME holds (a day outside it has no window).
+func (s *Listing) localDays(date string, cinemas []services.Cinema) ([]store.ShowWindow, error) {
+	byZone := map[string]*store.ShowWindow{}
+	var out []store.ShowWindow
+	var order []string
+	for _, c := range cinemas {
+		if w, ok := byZone[c.TimeZone]; ok {
+			w.CinemaIDs = append(w.CinemaIDs, c.ID)
+			continue
+		}
+		loc, d := c.Loc(), date
+		if d == "" {
+			d = s.TodayIn(loc)
+		}
+		day, err := time.ParseInLocation(time.DateOnly, d, loc)
+		if err != nil {
+			return nil, services.Errorf(services.CodeInvalidRequest, "date must be YYYY-MM-DD")
+		}
+		byZone[c.TimeZone] = &store.ShowWindow{CinemaIDs: []int64{c.ID}, From: day.UTC(), To: day.AddDate(0, 0, 1).UTC()}
+		order = append(order, c.TimeZone)
+	}
+	for _, z := range order {
+		w := *byZone[z]
+		// a calendar date MySQL's DATETIME cannot hold (before year 1000, after 9999) has
+		// no shows: no window, not a query the server refuses
+		if w.From.Before(minDateTime) {
+			w.From = minDateTime
+		}
+		if w.To.After(maxDateTime) {
+			w.To = maxDateTime
+		}
+		if w.From.Before(w.To) {
+			out = append(out, w)
+		}
+	}
+	return out, nil
 }
 
 // The range of MySQL's DATETIME, the type of every stored time.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 	"time"
 
@@ -12,6 +13,7 @@ import (
 	"github.com/pressly/goose/v3"
 
 	"seatflow/migrations"
+	"seatflow/services"
 )
 
 // Pool sizes the MySQL connection pool of one process. The defaults let three
@@ -104,13 +106,23 @@ func EnsureDatabase(ctx context.Context, dsn string) error {
 }
 
 // Migrate applies every pending goose migration embedded in the binary and returns how
-// many it applied.
-func Migrate(ctx context.Context, db *sqlx.DB) (int, error) {
-	p, err := goose.NewProvider(goose.DialectMySQL, db.DB, migrations.FS)
+// many it applied. first is the cinema an install without one gets (its name, IANA time
+// zone and ISO 4217 currency: the install's settings), which migration 31 makes and puts
+// every existing hall in.
+func Migrate(ctx context.Context, db *sqlx.DB, first services.Cinema) (int, error) {
+	return MigrateUpTo(ctx, db, first, math.MaxInt64)
+}
+
+// MigrateUpTo applies the pending migrations up to version (inclusive) and returns how
+// many it applied: for upgrading step by step and for tests of an upgrade from an older
+// schema. first is as for Migrate.
+func MigrateUpTo(ctx context.Context, db *sqlx.DB, first services.Cinema, version int64) (int, error) {
+	p, err := goose.NewProvider(goose.DialectMySQL, db.DB, migrations.FS,
+		goose.WithGoMigrations(firstCinemaMigration(first)))
 	if err != nil {
 		return 0, err
 	}
-	res, err := p.Up(ctx)
+	res, err := p.UpTo(ctx, version)
 	return len(res), err
 }
 

@@ -6,17 +6,17 @@ import (
 	"seatflow/services"
 )
 
-// HallByID reads a hall's name and grid (no zones or seats); sql.ErrNoRows when there is none.
+// HallByID reads a hall's cinema, name and grid (no zones or seats); sql.ErrNoRows when there is none.
 func HallByID(ctx context.Context, q Querier, id int64) (*services.Hall, error) {
 	h := &services.Hall{}
-	err := q.GetContext(ctx, h, "SELECT id, name, rows_n, cols_n FROM halls WHERE id = ?", id)
+	err := q.GetContext(ctx, h, "SELECT id, cinema_id, name, rows_n, cols_n FROM halls WHERE id = ?", id)
 	return h, err
 }
 
-// LockHall reads a hall's name and grid locked for update; sql.ErrNoRows when there is none.
+// LockHall reads a hall's cinema, name and grid locked for update; sql.ErrNoRows when there is none.
 func LockHall(ctx context.Context, q Querier, id int64) (*services.Hall, error) {
 	h := &services.Hall{}
-	err := q.GetContext(ctx, h, "SELECT id, name, rows_n, cols_n FROM halls WHERE id = ? FOR UPDATE", id)
+	err := q.GetContext(ctx, h, "SELECT id, cinema_id, name, rows_n, cols_n FROM halls WHERE id = ? FOR UPDATE", id)
 	return h, err
 }
 
@@ -33,16 +33,16 @@ func HallIDs(ctx context.Context, q Querier) ([]int64, error) {
 	return ids, err
 }
 
-// HallIDByName returns the id of the hall named name; sql.ErrNoRows when there is none.
-func HallIDByName(ctx context.Context, q Querier, name string) (int64, error) {
+// HallIDByName returns the id of a cinema's hall named name; sql.ErrNoRows when there is none.
+func HallIDByName(ctx context.Context, q Querier, cinemaID int64, name string) (int64, error) {
 	var id int64
-	err := q.GetContext(ctx, &id, "SELECT id FROM halls WHERE name = ?", name)
+	err := q.GetContext(ctx, &id, "SELECT id FROM halls WHERE cinema_id = ? AND name = ?", cinemaID, name)
 	return id, err
 }
 
-// InsertHall inserts a hall of rows x cols cells and returns its id.
-func InsertHall(ctx context.Context, q Querier, name string, rows, cols int) (int64, error) {
-	res, err := q.ExecContext(ctx, "INSERT INTO halls (name, rows_n, cols_n) VALUES (?, ?, ?)", name, rows, cols)
+// InsertHall inserts a cinema's hall of rows x cols cells and returns its id; a name in use in the cinema fails on uq_halls_cinema_name.
+func InsertHall(ctx context.Context, q Querier, cinemaID int64, name string, rows, cols int) (int64, error) {
+	res, err := q.ExecContext(ctx, "INSERT INTO halls (cinema_id, name, rows_n, cols_n) VALUES (?, ?, ?, ?)", cinemaID, name, rows, cols)
 	if err != nil {
 		return 0, err
 	}

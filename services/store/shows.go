@@ -2,7 +2,10 @@ package store
 
 import (
 	"context"
+	"strings"
 	"time"
+
+	"github.com/jmoiron/sqlx"
 
 	"seatflow/services"
 )
@@ -23,22 +26,51 @@ type ShowSaleTerms struct {
 
 const showColumns = `sh.id, sh.movie_id, sh.hall_id, sh.starts_at, sh.sale_opens_at, sh.sale_closes_at,
 	sh.status, sh.purchase_limit, sh.waiting_room, sh.admit_per_minute, sh.room_epoch, sh.single_seat_rule, sh.currency, sh.created_at, h.name AS hall_name,
+	h.cinema_id, c.name AS cinema_name, c.time_zone,
 	m.id AS "movie.id", m.title AS "movie.title", m.runtime_min AS "movie.runtime_min",
 	m.rating AS "movie.rating", m.synopsis AS "movie.synopsis"
-	FROM shows sh JOIN movies m ON m.id = sh.movie_id JOIN halls h ON h.id = sh.hall_id`
+	FROM shows sh JOIN movies m ON m.id = sh.movie_id JOIN halls h ON h.id = sh.hall_id JOIN cinemas c ON c.id = h.cinema_id`
 
-// ShowByID reads a show with its movie and hall name (no zones, status as stored); sql.ErrNoRows when there is none.
+// ShowByID reads a show with its movie, hall name and cinema (no zones, status as stored); sql.ErrNoRows when there is none.
 func ShowByID(ctx context.Context, q Querier, id int64) (*services.Show, error) {
 	s := &services.Show{}
 	err := q.GetContext(ctx, s, "SELECT "+showColumns+" WHERE sh.id = ?", id)
 	return s, err
 }
 
-// ShowsStartingBetween lists the shows but drafts starting in [from, to) with their movies, by start and hall name.
+// ShowsStartingBetween lists the shows but drafts starting in [from, to) with their movies and cinemas, by start and hall name.
 func ShowsStartingBetween(ctx context.Context, q Querier, from, to time.Time) ([]*services.Show, error) {
 	var shows []*services.Show
 	err := q.SelectContext(ctx, &shows, "SELECT "+showColumns+
 		" WHERE sh.starts_at >= ? AND sh.starts_at < ? AND sh.status <> 'draft' ORDER BY sh.starts_at, h.name", from, to)
+	return shows, err
+}
+
+// ShowWindow is a span of starts [From, To) (UTC) of the halls of some cinemas: one
+// local day of the cinemas that share a time zone.
+type ShowWindow struct {
+	CinemaIDs []int64
+	From, To  time.Time
+}
+
+// ShowsStartingIn lists the shows but drafts of the windows' cinemas starting within their window, by start and hall name.
+func ShowsStartingIn(ctx context.Context, q Querier, windows []ShowWindow) ([]*services.Show, error) {
+	shows := []*services.Show{}
+	if len(windows) == 0 {
+		return shows, nil
+	}
+	where := make([]string, 0, len(windows))
+	var args []any
+	for _, w := range windows {
+		part, wargs, err := sqlx.In("(h.cinema_id IN (?) AND sh.starts_at >= ? AND sh.starts_at < ?)", w.CinemaIDs, w.From, w.To)
+		if err != nil {
+			return nil, err
+		}
+		where = append(where, part)
+		args = append(args, wargs...)
+	}
+	err := q.SelectContext(ctx, &shows, "SELECT "+showColumns+" WHERE sh.status <> 'draft' AND ("+
+		strings.Join(where, " OR ")+") ORDER BY sh.starts_at, h.name", args...)
 	return shows, err
 }
 

@@ -91,7 +91,7 @@ func TestShowsOnDateOutsideTheStoredRangeIsEmpty(t *testing.T) {
 	e := testenv.NewTestEnv(t, orders.Limits{})
 	for _, date := range []string{"0001-01-01", "0000-01-01", "0999-12-31", "9999-12-31"} {
 		t.Run(date, func(t *testing.T) {
-			shows, err := e.Shows.OnDate(context.Background(), date)
+			shows, err := e.Shows.OnDate(context.Background(), date, 0)
 			if err != nil {
 				t.Fatalf("OnDate(%s): %v", date, err)
 			}

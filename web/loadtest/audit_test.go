@@ -53,7 +53,7 @@ func newAuditRun(t *testing.T) *run {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	if _, err := store.Migrate(ctx, db); err != nil {
+	if _, err := store.Migrate(ctx, db, services.Cinema{Name: "seatflow", TimeZone: "UTC", Currency: "CNY"}); err != nil {
 		t.Fatal(err)
 	}
 	addr := os.Getenv("SEATFLOW_TEST_REDIS_ADDR")

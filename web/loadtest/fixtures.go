@@ -81,7 +81,11 @@ func (f *Fixtures) NewHall(ctx context.Context, name string, rows, cols int) (*H
 	}
 	defer tx.Rollback()
 	h := &Hall{Rows: rows, Cols: cols, zoneIDs: map[string]int64{}}
-	if h.ID, err = store.InsertHall(ctx, tx, fmt.Sprintf("Load test %s %s", f.runID, name), rows, cols); err != nil {
+	cinemaID, err := store.FirstCinemaID(ctx, tx)
+	if err != nil {
+		return nil, fmt.Errorf("fixture hall's cinema: %w", err)
+	}
+	if h.ID, err = store.InsertHall(ctx, tx, cinemaID, fmt.Sprintf("Load test %s %s", f.runID, name), rows, cols); err != nil {
 		return nil, fmt.Errorf("fixture hall: %w", err)
 	}
 	for _, z := range []string{zonePremium, zoneStandard} {

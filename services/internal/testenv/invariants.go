@@ -74,7 +74,7 @@ func (e *TestEnv) MakeLayout(name string, rows ...RowSpec) *services.Hall {
 	for _, r := range rows {
 		cols = max(cols, len(r.Seats))
 	}
-	hallID := e.Exec("INSERT INTO halls (name, rows_n, cols_n) VALUES (?, ?, ?)", name, len(rows), cols)
+	hallID := e.Exec("INSERT INTO halls (cinema_id, name, rows_n, cols_n) VALUES ((SELECT MIN(id) FROM cinemas), ?, ?, ?)", name, len(rows), cols)
 	zones := map[string]int64{}
 	for _, r := range rows {
 		if _, ok := zones[r.Zone]; !ok {

@@ -12,8 +12,13 @@ import (
 
 	"github.com/jmoiron/sqlx"
 
+	"seatflow/services"
 	"seatflow/services/store"
 )
+
+// FirstCinema is the cinema every test database starts with (id 1): UTC, CNY, as the
+// services' tests list and price shows.
+var FirstCinema = services.Cinema{Name: "seatflow", TimeZone: "UTC", Currency: "CNY"}
 
 // FixedClock is a Clock that always tells t.
 type FixedClock struct{ T time.Time }
@@ -25,7 +30,7 @@ func (c FixedClock) Now() time.Time { return c.T }
 // on 127.0.0.1:3306 (root, no password; override the part before the database name with
 // SEATFLOW_TEST_MYSQL_DSN_BASE, e.g. "root@tcp(127.0.0.1:3306)/"), applies the
 // migrations with Migrate, and truncates every table (SET FOREIGN_KEY_CHECKS=0; TRUNCATE
-// each table except goose_db_version). It returns the *sqlx.DB and closes it with
+// each table except goose_db_version), leaving only FirstCinema. It returns the *sqlx.DB and closes it with
 // t.Cleanup.
 func NewTestDB(t testing.TB) *sqlx.DB {
 	t.Helper()
@@ -45,7 +50,7 @@ func NewTestDB(t testing.TB) *sqlx.DB {
 		t.Fatalf("open test database: %v", err)
 	}
 	t.Cleanup(func() { db.Close() })
-	if _, err := store.Migrate(ctx, db); err != nil {
+	if _, err := store.Migrate(ctx, db, FirstCinema); err != nil {
 		t.Fatalf("migrate test database: %v", err)
 	}
 	var tables []string
@@ -68,6 +73,9 @@ func NewTestDB(t testing.TB) *sqlx.DB {
 	}
 	if _, err := conn.ExecContext(ctx, "SET FOREIGN_KEY_CHECKS = 1"); err != nil {
 		t.Fatalf("enable foreign key checks: %v", err)
+	}
+	if _, err := store.EnsureFirstCinema(ctx, db, FirstCinema); err != nil {
+		t.Fatalf("first cinema: %v", err)
 	}
 	return db
 }
