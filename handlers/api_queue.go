@@ -24,6 +24,21 @@ const AdmissionHeader = "Admission-Token"
 
 func admissionCookie(showID int64) string { return "sf_admit_" + strconv.FormatInt(showID, 10) }
 
+// PlaceHeader carries a waiting buyer's place token (the answer's place_token) on a
+// read of their entry; placeCookie (per show) carries it for the browser. With it, an
+// instance answers a waiting buyer from its snapshot of the room (Rooms.ReadPlace).
+const PlaceHeader = "Queue-Place"
+
+func placeCookie(showID int64) string { return "sf_place_" + strconv.FormatInt(showID, 10) }
+
+// placeToken is the request's place token for showID: the header, else the cookie.
+func placeToken(c *fiber.Ctx, showID int64) string {
+	if t := c.Get(PlaceHeader); t != "" {
+		return utils.CopyString(t)
+	}
+	return utils.CopyString(c.Cookies(placeCookie(showID)))
+}
+
 // admissionToken is the request's admission token for showID: the header, else the
 // browser's cookie.
 func admissionToken(c *fiber.Ctx, showID int64) string {
@@ -48,11 +63,12 @@ type queueJSON struct {
 	AdmissionExpiresAt *string `json:"admission_expires_at,omitempty"`
 	ClosedReason       string  `json:"closed_reason,omitempty"`
 	SaleOpened         bool    `json:"sale_opened"`
+	PlaceToken         string  `json:"place_token,omitempty"`
 }
 
 func queueOut(showID int64, e *waitingroom.Entry) queueJSON {
 	out := queueJSON{QueueID: e.QueueID, ShowID: id(showID), Status: e.Status, FirstPosition: e.FirstPosition,
-		Waiting: e.Waiting, AdmissionToken: e.AdmissionToken, SaleOpened: e.Opened}
+		Waiting: e.Waiting, AdmissionToken: e.AdmissionToken, SaleOpened: e.Opened, PlaceToken: e.Place}
 	if e.Position > 0 {
 		p, w := e.Position, e.Wait.Seconds
 		out.Position, out.EstimatedWaitS = &p, &w
@@ -69,8 +85,13 @@ func queueOut(showID int64, e *waitingroom.Entry) queueJSON {
 }
 
 // setAdmission gives the browser the admission as a cookie of the show (HttpOnly,
-// until the token expires) when e is admitted.
+// until the token expires) when e is admitted, and its place while waiting (when the
+// request did not carry that place already, as a cookie or the header).
 func (d *Deps) setAdmission(c *fiber.Ctx, showID int64, e *waitingroom.Entry) {
+	if e.Status == waitingroom.StatusWaiting && e.Place != "" && placeToken(c, showID) != e.Place {
+		c.Cookie(&fiber.Cookie{Name: placeCookie(showID), Value: e.Place, Path: "/", MaxAge: 86400,
+			HTTPOnly: true, Secure: d.SecureCookies, SameSite: fiber.CookieSameSiteLaxMode})
+	}
 	if e.Status != waitingroom.StatusAdmitted || e.AdmissionToken == "" {
 		return
 	}
@@ -85,8 +106,11 @@ func (d *Deps) apiJoinQueue(c *fiber.Ctx) error {
 }
 
 // apiQueue is the signed-in buyer's entry -> 200; 404 NOT_FOUND when not in the queue.
+// A place token (header or cookie) lets a waiting buyer's read skip Redis.
 func (d *Deps) apiQueue(c *fiber.Ctx) error {
-	return d.queueAnswer(c, d.Rooms.Read)
+	return d.queueAnswer(c, func(ctx context.Context, showID, userID int64) (*waitingroom.Entry, error) {
+		return d.Rooms.ReadPlace(ctx, showID, userID, placeToken(c, showID))
+	})
 }
 
 func (d *Deps) queueAnswer(c *fiber.Ctx, op func(ctx context.Context, showID, userID int64) (*waitingroom.Entry, error)) error {
@@ -113,7 +137,8 @@ const queueReadEvery = 5 * time.Second
 // apiQueueEvents streams the signed-in buyer's entry as Server-Sent Events ("entry",
 // the JSON of GET .../queue) whenever it changes: at once, when the room moves (one
 // subscription per process), and at least every queueReadEvery while the stream is
-// open (which keeps the place). It ends after admitted, expired or closed, or after
+// open (which keeps the place); a waiting entry is read from this instance's snapshot
+// of the room (Rooms.ReadPlace), so a stream costs Redis nothing of its own. It ends after admitted, expired or closed, or after
 // LiveStreamFor (the browser reconnects). 404 NOT_FOUND when not in the queue.
 func (d *Deps) apiQueueEvents(c *fiber.Ctx) error {
 	showID, ok := idParam(c, "id")
@@ -122,7 +147,7 @@ func (d *Deps) apiQueueEvents(c *fiber.Ctx) error {
 	}
 	userID := currentUser(c).ID
 	ctx, cancel := ctxOf(c)
-	first, err := d.Rooms.Read(ctx, showID, userID)
+	first, err := d.Rooms.ReadPlace(ctx, showID, userID, placeToken(c, showID))
 	cancel()
 	if err != nil {
 		return err
@@ -131,7 +156,7 @@ func (d *Deps) apiQueueEvents(c *fiber.Ctx) error {
 	c.Set(fiber.HeaderContentType, "text/event-stream; charset=utf-8")
 	c.Set(fiber.HeaderCacheControl, "no-store")
 	c.Set("X-Accel-Buffering", "no")
-	rooms := d.Rooms
+	rooms, place := d.Rooms, first.Place
 	moved, stop := func() (<-chan struct{}, func()) {
 		if d.Moves == nil {
 			return nil, func() {}
@@ -169,13 +194,16 @@ func (d *Deps) apiQueueEvents(c *fiber.Ctx) error {
 				return
 			}
 			rctx, rcancel := context.WithTimeout(context.Background(), requestTimeout)
-			e, err := rooms.Read(rctx, showID, userID)
+			e, err := rooms.ReadPlace(rctx, showID, userID, place)
 			rcancel()
 			if err != nil {
 				if _, werr := w.WriteString(": retrying\n\n"); werr != nil || w.Flush() != nil {
 					return
 				}
 				continue
+			}
+			if e.Place != "" {
+				place = e.Place
 			}
 			if !send(e) || done(e) {
 				return

@@ -177,6 +177,7 @@ type TicketService interface {
 type WaitingRoomService interface {
 	Join(ctx context.Context, showID, userID int64) (*waitingroom.Entry, error)
 	Read(ctx context.Context, showID, userID int64) (*waitingroom.Entry, error)
+	ReadPlace(ctx context.Context, showID, userID int64, place string) (*waitingroom.Entry, error)
 	Stats(ctx context.Context, showID int64) (*waitingroom.Stats, error)
 }
 

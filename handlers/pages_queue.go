@@ -25,7 +25,7 @@ func (d *Deps) queuePage(c *fiber.Ctx) error {
 	if !show.WaitingRoom {
 		return c.Redirect(views.ShowURL(showID), fiber.StatusSeeOther)
 	}
-	e, err := d.Rooms.Read(ctx, showID, currentUser(c).ID)
+	e, err := d.Rooms.ReadPlace(ctx, showID, currentUser(c).ID, placeToken(c, showID))
 	if err != nil && services.ErrorCode(err) != services.CodeNotFound {
 		return errorPage(c, err)
 	}

@@ -2,33 +2,56 @@
 -- the order path and writes no seat state. Every key is the show's (one hash slot):
 -- KEYS[1] meta  hash: t (ms the admission credit was last
 --               counted to), credit (admissions owed, fractional), seq (last queue
---               number), pseq (joins before the opening), shuffled, closed (reason),
+--               number), head (the highest queue number admitted or expired at the front),
+--               base (the queue number the opening's draw started after), shuffled,
+--               loaded (rebuilt from the durable record, or nothing to rebuild), drawn_at
+--               (the opening, ms, whose draw ran), closed (reason),
 --               admitted, abandoned (totals), busy (ms since when the queue has not
 --               been empty: admissions since then measure the pace the room keeps),
 --               epoch (the highest room epoch a caller passed)
 -- KEYS[2] queue zset: the waiting, scored by queue number (position = rank + 1)
--- KEYS[3] pre   zset: who joined before the opening, scored by arrival
+-- KEYS[3] pre   zset: who joined before the opening, scored by a uniform random draw made
+--               at joining (the opening queues them in that order: a uniform shuffle)
 -- KEYS[4] ent   hash: user id -> "<st>|<seq>|<admitted until ms>|<queue id>|<first
 --               position>|<joined ms>|<epoch admitted in>", st w(aiting) a(dmitted)
 --               x(expired, abandoned); an admission of an epoch before the room's reads expired
 -- KEYS[5] seen  hash: user id -> ms of the entry's last read (heartbeat)
 -- KEYS[6] adm   zset: user id -> ms of admission, the last minute (measured pace)
+-- KEYS[7] drawn zset: pre as the opening's draw found it, when that draw numbered the
+--               queue from 1 (its places are then rank + 1, which an instance counts
+--               from the draws alone: waitingroom.Rooms.ReadPlace)
 -- ARGV: op (join|read|advance|close|stats), now ms (the app's clock), sale opening ms,
 -- pace (buyers a minute, the show's as the caller read it), user id, new queue id,
--- shuffle seed (1..2^31-2), arg (close: the reason, "" reopens; then it advances), idle ms (120000),
--- admitted-for ms (600000), the room's epoch as the caller read it (services.Show.RoomEpoch).
+-- draw (1..2^52, a new pre-opening place's), arg (close: the reason, "" reopens; then it
+-- advances), idle ms (120000), admitted-for ms (600000), the room's epoch as the caller
+-- read it (services.Show.RoomEpoch), durable ("1": the room is rebuilt from a durable
+-- record, and every op but load answers {'NOT_LOADED'} until it was).
+-- load/restore: ARGV[13] final ("1": the last chunk), head, seq, base, shuffled (0|1),
+-- admitted, abandoned totals, the first queue number left unused for joins that were
+-- being recorded (the numbers from it to seq may be missing), then places "<uid>|<st>|
+-- <seq>|<till ms>|<queue id>|<first position>|<joined ms>|<draw>" (st w, a or x);
+-- restore only adds places the room lacks. beat: ARGV[13..] user ids read since the
+-- last beat (their heartbeats, batched per instance).
 -- join/read reply: {st, position, admitted until ms, queue id, first position, waiting,
 -- pace, admitted in the last minute, opened 0|1, closed reason, admitted now, abandoned
--- now, admitted while busy in the last minute, that window in ms, the room's epoch, wait
--- ms of each admitted now...}; st is w, a, x, c (closed) or "none". The other
+-- now, admitted while busy in the last minute, that window in ms, the room's epoch,
+-- created (1: this join made the entry), the entry's queue number, head, base, shuffled,
+-- admitted total, abandoned total, the numbers that may be missing (from, to), the size
+-- of drawn, the entry's draw while unnumbered, then
+-- <user id, wait ms> of each admitted now...}; st
+-- is w, a, x, c (closed) or "none". The other
 -- ops reply the same without an entry; stats gives the totals admitted and abandoned
 -- in place of "now".
 -- Moves are published on the show's room channel (meta with "meta" replaced by "moves")
 -- when anyone was admitted or expired at the front, or the room closed.
-local meta, queue, pre, ent, seen, adm = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6]
+local meta, queue, pre, ent, seen, adm, drawn = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7]
 local op, now, opens, pace = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
-local uid, qid, seed, arg = ARGV[5], ARGV[6], tonumber(ARGV[7]), ARGV[8]
+local uid, qid, draw, arg = ARGV[5], ARGV[6], tonumber(ARGV[7]), ARGV[8]
 local idle, admit_for = tonumber(ARGV[9]), tonumber(ARGV[10])
+if ARGV[12] == '1' and op ~= 'load' and op ~= 'restore' and not redis.call('HGET', meta, 'loaded') then
+  return {'NOT_LOADED'}
+end
+local created = 0
 -- the room's epoch: the highest any caller passed (a caller whose show is a second old
 -- passes the one before), so an admission of an earlier epoch ends on every instance
 local epoch = tonumber(ARGV[11]) or 0
@@ -58,20 +81,15 @@ local function put(u, e)
 end
 
 -- shuffle: at a call at or after the opening, everyone who joined before it (pre) is
--- queued behind whoever is already queued, in a uniform random order (Fisher-Yates over a
--- Park-Miller generator seeded by the caller); pre is emptied in the same step, so each
--- place is drawn once, even when staff move the opening or a caller's show is stale.
+-- queued behind whoever is already queued, in the order of their draws (independent,
+-- uniform and unseen: a uniform random order, reproducible from the durable record);
+-- pre is emptied in the same step, so each place is drawn once, even when staff move the
+-- opening or a caller's show is stale.
 -- The first time, the admission credit starts counting at the opening.
 local function shuffle()
   if now < opens then return end
   local all = redis.call('ZRANGE', pre, 0, -1)
   if #all > 0 then
-    local x = seed % 2147483646 + 1
-    for i = #all, 2, -1 do
-      x = (x * 48271) % 2147483647
-      local j = x % i + 1
-      all[i], all[j] = all[j], all[i]
-    end
     local base, ahead = tonumber(redis.call('HGET', meta, 'seq')) or 0, redis.call('ZCARD', queue)
     if ahead == 0 then redis.call('HSET', meta, 'busy', int(now)) end
     for i, u in ipairs(all) do
@@ -80,9 +98,14 @@ local function shuffle()
       e.seq, e.first = base + i, ahead + i
       put(u, e)
     end
-    redis.call('DEL', pre)
-    redis.call('HSET', meta, 'seq', base + #all)
+    if base == 0 and ahead == 0 and redis.call('EXISTS', drawn) == 0 then
+      redis.call('RENAME', pre, drawn)
+    else
+      redis.call('DEL', pre)
+    end
+    redis.call('HSET', meta, 'seq', base + #all, 'base', base)
   end
+  if tonumber(redis.call('HGET', meta, 'drawn_at')) ~= opens then redis.call('HSET', meta, 'drawn_at', int(opens)) end
   if not redis.call('HGET', meta, 'shuffled') then
     redis.call('HSET', meta, 'shuffled', 1, 't', int(opens), 'credit', 0)
   end
@@ -95,6 +118,7 @@ local function advance()
   local m = redis.call('HMGET', meta, 't', 'credit', 'closed')
   local waits = {}
   if m[3] or now < opens then return 0, 0, waits end
+  local front = tonumber(redis.call('HGET', meta, 'head')) or 0
   shuffle()
   local t, credit = tonumber(m[1]) or opens, tonumber(m[2]) or 0
   if now > t then
@@ -110,6 +134,7 @@ local function advance()
     local u = head[1]
     redis.call('ZREM', queue, u)
     local e = get(u)
+    if e.seq > front then front = e.seq end
     if (tonumber(redis.call('HGET', seen, u)) or 0) < now - idle then
       e.st, abandoned = 'x', abandoned + 1
     else
@@ -117,6 +142,7 @@ local function advance()
       redis.call('ZADD', adm, now, u)
       local from = e.joined
       if from < opens then from = opens end
+      waits[#waits + 1] = u
       waits[#waits + 1] = now - from
     end
     put(u, e)
@@ -126,7 +152,7 @@ local function advance()
     -- from them (the cap gives one answer either way), so a read writes no room state
     return 0, 0, waits
   end
-  redis.call('HSET', meta, 't', int(t), 'credit', tostring(credit))
+  redis.call('HSET', meta, 't', int(t), 'credit', tostring(credit), 'head', int(front))
   if admitted > 0 then redis.call('HINCRBY', meta, 'admitted', admitted) end
   if abandoned > 0 then redis.call('HINCRBY', meta, 'abandoned', abandoned) end
   redis.call('ZREMRANGEBYSCORE', adm, '-inf', '(' .. int(now - 60000))
@@ -146,7 +172,13 @@ local function reply(e, admitted, abandoned, waits)
   end
   local opened = 0
   if now >= opens then opened = 1 end
-  local out = {'none', 0, 0, '', 0, waiting, pace, recent, opened, closed or '', admitted, abandoned, busy_n, int(busy_ms), epoch}
+  local m = redis.call('HMGET', meta, 'head', 'base', 'shuffled', 'admitted', 'abandoned', 'gap_from', 'gap_to')
+  local ndrawn = 0
+  if m[3] then ndrawn = redis.call('ZCARD', drawn) end
+  local shuffled = 0
+  if m[3] then shuffled = 1 end
+  local out = {'none', 0, 0, '', 0, waiting, pace, recent, opened, closed or '', admitted, abandoned, busy_n, int(busy_ms), epoch,
+    created, 0, m[1] or '0', m[2] or '0', shuffled, m[4] or '0', m[5] or '0', m[6] or '0', m[7] or '0', ndrawn, '0'}
   if e then
     local st, pos = e.st, 0
     if st == 'w' and closed then
@@ -158,8 +190,12 @@ local function reply(e, admitted, abandoned, waits)
       st = 'x'
     end
     out[1], out[2], out[3], out[4], out[5] = st, pos, int(e.till), e.qid, e.first
+    out[17] = int(e.seq)
+    if e.seq == 0 then out[26] = redis.call('ZSCORE', pre, uid) or '0' end
   end
-  for _, w in ipairs(waits) do out[#out + 1] = int(w) end
+  for i, w in ipairs(waits) do
+    if i % 2 == 1 then out[#out + 1] = w else out[#out + 1] = int(w) end
+  end
   return out
 end
 
@@ -172,8 +208,11 @@ if op == 'join' then
   end
   if not live then
     e = {st = 'w', seq = 0, till = 0, qid = qid, first = 0, joined = now, ep = 0}
-    if now < opens then
-      redis.call('ZADD', pre, redis.call('HINCRBY', meta, 'pseq', 1), uid)
+    created = 1
+    -- a join whose caller's clock is a moment behind a draw already made for this
+    -- opening queues behind it, as if it came a moment later (no second draw)
+    if now < opens and tonumber(redis.call('HGET', meta, 'drawn_at')) ~= opens then
+      redis.call('ZADD', pre, draw, uid)
     else
       e.seq = redis.call('HINCRBY', meta, 'seq', 1)
       if redis.call('ZCARD', queue) == 0 then redis.call('HSET', meta, 'busy', int(now)) end
@@ -201,6 +240,42 @@ elseif op == 'close' then
   end
   local admitted, abandoned, waits = advance() -- the tickers' one call a room: nothing when closed
   return reply(nil, admitted, abandoned, waits)
+elseif op == 'load' or op == 'restore' then
+  -- rebuild from the durable record: places the room lacks come back as they were (a
+  -- waiting one seen now: a flush is nobody's silence); the last chunk of a load sets the
+  -- counters and the marker. A room already loaded takes no chunk of a load.
+  if op == 'load' and redis.call('HGET', meta, 'loaded') then return {'loaded'} end
+  for i = 21, #ARGV do
+    local u, st, seq, till, id, first, joined, d = string.match(ARGV[i], '^(%d+)|(%a)|(%d+)|(%d+)|([^|]*)|(%d+)|(%d+)|(%d+)$')
+    if u and not redis.call('HGET', ent, u) then
+      put(u, {st = st, seq = tonumber(seq), till = tonumber(till), qid = id, first = tonumber(first), joined = tonumber(joined), ep = epoch})
+      if st == 'w' then
+        if tonumber(seq) == 0 then
+          redis.call('ZADD', pre, d, u)
+        else
+          redis.call('ZADD', queue, seq, u)
+        end
+        redis.call('HSET', seen, u, int(now))
+      end
+    end
+  end
+  if op == 'load' and ARGV[13] == '1' then
+    local seq = math.max(tonumber(redis.call('HGET', meta, 'seq')) or 0, tonumber(ARGV[15]))
+    redis.call('HSET', meta, 'loaded', 1, 'head', ARGV[14], 'seq', int(seq), 'base', ARGV[16],
+      'admitted', ARGV[18], 'abandoned', ARGV[19], 'gap_from', ARGV[20], 'gap_to', int(seq))
+    if ARGV[17] == '1' and not redis.call('HGET', meta, 'shuffled') then
+      redis.call('HSET', meta, 'shuffled', 1, 't', int(now), 'credit', 0)
+    end
+    if redis.call('ZCARD', queue) > 0 then redis.call('HSET', meta, 'busy', int(now)) end
+    redis.call('PUBLISH', channel, 'moved')
+  end
+  return {'ok'}
+elseif op == 'beat' then
+  for i = 13, #ARGV do
+    local v = redis.call('HGET', ent, ARGV[i])
+    if v and string.sub(v, 1, 1) == 'w' then redis.call('HSET', seen, ARGV[i], int(now)) end
+  end
+  return {'ok'}
 elseif op == 'stats' then
   local m = redis.call('HMGET', meta, 'admitted', 'abandoned')
   return reply(nil, tonumber(m[1]) or 0, tonumber(m[2]) or 0, {})

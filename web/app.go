@@ -209,9 +209,10 @@ func New(cfg Config, clock services.Clock, log *slog.Logger) (*App, error) {
 	if cfg.AdmissionSecret == "" {
 		log.Debug("SEATFLOW_ADMISSION_SECRET is not set; admission tokens work on this instance only")
 	}
-	a.Rooms = waitingroom.NewRooms(rdb, cfg.KeyPrefix, a.Catalog, clock, tokens, a.Metrics)
+	a.Rooms = waitingroom.NewRooms(rdb, cfg.KeyPrefix, a.Catalog, clock, tokens, a.Metrics).Durable(db, log)
 	a.Orders.SetAdmission(tokens)
 	a.roomMoves = waitingroom.NewMoves(rdb, cfg.KeyPrefix, log)
+	a.roomMoves.Also(a.Rooms.Moved)
 	go a.roomMoves.Run(bg)
 	go waitingroom.NewTicker(a.Rooms, a.Seats, a.Metrics, log).Run(bg)
 	a.scheduler = jobs.NewScheduler(a.Reconciler, a.Orders, cfg.ReconcileInterval, log)

@@ -23,6 +23,16 @@ type Moves struct {
 
 	mu       sync.Mutex
 	watchers map[int64]map[chan struct{}]struct{}
+	also     []func(showID int64)
+}
+
+// Also calls f with a room's show id when it moves (0: any room may have moved), before
+// its watchers are told (Rooms.Moved: the snapshot the watchers read is read again).
+// Call it before Run.
+func (m *Moves) Also(f func(showID int64)) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.also = append(m.also, f)
 }
 
 // NewMoves returns the fan-out of the rooms whose keys start with prefix.
@@ -57,6 +67,9 @@ func (m *Moves) Watch(showID int64) (<-chan struct{}, func()) {
 func (m *Moves) tell(showID int64) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	for _, f := range m.also {
+		f(showID)
+	}
 	for show, set := range m.watchers {
 		if showID != 0 && show != showID {
 			continue

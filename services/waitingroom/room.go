@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/binary"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"strconv"
 	"time"
@@ -52,6 +53,9 @@ type Entry struct {
 	AdmissionExpiresAt time.Time
 	Closed             string // Closed* when the room closed
 	Opened             bool   // the sale has opened (positions are drawn)
+	// Place is the buyer's signed place while waiting (Tokens.SignPlace): carried back
+	// on a read (ReadPlace), it lets an instance answer from its snapshot of the room.
+	Place string
 }
 
 // Stats is a room as staff see it.
@@ -78,6 +82,8 @@ type Rooms struct {
 	clock   services.Clock
 	tokens  *Tokens
 	metrics *services.Metrics
+	durable *durable // nil: the room lives in Redis only
+	fast    fast     // snapshots and batched heartbeats (ReadPlace)
 }
 
 // NewRooms returns the rooms whose keys start with prefix (e.g. "sf") of the shows
@@ -103,10 +109,10 @@ func (r *Rooms) show(ctx context.Context, id int64) (*services.Show, error) {
 func (r *Rooms) Tokens() *Tokens { return r.tokens }
 
 // Keys returns the room's keys in the script's order, all in the show's hash slot:
-// meta, queue, pre, ent, seen, adm.
+// meta, queue, pre, ent, seen, adm, drawn.
 func (r *Rooms) Keys(showID int64) []string {
 	tag := r.prefix + ":{show:" + strconv.FormatInt(showID, 10) + "}:room:"
-	return []string{tag + "meta", tag + "queue", tag + "pre", tag + "ent", tag + "seen", tag + "adm"}
+	return []string{tag + "meta", tag + "queue", tag + "pre", tag + "ent", tag + "seen", tag + "adm", tag + "drawn"}
 }
 
 // activeKey is the set of show ids whose rooms the tickers advance (its own slot; read
@@ -115,6 +121,16 @@ func (r *Rooms) activeKey() string { return r.prefix + ":rooms" }
 
 // reply is the script's answer (waiting_room.lua).
 type reply struct {
+	created                        bool  // this join made the entry
+	seq, draw                      int64 // the entry's queue number (0 before the opening's draw) and draw
+	head, base                     int64 // the room's progress (store.RoomProgress)
+	shuffled                       bool
+	admittedTotal                  int64
+	abandonedTotal                 int64
+	gapFrom, gapTo                 int64     // queue numbers that may be missing after a rebuild
+	drawn                          int64     // how many the opening's draw numbered from 1 (the drawn key)
+	admittedUsers                  []int64   // admitted by this call
+	at                             time.Time // the caller's clock at the call
 	status                         string
 	position, first, waiting, pace int
 	recent                         int
@@ -128,21 +144,61 @@ type reply struct {
 	waits                          []time.Duration
 }
 
+// run calls the script once; with a durable record it loads a room Redis lost first,
+// and records what the call moved (joins, admissions, progress) before it answers.
 func (r *Rooms) run(ctx context.Context, show *services.Show, op string, userID int64, arg string) (*reply, error) {
-	var seed [4]byte
+	out, err := r.call(ctx, show, op, userID, arg)
+	if err == errNotLoaded {
+		if err = r.durable.load(ctx, r, show); err == nil {
+			out, err = r.call(ctx, show, op, userID, arg)
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	if r.durable != nil && op != "stats" {
+		if err := r.durable.record(ctx, show, op, userID, out, out.at); err != nil {
+			return nil, err
+		}
+	}
+	if op != "stats" {
+		r.count(out)
+	}
+	return out, nil
+}
+
+// errNotLoaded is the script's answer for a room it must rebuild from the durable record.
+var errNotLoaded = errors.New("waiting room not loaded")
+
+// call runs the script once with op (and, for load and restore, the extra arguments).
+// Errors: errNotLoaded, UNAVAILABLE.
+func (r *Rooms) call(ctx context.Context, show *services.Show, op string, userID int64, arg string, extra ...any) (*reply, error) {
+	var seed [8]byte
 	_, _ = rand.Read(seed[:])
+	draw := int64(binary.BigEndian.Uint64(seed[:])%(1<<52)) + 1
 	qid := make([]byte, 8)
 	_, _ = rand.Read(qid)
 	now := r.clock.Now()
 	ctx, cancel := context.WithTimeout(ctx, store.RedisTimeout)
 	defer cancel()
-	raw, err := r.script.Run(ctx, r.rdb, r.Keys(show.ID), op, now.UnixMilli(), show.SaleOpensAt.UnixMilli(),
+	durable := "0"
+	if r.durable != nil {
+		durable = "1"
+	}
+	args := append([]any{op, now.UnixMilli(), show.SaleOpensAt.UnixMilli(),
 		show.AdmitPerMinute, strconv.FormatInt(userID, 10), hex.EncodeToString(qid),
-		binary.BigEndian.Uint32(seed[:])%2147483646+1, arg, IdleFor.Milliseconds(), AdmittedFor.Milliseconds(), show.RoomEpoch).Slice()
+		draw, arg, IdleFor.Milliseconds(), AdmittedFor.Milliseconds(), show.RoomEpoch, durable}, extra...)
+	raw, err := r.script.Run(ctx, r.rdb, r.Keys(show.ID), args...).Slice()
 	if err != nil {
 		return nil, store.Unavailable("the waiting room", err)
 	}
-	if len(raw) < 15 {
+	if len(raw) == 1 {
+		if s, _ := raw[0].(string); s == "NOT_LOADED" {
+			return nil, errNotLoaded
+		}
+		return &reply{status: "none"}, nil // load, restore
+	}
+	if len(raw) < 26 {
 		return nil, fmt.Errorf("waiting room: reply of %d values", len(raw))
 	}
 	num := func(v any) int64 {
@@ -160,12 +216,12 @@ func (r *Rooms) run(ctx context.Context, show *services.Show, op string, userID 
 		queueID: str(raw[3]), first: int(num(raw[4])), waiting: int(num(raw[5])), pace: int(num(raw[6])),
 		recent: int(num(raw[7])), opened: num(raw[8]) == 1, closed: str(raw[9]),
 		admitted: int(num(raw[10])), abandoned: int(num(raw[11])),
-		busyAdmitted: int(num(raw[12])), busyFor: time.Duration(num(raw[13])) * time.Millisecond, epoch: int(num(raw[14]))}
-	for _, w := range raw[15:] {
-		out.waits = append(out.waits, time.Duration(num(w))*time.Millisecond)
-	}
-	if op != "stats" {
-		r.count(out)
+		busyAdmitted: int(num(raw[12])), busyFor: time.Duration(num(raw[13])) * time.Millisecond, epoch: int(num(raw[14])),
+		created: num(raw[15]) == 1, seq: num(raw[16]), head: num(raw[17]), base: num(raw[18]), shuffled: num(raw[19]) == 1,
+		admittedTotal: num(raw[20]), abandonedTotal: num(raw[21]), gapFrom: num(raw[22]), gapTo: num(raw[23]), drawn: num(raw[24]), draw: num(raw[25]), at: now}
+	for i := 26; i+1 < len(raw); i += 2 {
+		out.admittedUsers = append(out.admittedUsers, num(raw[i]))
+		out.waits = append(out.waits, time.Duration(num(raw[i+1]))*time.Millisecond)
 	}
 	return out, nil
 }
@@ -192,6 +248,7 @@ func (r *Rooms) entry(show *services.Show, userID int64, rep *reply) *Entry {
 	switch rep.status {
 	case "w":
 		e.Status = StatusWaiting
+		e.Place = r.tokens.SignPlace(userID, show.ID, Place{Seq: rep.seq, QueueID: rep.queueID, First: rep.first, Draw: rep.draw})
 		if e.Position > 0 {
 			e.Wait = EstimateWait(e.Position, rep.pace, rep.busyAdmitted, rep.busyFor)
 		}
@@ -266,6 +323,17 @@ func (r *Rooms) Read(ctx context.Context, showID, userID int64) (*Entry, error) 
 	rep, err := r.run(ctx, show, "read", userID, "")
 	if err != nil {
 		return nil, err
+	}
+	if rep.status == "none" && r.durable != nil {
+		// a place Redis lost while the room stayed (a lossy failover, a join recorded
+		// after a rebuild read the record): back from the record, then read again
+		if back, err := r.durable.restore(ctx, r, show, userID); err != nil {
+			return nil, err
+		} else if back {
+			if rep, err = r.run(ctx, show, "read", userID, ""); err != nil {
+				return nil, err
+			}
+		}
 	}
 	e := r.entry(show, userID, rep)
 	if e == nil {

@@ -94,6 +94,9 @@ func (t *Ticker) tickOne(ctx context.Context, id int64) error {
 	if err != nil {
 		return err
 	}
+	if err := t.rooms.flushBeats(ctx, show); err != nil { // the reads' heartbeats before the front moves
+		return err
+	}
 	waiting, err := t.rooms.Close(ctx, show, reason) // "" keeps it open; admits either way
 	if err != nil {
 		return err

@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
+	"encoding/binary"
 	"strconv"
 	"strings"
 	"time"
@@ -101,4 +102,61 @@ func (t *Tokens) check(token string, userID, showID int64, roomEpoch int, now ti
 		return "expired", "your admission has expired: join the waiting room again"
 	}
 	return "", ""
+}
+
+// Place is a waiting buyer's place as they carry it (SignPlace): their queue number
+// (0 until the opening's draw numbers it), queue id, first position and, for a buyer
+// who joined before the opening, their draw (which orders them at the opening).
+type Place struct {
+	Seq     int64
+	QueueID string
+	First   int
+	Draw    int64
+}
+
+// SignPlace returns the place token of userID's place p in showID's room:
+// "<show>.<user>.<seq>.<queue id>.<first>.<sealed draw>.<HMAC>" under the admission
+// secret. The draw is sealed (XOR a pad only the secret gives), so nobody learns before
+// the opening where it will put them. It admits nothing; it lets an instance answer the
+// buyer's read without asking Redis.
+func (t *Tokens) SignPlace(userID, showID int64, p Place) string {
+	body := strconv.FormatInt(showID, 10) + "." + strconv.FormatInt(userID, 10) + "." +
+		strconv.FormatInt(p.Seq, 10) + "." + p.QueueID + "." + strconv.Itoa(p.First) + "." +
+		strconv.FormatUint(uint64(p.Draw)^t.drawPad(userID, showID), 36)
+	return body + "." + t.placeMAC(body)
+}
+
+// drawPad is the pad that seals userID's draw in showID's room.
+func (t *Tokens) drawPad(userID, showID int64) uint64 {
+	m := hmac.New(sha256.New, t.secret)
+	m.Write([]byte("draw|" + strconv.FormatInt(showID, 10) + "|" + strconv.FormatInt(userID, 10)))
+	return binary.BigEndian.Uint64(m.Sum(nil))
+}
+
+// CheckPlace returns the place token carries when it is this secret's signature for
+// userID and showID; false otherwise.
+func (t *Tokens) CheckPlace(token string, userID, showID int64) (Place, bool) {
+	i := strings.LastIndexByte(token, '.')
+	if i < 0 || !hmac.Equal([]byte(token[i+1:]), []byte(t.placeMAC(token[:i]))) {
+		return Place{}, false
+	}
+	parts := strings.Split(token[:i], ".")
+	if len(parts) != 6 {
+		return Place{}, false
+	}
+	show, err1 := strconv.ParseInt(parts[0], 10, 64)
+	user, err2 := strconv.ParseInt(parts[1], 10, 64)
+	seq, err3 := strconv.ParseInt(parts[2], 10, 64)
+	first, err4 := strconv.Atoi(parts[4])
+	sealed, err5 := strconv.ParseUint(parts[5], 36, 64)
+	if err1 != nil || err2 != nil || err3 != nil || err4 != nil || err5 != nil || show != showID || user != userID || seq < 0 {
+		return Place{}, false
+	}
+	return Place{Seq: seq, QueueID: parts[3], First: first, Draw: int64(sealed ^ t.drawPad(userID, showID))}, true
+}
+
+func (t *Tokens) placeMAC(body string) string {
+	m := hmac.New(sha256.New, t.secret)
+	m.Write([]byte("place|" + body))
+	return base64.RawURLEncoding.EncodeToString(m.Sum(nil))
 }

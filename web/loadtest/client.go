@@ -43,6 +43,9 @@ type Answer struct {
 	Code   string
 	Bytes  int
 	Body   []byte
+	// Wire is the answer's bytes as they crossed the wire: the status line, the headers
+	// and the body (as HTTP/1.1 writes them).
+	Wire int
 }
 
 var bufPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
@@ -57,6 +60,11 @@ func (c *Client) Do(ctx context.Context, method, path, token, idemKey string, bo
 // DoAdmitted is Do with an Admission-Token header (admission "": none), as a buyer the
 // show's waiting room admitted sends orders.
 func (c *Client) DoAdmitted(ctx context.Context, method, path, token, idemKey, admission string, body []byte, keep bool) (Answer, error) {
+	return c.DoHeader(ctx, method, path, token, idemKey, "Admission-Token", admission, body, keep)
+}
+
+// DoHeader is Do with one more header, name: value (value "": none).
+func (c *Client) DoHeader(ctx context.Context, method, path, token, idemKey, name, value string, body []byte, keep bool) (Answer, error) {
 	var rd io.Reader
 	if body != nil {
 		rd = bytes.NewReader(body)
@@ -74,8 +82,8 @@ func (c *Client) DoAdmitted(ctx context.Context, method, path, token, idemKey, a
 	if idemKey != "" {
 		req.Header.Set("Idempotency-Key", idemKey)
 	}
-	if admission != "" {
-		req.Header.Set("Admission-Token", admission)
+	if value != "" {
+		req.Header.Set(name, value)
 	}
 	return c.send(req, keep)
 }
@@ -105,7 +113,12 @@ func (c *Client) send(req *http.Request, keep bool) (Answer, error) {
 	if err != nil {
 		return Answer{}, err
 	}
-	a := Answer{Status: resp.StatusCode, Bytes: int(n)}
+	a := Answer{Status: resp.StatusCode, Bytes: int(n), Wire: int(n) + len("HTTP/1.1 200 OK\r\n\r\n")}
+	for k, vs := range resp.Header {
+		for _, v := range vs {
+			a.Wire += len(k) + len(v) + 4 // "k: v\r\n"
+		}
+	}
 	if keep || resp.StatusCode >= 300 {
 		a.Body = bytes.Clone(buf.Bytes())
 	}

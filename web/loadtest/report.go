@@ -209,6 +209,7 @@ func EvaluateTargets(ceilings, scenarios []*Result, rssMaxKB int64, rssSampled b
 	compare(scen(ScenarioSeatMap), ceil(CeilingHTTP), "seat-map reads during a sale vs HTTP no-op", ">= 0.30x", 0.30, 0)
 	compare(scen(ScenarioFlash), scen(ScenarioV1), "flash sale: created orders vs V1 baseline", ">= 10x", 10, 0)
 	out = append(out, roomTargets(scen(ScenarioWaitRoom))...)
+	out = append(out, roomGoals(scen(ScenarioWaitRoom), ceil(CeilingHTTP))...)
 	rss := Target{Name: "server RSS throughout", Want: "<= 256 MiB", Got: "-", Status: StatusNotRun}
 	if rssSampled {
 		rss.Got = fmt.Sprintf("max %.1f MiB", float64(rssMaxKB)/1024)
@@ -271,6 +272,48 @@ func roomTargets(room *Result) []Target {
 	return out
 }
 
+// The million-visitor room's goals (DESIGN.md §9): a queue read costs the server at most
+// goalRoomReadVsNoop times the HTTP no-op of the same run and Redis at most
+// goalRoomRedisUSPerRead µs (amortised over every read); the pace within goalRoomPaceSlack.
+const (
+	goalRoomReadVsNoop     = 2.0
+	goalRoomRedisUSPerRead = 5.0
+	goalRoomPaceSlack      = 0.05
+)
+
+// roomGoals are the waitroom scenario's goals for a room of a million visitors (room
+// nil: not run; http is the HTTP no-op of the same run): the server's CPU per queue read
+// <= 2x the no-op's per answer, Redis's <= 5 µs per read, the measured pace within ±5 %.
+func roomGoals(room, http *Result) []Target {
+	out := []Target{
+		{Name: "waiting room goal: server CPU per queue read vs HTTP no-op", Want: "<= 2.00x", Got: "-", Status: StatusNotRun},
+		{Name: "waiting room goal: Redis CPU per queue read", Want: "<= 5 µs", Got: "-", Status: StatusNotRun},
+		{Name: "waiting room goal: admission pace vs configured", Want: "within ±5 %", Got: "-", Status: StatusNotRun},
+	}
+	if room == nil || room.Room == nil {
+		return out
+	}
+	f := room.Room
+	if a, ok := f.Reads.CPUPerOp(ProcServer); ok {
+		out[0].Got = fmt.Sprintf("%.1f µs/read", a)
+		if b, ok := http.CPUPerOp(ProcServer); ok {
+			r := Ratio(a, b)
+			out[0].Got = fmt.Sprintf("%.2fx (%.1f vs %.1f µs/op)", r, a, b)
+			out[0].Status = passMiss(r <= goalRoomReadVsNoop)
+		}
+	}
+	if a, ok := f.Reads.CPUPerOp(ProcRedis); ok {
+		out[1].Got = fmt.Sprintf("%.1f µs/read", a)
+		out[1].Status = passMiss(a <= goalRoomRedisUSPerRead)
+	}
+	if f.MeasuredPace > 0 {
+		r := Ratio(f.MeasuredPace, float64(f.Pace))
+		out[2].Got = fmt.Sprintf("%.2fx (%.0f/min vs %d/min)", r, f.MeasuredPace, f.Pace)
+		out[2].Status = passMiss(r >= 1-goalRoomPaceSlack && r <= 1+goalRoomPaceSlack)
+	}
+	return out
+}
+
 // writeRoomVsNoop writes the waiting room's queue reads beside the HTTP no-op of the
 // same run: latencies and the CPU time per operation of each measured process, with
 // their ratios (nothing when either is missing).
@@ -289,6 +332,9 @@ func (rep *Report) writeRoomVsNoop(w io.Writer) {
 		fmt.Fprintf(w, "| %s | %s | %s | %.2f |\n", l.name, fmtMS(l.a), fmtMS(l.b), Ratio(float64(l.a), float64(l.b)))
 	}
 	fmt.Fprintf(w, "| ok/s (paced vs saturated) | %.0f | %.0f | %.2f |\n", q.Rate(), http.Rate(), Ratio(q.Rate(), http.Rate()))
+	if room := rep.find(rep.Scenarios, ScenarioWaitRoom); room != nil && room.Room != nil && room.Room.BytesPerVisitorMinute > 0 {
+		fmt.Fprintf(w, "| bytes a waiting visitor receives a minute | %.0f | - | - |\n", room.Room.BytesPerVisitorMinute)
+	}
 	for _, p := range CPUProcs {
 		a, okA := q.CPUPerOp(p)
 		b, okB := http.CPUPerOp(p)

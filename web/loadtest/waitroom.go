@@ -82,12 +82,16 @@ type RoomFigures struct {
 	OrdersInMySQL, OrdersUnadmitted int64
 	// Reads is the queue reads of the steady crowd (after the arrivals), a row of its own.
 	Reads *Result
+	// BytesPerVisitorMinute is what a waiting visitor receives a minute: the mean bytes
+	// of a read's answer (status line, headers, body) times the reads a minute of its poll.
+	BytesPerVisitorMinute float64
 }
 
 // visitor is one member of the crowd: a customer with a session, and where it is.
 type visitor struct {
 	Buyer
 	due      time.Time // when its next request is due
+	place    string    // its place token (sent back as Queue-Place, as a browser sends the cookie)
 	joined   bool
 	admitted bool // read its admission (and then ordered)
 }
@@ -98,8 +102,25 @@ type queueAnswer struct {
 	AdmissionToken string `json:"admission_token"`
 }
 
-// waitingStatus is how a waiting entry's answer says so.
-var waitingStatus = []byte(`"status":"` + waitingroom.StatusWaiting + `"`)
+// waitingStatus is how a waiting entry's answer says so; placeField starts its place token.
+var (
+	waitingStatus = []byte(`"status":"` + waitingroom.StatusWaiting + `"`)
+	placeField    = []byte(`"place_token":"`)
+)
+
+// placeOf returns the place token of an answer's body ("" when none).
+func placeOf(body []byte) string {
+	i := bytes.Index(body, placeField)
+	if i < 0 {
+		return ""
+	}
+	rest := body[i+len(placeField):]
+	j := bytes.IndexByte(rest, '"')
+	if j < 0 {
+		return ""
+	}
+	return string(rest[:j])
+}
 
 // crowd drives the visitors of one waiting room.
 type crowd struct {
@@ -118,6 +139,7 @@ type crowd struct {
 	// the created orders' latencies split at the end of the arrivals
 	openingOrders, laterOrders Histogram
 	joined, admitted           atomic.Int64
+	readBytes                  atomic.Int64 // bytes of the steady crowd's read answers (status line, headers, body)
 	orderedSeats, created      atomic.Int64
 	expired, closed            atomic.Int64
 	lastAdmission              atomic.Pointer[admission]
@@ -244,6 +266,9 @@ func (r *run) waitRoom(ctx context.Context) (*Result, error) {
 	fig := &RoomFigures{Visitors: len(c.v), Pace: o.AdmitPerMinute, AdmittedSeen: c.admitted.Load(), Joined: c.joined.Load(),
 		Refusals: ref.sent, RefusedNotAdmitted: ref.refused, RefusalCodes: ref.codes, Reads: reads}
 	fig.MeasuredPace, fig.PaceWindow = measuredPace(samples)
+	if okReads, _, _ := c.reads.Counts(); okReads > 0 {
+		fig.BytesPerVisitorMinute = float64(c.readBytes.Load()) / float64(okReads) * float64(time.Minute) / float64(o.QueuePoll)
+	}
 	if n := len(samples); n > 0 {
 		fig.Admitted = samples[n-1].admitted - samples[0].admitted
 		fig.Abandoned = samples[n-1].dropped - samples[0].dropped
@@ -274,6 +299,7 @@ func (r *run) waitRoom(ctx context.Context) (*Result, error) {
 			c.openingOrders.Count(), fmtMS(c.openingOrders.Percentile(50)), fmtMS(c.openingOrders.Percentile(99)),
 			c.laterOrders.Count(), fmtMS(c.laterOrders.Percentile(50)), fmtMS(c.laterOrders.Percentile(99))),
 		"admission pace: "+fig.paceText(),
+		fmt.Sprintf("a waiting visitor receives %.0f bytes a minute (a read's answer with its headers, every %s)", fig.BytesPerVisitorMinute, o.QueuePoll),
 		fmt.Sprintf("orders without a valid admission token: %d of %d refused 403 NOT_ADMITTED (no token, a forged one, another buyer's)%s",
 			ref.refused, ref.sent, otherAnswers(ref.codes)),
 		fmt.Sprintf("requests started late by p50 %s, p99 %s, max %s after they were due (the visitors' pool kept up when these are small)",
@@ -340,8 +366,11 @@ func (c *crowd) step(ctx context.Context, v *visitor, rng *rand.Rand) bool {
 		rec = c.early
 	}
 	t0 := time.Now()
-	a, err := c.cl.Do(ctx, method, c.queuePath, v.Token, "", nil, true)
+	a, err := c.cl.DoHeader(ctx, method, c.queuePath, v.Token, "", "Queue-Place", v.place, nil, true)
 	end := time.Now()
+	if err == nil && rec == c.reads {
+		c.readBytes.Add(int64(a.Wire))
+	}
 	v.due = end.Add(time.Duration(float64(c.poll) * (0.5 + rng.Float64())))
 	if err != nil {
 		if ctx.Err() == nil {
@@ -353,6 +382,9 @@ func (c *crowd) step(ctx context.Context, v *visitor, rng *rand.Rand) bool {
 	switch {
 	case a.Status == 200 && bytes.Contains(a.Body, waitingStatus):
 		q.Status = waitingroom.StatusWaiting // most answers: not worth the load client's JSON decoding
+		if p := placeOf(a.Body); p != "" && p != v.place {
+			v.place = p
+		}
 	case a.Status != 200 || json.Unmarshal(a.Body, &q) != nil:
 		rec.Observe(OutError, end.Sub(t0), end, answerCode(a), string(a.Body))
 		return true

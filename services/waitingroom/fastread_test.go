@@ -1,0 +1,125 @@
+package waitingroom_test
+
+import (
+	"context"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"seatflow/services/waitingroom"
+)
+
+// countCalls counts the commands a Redis client sends from now on.
+type countCalls struct{ n atomic.Int64 }
+
+func (c *countCalls) DialHook(next redis.DialHook) redis.DialHook { return next }
+func (c *countCalls) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+	return func(ctx context.Context, cmd redis.Cmder) error {
+		c.n.Add(1)
+		return next(ctx, cmd)
+	}
+}
+func (c *countCalls) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return func(ctx context.Context, cmds []redis.Cmder) error {
+		c.n.Add(int64(len(cmds)))
+		return next(ctx, cmds)
+	}
+}
+
+// TestWaitingRoom_ReadFromPlaceAsksRedisNothing: 200 buyers read their entries with
+// the place tokens their answers carry, every 5 s like their event streams. A round of
+// reads of one instance costs Redis at most two calls (the room's snapshot and the batch
+// of heartbeats) besides one call for each buyer admitted since (whose read goes to
+// Redis) and the one buyer who sends another's token (and, once, the opening's draws,
+// which place everyone who joined before it); each answer says what a read of
+// Redis says (status, position, first position), before the opening and while waiting;
+// and heartbeats sent only through these reads keep 198 places alive for 200 s, while
+// the one buyer who stopped reading is expired at the front.
+func TestWaitingRoom_ReadFromPlaceAsksRedisNothing(t *testing.T) {
+	r := newDurableRoomEnv(t)
+	calls := &countCalls{}
+	r.RDB.AddHook(calls)
+	opens := r.Clock.Now().Add(3 * time.Minute)
+	r.shows.add(1, opens, 60)
+	const n = 200
+	place := map[int64]string{}
+	for u := int64(1); u <= n; u++ {
+		place[u] = r.join(t, 1, u).Place
+	}
+	done := map[int64]bool{2: true} // buyer 2 stopped reading
+	// round reads every buyer still waiting from their place (buyer 3 with buyer 4's),
+	// and, when compare, checks each answer against a read of Redis
+	round := func(t *testing.T, what string, compare bool, extra int64) {
+		t.Helper()
+		before, admitted := calls.n.Load(), 0
+		got := map[int64]*waitingroom.Entry{}
+		for u := int64(1); u <= n; u++ {
+			if done[u] {
+				continue
+			}
+			token := place[u]
+			if u == 3 {
+				token = place[4]
+			}
+			e, err := r.rooms.ReadPlace(context.Background(), 1, u, token)
+			if err != nil {
+				t.Fatalf("%s: user %d: %v", what, u, err)
+			}
+			got[u] = e
+			if e.Place != "" && u != 3 {
+				place[u] = e.Place
+			}
+			if e.Status != waitingroom.StatusWaiting {
+				done[u], admitted = true, admitted+1
+			}
+		}
+		c := calls.n.Load() - before
+		if limit := int64(2+1+admitted) + extra; c > limit {
+			t.Errorf("%s: %d reads cost %d Redis commands, want at most %d (%d admitted since)", what, len(got), c, limit, admitted)
+		}
+		if !compare {
+			return
+		}
+		t.Logf("%s: %d reads cost %d Redis commands (%d admitted since)", what, len(got), c, admitted)
+		for u, e := range got {
+			want, err := r.rooms.Read(context.Background(), 1, u)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if e.Status != want.Status || e.Position != want.Position || e.QueueID != want.QueueID || e.FirstPosition != want.FirstPosition {
+				t.Errorf("%s: user %d read from the place %s at %d (first %d, %s), from Redis %s at %d (first %d, %s)", what, u,
+					e.Status, e.Position, e.FirstPosition, e.QueueID, want.Status, want.Position, want.FirstPosition, want.QueueID)
+			}
+		}
+	}
+	r.Clock.Advance(150 * time.Second)
+	round(t, "before the opening", true, 0)
+	r.Clock.Advance(30 * time.Second) // the opening's draw
+	for sec := 1; sec <= 200; sec++ {
+		r.Clock.Advance(time.Second)
+		if _, err := r.rooms.Advance(context.Background(), mustShow(t, r, 1)); err != nil {
+			t.Fatal(err)
+		}
+		r.rooms.Moved(1) // what the room's moves channel tells every instance
+		switch {
+		case sec == 1: // the instance reads the opening's draws once and ranks each place in them
+			round(t, "the first round after the opening", true, 1)
+		case sec == 3:
+			round(t, "3 s after the opening", true, 0)
+		case sec%5 == 0:
+			round(t, "waiting", false, 0)
+		}
+	}
+	if e := r.read(t, 1, 2); e.Status != waitingroom.StatusExpired {
+		t.Errorf("buyer 2, silent since the opening: %s, want expired", e.Status)
+	}
+	st, err := r.rooms.Stats(context.Background(), 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.AbandonedTotal != 1 || st.AdmittedTotal != n-1 {
+		t.Errorf("%d admitted and %d abandoned, want %d and 1 (buyer 2): heartbeats sent through place reads were lost", st.AdmittedTotal, st.AbandonedTotal, n-1)
+	}
+}
