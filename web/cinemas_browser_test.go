@@ -75,4 +75,3 @@ func TestCinemaChainBrowser_PickerAndEachCinemasShowPage(t *testing.T) {
 		})
 	}
 }
-
