@@ -15,6 +15,18 @@ func (d *Deps) showZone(s *services.Show) *time.Location {
 	return views.ShowLoc(s, d.Shows.Zone())
 }
 
+// chainCinema is the name of s's cinema when the install has more than one (pages then
+// say which cinema a show is at); "" for a single cinema, a nil show or unread cinemas.
+func (d *Deps) chainCinema(ctx context.Context, s *services.Show) string {
+	if s == nil || d.Cinemas == nil {
+		return ""
+	}
+	if cs, err := d.Cinemas.Cinemas(ctx); err == nil && len(cs) > 1 {
+		return s.CinemaName
+	}
+	return ""
+}
+
 // hallLocale returns the time zone and currency (ISO 4217) of hall's cinema: the zone
 // a show's dates are typed in and the currency of its prices. A nil hall, or a cinema
 // that cannot be read, has the first cinema's zone and the install's currency.

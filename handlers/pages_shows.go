@@ -142,6 +142,7 @@ func (d *Deps) renderShowSteps(c *fiber.Ctx, m *seats.SeatMap, status int, msg s
 		Map:        seatMapView(m),
 		Now:        d.now(),
 		Zone:       d.showZone(m.Show),
+		CinemaName: d.chainCinema(c.UserContext(), m.Show),
 		HoldFor:    d.Orders.HoldFor(),
 		Selected:   keep,
 		Error:      msg,

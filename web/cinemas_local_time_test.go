@@ -98,6 +98,14 @@ func (a *testApp) chainFixture(t *testing.T) *chainFixture {
 	return f
 }
 
+// cinemaOf is the name of the cinema of the fixture's show name.
+func (f *chainFixture) cinemaOf(name string) string {
+	if strings.HasPrefix(name, "sh-") {
+		return f.shanghaiN
+	}
+	return f.londonN
+}
+
 // listed is the names of the fixture's shows an API listing holds.
 func (f *chainFixture) listed(t *testing.T, a *testApp, query string) []string {
 	t.Helper()
@@ -185,6 +193,9 @@ func TestCinemaChain_ShowPageTellsTheShowsOwnLocalTime(t *testing.T) {
 		t.Run(tc.show, func(t *testing.T) {
 			r := a.getPage("/shows/"+f.shows[tc.show], "")
 			body := string(r.body)
+			if !strings.Contains(body, `class="show-cinema">`+f.cinemaOf(tc.show)+"<") {
+				t.Errorf("show page %s does not name its cinema %s", tc.show, f.cinemaOf(tc.show))
+			}
 			if r.status != 200 || !strings.Contains(body, tc.want) {
 				t.Errorf("show page %s (%d) does not tell %q", tc.show, r.status, tc.want)
 			}
@@ -301,8 +312,8 @@ func TestCinemaChain_TicketCalendarAndEmailTellTheShowsCinema(t *testing.T) {
 		t.Run(tc.show, func(t *testing.T) {
 			token, no := a.chainOrder(t, f.shows[tc.show])
 			ticket := a.getPage("/orders/"+no+"/ticket", token)
-			if ticket.status != 200 || !strings.Contains(string(ticket.body), tc.ticket) {
-				t.Errorf("ticket (%d) does not tell %q", ticket.status, tc.ticket)
+			if ticket.status != 200 || !strings.Contains(string(ticket.body), tc.ticket) || !strings.Contains(string(ticket.body), "<dd>"+tc.cinema+"</dd>") {
+				t.Errorf("ticket (%d) does not tell %q at %s", ticket.status, tc.ticket, tc.cinema)
 			}
 			ics := string(a.getPage("/orders/"+no+"/calendar.ics", token).body)
 			if !strings.Contains(ics, tc.dtstart+"\r\n") || !strings.Contains(ics, "LOCATION:"+tc.cinema+"\r\n") {
