@@ -39,3 +39,14 @@ func TimesNote(shows []*services.Show, fallback *time.Location) string {
 	}
 	return "Times are each show's cinema's: " + strings.Join(zones, ", ") + "."
 }
+
+// ManyCinemas reports whether shows belong to more than one cinema (a chain's day
+// list then names each show's cinema beside its hall).
+func ManyCinemas(shows []*services.Show) bool {
+	for _, s := range shows {
+		if s.CinemaID != shows[0].CinemaID {
+			return true
+		}
+	}
+	return false
+}

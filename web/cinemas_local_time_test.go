@@ -379,6 +379,10 @@ func TestCinemaChain_ConsoleTypesDatesInTheHallsCinemasZone(t *testing.T) {
 			if !strings.Contains(day, `href="/admin/shows/`+id+`"`) || !strings.Contains(day, "at 00:30") {
 				t.Errorf("the day's list does not list show %s at 00:30", id)
 			}
+			// by London's turn the day has a show of each cinema
+			if tc.name == "London" && (!strings.Contains(day, f.shanghaiN+" · Bund 1") || !strings.Contains(day, "Times are each show&#39;s cinema&#39;s: ")) {
+				t.Errorf("the day's list of two cinemas' shows does not name their cinemas and zones")
+			}
 		})
 	}
 }
