@@ -94,7 +94,7 @@ func upperFirst(s string) string {
 func (d *Deps) renderDoor(c *fiber.Ctx, showID int64, res *views.DoorResult) error {
 	ctx, cancel := ctxOf(c)
 	defer cancel()
-	today, err := d.Shows.OnDate(ctx, d.Shows.Today(), 0)
+	today, err := d.Shows.OnDate(ctx, "", 0) // today in each cinema's own zone
 	if err != nil {
 		return errorPage(c, err)
 	}

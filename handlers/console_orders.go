@@ -137,7 +137,7 @@ func (d *Deps) renderAdminOrder(c *fiber.Ctx, status int, no string, with func(*
 	if err != nil {
 		show = nil // the page still shows the order
 	}
-	props := views.AdminOrderProps{Page: page(c, "Order "+det.OrderNo), Detail: orderDetailView(det), Show: show, Zone: d.Shows.Zone(), Now: nowUTC()}
+	props := views.AdminOrderProps{Page: page(c, "Order "+det.OrderNo), Detail: orderDetailView(det), Show: show, Zone: d.showZone(show), Now: nowUTC()}
 	if with != nil {
 		with(&props)
 	}

@@ -48,7 +48,7 @@ func (d *Deps) renderShowSeats(c *fiber.Ctx, status int, showID int64, props vie
 	}
 	props.Page = page(c, "Seat map: "+m.Show.Movie.Title)
 	props.Map = staffSeatMapView(m)
-	props.Zone = d.Shows.Zone()
+	props.Zone = d.showZone(m.Show)
 	if views.StaffSectioned(props.Map) {
 		// a large hall by section: the overview, or one section's seats
 		part, sections, ok := views.StaffSectionPart(props.Map, props.Section)

@@ -66,7 +66,8 @@ func (d *Deps) zonePricesPartial(c *fiber.Ctx) error {
 	if err != nil {
 		return errorPage(c, err)
 	}
-	return render(c, fiber.StatusOK, views.ZonePriceFields(hallSummaryView(hall), nil, d.Currency))
+	_, currency := d.hallLocale(ctx, hall)
+	return render(c, fiber.StatusOK, views.ZonePriceFields(hallSummaryView(hall), nil, currency))
 }
 
 // createShowPage creates the show of the form (every day for N days) and redirects
@@ -84,8 +85,9 @@ func (d *Deps) createShowPage(c *fiber.Ctx) error {
 	}
 	var prices []catalog.ZonePrice
 	problem := ""
+	loc, currency := d.hallLocale(ctx, hall)
 	if hall != nil {
-		prices, f.Prices, problem = formPrices(c, hall.Zones, d.Currency, true)
+		prices, f.Prices, problem = formPrices(c, hall.Zones, currency, true)
 	}
 	if c.FormValue("step") == "hall" {
 		return d.renderNewShow(c, fiber.StatusOK, f, "", nil)
@@ -103,12 +105,12 @@ func (d *Deps) createShowPage(c *fiber.Ctx) error {
 		if st >= fiber.StatusInternalServerError {
 			return renderErrorPage(c, st, se.Message)
 		}
-		return d.renderNewShow(c, st, f, consoleMessage(se.Message, d.Shows.Zone()), nil)
+		return d.renderNewShow(c, st, f, consoleMessage(se.Message, loc), nil)
 	}
 	for i := range results {
 		if results[i].Err != nil { // each day's reason in the console's words
 			_, se := asError(results[i].Err)
-			results[i].Err = &services.Error{Code: se.Code, Message: consoleMessage(se.Message, d.Shows.Zone())}
+			results[i].Err = &services.Error{Code: se.Code, Message: consoleMessage(se.Message, loc)}
 		}
 	}
 	created := catalog.Created(results)
@@ -119,7 +121,7 @@ func (d *Deps) createShowPage(c *fiber.Ctx) error {
 		return c.Redirect(views.ShowsDayURL(f.Date), fiber.StatusSeeOther)
 	case len(results) == 1:
 		st, se := pageError(c, results[0].Err)
-		return d.renderNewShow(c, st, f, consoleMessage(se.Message, d.Shows.Zone()), nil)
+		return d.renderNewShow(c, st, f, consoleMessage(se.Message, loc), nil)
 	}
 	msg := "Not every day could be created: see the list below."
 	if created == 0 {
@@ -170,6 +172,22 @@ func (d *Deps) renderNewShow(c *fiber.Ctx, status int, f views.ShowForm, msg str
 			hall = h
 		}
 	}
-	return render(c, status, views.NewShowPage(views.NewShowProps{Page: page(c, "New show"), Form: f, Movies: movieSummariesView(offered),
-		Halls: hallSummariesView(halls), Hall: hallSummaryView(hall), Currency: d.Currency, Zone: d.Shows.Zone(), Error: msg, Results: dayResultsView(results)}))
+	loc, currency := d.hallLocale(ctx, hall)
+	props := views.NewShowProps{Page: page(c, "New show"), Form: f, Movies: movieSummariesView(offered),
+		Halls: hallSummariesView(halls), Hall: hallSummaryView(hall), Currency: currency, Zone: loc, Error: msg, Results: dayResultsView(results)}
+	if cinemas, err := d.Cinemas.Cinemas(ctx); err == nil && len(cinemas) > 1 {
+		// a chain: each hall says its cinema, and the form whose zone it is typed in
+		names := make(map[int64]string, len(cinemas))
+		for _, cn := range cinemas {
+			names[cn.ID] = cn.Name
+		}
+		props.CinemaNames = make(map[int64]string, len(halls))
+		for _, h := range halls {
+			props.CinemaNames[h.ID] = names[h.CinemaID]
+		}
+		if hall != nil {
+			props.CinemaName = names[hall.CinemaID]
+		}
+	}
+	return render(c, status, views.NewShowPage(props))
 }

@@ -78,7 +78,7 @@ func (d *Deps) renderShowPage(c *fiber.Ctx, status int, form *views.ShowEditForm
 	ctx, cancel := ctxOf(c)
 	defer cancel()
 	now := nowUTC()
-	p := views.ShowDetailProps{Page: page(c, s.Movie.Title), Show: s, Counts: views.SeatCounts(counts), Zone: d.Shows.Zone(), Now: now,
+	p := views.ShowDetailProps{Page: page(c, s.Movie.Title), Show: s, Counts: views.SeatCounts(counts), Zone: d.showZone(s), Now: now,
 		Form: f, Room: rf, Figures: d.roomFigures(ctx, s, s.StatusAt(now) != services.ShowCancelled), Error: msg}
 	if d.Waitlist != nil {
 		entries, err := d.Waitlist.List(ctx, s.ID)
@@ -117,7 +117,7 @@ func (d *Deps) updateShowPage(c *fiber.Ctx) error {
 		return err
 	}
 	f := editForm(c)
-	loc := d.Shows.Zone()
+	loc := d.showZone(s)
 	var ch catalog.ShowChange
 	var problem string
 	ch.Prices, f.Prices, problem = formPrices(c, s.Zones, s.Currency, true)
@@ -174,7 +174,7 @@ func (d *Deps) updateShowPage(c *fiber.Ctx) error {
 		if st >= fiber.StatusInternalServerError {
 			return renderErrorPage(c, st, se.Message)
 		}
-		return d.renderShowDetail(c, st, &f, consoleMessage(se.Message, d.Shows.Zone()))
+		return d.renderShowDetail(c, st, &f, consoleMessage(se.Message, d.showZone(s)))
 	}
 	return c.Redirect(views.AdminShowURL(s.ID)+"?done=saved", fiber.StatusSeeOther)
 }
@@ -188,7 +188,7 @@ const roomUnreadable = "The waiting room's figures could not be read; try again 
 // same when the show is cancelled or its sale closed (nobody may join it then).
 func (d *Deps) roomFigures(ctx context.Context, s *services.Show, poll bool) views.WaitingRoomFigures {
 	now := nowUTC()
-	f := views.WaitingRoomFigures{ShowID: s.ID, Now: now, Zone: d.Shows.Zone(), Poll: poll}
+	f := views.WaitingRoomFigures{ShowID: s.ID, Now: now, Zone: d.showZone(s), Poll: poll}
 	if d.Rooms == nil {
 		f.Error, f.Poll = "The waiting room is not available in this process.", false
 		return f
@@ -264,7 +264,7 @@ func (d *Deps) waitingRoomPage(c *fiber.Ctx) error {
 		if st >= fiber.StatusInternalServerError {
 			return renderErrorPage(c, st, se.Message)
 		}
-		return d.renderShowPage(c, st, nil, &f, consoleMessage(se.Message, d.Shows.Zone()))
+		return d.renderShowPage(c, st, nil, &f, consoleMessage(se.Message, d.showZone(s)))
 	}
 	return c.Redirect(views.AdminShowURL(s.ID)+"?done=waiting-room", fiber.StatusSeeOther)
 }
@@ -314,7 +314,7 @@ func (d *Deps) renderCancelShow(c *fiber.Ctx, status int, reason, msg string) er
 		return c.Redirect(views.AdminShowURL(s.ID), fiber.StatusSeeOther)
 	}
 	return render(c, status, views.CancelShowPage(views.CancelShowProps{Page: page(c, "Cancel "+s.Movie.Title), Show: s,
-		Counts: views.SeatCounts(counts), Zone: d.Shows.Zone(), Reason: reason, Error: msg}))
+		Counts: views.SeatCounts(counts), Zone: d.showZone(s), Reason: reason, Error: msg}))
 }
 
 // cancelShowPage cancels the show once the confirmation box is ticked: pending orders

@@ -214,7 +214,7 @@ func editDateTimeProblem(f views.ShowEditForm) string {
 
 // storedEditForm is the edit form of a show as stored.
 func storedEditForm(s *services.Show, d *Deps) views.ShowEditForm {
-	loc := d.Shows.Zone()
+	loc := d.showZone(s)
 	f := views.ShowEditForm{OpensDate: views.LocalDate(s.SaleOpensAt, loc), OpensTime: views.LocalClock(s.SaleOpensAt, loc),
 		ClosesDate: views.LocalDate(s.SaleClosesAt, loc), ClosesTime: views.LocalClock(s.SaleClosesAt, loc),
 		Limit: strconv.Itoa(s.PurchaseLimit), SingleSeatRule: storedRule(s), Prices: map[string]string{}}

@@ -12,7 +12,8 @@ import (
 // calendarFile is the iCalendar file (text/calendar, RFC 5545) of one of the signed-in
 // user's paid orders, written in the buyer's page language (views.LangOf of the
 // request's user context, with the LANGUAGE parameter): the show's movie title and
-// hall, from its start to start + runtime (UTC), at the cinema (CinemaName), the hall
+// hall, from its start to start + runtime (UTC), at the show's cinema (its name; the
+// install's CinemaName for a show read without it), the hall
 // and seats in the description, UID
 // "<order_no>@seatflow" (stable, so importing it again updates the event) and DTSTAMP
 // the time it was paid. 404 as the ticket page: someone else's order, unknown, not
@@ -37,7 +38,10 @@ func (d *Deps) calendarFile(c *fiber.Ctx) error {
 	l := langOf(c)
 	desc := strings.Join([]string{l.T("ics.hall", views.D{"Hall": s.HallName}), l.T("ics.seats", views.D{"Seats": strings.Join(labels, ", ")}),
 		l.T("ics.order", views.D{"No": o.OrderNo})}, "\n")
-	name := d.CinemaName
+	name := s.CinemaName
+	if name == "" {
+		name = d.CinemaName
+	}
 	if name == "" {
 		name = "seatflow"
 	}

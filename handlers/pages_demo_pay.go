@@ -45,8 +45,13 @@ func (d *Deps) demoPayPage(c *fiber.Ctx) error {
 		return errorPage(c, err)
 	}
 	props := views.DemoPayProps{Page: page(c, tr(c, "demo.brand", nil)), Payment: paymentView(pay), Now: d.now(), Zone: d.Shows.Zone()}
-	if o, err := d.Orders.ByNo(ctx, pay.OrderNo); err == nil && o.Status == services.OrderPending {
-		props.Deadline = o.ExpiresAt // the order's deadline, counted down on the page
+	if o, err := d.Orders.ByNo(ctx, pay.OrderNo); err == nil {
+		if o.Status == services.OrderPending {
+			props.Deadline = o.ExpiresAt // the order's deadline, counted down on the page
+		}
+		if s, err := d.Shows.Get(ctx, o.ShowID); err == nil {
+			props.Zone = d.showZone(s) // the deadline in the show's cinema's time
+		}
 	}
 	return render(c, fiber.StatusOK, views.DemoPayPage(props))
 }

@@ -162,7 +162,7 @@ func (d *Deps) renderOrder(c *fiber.Ctx, u *services.User, no string, status int
 		Order: order,
 		Show:  show,
 		Now:   d.now(),
-		Zone:  d.Shows.Zone(),
+		Zone:  d.showZone(show),
 		Error: msg,
 	}
 	d.orderExtras(c, &props)

@@ -41,7 +41,7 @@ func (d *Deps) queuePage(c *fiber.Ctx) error {
 		}
 	}
 	return render(c, fiber.StatusOK, views.QueuePage(views.QueuePageProps{
-		Page: page(c, show.Movie.Title), Show: show, Entry: queueEntryView(e), Now: nowUTC(), Zone: d.Shows.Zone()}))
+		Page: page(c, show.Movie.Title), Show: show, Entry: queueEntryView(e), Now: nowUTC(), Zone: d.showZone(show)}))
 }
 
 // joinQueue puts the signed-in buyer in the show's waiting room and shows the waiting

@@ -56,7 +56,7 @@ func (d *Deps) showPage(c *fiber.Ctx) error {
 	var msg string
 	var lost map[int64]bool
 	if f, ok := takeBookFlash(c, id); ok {
-		msg, lost = flashMessage(langOf(c), f, m, userID, nowUTC(), d.Shows.Zone())
+		msg, lost = flashMessage(langOf(c), f, m, userID, d.now(), d.showZone(m.Show))
 		picks = f.Picks
 		if !chosen && f.Section > 0 {
 			section, chosen = f.Section, true
@@ -140,8 +140,9 @@ func (d *Deps) renderShowSteps(c *fiber.Ctx, m *seats.SeatMap, status int, msg s
 	return render(c, status, views.ShowPage(views.ShowPageProps{
 		Page:       page(c, m.Show.Movie.Title),
 		Map:        seatMapView(m),
-		Now:        nowUTC(),
-		Zone:       d.Shows.Zone(),
+		Now:        d.now(),
+		Zone:       d.showZone(m.Show),
+		CinemaName: d.chainCinema(c.UserContext(), m.Show),
 		HoldFor:    d.Orders.HoldFor(),
 		Selected:   keep,
 		Error:      msg,

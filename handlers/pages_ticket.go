@@ -76,6 +76,7 @@ func (d *Deps) paidTicket(c *fiber.Ctx) (*views.TicketView, error) {
 		}
 		t.Show = nil // a show gone from the public programme: the ticket still stands
 	}
+	t.Zone, t.CinemaName = d.showZone(t.Show), d.chainCinema(ctx, t.Show)
 	if t.Show != nil {
 		t.SeatKinds = d.seatKinds(c, t.Show.ID)
 	}

@@ -23,7 +23,7 @@ func (d *Deps) waitlistView(c *fiber.Ctx, m *seats.SeatMap) *views.WaitlistView 
 		return nil
 	}
 	now := d.now()
-	v := &views.WaitlistView{Show: m.Show, Zone: d.Shows.Zone(), Page: page(c, ""), Now: now}
+	v := &views.WaitlistView{Show: m.Show, Zone: d.showZone(m.Show), Page: page(c, ""), Now: now}
 	if m.Show.OnSaleAt(now) && m.Partial {
 		// a section's page read its own seats only: the show's free count decides
 		v.Open = m.Show.SeatsLeft < m.Show.PurchaseLimit

@@ -115,7 +115,7 @@ func dashboardSnapshotView(s *staff.DashboardSnapshot) *views.DashboardSnapshot 
 		out.TodayShows = make([]*views.ShowOccupancy, len(s.TodayShows))
 		for i, sh := range s.TodayShows {
 			out.TodayShows[i] = &views.ShowOccupancy{ShowID: sh.ShowID, StartsAt: sh.StartsAt, MovieTitle: sh.MovieTitle,
-				HallID: sh.HallID, HallName: sh.HallName, Status: sh.Status, SaleOpensAt: sh.SaleOpensAt,
+				HallID: sh.HallID, HallName: sh.HallName, Zone: sh.Loc(), Status: sh.Status, SaleOpensAt: sh.SaleOpensAt,
 				SaleClosesAt: sh.SaleClosesAt, Sellable: sh.Sellable, Sold: sh.Sold, Held: sh.Held, Free: sh.Free(),
 				SoldPercent: sh.SoldPercent(), HeldPercent: sh.HeldPercent()}
 		}

@@ -30,6 +30,7 @@ type ShowOccupancy struct {
 	MovieTitle   string
 	HallID       int64
 	HallName     string
+	Zone         *time.Location // the show's cinema's; nil: the dashboard's
 	Status       string
 	SaleOpensAt  time.Time
 	SaleClosesAt time.Time
@@ -274,4 +275,12 @@ func ExpiryLists(s *ExpiryQueueState) []ExpiryList {
 		{"expiry-retry", "Waiting for a retry", s.Retry, s.RetryTasks},
 		{"expiry-archived", "Archived (gave up)", s.Archived, s.ArchivedTasks},
 	}
+}
+
+// LocOr is the zone the show's times are shown in: its cinema's, or fallback.
+func (s *ShowOccupancy) LocOr(fallback *time.Location) *time.Location {
+	if s.Zone != nil {
+		return s.Zone
+	}
+	return fallback
 }

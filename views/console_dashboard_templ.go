@@ -340,9 +340,9 @@ func dashboardShowRow(sh *ShowOccupancy, p DashboardProps) templ.Component {
 			return templ_7745c5c3_Err
 		}
 		var templ_7745c5c3_Var16 string
-		templ_7745c5c3_Var16, templ_7745c5c3_Err = templ.JoinStringErrs(ClockTime(sh.StartsAt, p.Snap.Zone))
+		templ_7745c5c3_Var16, templ_7745c5c3_Err = templ.JoinStringErrs(ClockTime(sh.StartsAt, sh.LocOr(p.Snap.Zone)))
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/console_dashboard.templ`, Line: 100, Col: 114}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/console_dashboard.templ`, Line: 100, Col: 124}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var16))
 		if templ_7745c5c3_Err != nil {

@@ -166,9 +166,9 @@ func DoorPage(p DoorPageProps) templ.Component {
 					return templ_7745c5c3_Err
 				}
 				var templ_7745c5c3_Var7 string
-				templ_7745c5c3_Var7, templ_7745c5c3_Err = templ.JoinStringErrs(doorShowLabel(s, p.Zone))
+				templ_7745c5c3_Var7, templ_7745c5c3_Err = templ.JoinStringErrs(doorShowLabel(s, ShowLoc(s, p.Zone)))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/console_door.templ`, Line: 73, Col: 33}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/console_door.templ`, Line: 73, Col: 45}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var7))
 				if templ_7745c5c3_Err != nil {
@@ -198,9 +198,9 @@ func DoorPage(p DoorPageProps) templ.Component {
 					return templ_7745c5c3_Err
 				}
 				var templ_7745c5c3_Var9 string
-				templ_7745c5c3_Var9, templ_7745c5c3_Err = templ.JoinStringErrs(doorShowLabel(p.Show, p.Zone))
+				templ_7745c5c3_Var9, templ_7745c5c3_Err = templ.JoinStringErrs(doorShowLabel(p.Show, ShowLoc(p.Show, p.Zone)))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/console_door.templ`, Line: 76, Col: 96}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/console_door.templ`, Line: 76, Col: 113}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var9))
 				if templ_7745c5c3_Err != nil {
@@ -623,9 +623,9 @@ func doorCounter(p DoorPageProps, oob bool) templ.Component {
 		}
 		if p.Show != nil {
 			var templ_7745c5c3_Var31 string
-			templ_7745c5c3_Var31, templ_7745c5c3_Err = templ.JoinStringErrs(" " + Tf(ctx, "door.count_for", D{"Show": doorShowLabel(p.Show, p.Zone)}))
+			templ_7745c5c3_Var31, templ_7745c5c3_Err = templ.JoinStringErrs(" " + Tf(ctx, "door.count_for", D{"Show": doorShowLabel(p.Show, ShowLoc(p.Show, p.Zone))}))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/console_door.templ`, Line: 172, Col: 78}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/console_door.templ`, Line: 172, Col: 95}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var31))
 			if templ_7745c5c3_Err != nil {

@@ -348,9 +348,9 @@ func AdminOrdersPage(p AdminOrdersProps) templ.Component {
 							return templ_7745c5c3_Err
 						}
 						var templ_7745c5c3_Var14 string
-						templ_7745c5c3_Var14, templ_7745c5c3_Err = templ.JoinStringErrs(DayTime(r.Show.StartsAt, p.Zone))
+						templ_7745c5c3_Var14, templ_7745c5c3_Err = templ.JoinStringErrs(DayTime(r.Show.StartsAt, ShowLoc(r.Show, p.Zone)))
 						if templ_7745c5c3_Err != nil {
-							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/console_orders.templ`, Line: 174, Col: 68}
+							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/console_orders.templ`, Line: 174, Col: 85}
 						}
 						_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var14))
 						if templ_7745c5c3_Err != nil {
@@ -363,7 +363,7 @@ func AdminOrdersPage(p AdminOrdersProps) templ.Component {
 						var templ_7745c5c3_Var15 string
 						templ_7745c5c3_Var15, templ_7745c5c3_Err = templ.JoinStringErrs(i64(r.Show.ID))
 						if templ_7745c5c3_Err != nil {
-							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/console_orders.templ`, Line: 174, Col: 95}
+							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/console_orders.templ`, Line: 174, Col: 112}
 						}
 						_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var15))
 						if templ_7745c5c3_Err != nil {

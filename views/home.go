@@ -18,7 +18,8 @@ type ShowDay struct {
 }
 
 // GroupByDay puts shows into the local days starting at today's midnight in loc, for
-// days days (empty days included), by start time as given.
+// days days (empty days included), by start time as given: each show on the day it
+// starts on in its cinema's zone (ShowLoc; loc for a show read without it).
 func GroupByDay(shows []*services.Show, now time.Time, loc *time.Location, days int) []ShowDay {
 	if loc == nil {
 		loc = time.UTC
@@ -32,8 +33,8 @@ func GroupByDay(shows []*services.Show, now time.Time, loc *time.Location, days 
 		out[i] = ShowDay{Heading: DayHeading(day, today), Date: day.Format(time.DateOnly), Day: day, Today: today}
 		index[out[i].Date] = i
 	}
-	for _, s := range shows {
-		if i, ok := index[s.StartsAt.In(loc).Format(time.DateOnly)]; ok {
+	for _, s := range shows { // each on its local day in its own cinema's zone
+		if i, ok := index[s.StartsAt.In(ShowLoc(s, loc)).Format(time.DateOnly)]; ok {
 			out[i].Shows = append(out[i].Shows, s)
 		}
 	}
@@ -55,6 +56,20 @@ type HomeProps struct {
 	// States are the sale states of shows with no free seat, from their seat maps (held
 	// or sold out); other shows' states come from StateOf.
 	States map[int64]ShowState
+	// Cinemas are the install's cinemas when it has more than one (the picker shows
+	// and every show names its cinema); nil for a single cinema.
+	Cinemas  []services.Cinema
+	CinemaID int64  // the chosen cinema, 0 for all
+	Path     string // the page's path, where the cinema picker's form goes
+}
+
+// CinemaLabel is the cinema a show card names: its cinema's name when every cinema of
+// a chain is listed, "" otherwise.
+func (p HomeProps) CinemaLabel(s *services.Show) string {
+	if p.Cinemas == nil || p.CinemaID != 0 {
+		return ""
+	}
+	return s.CinemaName
 }
 
 // StateOfShow is the sale state of s on the programme: States when it has one, else
@@ -63,7 +78,7 @@ func (p HomeProps) StateOfShow(l Lang, s *services.Show) ShowState {
 	if st, ok := p.States[s.ID]; ok {
 		return st
 	}
-	return l.StateOf(s, p.Now, p.Zone)
+	return l.StateOf(s, p.Now, ShowLoc(s, p.Zone))
 }
 
 // BrowseURL is the programme filtered to a day ("" all) and a movie (0 all).

@@ -138,13 +138,15 @@ const (
 // ShowPageProps are the props of a show's page with its seat map form.
 type ShowPageProps struct {
 	Page
-	Map       *ShowSeatMap
-	Now       time.Time
-	Zone      *time.Location
-	HoldFor   time.Duration
-	Selected  map[int64]bool // seats to keep checked (still free)
-	Error     string         // a message above the seat map
-	JustTaken map[int64]bool // seats the last attempt lost, highlighted
+	Map  *ShowSeatMap
+	Now  time.Time
+	Zone *time.Location
+	// CinemaName is the show's cinema when the install has more than one; "" otherwise.
+	CinemaName string
+	HoldFor    time.Duration
+	Selected   map[int64]bool // seats to keep checked (still free)
+	Error      string         // a message above the seat map
+	JustTaken  map[int64]bool // seats the last attempt lost, highlighted
 	// Section is the section of a large hall (more than SectionedSeats seats) the page
 	// shows, 1-based (HallSections); 0 shows the overview of its sections. A small hall
 	// is always shown whole.

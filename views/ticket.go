@@ -13,6 +13,8 @@ type TicketView struct {
 	Order *services.Order
 	Show  *services.Show
 	Zone  *time.Location
+	// CinemaName is the show's cinema when the install has more than one; "" otherwise.
+	CinemaName string
 	// SeatKinds maps the order's seat ids to their kind; nil when unknown.
 	SeatKinds map[int64]string
 	// Ref is the signed ticket reference (orders.Tickets.Ref).

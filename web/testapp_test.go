@@ -205,6 +205,8 @@ func resetStores(t *testing.T, a *App) {
 	if _, err := store.EnsureFirstCinema(ctx, a.DB, a.Cfg.FirstCinema()); err != nil {
 		t.Fatal(err)
 	}
+	// the app's background work may have read the last test's cinemas already
+	a.Catalog.ForgetCinemas()
 }
 
 type apiResp struct {

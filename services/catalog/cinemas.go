@@ -40,6 +40,10 @@ func (c *Catalog) Cinemas(ctx context.Context) ([]services.Cinema, error) {
 	return c.cinemas.Get(ctx, 0)
 }
 
+// ForgetCinemas drops the cached list of cinemas: the next read loads it afresh (after
+// the table was written outside this process's catalog).
+func (c *Catalog) ForgetCinemas() { c.cinemas.Forget(0) }
+
 func (c *Catalog) loadCinemas(ctx context.Context, _ int) ([]services.Cinema, error) {
 	ctx, cancel := context.WithTimeout(ctx, store.DBTimeout)
 	defer cancel()
@@ -169,7 +173,3 @@ func cinemaWriteError(err error, name string) error {
 	}
 	return asServiceError(err)
 }
-
-// ForgetCinemas drops this process's cached list of cinemas (after a change made
-// elsewhere that should show at once).
-func (c *Catalog) ForgetCinemas() { c.cinemas.Forget(0) }

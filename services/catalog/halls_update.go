@@ -86,7 +86,11 @@ func (w *CatalogWriter) ChangeHall(ctx context.Context, actorID, id int64, ch Ha
 			return err
 		}
 		d := diffHall(before.Seats, l)
-		if err := refuseTaken(tctx, tx, d.lost, now, w.zone); err != nil {
+		loc := w.zone // the hall's cinema's zone names the shows in the messages
+		if c, err := w.catalog.Cinema(tctx, before.CinemaID); err == nil {
+			loc = c.Loc()
+		}
+		if err := refuseTaken(tctx, tx, d.lost, now, loc); err != nil {
 			return err
 		}
 		zones, err := applyHallDiff(tctx, tx, id, l, d)
@@ -94,7 +98,7 @@ func (w *CatalogWriter) ChangeHall(ctx context.Context, actorID, id int64, ch Ha
 			return err
 		}
 		var applied map[string]int64
-		if priced, applied, err = priceHallZones(tctx, tx, id, l, ch.Prices, zones, now, w.zone); err != nil {
+		if priced, applied, err = priceHallZones(tctx, tx, id, l, ch.Prices, zones, now, loc); err != nil {
 			return err
 		}
 		unpriced, err := unpriceUnusedZones(tctx, tx, id, now)

@@ -226,7 +226,7 @@ func checkPrices(prices []ZonePrice, hall *services.Hall, all bool) error {
 }
 
 // CreateShow stores a show for actorID (times stored UTC, stored status on_sale so its
-// status follows its sale window, currency of the writer), audited as "show.create",
+// status follows its sale window, currency of the hall's cinema), audited as "show.create",
 // and returns it as the public API reads it. A show whose sale is open gets its seat
 // map loaded into the seat cache (a failure only leaves it to load lazily).
 // Errors: INVALID_REQUEST (bad window, start not in the future, limit not
@@ -282,6 +282,11 @@ func (w *CatalogWriter) CreateShow(ctx context.Context, actorID int64, in NewSho
 	if err := checkPrices(in.Prices, hall, true); err != nil {
 		return nil, err
 	}
+	cinema, err := w.hallCinema(ctx, hall.CinemaID)
+	if err != nil {
+		return nil, err
+	}
+	s.Currency = cinema.Currency
 	ctx2, cancel := context.WithTimeout(ctx, store.DBTimeout)
 	defer cancel()
 	err = store.InTx(ctx2, w.db, func(tx *sqlx.Tx) error {

@@ -105,7 +105,11 @@ func (w *CatalogWriter) CreateDaily(ctx context.Context, actorID int64, in Local
 	if movie.Retired() {
 		return nil, services.Errorf(services.CodeConflict, "the movie %q is retired; un-retire it to schedule new shows", movie.Title)
 	}
-	loc := w.zone
+	cinema, err := w.hallCinema(ctx, hall.CinemaID)
+	if err != nil {
+		return nil, err
+	}
+	loc := cinema.Loc() // the dates and times are typed in the hall's cinema's zone
 	out := make([]DayResult, 0, in.Days)
 	for i := 0; i < in.Days; i++ {
 		day := first[0].AddDate(0, 0, i).Format(time.DateOnly)

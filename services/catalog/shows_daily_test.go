@@ -22,8 +22,8 @@ func localShowOf(m *services.Movie, e *testenv.TestEnv, date string, days int) c
 		Prices: []catalog.ZonePrice{{"standard", 3700}, {"premium", 5200}}, Days: days}
 }
 
-// TestCatalogWriter_CreateDaily proves "every day for N days" in the cinema's zone
-// (Europe/Berlin here): every day that can be created is, each audited; a day whose
+// TestCatalogWriter_CreateDaily proves "every day for N days" in the hall's cinema's
+// zone (Europe/Berlin here): every day that can be created is, each audited; a day whose
 // local time falls into the spring-forward gap and a day that overlaps another show of
 // the hall are skipped and reported; what applies to every day is refused up front with
 // nothing created.
@@ -35,6 +35,9 @@ func TestCatalogWriter_CreateDaily(t *testing.T) {
 		t.Fatal(err)
 	}
 	w := e.CatalogWriter(seats.NewListing(e.DB, e.Catalog, e.Seats, e.Clock, berlin))
+	// the days are typed in the hall's cinema's zone
+	testenv.SetFirstCinemaZone(t, e.DB, berlin.String())
+	e.Catalog.ForgetCinemas()
 	// a show on 2027-03-29 at 03:00 local: the repeat's 02:30 that day overlaps it
 	blocker, err := w.CreateShow(ctx, staff, catalog.NewShow{MovieID: m.ID, HallID: e.Hall.ID,
 		StartsAt: time.Date(2027, 3, 29, 1, 0, 0, 0, time.UTC), SaleOpensAt: e.Clock.Now(),

@@ -34,6 +34,9 @@ func newFixture(t *testing.T) *fixture {
 	t.Helper()
 	e := testenv.NewTestEnv(t, testenv.Unlimited)
 	e.QuietLogs()
+	// the shows' cinema: e-mails tell a show's times in its cinema's zone
+	testenv.SetFirstCinemaZone(t, e.DB, "Asia/Shanghai")
+	e.Catalog.ForgetCinemas()
 	f := &fixture{e: e, outbox: mail.NewOutbox(e.DB, e.Clock), sink: newSink(t), secret: []byte("mail-test-ticket-secret")}
 	var err error
 	if f.secrets, err = mail.NewSecrets(f.secret); err != nil {

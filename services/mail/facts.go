@@ -46,12 +46,16 @@ type SeatFacts struct {
 	ZoneName string `json:"zone_name,omitempty"`
 }
 
-// ShowFacts are a show at the event: id, movie title, hall name and start (UTC).
+// ShowFacts are a show at the event: id, movie title, hall name, start (UTC), and its
+// cinema's name and IANA time zone, the zone the e-mail tells its times in (facts
+// frozen before cinemas had neither: the renderer's zone then).
 type ShowFacts struct {
 	ID       int64     `json:"id"`
 	Title    string    `json:"title"`
 	Hall     string    `json:"hall"`
 	StartsAt time.Time `json:"starts_at"`
+	Cinema   string    `json:"cinema,omitempty"`
+	TimeZone string    `json:"time_zone,omitempty"`
 }
 
 // order is the facts' order as a services.Order (number, show, status, money, deadline
@@ -94,7 +98,8 @@ func gatherFacts(ctx context.Context, q store.Querier, ms []Message) ([]*Facts, 
 				f = &Facts{
 					Order: &OrderFacts{No: r.OrderNo, ShowID: r.ShowID, Status: r.Status, TotalMinor: r.TotalMinor,
 						Currency: r.Currency, ExpiresAt: r.ExpiresAt.UTC()},
-					Show: &ShowFacts{ID: r.ShowID, Title: r.Title, Hall: r.HallName, StartsAt: r.StartsAt.UTC()},
+					Show: &ShowFacts{ID: r.ShowID, Title: r.Title, Hall: r.HallName, StartsAt: r.StartsAt.UTC(),
+						Cinema: r.CinemaName, TimeZone: r.TimeZone},
 				}
 				if r.Status == services.OrderPaid {
 					f.Order.TicketCode = r.TicketCode
@@ -113,7 +118,8 @@ func gatherFacts(ctx context.Context, q store.Querier, ms []Message) ([]*Facts, 
 			return nil, err
 		}
 		for _, r := range rows {
-			shows[r.ID] = &ShowFacts{ID: r.ID, Title: r.Title, Hall: r.HallName, StartsAt: r.StartsAt.UTC()}
+			shows[r.ID] = &ShowFacts{ID: r.ID, Title: r.Title, Hall: r.HallName, StartsAt: r.StartsAt.UTC(),
+				Cinema: r.CinemaName, TimeZone: r.TimeZone}
 		}
 	}
 	out := make([]*Facts, len(ms))

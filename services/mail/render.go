@@ -60,7 +60,8 @@ const qrModulePixels = 6
 // Renderer writes the e-mail of an outbox row from the facts stored with it (Facts,
 // fixed when its event happened), so every attempt and the development mailbox write
 // the same bytes however the order changed since. Links start with BaseURL
-// (SEATFLOW_PUBLIC_URL); times are shown in Zone, the cinema's. Secrets opens a reset
+// (SEATFLOW_PUBLIC_URL); times are shown in the zone of the show's cinema (Zone, the
+// first cinema's, for facts frozen without it). Secrets opens a reset
 // link for the e-mail as sent. Orders and Shows are read only for a row written before
 // facts were stored (it is then written from the order as it is now).
 type Renderer struct {
@@ -223,10 +224,10 @@ func (r *Renderer) load(ctx context.Context, row *Row) (w *words, data map[strin
 	if o := f.Order; o != nil {
 		vars["no"] = o.No
 		vars["total"] = services.Money(o.TotalMinor, o.Currency)
-		vars["deadline"] = r.when(o.ExpiresAt, row.Lang)
+		vars["deadline"] = r.when(o.ExpiresAt, f, row.Lang)
 	}
 	if s := f.Show; s != nil {
-		vars["movie"], vars["hall"], vars["time"] = services.OneLine(s.Title), services.OneLine(s.Hall), r.when(s.StartsAt, row.Lang)
+		vars["movie"], vars["hall"], vars["time"] = services.OneLine(s.Title), services.OneLine(s.Hall), r.when(s.StartsAt, f, row.Lang)
 	}
 	return w, data, f, vars, nil
 }
@@ -254,7 +255,8 @@ func (r *Renderer) factsNow(ctx context.Context, row *Row) (*Facts, error) {
 		if show, err = r.Shows.Show(ctx, showID); err != nil {
 			return nil, err
 		}
-		f.Show = &ShowFacts{ID: show.ID, Title: show.Movie.Title, Hall: show.HallName, StartsAt: show.StartsAt}
+		f.Show = &ShowFacts{ID: show.ID, Title: show.Movie.Title, Hall: show.HallName, StartsAt: show.StartsAt,
+			Cinema: show.CinemaName, TimeZone: show.TimeZone}
 	}
 	if order != nil {
 		names := map[string]string{}
@@ -293,14 +295,14 @@ func (r *Renderer) details(w *words, row *Row, f *Facts, data map[string]string)
 	if s := f.Show; s != nil {
 		add("movie", s.Title)
 		add("hall", s.Hall)
-		add("starts", r.when(s.StartsAt, row.Lang))
+		add("starts", r.when(s.StartsAt, f, row.Lang))
 	}
 	if o != nil {
 		add("seats", seatList(o))
 		add("total", services.Money(o.TotalMinor, o.Currency))
 		add("status", w.status[o.Status])
 		if o.Status == services.OrderPending && (row.Kind == OrderCreated || row.Kind == WaitlistOffer) {
-			add("pay_by", r.when(o.ExpiresAt, row.Lang))
+			add("pay_by", r.when(o.ExpiresAt, f, row.Lang))
 		}
 	}
 	switch row.Kind {
@@ -351,10 +353,13 @@ func seatList(o *OrderFacts) string {
 	return strings.Join(parts, "; ")
 }
 
-// when formats an instant in the cinema's zone for the reader: "Mon 30 Nov 2026, 19:30"
-// or "2026年11月30日 周一 19:30".
-func (r *Renderer) when(t time.Time, lang string) string {
+// when formats an instant for the reader in the zone of the show's cinema (f's show;
+// Zone when the facts have none): "Mon 30 Nov 2026, 19:30" or "2026年11月30日 周一 19:30".
+func (r *Renderer) when(t time.Time, f *Facts, lang string) string {
 	loc := r.Zone
+	if f != nil && f.Show != nil && f.Show.TimeZone != "" {
+		loc = services.Location(f.Show.TimeZone)
+	}
 	if loc == nil {
 		loc = time.UTC
 	}

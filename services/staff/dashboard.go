@@ -96,6 +96,8 @@ type ShowOccupancy struct {
 	MovieTitle   string    `db:"movie_title"`
 	HallID       int64     `db:"hall_id"`
 	HallName     string    `db:"hall_name"`
+	CinemaName   string    `db:"cinema_name"`
+	TimeZone     string    `db:"time_zone"` // the hall's cinema's IANA zone
 	Status       string    `db:"-"`
 	StoredStatus string    `db:"status"`
 	SaleOpensAt  time.Time `db:"sale_opens_at"`
@@ -121,12 +123,26 @@ func percent(n, of int) float64 {
 	return 100 * float64(n) / float64(of)
 }
 
+// Loc is the time zone of the show's cinema (UTC when unknown).
+func (s *ShowOccupancy) Loc() *time.Location { return services.Location(s.TimeZone) }
+
 // TodayShows lists every show (drafts and cancelled ones included) starting on the
-// cinema-local day of now, by start time then hall, with its seat counts.
-// Errors: UNAVAILABLE.
+// local day of now in its own cinema's zone (each cinema of a chain has its own
+// today), by start time then hall, with its seat counts. Errors: UNAVAILABLE.
 func (d *Dashboard) TodayShows(ctx context.Context, now time.Time) ([]*ShowOccupancy, error) {
+	// every zone's today lies within a day either side of the dashboard zone's
 	from, to := LocalDay(now, d.zone)
-	return d.showsBetween(ctx, now, from, to)
+	all, err := d.showsBetween(ctx, now, from.AddDate(0, 0, -1), to.AddDate(0, 0, 1))
+	if err != nil {
+		return nil, err
+	}
+	out := all[:0]
+	for _, s := range all {
+		if f, t := LocalDay(now, s.Loc()); !s.StartsAt.Before(f) && s.StartsAt.Before(t) {
+			out = append(out, s)
+		}
+	}
+	return out, nil
 }
 
 // showsBetween lists the shows starting in [from, to) with their seat counts, their

@@ -95,6 +95,7 @@ func TestLocalDayAndWeek(t *testing.T) {
 // refunded orders count nowhere.
 func TestDashboard_TodayShows(t *testing.T) {
 	e := testenv.NewTestEnv(t, testenv.Unlimited)
+	testenv.SetFirstCinemaZone(t, e.DB, "Asia/Shanghai") // the hall's cinema: each show's today is its cinema's
 	ctx := context.Background()
 	d := staff.NewDashboard(e.DB, e.Clock, dashboardZone(t))
 	now := e.Clock.Now()

@@ -13,6 +13,8 @@ type DashboardShow struct {
 	MovieTitle   string    `db:"movie_title"`
 	HallID       int64     `db:"hall_id"`
 	HallName     string    `db:"hall_name"`
+	CinemaName   string    `db:"cinema_name"`
+	TimeZone     string    `db:"time_zone"` // the hall's cinema's IANA zone
 	Status       string    `db:"-"`
 	StoredStatus string    `db:"status"`
 	SaleOpensAt  time.Time `db:"sale_opens_at"`
@@ -53,18 +55,19 @@ type MinuteBucket struct {
 	N      int `db:"n"`
 }
 
-// DashboardShowsBetween returns every show starting in [from, to) by start, hall name and id, with its sellable, sold and held seats, of cinemaIDs' shows (empty: every cinema).
+// DashboardShowsBetween returns every show starting in [from, to) by start, hall name and id, with its cinema and its sellable, sold and held seats, of cinemaIDs' shows (empty: every cinema).
 func DashboardShowsBetween(ctx context.Context, q Querier, from, to time.Time, cinemaIDs []int64) ([]*DashboardShow, error) {
 	out := []*DashboardShow{}
 	in, args := cinemaInClause("h.cinema_id", cinemaIDs)
 	err := q.SelectContext(ctx, &out, `SELECT s.id, s.starts_at, s.hall_id, s.status, s.sale_opens_at, s.sale_closes_at,
-		m.title AS movie_title, h.name AS hall_name,
+		m.title AS movie_title, h.name AS hall_name, c.name AS cinema_name, c.time_zone,
 		(SELECT COUNT(*) FROM seats se WHERE se.hall_id = s.hall_id AND se.kind <> 'blocked') AS sellable,
 		(SELECT COUNT(*) FROM order_seats os JOIN orders o ON o.id = os.order_id
 			WHERE os.show_id = s.id AND os.live = 1 AND o.status = 'paid') AS sold,
 		(SELECT COUNT(*) FROM order_seats os JOIN orders o ON o.id = os.order_id
 			WHERE os.show_id = s.id AND os.live = 1 AND o.status = 'pending') AS held
 		FROM shows s JOIN movies m ON m.id = s.movie_id JOIN halls h ON h.id = s.hall_id
+		JOIN cinemas c ON c.id = h.cinema_id
 		WHERE s.starts_at >= ? AND s.starts_at < ?`+in+`
 		ORDER BY s.starts_at, h.name, s.id`, append([]any{from, to}, args...)...)
 	if err != nil {

@@ -162,6 +162,8 @@ type MailOrderFact struct {
 	ExpiresAt  time.Time      `db:"expires_at"`
 	Title      string         `db:"title"`
 	HallName   string         `db:"hall_name"`
+	CinemaName string         `db:"cinema_name"`
+	TimeZone   string         `db:"time_zone"`
 	StartsAt   time.Time      `db:"starts_at"`
 	TicketCode string         `db:"ticket_code"`
 	Label      sql.NullString `db:"label"`
@@ -169,11 +171,12 @@ type MailOrderFact struct {
 	ZoneName   sql.NullString `db:"zone_name"`
 }
 
-// MailOrderFacts returns the orders numbered nos (at least one) with their show's title, hall name and start, their ticket codes, and their seats with their zones' names (in row and column order), as q sees them: one row per seat, the order's columns repeated (an order without seats: one row, no seat), so one statement reads every fact of the batch's e-mails.
+// MailOrderFacts returns the orders numbered nos (at least one) with their show's title, hall name, cinema (name, zone) and start, their ticket codes, and their seats with their zones' names (in row and column order), as q sees them: one row per seat, the order's columns repeated (an order without seats: one row, no seat), so one statement reads every fact of the batch's e-mails.
 func MailOrderFacts(ctx context.Context, q Querier, nos []string) ([]MailOrderFact, error) {
 	query, args, err := sqlx.In(`SELECT o.order_no, o.show_id, o.status, o.total_minor, o.currency, o.expires_at,
-		m.title, h.name AS hall_name, sh.starts_at, COALESCE(tc.code, '') AS ticket_code, s.label, os.zone_code, COALESCE(z.name, os.zone_code) AS zone_name
+		m.title, h.name AS hall_name, c.name AS cinema_name, c.time_zone, sh.starts_at, COALESCE(tc.code, '') AS ticket_code, s.label, os.zone_code, COALESCE(z.name, os.zone_code) AS zone_name
 		FROM orders o JOIN shows sh ON sh.id = o.show_id JOIN movies m ON m.id = sh.movie_id JOIN halls h ON h.id = sh.hall_id
+		JOIN cinemas c ON c.id = h.cinema_id
 		LEFT JOIN ticket_codes tc ON tc.order_id = o.id
 		LEFT JOIN order_seats os ON os.order_id = o.id LEFT JOIN seats s ON s.id = os.seat_id
 		LEFT JOIN zones z ON z.hall_id = s.hall_id AND z.code = os.zone_code
@@ -186,18 +189,21 @@ func MailOrderFacts(ctx context.Context, q Querier, nos []string) ([]MailOrderFa
 	return rows, err
 }
 
-// MailShowFact is a show as an e-mail without an order tells of it: its movie title, hall name and start (UTC).
+// MailShowFact is a show as an e-mail without an order tells of it: its movie title, hall name, cinema (name, IANA zone) and start (UTC).
 type MailShowFact struct {
-	ID       int64     `db:"id"`
-	Title    string    `db:"title"`
-	HallName string    `db:"hall_name"`
-	StartsAt time.Time `db:"starts_at"`
+	ID         int64     `db:"id"`
+	Title      string    `db:"title"`
+	HallName   string    `db:"hall_name"`
+	CinemaName string    `db:"cinema_name"`
+	TimeZone   string    `db:"time_zone"`
+	StartsAt   time.Time `db:"starts_at"`
 }
 
-// MailShowFacts returns the shows with ids (at least one) with their movie title, hall name and start.
+// MailShowFacts returns the shows with ids (at least one) with their movie title, hall name, cinema and start.
 func MailShowFacts(ctx context.Context, q Querier, ids []int64) ([]MailShowFact, error) {
-	query, args, err := sqlx.In(`SELECT sh.id, m.title, h.name AS hall_name, sh.starts_at
-		FROM shows sh JOIN movies m ON m.id = sh.movie_id JOIN halls h ON h.id = sh.hall_id WHERE sh.id IN (?)`, ids)
+	query, args, err := sqlx.In(`SELECT sh.id, m.title, h.name AS hall_name, c.name AS cinema_name, c.time_zone, sh.starts_at
+		FROM shows sh JOIN movies m ON m.id = sh.movie_id JOIN halls h ON h.id = sh.hall_id
+		JOIN cinemas c ON c.id = h.cinema_id WHERE sh.id IN (?)`, ids)
 	if err != nil {
 		return nil, err
 	}

@@ -131,3 +131,13 @@ func lockFile(name string, how int) error {
 	storesFiles = append(storesFiles, f)
 	return syscall.Flock(int(f.Fd()), how)
 }
+
+// SetFirstCinemaZone moves FirstCinema (id 1) to the IANA time zone zone: its shows'
+// local dates and times, e-mails and dashboard day follow. A catalog that cached the
+// cinemas must forget them (Catalog.ForgetCinemas).
+func SetFirstCinemaZone(t testing.TB, db *sqlx.DB, zone string) {
+	t.Helper()
+	if err := store.UpdateCinema(context.Background(), db, 1, FirstCinema.Name, zone, FirstCinema.Currency); err != nil {
+		t.Fatal(err)
+	}
+}
