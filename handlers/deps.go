@@ -220,6 +220,8 @@ type SharedDeps struct {
 	Rooms WaitingRoomService
 	// Waitlist keeps the waiting lists of sold-out shows.
 	Waitlist WaitlistService
+	// TicketTypes lists the ticket types (names, door notes); nil: shows name theirs by code.
+	TicketTypes TicketTypeReader
 }
 
 // BuyerDeps are what a moviegoer's requests use, through the JSON API and the pages
@@ -270,6 +272,8 @@ type StaffDeps struct {
 	ShowSeats ShowSeatService
 	// Door checks tickets and admits their holders, at most once each.
 	Door DoorService
+	// Prices writes ticket types and price cards and applies cards to shows.
+	Prices PriceAdminService
 }
 
 // ConsoleDeps are what only the staff console uses.

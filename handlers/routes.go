@@ -92,6 +92,13 @@ func (d *Deps) apiRoutes(app fiber.Router) {
 	staff.Get("/tickets/:ref", d.apiAdminTicket)
 	staff.Post("/tickets/:ref/admit", d.apiAdminAdmit)
 	staff.Get("/audit", d.apiAdminAudit)
+	staff.Get("/ticket-types", d.apiAdminTicketTypes)
+	staff.Post("/ticket-types", d.apiAdminCreateTicketType)
+	staff.Get("/price-cards", d.apiAdminPriceCards)
+	staff.Post("/price-cards", d.apiAdminCreatePriceCard)
+	staff.Get("/price-cards/:id", d.apiAdminPriceCard)
+	staff.Patch("/price-cards/:id", d.apiAdminUpdatePriceCard)
+	staff.Post("/price-cards/:id/apply", d.apiAdminApplyPriceCard)
 
 	// admins only, below the staff check (staff 403)
 	users := staff.Group("/users", RequireRole(services.RoleAdmin))

@@ -268,13 +268,13 @@ func (a *App) newHTTP() *fiber.App {
 	app.Use("/static", filesystem.New(filesystem.Config{Root: http.FS(static.FS), MaxAge: 3600}))
 	staffOrders := staff.NewStaffOrders(a.DB, a.Orders, a.Payments, a.Shows, a.Audit)
 	d := &handlers.Deps{
-		SharedDeps: handlers.SharedDeps{Shows: a.Shows, Cinemas: a.Shows, Users: a.Users, Clock: a.Orders.Clock(), SecureCookies: a.Cfg.SecureCookies,
+		SharedDeps: handlers.SharedDeps{Shows: a.Shows, Cinemas: a.Shows, TicketTypes: a.Catalog, Users: a.Users, Clock: a.Orders.Clock(), SecureCookies: a.Cfg.SecureCookies,
 			Rooms: a.Rooms, Waitlist: a.Waitlist},
 		BuyerDeps: handlers.BuyerDeps{Orders: a.Orders, Payments: a.Payments, Limiter: a.Limiter, Tickets: a.tickets, Resets: a.Resets},
 		APIDeps:   handlers.APIDeps{Moves: a.roomMoves},
 		PageDeps: handlers.PageDeps{CinemaName: a.Cfg.CinemaName, Live: a.SeatEvents, SessionMaxAge: a.Users.SessionMaxAge(),
 			Admission: a.Rooms.Tokens()},
-		StaffDeps: handlers.StaffDeps{Catalog: a.CatalogWriter, StaffOrders: staffOrders,
+		StaffDeps: handlers.StaffDeps{Catalog: a.CatalogWriter, Prices: a.CatalogWriter, StaffOrders: staffOrders,
 			UserAdmin: accounts.NewUserAdmin(a.DB, a.Audit, a.Users.UserChanged), Audit: a.Audit, Reconcile: a.Reconciler,
 			ShowSeats: staff.NewShowSeats(a.DB, a.Orders, a.Audit, a.Cfg.ReconcileGrace),
 			Door:      staff.NewDoor(a.DB, a.Orders, a.tickets, a.Audit, a.Shows.Zone())},
