@@ -39,6 +39,10 @@ type CreateOrderRequest struct {
 	// Quantity (none: all adult). Each seat costs its type's price in its zone.
 	Tickets      map[int64]string
 	TicketCounts map[string]int
+	// SeatTicketCounts (the booking page) asks for so many of the chosen seats of each
+	// type other than adult; they are dealt to the chosen seats, in order, whose zone
+	// sells the type (dealTicketTypes), the rest adult. Not with Tickets.
+	SeatTicketCounts map[string]int
 	// AdmissionToken is the waiting room's token (header Admission-Token or the
 	// browser's cookie), needed when the show's waiting room is on.
 	AdmissionToken string

@@ -94,6 +94,11 @@ func (r *CreateOrderRequest) ticketHash() string {
 // (TICKET_TYPE_NOT_OFFERED, naming the chosen seats). It reads the catalog's cached
 // types only: no Redis call. Errors: INVALID_REQUEST, TICKET_TYPE_NOT_OFFERED, UNAVAILABLE.
 func (o *Orders) checkTicketTypes(ctx context.Context, c *creation) error {
+	if len(c.req.SeatTicketCounts) > 0 {
+		if err := dealTicketTypes(c); err != nil {
+			return err
+		}
+	}
 	req := c.req
 	for _, t := range req.ticketTypesAsked() {
 		if _, ok, err := o.catalog.TicketType(ctx, t); err != nil {
@@ -150,4 +155,49 @@ func typesOf(req CreateOrderRequest, ids []int64) []string {
 		out[i] = services.TicketAdult
 	}
 	return out
+}
+
+// dealTicketTypes turns the booking page's SeatTicketCounts into Tickets: each type's
+// count goes to the chosen seats, in their order, whose zone sells it and that no other
+// type took (types by code). Errors: INVALID_REQUEST (a count below 0, more than the
+// seats), TICKET_TYPE_NOT_OFFERED (too few seats in zones that sell a type).
+func dealTicketTypes(c *creation) error {
+	req := &c.req
+	if len(req.Tickets) > 0 || len(req.SeatIDs) == 0 {
+		return services.Errorf(services.CodeInvalidRequest, "ticket counts for chosen seats go without tickets and with seat_ids")
+	}
+	codes := make([]string, 0, len(req.SeatTicketCounts))
+	sum := 0
+	for t, n := range req.SeatTicketCounts {
+		if n < 0 {
+			return services.Errorf(services.CodeInvalidRequest, "the count of %q must not be negative", t)
+		}
+		sum += n
+		codes = append(codes, t)
+	}
+	if sum > len(req.SeatIDs) {
+		return services.Errorf(services.CodeInvalidRequest, "%d tickets of other types than adult for %d seats", sum, len(req.SeatIDs))
+	}
+	sort.Strings(codes)
+	req.Tickets = map[int64]string{}
+	for _, t := range codes {
+		need := req.SeatTicketCounts[t]
+		for _, id := range req.SeatIDs {
+			if need == 0 {
+				break
+			}
+			s, _ := c.hall.Seat(id)
+			if _, taken := req.Tickets[id]; taken {
+				continue
+			}
+			if _, ok := c.show.TicketPrice(t, s.ZoneCode); ok {
+				req.Tickets[id] = t
+				need--
+			}
+		}
+		if need > 0 {
+			return services.Errorf(services.CodeTicketTypeNotOffered, "%d of the seats chosen cannot be sold as %s", need, t)
+		}
+	}
+	return nil
 }
