@@ -34,7 +34,7 @@
       var seats = form.querySelectorAll('input[name="seat"]');
       if (seats.length > 0) {
         return Array.prototype.filter.call(seats, function (s) { return s.checked && !s.disabled; })
-          .map(function (s) { return s.getAttribute("data-zone"); });
+          .map(function (s) { return s.getAttribute("data-zone-code"); });
       }
       var zone = form.querySelector('[name="zone"]');
       var qty = form.querySelector('[name="quantity"]');
