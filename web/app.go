@@ -34,8 +34,8 @@ import (
 	"seatflow/services/store"
 	"seatflow/services/waitingroom"
 	"seatflow/services/waitlist"
-	"seatflow/views"
 	"seatflow/static"
+	"seatflow/views"
 )
 
 // App is one seatflow process: its stores, services, HTTP app and asynq worker.
