@@ -199,6 +199,12 @@ func (d *Deps) consoleRoutes(app fiber.Router) {
 	staff.Get("/orders/:no", d.adminOrderPage)
 	staff.Post("/orders/:no/refund", d.adminRefundOrder)
 	staff.Get("/audit", d.auditPage)
+	// ticket types and price cards: the lists, their forms, applying a card to shows
+	staff.Get("/prices", d.pricesPage)
+	staff.Post("/prices/types", d.createTicketTypePage)
+	staff.Post("/prices/cards", d.savePriceCardPage)
+	staff.Post("/prices/cards/:id", d.savePriceCardPage)
+	staff.Post("/prices/apply", d.applyPriceCardPage)
 	// the door: scan or type a ticket's reference to admit its holder
 	staff.Get("/door", d.doorPage)
 	staff.Post("/door", d.doorAdmit)
