@@ -158,3 +158,29 @@ func (d *Deps) renderPrices(c *fiber.Ctx, status int, p views.PricesPageProps) e
 	p.Page = page(c, "Ticket types and price cards")
 	return render(c, status, views.PricesPage(p))
 }
+
+// parseTicketPriceChanges reads the show form's changes of ticket type prices, one
+// "type zone price_minor" or "type zone none" (stop selling) a line; problem says which
+// line is wrong ("" none).
+func parseTicketPriceChanges(text string) ([]catalog.TicketPriceChange, string) {
+	var out []catalog.TicketPriceChange
+	for i, line := range strings.Split(text, "\n") {
+		f := strings.Fields(line)
+		if len(f) == 0 {
+			continue
+		}
+		if len(f) != 3 {
+			return nil, "Line " + strconv.Itoa(i+1) + " of the other ticket types must be a ticket type, a zone code and a price in minor units or none."
+		}
+		ch := catalog.TicketPriceChange{Type: f[0], Zone: f[1]}
+		if f[2] != "none" {
+			n, err := strconv.ParseInt(f[2], 10, 64)
+			if err != nil {
+				return nil, "Line " + strconv.Itoa(i+1) + " of the other ticket types must end in a price in minor units or none."
+			}
+			ch.PriceMinor = &n
+		}
+		out = append(out, ch)
+	}
+	return out, ""
+}

@@ -2,6 +2,7 @@ package web
 
 import (
 	"net/url"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -61,5 +62,34 @@ func TestConsolePrices_TypesCardsAndBulkApply(t *testing.T) {
 	}
 	if body := string(a.getPage("/admin/shows/"+shows[1], staff).body); !strings.Contains(body, "Senior") || !strings.Contains(body, "22.00") {
 		t.Error("the show's detail page does not list the senior price")
+	}
+
+	// the show's edit form changes the pairs it names: a bad line changes nothing
+	s := a.consoleSession(staff)
+	_, page := s.get("/admin/shows/" + shows[1])
+	edit := url.Values{}
+	for _, f := range regexp.MustCompile(`<input id="[a-z_]+" name="([a-z_]+)" type="(?:date|time|number|text)"[^>]*value="([^"]*)"`).FindAllStringSubmatch(page, -1) {
+		edit.Set(f[1], f[2])
+	}
+	edit.Del("admit_per_minute")
+	for _, tc := range []struct {
+		name, lines string
+		status      int
+		senior      float64 // 0: not sold
+	}{
+		{"not a price", "senior " + p.zones[0] + " cheap", 400, 2200},
+		{"unknown type", "dragon " + p.zones[0] + " 100", 400, 2200},
+		{"a new price", "senior " + p.zones[0] + " 2100", 303, 2100},
+		{"stop selling", "senior " + p.zones[0] + " none", 303, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			edit.Set("ticket_prices", tc.lines)
+			if st, _, body := s.post("/admin/shows/"+shows[1], edit); st != tc.status {
+				t.Fatalf("status %d, want %d\n%s", st, tc.status, body)
+			}
+			if _, prices := a.showTypes(shows[1]); prices["senior"][p.zones[0]] != tc.senior {
+				t.Errorf("senior now %v, want %v", prices["senior"], tc.senior)
+			}
+		})
 	}
 }
