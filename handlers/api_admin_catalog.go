@@ -79,7 +79,7 @@ func (d *Deps) apiAdminCreateShow(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.Status(fiber.StatusCreated).JSON(showOut(s, true, d.Orders.HoldFor()))
+	return c.Status(fiber.StatusCreated).JSON(d.showDetailOut(c, s))
 }
 
 // apiAdminUpdateShow changes a show's sale window, purchase limit or prices -> 200 the
@@ -99,7 +99,7 @@ func (d *Deps) apiAdminUpdateShow(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(showOut(s, true, d.Orders.HoldFor()))
+	return c.JSON(d.showDetailOut(c, s))
 }
 
 // apiAdminOpenSale opens a show's sale now -> 200 the show, on_sale. Errors: 404, 409

@@ -71,6 +71,7 @@ type showBody struct {
 	WaitingRoom   json.RawMessage `json:"waiting_room"`
 	AdmitPerMin   json.RawMessage `json:"admit_per_minute"`
 	SingleSeat    json.RawMessage `json:"single_seat_rule"`
+	TicketPrices  json.RawMessage `json:"ticket_prices"`
 }
 
 const showShape = `{"movie_id":"1","hall_id":"2","starts_at":"2030-01-01T19:30:00+08:00","sale_opens_at":"...","sale_closes_at":"...","prices":[{"zone":"standard","price_minor":4500}],"purchase_limit":4,"waiting_room":false,"admit_per_minute":600,"single_seat_rule":"warn"}`
@@ -128,6 +129,11 @@ func parseNewShow(body []byte) (catalog.NewShow, error) {
 	}
 	if isSet(in.SingleSeat) {
 		if out.SingleSeatRule, err = jsonRule(in.SingleSeat); err != nil {
+			return out, err
+		}
+	}
+	if isSet(in.TicketPrices) {
+		if out.TicketPrices, err = jsonTicketPrices(in.TicketPrices, false); err != nil {
 			return out, err
 		}
 	}
@@ -202,6 +208,13 @@ func parseShowChange(body []byte) (catalog.ShowChange, error) {
 			return out, err
 		}
 		out.SingleSeatRule = &rule
+	}
+	if isSet(in.TicketPrices) {
+		ps, err := jsonTicketPrices(in.TicketPrices, true)
+		if err != nil {
+			return out, err
+		}
+		out.TicketPrices = ps
 	}
 	return out, nil
 }

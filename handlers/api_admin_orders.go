@@ -91,7 +91,7 @@ func (d *Deps) apiAdminCancelShow(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(fiber.Map{"show": showOut(res.Show, true, d.Orders.HoldFor()),
+	return c.JSON(fiber.Map{"show": d.showDetailOut(c, res.Show),
 		"cancelled_orders": res.CancelledOrders, "refunded_orders": res.RefundedOrders})
 }
 

@@ -72,6 +72,7 @@ type orderSeatJSON struct {
 	ID         string `json:"id"`
 	Label      string `json:"label"`
 	Zone       string `json:"zone"`
+	TicketType string `json:"ticket_type"`
 	PriceMinor int64  `json:"price_minor"`
 }
 
@@ -155,7 +156,7 @@ func orderOut(o *services.Order) orderJSON {
 		Currency: o.Currency, CreatedAt: rfc(o.CreatedAt), ExpiresAt: rfc(o.ExpiresAt), Seats: make([]orderSeatJSON, len(o.Seats)),
 		Stranded: o.Stranded}
 	for i, s := range o.Seats {
-		out.Seats[i] = orderSeatJSON{ID: id(s.SeatID), Label: s.Label, Zone: s.ZoneCode, PriceMinor: s.PriceMinor}
+		out.Seats[i] = orderSeatJSON{ID: id(s.SeatID), Label: s.Label, Zone: s.ZoneCode, TicketType: ticketTypeOrAdult(s.TicketType), PriceMinor: s.PriceMinor}
 	}
 	if o.PaidAt != nil {
 		out.PaidAt = rfc(*o.PaidAt)

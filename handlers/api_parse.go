@@ -22,11 +22,15 @@ type orderBody struct {
 	Quantity           json.RawMessage `json:"quantity"`
 	Accessible         json.RawMessage `json:"accessible"`
 	ExpectedTotalMinor json.RawMessage `json:"expected_total_minor"`
+	Tickets            json.RawMessage `json:"tickets"`
+	TicketCounts       json.RawMessage `json:"ticket_counts"`
 }
 
 // parseOrderBody reads a create-order body into req: seat_ids as a list of decimal
 // strings, or zone (string) + quantity (positive integer) with optional accessible
-// (bool); expected_total_minor an integer. Errors: INVALID_REQUEST.
+// (bool); expected_total_minor an integer; tickets an object of seat id to ticket type,
+// ticket_counts an object of ticket type to a whole number (parseTickets). Errors:
+// INVALID_REQUEST.
 func parseOrderBody(body []byte, req *orders.CreateOrderRequest) error {
 	var b orderBody
 	d := json.NewDecoder(bytes.NewReader(body))
@@ -89,6 +93,9 @@ func parseOrderBody(body []byte, req *orders.CreateOrderRequest) error {
 			return invalid("expected_total_minor must be a non-negative integer in minor units")
 		}
 		req.ExpectedTotalMinor = &v
+	}
+	if err := parseTickets(b, req); err != nil {
+		return err
 	}
 	if len(req.SeatIDs) > 0 && (req.Zone != "" || isSet(b.Quantity)) {
 		return invalid("send either seat_ids or zone with quantity, not both")
@@ -211,4 +218,45 @@ func typedOrderNoParam(c *fiber.Ctx) string {
 		return s
 	}
 	return strings.Clone(raw)
+}
+
+// parseTickets reads an order body's tickets ({"<seat_id>":"<type>"}) and ticket_counts
+// ({"<type>":N}, N a whole number >= 0) into req; the order service checks how they fit
+// the seats. Errors: INVALID_REQUEST.
+func parseTickets(b orderBody, req *orders.CreateOrderRequest) error {
+	if isSet(b.Tickets) {
+		var m map[string]string
+		if err := json.Unmarshal(b.Tickets, &m); err != nil {
+			return invalid("tickets must be an object of seat id strings to ticket type strings")
+		}
+		if len(m) > orders.MaxSeatsPerRequest {
+			return invalid("tickets names more than %d seats", orders.MaxSeatsPerRequest)
+		}
+		req.Tickets = make(map[int64]string, len(m))
+		for k, t := range m {
+			n, err := strconv.ParseInt(k, 10, 64)
+			if !digits.MatchString(k) || err != nil || n <= 0 {
+				return invalid("tickets names seat %q, which is not a seat id", k)
+			}
+			if t == "" {
+				return invalid("tickets gives seat %s no ticket type", k)
+			}
+			req.Tickets[n] = t
+		}
+	}
+	if isSet(b.TicketCounts) {
+		var m map[string]json.RawMessage
+		if err := json.Unmarshal(b.TicketCounts, &m); err != nil {
+			return invalid("ticket_counts must be an object of ticket type strings to whole numbers")
+		}
+		req.TicketCounts = make(map[string]int, len(m))
+		for t, raw := range m {
+			n, err := jsonInt(raw)
+			if err != nil || n < 0 || n > orders.MaxSeatsPerRequest {
+				return invalid("ticket_counts of %q must be a whole number from 0 to %d", t, orders.MaxSeatsPerRequest)
+			}
+			req.TicketCounts[t] = int(n)
+		}
+	}
+	return nil
 }

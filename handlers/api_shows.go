@@ -52,7 +52,7 @@ func (d *Deps) apiShow(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(showOut(s, true, d.Orders.HoldFor()))
+	return c.JSON(d.showDetailOut(c, s))
 }
 
 // apiSeats is a show's seat map -> 200 (gzipped when the client accepts it); 404

@@ -121,6 +121,12 @@ func (d *Deps) updateShowPage(c *fiber.Ctx) error {
 	var ch catalog.ShowChange
 	var problem string
 	ch.Prices, f.Prices, problem = formPrices(c, s.Zones, s.Currency, true)
+	f.TicketPrices = utils.CopyString(c.FormValue("ticket_prices"))
+	if tp, p := parseTicketPriceChanges(f.TicketPrices); p != "" && problem == "" {
+		problem = p
+	} else {
+		ch.TicketPrices = tp
+	}
 	if p := editDateTimeProblem(f); p != "" && problem == "" {
 		problem = p
 	}

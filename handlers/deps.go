@@ -222,6 +222,8 @@ type SharedDeps struct {
 	Rooms WaitingRoomService
 	// Waitlist keeps the waiting lists of sold-out shows.
 	Waitlist WaitlistService
+	// TicketTypes lists the ticket types (names, door notes); nil: shows name theirs by code.
+	TicketTypes TicketTypeReader
 }
 
 // BuyerDeps are what a moviegoer's requests use, through the JSON API and the pages
@@ -275,6 +277,8 @@ type StaffDeps struct {
 	// Scopes reads the cinemas staff work for and the cinema of what a route names (nil:
 	// no one is limited).
 	Scopes CinemaScopeService
+	// Prices writes ticket types and price cards and applies cards to shows.
+	Prices PriceAdminService
 }
 
 // ConsoleDeps are what only the staff console uses.

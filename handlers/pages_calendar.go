@@ -6,6 +6,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
+	"seatflow/services"
 	"seatflow/views"
 )
 
@@ -34,6 +35,9 @@ func (d *Deps) calendarFile(c *fiber.Ctx) error {
 	labels := make([]string, len(o.Seats))
 	for i, st := range o.Seats {
 		labels[i] = st.Label
+		if views.TicketCode(st.TicketType) != services.TicketAdult {
+			labels[i] += " (" + views.TicketTypeName(c.UserContext(), st.TicketType) + ")" // the type printed per seat
+		}
 	}
 	l := langOf(c)
 	desc := strings.Join([]string{l.T("ics.hall", views.D{"Hall": s.HallName}), l.T("ics.seats", views.D{"Seats": strings.Join(labels, ", ")}),

@@ -217,11 +217,15 @@ func (d *Deps) bookSeats(c *fiber.Ctx) error {
 			return setBookFlash(c, showID, bookFlash{Code: "input", Message: problem, Picks: ids, Section: section, StepZone: stepZone, StepRow: stepRow})
 		}
 	}
+	counts, countsOK := ticketCountsOf(c)
+	if problem == "" && (!countsOK || sumCounts(counts) > len(ids)) {
+		problem = tr(c, "tickets.too_many", nil)
+	}
 	if problem != "" {
 		return setBookFlash(c, showID, bookFlash{Code: "input", Message: problem, Picks: ids, Section: section, StepZone: stepZone, StepRow: stepRow})
 	}
 	order, err := d.Orders.Create(ctx, orders.CreateOrderRequest{UserID: u.ID, ShowID: showID, SeatIDs: ids,
-		AdmissionToken: admissionToken(c, showID)})
+		SeatTicketCounts: counts, AdmissionToken: admissionToken(c, showID)})
 	if err == nil {
 		return c.Redirect(withStranded(views.OrderURL(order.OrderNo), order.Stranded), fiber.StatusSeeOther)
 	}
@@ -272,11 +276,16 @@ func (d *Deps) bookBest(c *fiber.Ctx) error {
 	case err != nil || qty < 1 || qty > orders.MaxSeatsPerRequest:
 		return setBookFlash(c, showID, bookFlash{Code: "input", Message: tr(c, "book.choose_quantity", nil)})
 	}
+	counts, countsOK := ticketCountsOf(c)
+	typed, fits := bestTicketCounts(counts, qty)
+	if !countsOK || !fits {
+		return setBookFlash(c, showID, bookFlash{Code: "input", Message: tr(c, "tickets.too_many", nil)})
+	}
 	ctx, cancel := ctxOf(c)
 	defer cancel()
 	order, err := d.Orders.Create(ctx, orders.CreateOrderRequest{UserID: currentUser(c).ID, ShowID: showID,
 		Zone: strings.Clone(zone), Quantity: qty, Accessible: c.FormValue("accessible") == "1",
-		AdmissionToken: admissionToken(c, showID)})
+		TicketCounts: typed, AdmissionToken: admissionToken(c, showID)})
 	if err == nil {
 		return c.Redirect(withStranded(views.OrderURL(order.OrderNo)+"?chosen=1", order.Stranded), fiber.StatusSeeOther)
 	}

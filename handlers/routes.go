@@ -93,6 +93,13 @@ func (d *Deps) apiRoutes(app fiber.Router) {
 	staff.Get("/tickets/:ref", d.apiAdminTicket)
 	staff.Post("/tickets/:ref/admit", d.apiAdminAdmit)
 	staff.Get("/audit", d.apiAdminAudit)
+	staff.Get("/ticket-types", d.apiAdminTicketTypes)
+	staff.Post("/ticket-types", d.apiAdminCreateTicketType)
+	staff.Get("/price-cards", d.apiAdminPriceCards)
+	staff.Post("/price-cards", d.apiAdminCreatePriceCard)
+	staff.Get("/price-cards/:id", d.apiAdminPriceCard)
+	staff.Patch("/price-cards/:id", d.apiAdminUpdatePriceCard)
+	staff.Post("/price-cards/:id/apply", d.apiAdminApplyPriceCard)
 
 	// admins only, below the staff check (staff 403)
 	users := staff.Group("/users", RequireRole(services.RoleAdmin))
@@ -193,6 +200,12 @@ func (d *Deps) consoleRoutes(app fiber.Router) {
 	staff.Get("/orders/:no", d.adminOrderPage)
 	staff.Post("/orders/:no/refund", d.adminRefundOrder)
 	staff.Get("/audit", d.auditPage)
+	// ticket types and price cards: the lists, their forms, applying a card to shows
+	staff.Get("/prices", d.pricesPage)
+	staff.Post("/prices/types", d.createTicketTypePage)
+	staff.Post("/prices/cards", d.savePriceCardPage)
+	staff.Post("/prices/cards/:id", d.savePriceCardPage)
+	staff.Post("/prices/apply", d.applyPriceCardPage)
 	// the door: scan or type a ticket's reference to admit its holder
 	staff.Get("/door", d.doorPage)
 	staff.Post("/door", d.doorAdmit)

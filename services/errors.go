@@ -30,6 +30,9 @@ const (
 	CodeAlreadyAdmitted     = "ALREADY_ADMITTED" // 409: the ticket was admitted at the door before (the message says when and by whom)
 	CodeTicketNotValid      = "TICKET_NOT_VALID" // 409: a genuine ticket that admits nobody: its order is not paid, or its show was cancelled
 	CodeWrongShow           = "WRONG_SHOW"       // 409: a ticket for another show than the door's (the message names it)
+	// CodeTicketTypeNotOffered is 422: a seat's zone has no price for the ticket type
+	// asked for (Error.Seats names the seats).
+	CodeTicketTypeNotOffered = "TICKET_TYPE_NOT_OFFERED"
 	// CodeResetTokenInvalid is 400: a password reset link that is unknown, used or
 	// expired (one code for the three, so a link's state tells a guesser nothing).
 	CodeResetTokenInvalid = "RESET_TOKEN_INVALID"

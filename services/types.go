@@ -268,7 +268,10 @@ type Show struct {
 	CinemaName string `db:"cinema_name"`
 	TimeZone   string `db:"time_zone"`
 	Zones      []Zone `db:"-"` // with this show's prices
-	SeatsLeft  int    `db:"-"`
+	// TicketPrices are the show's prices of ticket types other than adult, per zone
+	// (a type and zone without one is not sold).
+	TicketPrices []TicketPrice `db:"-"`
+	SeatsLeft    int           `db:"-"`
 	// StoredStatus is the status column as stored; "" when Status was not derived.
 	StoredStatus string `db:"-"`
 }
@@ -315,6 +318,7 @@ func (s *Show) DeriveStatus(t time.Time) {
 func (s *Show) CopyAt(t time.Time) *Show {
 	c := *s
 	c.Zones = append([]Zone(nil), s.Zones...)
+	c.TicketPrices = append([]TicketPrice(nil), s.TicketPrices...)
 	c.DeriveStatus(t)
 	return &c
 }
@@ -337,9 +341,11 @@ func (s *Show) ZonePrice(code string) (int64, bool) {
 
 // OrderSeat is one seat of an order with the price it was sold at (minor units).
 type OrderSeat struct {
-	SeatID     int64  `db:"seat_id" json:"-"`
-	Label      string `db:"label" json:"-"`
-	ZoneCode   string `db:"zone_code" json:"-"`
+	SeatID   int64  `db:"seat_id" json:"-"`
+	Label    string `db:"label" json:"-"`
+	ZoneCode string `db:"zone_code" json:"-"`
+	// TicketType is the type the seat was sold as (TicketAdult for orders before types).
+	TicketType string `db:"ticket_type" json:"-"`
 	PriceMinor int64  `db:"price_minor" json:"-"`
 }
 

@@ -22,6 +22,7 @@ type SeatCell struct {
 	Disabled   bool // held, sold or yours
 	Checked    bool
 	Zone       string // zone name
+	ZoneCode   string // zone code (the ticket types' prices are by code)
 	Price      string // formatted in the show's currency
 	PriceMinor int64
 	Kind       string // standard, wheelchair or companion
@@ -89,6 +90,7 @@ func (m *cellMaker) cell(st *services.Seat, row, col int) SeatCell {
 	}
 	c.Selectable = true
 	c.Zone, c.Price, c.PriceMinor, c.Kind, c.Row, c.Col = m.zoneName[st.ZoneCode], Money(price, show.Currency), price, st.Kind, st.Row, st.Col
+	c.ZoneCode = st.ZoneCode
 	var desc []string // the place, kind, zone, price and state, for the accessible name
 	if kind != "" {
 		desc = append(desc, kind)

@@ -35,6 +35,7 @@ import (
 	"seatflow/services/waitingroom"
 	"seatflow/services/waitlist"
 	"seatflow/static"
+	"seatflow/views"
 )
 
 // App is one seatflow process: its stores, services, HTTP app and asynq worker.
@@ -220,6 +221,7 @@ func New(cfg Config, clock services.Clock, log *slog.Logger) (*App, error) {
 	a.CatalogWriter = catalog.NewCatalogWriter(db, a.Catalog, a.Shows, a.Audit, clock,
 		catalog.WriterConfig{Currency: cfg.Currency, DefaultLimit: cfg.PurchaseLimit, Zone: cfg.Location()})
 	a.scheduler.AddPublish(a.CatalogWriter, time.Minute, catalog.PublishAhead, log)
+	views.SetTicketTypeSource(a.Catalog.TicketTypes) // names and door notes of ticket types on pages and e-mails
 	a.eviction = evictionCheck{rdb: rdb, queues: qrdb, allow: cfg.AllowEviction, log: log}
 	var providers []orders.PaymentProvider // a real provider is added here when configured
 	if cfg.DemoPayments {
@@ -270,13 +272,13 @@ func (a *App) newHTTP() *fiber.App {
 	staffOrders := staff.NewStaffOrders(a.DB, a.Orders, a.Payments, a.Shows, a.Audit)
 	door := staff.NewDoor(a.DB, a.Orders, a.tickets, a.Audit, a.Shows.Zone())
 	d := &handlers.Deps{
-		SharedDeps: handlers.SharedDeps{Shows: a.Shows, Cinemas: a.Shows, Users: a.Users, Clock: a.Orders.Clock(), SecureCookies: a.Cfg.SecureCookies,
+		SharedDeps: handlers.SharedDeps{Shows: a.Shows, Cinemas: a.Shows, TicketTypes: a.Catalog, Users: a.Users, Clock: a.Orders.Clock(), SecureCookies: a.Cfg.SecureCookies,
 			Rooms: a.Rooms, Waitlist: a.Waitlist},
 		BuyerDeps: handlers.BuyerDeps{Orders: a.Orders, Payments: a.Payments, Limiter: a.Limiter, Tickets: a.tickets, Resets: a.Resets},
 		APIDeps:   handlers.APIDeps{Moves: a.roomMoves},
 		PageDeps: handlers.PageDeps{CinemaName: a.Cfg.CinemaName, Live: a.SeatEvents, SessionMaxAge: a.Users.SessionMaxAge(),
 			Admission: a.Rooms.Tokens()},
-		StaffDeps: handlers.StaffDeps{Catalog: a.CatalogWriter, StaffOrders: staffOrders,
+		StaffDeps: handlers.StaffDeps{Catalog: a.CatalogWriter, Prices: a.CatalogWriter, StaffOrders: staffOrders,
 			UserAdmin: accounts.NewUserAdmin(a.DB, a.Audit, a.Users.UserChanged), Audit: a.Audit, Reconcile: a.Reconciler,
 			ShowSeats: staff.NewShowSeats(a.DB, a.Orders, a.Audit, a.Cfg.ReconcileGrace),
 			Door:      door, Scopes: staff.NewCinemaScopes(a.DB, door)},

@@ -22,6 +22,8 @@ type Catalog struct {
 	shows *store.TTLCache[int64, *services.Show]
 	// cinemas holds the list of cinemas under the key 0 (cinemas.go)
 	cinemas *store.TTLCache[int, []services.Cinema]
+	// ticketTypes holds every ticket type, adult first, under the key 0 (ticket_types.go)
+	ticketTypes *store.TTLCache[int, []services.TicketType]
 	// announce tells the other processes that a hall changed (HallChanges); nil alone
 	announce func(ctx context.Context, hallID int64)
 }
@@ -36,6 +38,7 @@ func NewCatalog(db *sqlx.DB) *Catalog {
 	c.halls = store.NewTTLCache(time.Minute, c.loadHall)
 	c.shows = store.NewTTLCache(ShowCacheTTL, c.loadShow)
 	c.cinemas = store.NewTTLCache(CinemaCacheTTL, c.loadCinemas)
+	c.ticketTypes = store.NewTTLCache(CinemaCacheTTL, c.loadTicketTypes)
 	return c
 }
 
@@ -71,7 +74,7 @@ func (c *Catalog) loadHall(ctx context.Context, id int64) (*services.Hall, error
 	return h, nil
 }
 
-// Show reads one show with its zones and prices afresh. Errors: NOT_FOUND, UNAVAILABLE.
+// Show reads one show with its zones, prices and ticket type prices afresh. Errors: NOT_FOUND, UNAVAILABLE.
 func (c *Catalog) Show(ctx context.Context, id int64) (*services.Show, error) {
 	return c.loadShow(ctx, id)
 }
@@ -99,6 +102,9 @@ func (c *Catalog) loadShow(ctx context.Context, id int64) (*services.Show, error
 		return nil, store.Unavailable("the database", err)
 	}
 	if s.Zones, err = store.ShowPrices(ctx, c.db, id); err != nil {
+		return nil, store.Unavailable("the database", err)
+	}
+	if s.TicketPrices, err = store.ShowTicketPrices(ctx, c.db, id); err != nil {
 		return nil, store.Unavailable("the database", err)
 	}
 	s.DeriveStatus(c.clock.Now())
@@ -149,6 +155,13 @@ func (c *Catalog) withPrices(ctx context.Context, shows []*services.Show) ([]*se
 	}
 	for _, r := range rows {
 		byID[r.ShowID].Zones = append(byID[r.ShowID].Zones, r.Zone)
+	}
+	typed, err := store.ShowsTicketPrices(ctx, c.db, ids)
+	if err != nil {
+		return nil, store.Unavailable("the database", err)
+	}
+	for _, r := range typed {
+		byID[r.ShowID].TicketPrices = append(byID[r.ShowID].TicketPrices, r.TicketPrice)
 	}
 	return shows, nil
 }

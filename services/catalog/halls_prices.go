@@ -98,6 +98,9 @@ func unpriceUnusedZones(ctx context.Context, tx *sqlx.Tx, hallID int64, now time
 	if err != nil {
 		return nil, err
 	}
+	if err := store.DeleteUnusedZoneTicketPrices(ctx, tx, hallID, now, services.ShowCancelled); err != nil {
+		return nil, err
+	}
 	if len(shows) == 0 {
 		return nil, nil
 	}

@@ -64,6 +64,9 @@ type NewShow struct {
 	AdmitPerMinute int
 	// SingleSeatRule is off, warn or enforce ("" means off).
 	SingleSeatRule string
+	// TicketPrices prices ticket types other than adult per zone (adult: Prices); a
+	// type and zone without a price is not sold.
+	TicketPrices []TicketPriceChange
 }
 
 // ShowChange is a partial update of a show: nil fields stay as they are; Prices gives
@@ -79,11 +82,14 @@ type ShowChange struct {
 	AdmitPerMinute *int
 	// SingleSeatRule sets the single-seat rule (off, warn, enforce) for new orders.
 	SingleSeatRule *string
+	// TicketPrices changes the type and zone pairs it names (nil price: not sold any
+	// more), for new orders only.
+	TicketPrices []TicketPriceChange
 }
 
 func (c ShowChange) empty() bool {
 	return c.SaleOpensAt == nil && c.SaleClosesAt == nil && c.PurchaseLimit == nil && len(c.Prices) == 0 &&
-		c.WaitingRoom == nil && c.AdmitPerMinute == nil && c.SingleSeatRule == nil
+		c.WaitingRoom == nil && c.AdmitPerMinute == nil && c.SingleSeatRule == nil && len(c.TicketPrices) == 0
 }
 
 // ShowWriteAudit is what the audit log keeps of a show before and after a write.
@@ -101,6 +107,8 @@ type ShowWriteAudit struct {
 	SingleSeat    string           `json:"single_seat_rule"`
 	Currency      string           `json:"currency"`
 	Prices        map[string]int64 `json:"prices"`
+	// TicketPrices are the other types' prices by "type/zone"
+	TicketPrices map[string]int64 `json:"ticket_prices,omitempty"`
 }
 
 func showWriteAuditOf(s *services.Show, now time.Time) *ShowWriteAudit {
@@ -109,6 +117,12 @@ func showWriteAuditOf(s *services.Show, now time.Time) *ShowWriteAudit {
 		WaitingRoom: s.WaitingRoom, AdmitPerMin: s.AdmitPerMinute, SingleSeat: s.SingleSeatRule, Currency: s.Currency, Prices: map[string]int64{}}
 	for _, z := range s.Zones {
 		a.Prices[z.Code] = z.PriceMinor
+	}
+	for _, p := range s.TicketPrices {
+		if a.TicketPrices == nil {
+			a.TicketPrices = map[string]int64{}
+		}
+		a.TicketPrices[p.Type+"/"+p.Zone] = p.PriceMinor
 	}
 	return a
 }
@@ -287,6 +301,9 @@ func (w *CatalogWriter) CreateShow(ctx context.Context, actorID int64, in NewSho
 		return nil, err
 	}
 	s.Currency = cinema.Currency
+	if err := w.catalog.checkTicketPrices(ctx, in.TicketPrices, hall, false); err != nil {
+		return nil, err
+	}
 	ctx2, cancel := context.WithTimeout(ctx, store.DBTimeout)
 	defer cancel()
 	err = store.InTx(ctx2, w.db, func(tx *sqlx.Tx) error {
@@ -330,6 +347,9 @@ func (w *CatalogWriter) CreateShow(ctx context.Context, actorID int64, in NewSho
 				return err
 			}
 			s.Zones = append(s.Zones, services.Zone{ID: z.ID, Code: z.Code, Name: z.Name, PriceMinor: price})
+		}
+		if err := setTicketPrices(ctx2, tx, s, &services.Hall{Name: hall.Name, Zones: zones}, in.TicketPrices); err != nil {
+			return err
 		}
 		return w.audit.Record(ctx2, tx, actorID, "show.create", "show", strconv.FormatInt(s.ID, 10), nil, showWriteAuditOf(s, now))
 	})
@@ -380,7 +400,10 @@ func lockShow(ctx context.Context, tx *sqlx.Tx, id int64) (*services.Show, error
 		return nil, err
 	}
 	s.StoredStatus = s.Status
-	s.Zones, err = store.ShowPricesByZone(ctx, tx, id)
+	if s.Zones, err = store.ShowPricesByZone(ctx, tx, id); err != nil {
+		return nil, err
+	}
+	s.TicketPrices, err = store.ShowTicketPrices(ctx, tx, id)
 	return s, err
 }
 
@@ -406,6 +429,9 @@ func (w *CatalogWriter) UpdateShow(ctx context.Context, actorID, id int64, ch Sh
 		}
 	}
 	if err := checkPrices(ch.Prices, nil, false); err != nil {
+		return nil, err
+	}
+	if err := w.catalog.checkTicketPrices(ctx, ch.TicketPrices, nil, true); err != nil {
 		return nil, err
 	}
 	if ch.empty() {
@@ -462,6 +488,12 @@ func (w *CatalogWriter) UpdateShow(ctx context.Context, actorID, id int64, ch Sh
 				}
 				setPrice(s, z, p.PriceMinor)
 			}
+		}
+		if err := w.catalog.checkTicketPrices(ctx, ch.TicketPrices, hall, true); err != nil {
+			return "", err
+		}
+		if err := setTicketPrices(ctx, tx, s, hall, ch.TicketPrices); err != nil {
+			return "", err
 		}
 		return "show.update", nil
 	}, now)

@@ -44,6 +44,11 @@ type SeatFacts struct {
 	Label    string `json:"label"`
 	Zone     string `json:"zone"`
 	ZoneName string `json:"zone_name,omitempty"`
+	// TicketType is the seat's ticket type other than adult ("" for adult), with its
+	// names in English and zh-Hans.
+	TicketType   string `json:"ticket_type,omitempty"`
+	TicketName   string `json:"ticket_name,omitempty"`
+	TicketNameZh string `json:"ticket_name_zh,omitempty"`
 }
 
 // ShowFacts are a show at the event: id, movie title, hall name, start (UTC), and its
@@ -107,7 +112,11 @@ func gatherFacts(ctx context.Context, q store.Querier, ms []Message) ([]*Facts, 
 				orders[r.OrderNo] = f
 			}
 			if r.Label.Valid {
-				f.Order.Seats = append(f.Order.Seats, SeatFacts{Label: r.Label.String, Zone: r.ZoneCode.String, ZoneName: r.ZoneName.String})
+				sf := SeatFacts{Label: r.Label.String, Zone: r.ZoneCode.String, ZoneName: r.ZoneName.String}
+				if t := r.TicketType.String; t != "" && t != services.TicketAdult {
+					sf.TicketType, sf.TicketName, sf.TicketNameZh = t, r.TicketName.String, r.TicketNameZh.String
+				}
+				f.Order.Seats = append(f.Order.Seats, sf)
 			}
 		}
 	}

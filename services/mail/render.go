@@ -268,7 +268,11 @@ func (r *Renderer) factsNow(ctx context.Context, row *Row) (*Facts, error) {
 		f.Order = &OrderFacts{No: order.OrderNo, ShowID: order.ShowID, Status: order.Status, TotalMinor: order.TotalMinor,
 			Currency: order.Currency, ExpiresAt: order.ExpiresAt}
 		for _, s := range order.Seats {
-			f.Order.Seats = append(f.Order.Seats, SeatFacts{Label: s.Label, Zone: s.ZoneCode, ZoneName: names[s.ZoneCode]})
+			sf := SeatFacts{Label: s.Label, Zone: s.ZoneCode, ZoneName: names[s.ZoneCode]}
+			if s.TicketType != "" && s.TicketType != services.TicketAdult {
+				sf.TicketType = s.TicketType // named by its code here: this path reads no types
+			}
+			f.Order.Seats = append(f.Order.Seats, sf)
 		}
 	}
 	return f, nil
@@ -298,7 +302,7 @@ func (r *Renderer) details(w *words, row *Row, f *Facts, data map[string]string)
 		add("starts", r.when(s.StartsAt, f, row.Lang))
 	}
 	if o != nil {
-		add("seats", seatList(o))
+		add("seats", seatList(o, row.Lang))
 		add("total", services.Money(o.TotalMinor, o.Currency))
 		add("status", w.status[o.Status])
 		if o.Status == services.OrderPending && (row.Kind == OrderCreated || row.Kind == WaitlistOffer) {
@@ -329,7 +333,7 @@ func shownTicketCode(code string) string {
 
 // seatList names an order's seats by zone: "Premium: H5, H6; Standard: A1" (the zone's
 // name, else its code), zones in the order's seat order.
-func seatList(o *OrderFacts) string {
+func seatList(o *OrderFacts, lang string) string {
 	var zones []string
 	names := map[string]string{}
 	labels := map[string][]string{}
@@ -337,7 +341,7 @@ func seatList(o *OrderFacts) string {
 		if _, ok := labels[s.Zone]; !ok {
 			zones = append(zones, s.Zone)
 		}
-		labels[s.Zone] = append(labels[s.Zone], s.Label)
+		labels[s.Zone] = append(labels[s.Zone], s.Label+s.typeSuffix(lang))
 		if s.ZoneName != "" {
 			names[s.Zone] = s.ZoneName
 		}
@@ -380,4 +384,20 @@ func (r *Renderer) link(path string) string {
 		base = "http://127.0.0.1:8080"
 	}
 	return base + path
+}
+
+// typeSuffix is " (Child)" for a seat of a ticket type other than adult, named in lang
+// ("zh-Hans" or English), and "" for adult.
+func (s SeatFacts) typeSuffix(lang string) string {
+	if s.TicketType == "" {
+		return ""
+	}
+	name := s.TicketName
+	if lang == "zh-Hans" && s.TicketNameZh != "" {
+		name = s.TicketNameZh
+	}
+	if name == "" {
+		name = s.TicketType
+	}
+	return " (" + name + ")"
 }

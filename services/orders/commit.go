@@ -208,7 +208,7 @@ func (o *Orders) persistBatch(batch []*pendingCommit) (map[*pendingCommit]error,
 		if err := o.rememberKeys(ctx, tx, ok); err != nil {
 			return err
 		}
-		if err := mail.Queue(ctx, tx, o.clock.Now(), createdMails(ok, locked)...); err != nil {
+		if err := mail.Queue(ctx, tx, o.clock.Now(), createdMails(ok, locked, o.ticketTypeNames(ctx))...); err != nil {
 			return err
 		}
 		if o.failHook != nil {
@@ -224,8 +224,8 @@ func (o *Orders) persistBatch(batch []*pendingCommit) (map[*pendingCommit]error,
 // createdMails are the e-mails of the orders of ps, committed with them (invariant 16):
 // mail.OrderCreated, or mail.WaitlistOffer for a waiting list's offer (its one e-mail
 // tells of the offer and its deadline), each with its facts (createdFacts), so queueing
-// them reads nothing.
-func createdMails(ps []*pendingCommit, locked map[int64]catalog.LockedSeat) []mail.Message {
+// them reads nothing. types names the ticket types by code (ticketTypeNames).
+func createdMails(ps []*pendingCommit, locked map[int64]catalog.LockedSeat, types map[string]services.TicketType) []mail.Message {
 	ms := make([]mail.Message, len(ps))
 	for i, p := range ps {
 		kind := mail.OrderCreated
@@ -233,7 +233,7 @@ func createdMails(ps []*pendingCommit, locked map[int64]catalog.LockedSeat) []ma
 			kind = mail.WaitlistOffer
 		}
 		ms[i] = mail.Message{Kind: kind, UserID: p.order.UserID, OrderNo: p.order.OrderNo, ShowID: p.order.ShowID,
-			Facts: createdFacts(p, locked)}
+			Facts: createdFacts(p, locked, types)}
 	}
 	return ms
 }
@@ -242,9 +242,10 @@ func createdMails(ps []*pendingCommit, locked map[int64]catalog.LockedSeat) []ma
 // order as inserted (pending, no ticket code), its seats as the batch's lock read them
 // (label, zone code and name, in row and column order: what mail.ReadFacts would read
 // in the same transaction), and the show as the create read it (title, hall, start;
-// the show cache, at most catalog.ShowCacheTTL old). nil without the show: Queue reads
-// the facts then.
-func createdFacts(p *pendingCommit, locked map[int64]catalog.LockedSeat) *mail.Facts {
+// the show cache, at most catalog.ShowCacheTTL old, with its cinema's name and zone),
+// each seat's ticket type other than adult named from types. nil without the show, or
+// with a seat of a type types lacks: Queue reads the facts then.
+func createdFacts(p *pendingCommit, locked map[int64]catalog.LockedSeat, types map[string]services.TicketType) *mail.Facts {
 	o, show := p.order, p.show
 	if show == nil {
 		return nil
@@ -262,16 +263,43 @@ func createdFacts(p *pendingCommit, locked map[int64]catalog.LockedSeat) *mail.F
 	f := &mail.Facts{
 		Order: &mail.OrderFacts{No: o.OrderNo, ShowID: o.ShowID, Status: o.Status, TotalMinor: o.TotalMinor,
 			Currency: o.Currency, ExpiresAt: o.ExpiresAt.UTC().Truncate(time.Microsecond)},
-		Show: &mail.ShowFacts{ID: show.ID, Title: show.Movie.Title, Hall: show.HallName, StartsAt: show.StartsAt.UTC()},
+		Show: &mail.ShowFacts{ID: show.ID, Title: show.Movie.Title, Hall: show.HallName, StartsAt: show.StartsAt.UTC(),
+			Cinema: show.CinemaName, TimeZone: show.TimeZone},
+	}
+	typeOf := make(map[int64]string, len(o.Seats))
+	for _, s := range o.Seats {
+		typeOf[s.SeatID] = s.TicketType
 	}
 	for _, s := range seats {
 		name := s.ZoneName
 		if name == "" {
 			name = s.ZoneCode
 		}
-		f.Order.Seats = append(f.Order.Seats, mail.SeatFacts{Label: s.Label, Zone: s.ZoneCode, ZoneName: name})
+		sf := mail.SeatFacts{Label: s.Label, Zone: s.ZoneCode, ZoneName: name}
+		if code := typeOf[s.ID]; code != "" && code != services.TicketAdult {
+			t, ok := types[code]
+			if !ok {
+				return nil
+			}
+			sf.TicketType, sf.TicketName, sf.TicketNameZh = code, t.NameEn, t.NameZh
+		}
+		f.Order.Seats = append(f.Order.Seats, sf)
 	}
 	return f
+}
+
+// ticketTypeNames returns the ticket types by code from the catalog's cached list (nil
+// when it cannot be read: the e-mails' facts are read from MySQL then).
+func (o *Orders) ticketTypeNames(ctx context.Context) map[string]services.TicketType {
+	ts, err := o.catalog.TicketTypes(ctx)
+	if err != nil {
+		return nil
+	}
+	out := make(map[string]services.TicketType, len(ts))
+	for _, t := range ts {
+		out[t.Code] = t
+	}
+	return out
 }
 
 // idStep returns InsertOrders' idStep for this database, read once (AutoIncrementStep).

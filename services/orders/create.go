@@ -34,6 +34,15 @@ type CreateOrderRequest struct {
 	Accessible         bool
 	ExpectedTotalMinor *int64
 	IdempotencyKey     string
+	// Tickets gives chosen seats their ticket type (seats not named are adult);
+	// TicketCounts asks best available for so many seats of each type, adding up to
+	// Quantity (none: all adult). Each seat costs its type's price in its zone.
+	Tickets      map[int64]string
+	TicketCounts map[string]int
+	// SeatTicketCounts (the booking page) asks for so many of the chosen seats of each
+	// type other than adult; they are dealt to the chosen seats, in order, whose zone
+	// sells the type (dealTicketTypes), the rest adult. Not with Tickets.
+	SeatTicketCounts map[string]int
 	// AdmissionToken is the waiting room's token (header Admission-Token or the
 	// browser's cookie), needed when the show's waiting room is on.
 	AdmissionToken string
@@ -100,6 +109,9 @@ func (r *CreateOrderRequest) validate() error {
 	case len(r.SeatIDs) == 0 && (r.Quantity < 1 || r.Quantity > MaxSeatsPerRequest):
 		return services.Errorf(services.CodeInvalidRequest, "quantity must be a whole number from 1 to %d", MaxSeatsPerRequest)
 	}
+	if err := r.checkTicketShape(); err != nil {
+		return err
+	}
 	seen := make(map[int64]bool, len(r.SeatIDs))
 	for _, id := range r.SeatIDs {
 		if id <= 0 {
@@ -133,6 +145,7 @@ func (r *CreateOrderRequest) hash() [32]byte {
 	if r.ExpectedTotalMinor != nil {
 		fmt.Fprintf(&b, ";expected=%d", *r.ExpectedTotalMinor)
 	}
+	b.WriteString(r.ticketHash())
 	return sha256.Sum256([]byte(b.String()))
 }
 
@@ -171,8 +184,9 @@ func (o *Orders) CheckAdmission(show *services.Show, userID int64, token string,
 }
 
 // inHall reads the show's hall (cached) and refuses chosen seats that are not sellable
-// seats of the show or break the companion rule, or a zone the show has no price for.
-// Errors: SEAT_NOT_IN_SHOW, INVALID_REQUEST, NOT_FOUND, UNAVAILABLE.
+// seats of the show or break the companion rule, or a zone the show has no price for,
+// and ticket types the show does not sell there (ticket_types.go).
+// Errors: SEAT_NOT_IN_SHOW, INVALID_REQUEST, TICKET_TYPE_NOT_OFFERED, NOT_FOUND, UNAVAILABLE.
 func (o *Orders) inHall(ctx context.Context, c *creation) error {
 	hall, err := o.catalog.Hall(ctx, c.show.HallID)
 	if err != nil {
@@ -183,12 +197,15 @@ func (o *Orders) inHall(ctx context.Context, c *creation) error {
 		if err := checkSeatsInShow(c.show, hall, c.req.SeatIDs); err != nil {
 			return err
 		}
-		return seats.CheckCompanions(hall, c.req.SeatIDs)
+		if err := seats.CheckCompanions(hall, c.req.SeatIDs); err != nil {
+			return err
+		}
+		return o.checkTicketTypes(ctx, c)
 	}
 	if _, ok := c.show.ZonePrice(c.req.Zone); !ok {
 		return services.Errorf(services.CodeInvalidRequest, "zone %q is not a zone of this show", c.req.Zone)
 	}
-	return nil
+	return o.checkTicketTypes(ctx, c)
 }
 
 // run calls place with a gate (precheck.go) until a call decides. Without a key that is

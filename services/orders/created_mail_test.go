@@ -3,11 +3,15 @@ package orders_test
 import (
 	"context"
 	"encoding/json"
+	"strings"
+	"sync"
 	"testing"
 
 	"seatflow/services"
 	"seatflow/services/internal/testenv"
 	"seatflow/services/mail"
+	"seatflow/services/orders"
+	"seatflow/services/store"
 )
 
 // createdMailCount returns how many order_created e-mails the outbox holds for order,
@@ -103,19 +107,50 @@ func TestGroupCommit_CreatedMailFactsAsMySQLHasThem(t *testing.T) {
 	ctx := context.Background()
 	e := testenv.NewTestEnv(t, testenv.Unlimited)
 	o := batching(e)
+	// a ticket type sold in every zone, for the seats the cases name as child tickets
+	if err := store.InsertTicketType(ctx, e.DB, services.TicketType{Code: "child", NameEn: "Child", NameZh: "儿童", CreatedAt: e.Clock.Now()}); err != nil {
+		t.Fatal(err)
+	}
+	for _, z := range e.Show.Zones {
+		if err := store.SetShowTicketPrice(ctx, e.DB, e.Show.ID, "child", z.ID, 1000); err != nil {
+			t.Fatal(err)
+		}
+	}
+	e.Catalog.ForgetShow(e.Show.ID)
 	for _, tc := range []struct {
 		name  string
 		seats [][]string // one order per list, all in one batch
+		child []string   // seats sold as child tickets
 	}{
-		{"one order, seats out of order", [][]string{{"B2", "A1", "A2"}}},
-		{"a batch across zones", [][]string{{"H5", "G5"}, {"C3", "C1"}, {"J20", "J19", "I19"}}},
+		{"one order, seats out of order", [][]string{{"B2", "A1", "A2"}}, nil},
+		{"a batch across zones", [][]string{{"H5", "G5"}, {"C3", "C1"}, {"J20", "J19", "I19"}}, nil},
+		{"ticket types", [][]string{{"D2", "D1"}, {"E4", "E3"}}, []string{"D1", "E3", "E4"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			users := e.BulkUsers(len(tc.seats))
 			if len(tc.seats) > 1 {
 				heldTogether(t, o, len(tc.seats), nil)
 			}
-			list, errs := createAll(e, users, func(i int) []int64 { return e.SeatIDs(tc.seats[i]...) })
+			child := map[int64]bool{}
+			for _, id := range e.SeatIDs(tc.child...) {
+				child[id] = true
+			}
+			list, errs := make([]*services.Order, len(users)), make([]error, len(users))
+			var wg sync.WaitGroup
+			for i, u := range users {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					req := orders.CreateOrderRequest{UserID: u, ShowID: e.Show.ID, SeatIDs: e.SeatIDs(tc.seats[i]...), Tickets: map[int64]string{}}
+					for _, id := range req.SeatIDs {
+						if child[id] {
+							req.Tickets[id] = "child"
+						}
+					}
+					list[i], errs[i] = e.Orders.Create(ctx, req)
+				}()
+			}
+			wg.Wait()
 			for i, err := range errs {
 				if err != nil {
 					t.Fatalf("create %d: %v", i, err)
@@ -131,6 +166,9 @@ func TestGroupCommit_CreatedMailFactsAsMySQLHasThem(t *testing.T) {
 					t.Fatalf("reading the facts of %s: %v", order.OrderNo, err)
 				}
 				want, _ := json.Marshal(read[0])
+				if len(tc.child) > 0 && !strings.Contains(stored, `"ticket_name":"Child"`) {
+					t.Errorf("order %s: no child ticket in the e-mail's facts %s", order.OrderNo, stored)
+				}
 				if string(want) != stored {
 					t.Errorf("order %s: the e-mail's facts\n  %s\nMySQL's\n  %s", order.OrderNo, stored, want)
 				}

@@ -72,7 +72,7 @@ func (o *Orders) hold(ctx context.Context, c *creation, g *gate) (*services.Orde
 // applies the show's single-seat rule to the seat values it holds over (seats/strand.go).
 func (o *Orders) holdChosen(ctx context.Context, c *creation, g *gate, order *services.Order) error {
 	show, hall, req := c.show, c.hall, c.req
-	if err := price(show, hall, order, req.SeatIDs, req.ExpectedTotalMinor); err != nil {
+	if err := price(show, hall, order, req.SeatIDs, typesOf(req, req.SeatIDs), req.ExpectedTotalMinor); err != nil {
 		return o.refuseAfterLimits(ctx, c, g, order, err, "l", "")
 	}
 	rule, rows := seats.RuleArgs(hall, show.SingleSeatRule, req.SeatIDs)
@@ -218,7 +218,7 @@ func (o *Orders) holdBestAvailable(ctx context.Context, c *creation, g *gate, or
 			}
 			return o.refuseAfterLimits(ctx, c, g, order, refusal, "l", zone)
 		}
-		if err := price(show, hall, order, ids, req.ExpectedTotalMinor); err != nil {
+		if err := price(show, hall, order, ids, typesOf(req, ids), req.ExpectedTotalMinor); err != nil {
 			return o.refuseAfterLimits(ctx, c, g, order, err, "l", zone)
 		}
 		ruleName, rows := seats.RuleArgs(hall, rule, ids)
@@ -255,15 +255,16 @@ func (o *Orders) releaseAfterFailure(order *services.Order) {
 	}
 }
 
-// price fills order.Seats and TotalMinor from the show's zone prices (invariant 6) and
-// compares a client's expected total.
-func price(show *services.Show, hall *services.Hall, order *services.Order, ids []int64, expected *int64) error {
+// price fills order.Seats and TotalMinor from the show's prices of each seat's ticket
+// type (types[i] is ids[i]'s) in its zone (invariant 6) and compares a client's
+// expected total.
+func price(show *services.Show, hall *services.Hall, order *services.Order, ids []int64, types []string, expected *int64) error {
 	order.Seats = order.Seats[:0]
 	order.TotalMinor = 0
-	for _, id := range ids {
+	for i, id := range ids {
 		s, _ := hall.Seat(id)
-		p, _ := show.ZonePrice(s.ZoneCode)
-		order.Seats = append(order.Seats, services.OrderSeat{SeatID: id, Label: s.Label, ZoneCode: s.ZoneCode, PriceMinor: p})
+		p, _ := show.TicketPrice(types[i], s.ZoneCode)
+		order.Seats = append(order.Seats, services.OrderSeat{SeatID: id, Label: s.Label, ZoneCode: s.ZoneCode, TicketType: types[i], PriceMinor: p})
 		order.TotalMinor += p
 	}
 	if expected != nil && *expected != order.TotalMinor {

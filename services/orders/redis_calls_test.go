@@ -17,6 +17,7 @@ import (
 	"seatflow/services"
 	"seatflow/services/internal/testenv"
 	"seatflow/services/orders"
+	"seatflow/services/store"
 )
 
 // countingDB opens the test database through a connector that counts the statements
@@ -223,17 +224,38 @@ func TestCreate_OneRedisCallPerOrder(t *testing.T) {
 		}
 	}
 
+	// a ticket type sold in every zone: an order with types costs the Redis calls of one without
+	if err := store.InsertTicketType(ctx, e.DB, services.TicketType{Code: "child", NameEn: "Child", NameZh: "儿童", CreatedAt: e.Clock.Now()}); err != nil {
+		t.Fatal(err)
+	}
+	for _, z := range e.Show.Zones {
+		if err := store.SetShowTicketPrice(ctx, e.DB, e.Show.ID, "child", z.ID, 1000); err != nil {
+			t.Fatal(err)
+		}
+	}
+	e.Catalog.ForgetShow(e.Show.ID)
 	t.Run("created order", func(t *testing.T) {
-		for i, key := range []string{"", "new-key"} {
+		plain := -1
+		for i, key := range []string{"", "new-key", "typed"} {
+			req := orders.CreateOrderRequest{UserID: e.User(10 + i), ShowID: e.Show.ID, SeatIDs: e.SeatIDs(fmt.Sprintf("E%d", i+1)), IdempotencyKey: key}
+			if key == "typed" {
+				req.IdempotencyKey = "new-key-2"
+				req.Tickets = map[int64]string{req.SeatIDs[0]: "child"}
+			}
 			var err error
-			calls, sqls := count(func() {
-				_, err = o.Create(ctx, orders.CreateOrderRequest{UserID: e.User(10 + i), ShowID: e.Show.ID, SeatIDs: e.SeatIDs(fmt.Sprintf("E%d", i+1)), IdempotencyKey: key})
-			})
+			var order *services.Order
+			calls, sqls := count(func() { order, err = o.Create(ctx, req) })
 			if err != nil {
 				t.Fatal(err)
 			}
 			if atHold != 1 {
 				t.Errorf("key %q: %d Redis calls before the commit, want 1", key, atHold)
+			}
+			switch {
+			case key == "new-key":
+				plain = calls
+			case key == "typed" && (calls != plain || order.Seats[0].TicketType != "child" || order.Seats[0].PriceMinor != 1000):
+				t.Errorf("an order with a child seat: %d Redis calls (one without: %d), seats %+v", calls, plain, order.Seats)
 			}
 			t.Logf("key %q: %d Redis calls before the commit, %d in all (the batch's: %d; %v); %d MySQL statements", key, atHold, calls, calls-atHold, rt.by, sqls)
 		}

@@ -78,14 +78,14 @@ func InsertOrders(ctx context.Context, q Querier, orders []*services.Order, seat
 	args = args[:0]
 	for _, o := range orders {
 		for _, s := range o.Seats {
-			args = append(args, o.ID, o.ShowID, s.SeatID, s.ZoneCode, s.PriceMinor, liveVal)
+			args = append(args, o.ID, o.ShowID, s.SeatID, s.ZoneCode, ticketTypeOf(s), s.PriceMinor, liveVal)
 			n++
 		}
 	}
 	if n == 0 {
 		return nil
 	}
-	_, err = q.ExecContext(ctx, "INSERT INTO order_seats (order_id, show_id, seat_id, zone_code, price_minor, live) VALUES "+placeholderRows(n, 6), args...)
+	_, err = q.ExecContext(ctx, "INSERT INTO order_seats (order_id, show_id, seat_id, zone_code, ticket_type, price_minor, live) VALUES "+placeholderRows(n, 7), args...)
 	return err
 }
 

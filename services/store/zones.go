@@ -42,9 +42,10 @@ func EnsureZone(ctx context.Context, q Querier, hallID int64, code, name string)
 	return err
 }
 
-// DeleteUnusedZones deletes the zones of a hall that no seat and no show price names.
+// DeleteUnusedZones deletes the zones of a hall that no seat, no show price and no ticket type price names.
 func DeleteUnusedZones(ctx context.Context, q Querier, hallID int64) error {
 	_, err := q.ExecContext(ctx, `DELETE FROM zones WHERE hall_id = ?
-		AND id NOT IN (SELECT zone_id FROM seats) AND id NOT IN (SELECT zone_id FROM show_prices)`, hallID)
+		AND id NOT IN (SELECT zone_id FROM seats) AND id NOT IN (SELECT zone_id FROM show_prices)
+		AND id NOT IN (SELECT zone_id FROM show_ticket_prices)`, hallID)
 	return err
 }

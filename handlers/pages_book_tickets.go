@@ -1,0 +1,68 @@
+package handlers
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/gofiber/fiber/v2"
+)
+
+// ticketCountsOf reads the booking forms' ticket counts (views.TicketCounts): a field
+// tickets_<type> per type other than adult, a whole number; blank or 0 leaves it out.
+// It returns nil when the form asks for none, and false for a count that is not a whole
+// number from 0 to 100.
+func ticketCountsOf(c *fiber.Ctx) (map[string]int, bool) {
+	var out map[string]int
+	ok := true
+	c.Request().PostArgs().VisitAll(func(k, v []byte) {
+		key := string(k)
+		if !strings.HasPrefix(key, "tickets_") {
+			return
+		}
+		val := strings.TrimSpace(string(v))
+		if val == "" {
+			return
+		}
+		n, err := strconv.Atoi(val)
+		if err != nil || n < 0 || n > 100 {
+			ok = false
+			return
+		}
+		if n > 0 {
+			if out == nil {
+				out = map[string]int{}
+			}
+			out[strings.TrimPrefix(key, "tickets_")] = n
+		}
+	})
+	return out, ok
+}
+
+// bestTicketCounts turns the best-available form's counts into the order's ticket
+// counts for qty seats: adult is the rest. It returns nil for none, and false when the
+// counts exceed qty.
+func bestTicketCounts(counts map[string]int, qty int) (map[string]int, bool) {
+	if len(counts) == 0 {
+		return nil, true
+	}
+	sum := 0
+	out := make(map[string]int, len(counts)+1)
+	for t, n := range counts {
+		sum += n
+		out[t] += n
+	}
+	if sum > qty {
+		return nil, false
+	}
+	out["adult"] += qty - sum
+	return out, true
+}
+
+// sumCounts adds up ticket counts.
+func sumCounts(counts map[string]int) int {
+	n := 0
+	for _, v := range counts {
+		n += v
+	}
+	return n
+}
