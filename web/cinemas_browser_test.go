@@ -41,8 +41,11 @@ func TestCinemaChainBrowser_PickerAndEachCinemasShowPage(t *testing.T) {
 		screenshot(t, ctx, "chain-home-all")
 	})
 	t.Run("London chosen with the picker and remembered", func(t *testing.T) {
+		// London's show is on the page of every cinema too: the form's answer is there when
+		// the Shanghai show is gone
 		if err := chromedp.Do(ctx, chromedp.SetValue(css(`#cinema-picker`), f.london),
 			chromedp.Click(css(`form.cinema-picker button[type=submit]`)),
+			chromedp.WaitNotPresent(css(`a[href="/shows/`+f.shows["sh-28-0030"]+`"]`)),
 			chromedp.WaitVisible(css(`a[href="/shows/`+f.shows["ln-28-1930"]+`"]`)),
 			chromedp.Navigate(a.base+"/?date=2027-03-28"),
 			chromedp.WaitVisible(css(`a[href="/shows/`+f.shows["ln-28-1930"]+`"]`))); err != nil {

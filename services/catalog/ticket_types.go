@@ -123,6 +123,10 @@ func (w *CatalogWriter) CreateTicketType(ctx context.Context, actorID int64, in 
 	if err != nil {
 		return services.TicketType{}, asServiceError(err)
 	}
-	w.catalog.ticketTypes.Forget(0)
+	w.catalog.ForgetTicketTypes()
 	return t, nil
 }
+
+// ForgetTicketTypes drops this process's cached list of ticket types: the next read loads
+// it afresh (after the table was written outside this process's catalog).
+func (c *Catalog) ForgetTicketTypes() { c.ticketTypes.Forget(0) }

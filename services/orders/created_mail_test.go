@@ -117,6 +117,7 @@ func TestGroupCommit_CreatedMailFactsAsMySQLHasThem(t *testing.T) {
 		}
 	}
 	e.Catalog.ForgetShow(e.Show.ID)
+	e.Catalog.ForgetTicketTypes()
 	for _, tc := range []struct {
 		name  string
 		seats [][]string // one order per list, all in one batch
