@@ -44,7 +44,7 @@ var chainShows = []struct{ name, cinema, local string }{
 
 func (a *testApp) chainFixture(t *testing.T) *chainFixture {
 	t.Helper()
-	a.clock.Set(chainNow.Sub(time.Now()))
+	a.clock.Set(time.Until(chainNow))
 	a.clock.Freeze()
 	f := &chainFixture{admin: a.demoToken("admin"), shows: map[string]string{}, shanghaiN: "Bund Picturehouse",
 		londonN: "Strand Electric", nowDate: "2027-03-26"}
