@@ -240,7 +240,7 @@ func (o *Orders) run(ctx context.Context, c *creation) (*services.Order, error) 
 			} else if err != nil && services.ErrorCode(err) != services.CodeIdempotencyMismatch {
 				return nil, err
 			}
-			g.seen, g.precheck = false, false
+			g.seen, g.precheck, g.marked = false, false, err == nil
 			if err != nil {
 				return nil, o.refuseAfterLimits(ctx, c, g, &services.Order{}, err, "l", "")
 			}

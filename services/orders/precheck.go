@@ -27,6 +27,7 @@ type gate struct {
 	token    string // the key's lock token of this create
 
 	unmarked bool   // the first call found no marker of the key
+	marked   bool   // a call found the key's marker while MySQL had no order of it yet
 	epoch    string // the show's marker epoch as the last call read it ("" missing)
 	own      bool   // a requested seat is the buyer's already (the last call)
 	first    bool   // the claim took a key without a marker
@@ -150,12 +151,14 @@ func (o *Orders) rateLimited(which, wait string) error {
 
 // unsure reports whether a refusal of g's request may hide a replay that Redis cannot
 // tell: the key had no marker and the show's markers began less than IdempotencyTTL ago
-// (markersYoung), or a requested seat is the buyer's own (its order may be the key's).
+// (markersYoung), a requested seat is the buyer's own (its order may be the key's), or
+// the key had a marker MySQL did not know yet (its first request was committing: by the
+// refusal it may have, and its seats count against this one's purchase limit).
 func (o *Orders) unsure(g *gate, refusal error) bool {
 	if !g.keyed {
 		return false
 	}
-	if g.own && services.ErrorCode(refusal) == services.CodeSeatTaken {
+	if g.own && services.ErrorCode(refusal) == services.CodeSeatTaken || g.marked {
 		return true
 	}
 	return g.unmarked && o.markersYoung(g.epoch)
