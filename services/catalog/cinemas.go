@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -54,28 +55,22 @@ func (c *Catalog) loadCinemas(ctx context.Context, _ int) ([]services.Cinema, er
 	return cs, nil
 }
 
-// Cinema returns one cinema from Cinemas. Errors: NOT_FOUND, UNAVAILABLE.
+// Cinema returns one cinema from Cinemas, reading the list afresh once when the cached
+// one lacks it (written by another process since). Errors: NOT_FOUND, UNAVAILABLE.
 func (c *Catalog) Cinema(ctx context.Context, id int64) (services.Cinema, error) {
-	cs, err := c.Cinemas(ctx)
-	if err != nil {
-		return services.Cinema{}, err
-	}
-	for _, x := range cs {
-		if x.ID == id {
-			return x, nil
+	for fresh := false; ; fresh = true {
+		cs, err := c.Cinemas(ctx)
+		if err != nil {
+			return services.Cinema{}, err
 		}
-	}
-	// written by another process since this one read the list
-	c.cinemas.Forget(0)
-	if cs, err = c.Cinemas(ctx); err != nil {
-		return services.Cinema{}, err
-	}
-	for _, x := range cs {
-		if x.ID == id {
-			return x, nil
+		if i := slices.IndexFunc(cs, func(x services.Cinema) bool { return x.ID == id }); i >= 0 {
+			return cs[i], nil
 		}
+		if fresh {
+			return services.Cinema{}, services.Errorf(services.CodeNotFound, "cinema %d not found", id)
+		}
+		c.ForgetCinemas()
 	}
-	return services.Cinema{}, services.Errorf(services.CodeNotFound, "cinema %d not found", id)
 }
 
 // FirstCinema returns the install's first cinema (the lowest id): where halls go when
