@@ -46,6 +46,9 @@ type CreateOrderRequest struct {
 	// AdmissionToken is the waiting room's token (header Admission-Token or the
 	// browser's cookie), needed when the show's waiting room is on.
 	AdmissionToken string
+	// Voucher is the promo code the buyer typed ("": none), matched without regard to
+	// case: each seat it covers costs services.Voucher.Price of its price.
+	Voucher string
 
 	offerNo  string        // CreateOffer: the order number, chosen before the order exists
 	offerFor time.Duration // CreateOffer: how long the offer holds its seats
