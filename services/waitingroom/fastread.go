@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/sync/singleflight"
@@ -32,8 +33,8 @@ type fast struct {
 // snapshot is a room's counters as one script call without an entry answered them.
 type snapshot struct {
 	rep   *reply
-	read  time.Time // when this process read it (time.Now, process-local, as the other caches)
-	stale bool      // the room moved since
+	read  time.Time   // when this process read it (time.Now, process-local, as the other caches)
+	stale atomic.Bool // the room moved since (Moved sets it while readers check it)
 }
 
 // ReadPlace is Read for a buyer who carries their place token (Entry.Place): while they
@@ -106,7 +107,7 @@ func (r *Rooms) snapshotOf(ctx context.Context, show *services.Show) (*reply, er
 	s := r.fast.snaps[show.ID]
 	r.fast.mu.Unlock()
 	// fresh by the process's time and by the app's clock (which tests move by hand)
-	if age := r.clock.Now().Sub(s.repAt()); s != nil && !s.stale && time.Since(s.read) < SnapshotEvery && age >= 0 && age < SnapshotEvery {
+	if age := r.clock.Now().Sub(s.repAt()); s != nil && !s.stale.Load() && time.Since(s.read) < SnapshotEvery && age >= 0 && age < SnapshotEvery {
 		return s.rep, nil
 	}
 	v, err, _ := r.fast.sf.Do(strconv.FormatInt(show.ID, 10), func() (any, error) {
@@ -191,7 +192,7 @@ func (r *Rooms) Moved(showID int64) {
 	defer r.fast.mu.Unlock()
 	for id, s := range r.fast.snaps {
 		if showID == 0 || id == showID {
-			s.stale = true
+			s.stale.Store(true)
 		}
 	}
 }

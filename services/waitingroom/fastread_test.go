@@ -123,3 +123,41 @@ func TestWaitingRoom_ReadFromPlaceAsksRedisNothing(t *testing.T) {
 		t.Errorf("%d admitted and %d abandoned, want %d and 1 (buyer 2): heartbeats sent through place reads were lost", st.AdmittedTotal, st.AbandonedTotal, n-1)
 	}
 }
+
+// TestWaitingRoom_MovedWhileReadsAnswerFromTheSnapshot: the room's moves (told by Redis's
+// events on their own goroutine) mark the snapshot stale while buyers' reads check it;
+// under -race the two must not touch the snapshot unguarded, and a read after the last
+// move answers from a snapshot read again.
+func TestWaitingRoom_MovedWhileReadsAnswerFromTheSnapshot(t *testing.T) {
+	r := newDurableRoomEnv(t)
+	r.shows.add(1, r.Clock.Now().Add(3*time.Minute), 60)
+	place := map[int64]string{}
+	for u := int64(1); u <= 8; u++ {
+		place[u] = r.join(t, 1, u).Place
+	}
+	ctx := context.Background()
+	stop, done := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+				r.rooms.Moved(1)
+			}
+		}
+	}()
+	for i := 0; i < 200; i++ {
+		u := int64(i%8 + 1)
+		if _, err := r.rooms.ReadPlace(ctx, 1, u, place[u]); err != nil {
+			t.Fatalf("read %d of user %d: %v", i, u, err)
+		}
+	}
+	close(stop)
+	<-done
+	e, err := r.rooms.ReadPlace(ctx, 1, 1, place[1])
+	if err != nil || e.Status != waitingroom.StatusWaiting {
+		t.Fatalf("a waiting buyer's read after the moves: %+v, %v", e, err)
+	}
+}
