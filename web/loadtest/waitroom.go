@@ -14,6 +14,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"seatflow/services/catalog"
 	"seatflow/services/store"
 	"seatflow/services/waitingroom"
 )
@@ -26,7 +27,7 @@ import (
 // places at random). Each visitor reads its place every QueuePoll (drawn from 0.5x to
 // 1.5x of it, so the reads spread out); a visitor that reads "admitted" creates one
 // order at once (best-available, 1 or 2 seats) with its Admission-Token: every order
-// is made while the crowd waits.
+// is made while the crowd waits. The run goes on at least roomReaction after the opening.
 // The visitors share a bounded pool of VisitorConns connections: each connection's
 // goroutine owns a slice of the visitors and serves them in the order they are due, so
 // no more than VisitorConns requests are ever in flight. Meanwhile a few orders are sent
@@ -47,6 +48,13 @@ const (
 	waitRoomRefusals = 30
 	// waitRoomArrivalMax bounds the arrival window (a quarter of the run).
 	waitRoomArrivalMax = 5 * time.Second
+	// roomReaction is the longest the room may take to let its first buyers know they are
+	// admitted after the opening: the server's show cache learns the sale is open
+	// (catalog.ShowCacheTTL), a tick admits (waitingroom.TickEvery), the instance's
+	// snapshot that waiting reads answer from is renewed (waitingroom.SnapshotEvery), and
+	// a visitor's next read (at most a poll later, counted apart). The run goes on at least
+	// this long after the opening, or a short run measures nobody admitted.
+	roomReaction = catalog.ShowCacheTTL + waitingroom.TickEvery + waitingroom.SnapshotEvery + 500*time.Millisecond
 	// roomSampleEvery is how often the room's counters are read from Redis.
 	roomSampleEvery = 200 * time.Millisecond
 	// roomPurchaseLimit is the purchase limit of the waiting room's show.
@@ -205,7 +213,7 @@ func (r *run) waitRoom(ctx context.Context) (*Result, error) {
 	keys := waitingroom.NewRooms(r.rdb, o.KeyPrefix, nil, nil, nil, nil).Keys(show) // meta, queue, pre, ent, seen, adm
 
 	c.start = time.Now()
-	c.steady, c.deadline = opensAt, c.start.Add(o.Duration)
+	c.steady, c.deadline = opensAt, opensAt.Add(max(o.Duration-arrive, roomReaction+o.QueuePoll))
 	secs := int(o.Duration/time.Second) + 60
 	c.joins, c.early = NewRecorder(c.start, secs), NewRecorder(c.start, secs)
 	c.reads, c.buys = NewRecorder(c.steady, secs), NewRecorder(c.start, secs)
