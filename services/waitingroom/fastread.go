@@ -39,8 +39,9 @@ type snapshot struct {
 
 // ReadPlace is Read for a buyer who carries their place token (Entry.Place): while they
 // wait with a place this instance can count from its snapshot of the room, it answers
-// from the snapshot (at most SnapshotEvery old) and queues the read's heartbeat for the
-// next batch, with no Redis call of its own; otherwise (no or a bad token, admitted or
+// from the snapshot (at most SnapshotEvery old) with no Redis call of its own, and when
+// the token says the buyer's heartbeat was written BeatEvery ago or more, queues it for
+// the next batch and answers a token saying so; otherwise (no or a bad token, admitted or
 // expired at the front, the room closed, off or rebuilt around the place) it is Read.
 // Errors: as Read.
 func (r *Rooms) ReadPlace(ctx context.Context, showID, userID int64, token string) (*Entry, error) {
@@ -86,15 +87,21 @@ func (r *Rooms) ReadPlace(ctx context.Context, showID, userID int64, token strin
 		e.Position = int(p.Seq - snap.head)
 		e.Wait = EstimateWait(e.Position, show.AdmitPerMinute, snap.busyAdmitted, snap.busyFor)
 	}
-	r.fast.mu.Lock()
-	if r.fast.beats == nil {
-		r.fast.beats = map[int64]map[int64]struct{}{}
+	if now := r.clock.Now().UnixMilli(); now-p.BeatAt >= BeatEvery.Milliseconds() || now < p.BeatAt {
+		// the heartbeat goes in the next batch (at most SnapshotEvery away), and the
+		// buyer's token says so
+		r.fast.mu.Lock()
+		if r.fast.beats == nil {
+			r.fast.beats = map[int64]map[int64]struct{}{}
+		}
+		if r.fast.beats[showID] == nil {
+			r.fast.beats[showID] = map[int64]struct{}{}
+		}
+		r.fast.beats[showID][userID] = struct{}{}
+		r.fast.mu.Unlock()
+		p.BeatAt = now
+		e.Place = r.tokens.SignPlace(userID, showID, p)
 	}
-	if r.fast.beats[showID] == nil {
-		r.fast.beats[showID] = map[int64]struct{}{}
-	}
-	r.fast.beats[showID][userID] = struct{}{}
-	r.fast.mu.Unlock()
 	return e, nil
 }
 

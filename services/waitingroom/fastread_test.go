@@ -161,3 +161,36 @@ func TestWaitingRoom_MovedWhileReadsAnswerFromTheSnapshot(t *testing.T) {
 		t.Fatalf("a waiting buyer's read after the moves: %+v, %v", e, err)
 	}
 }
+
+// TestWaitingRoom_PlaceReadsWriteAHeartbeatEveryBeatEvery: a waiting buyer who reads
+// from their place token every 5 s has their heartbeat written to Redis once a
+// BeatEvery, not once a read (each answer's token says when it was last written),
+// and a buyer whose token was signed without that time gets one at their first read.
+func TestWaitingRoom_PlaceReadsWriteAHeartbeatEveryBeatEvery(t *testing.T) {
+	r := newDurableRoomEnv(t)
+	r.shows.add(1, r.Clock.Now().Add(10*time.Minute), 60)
+	token := r.join(t, 1, 1).Place
+	seenKey := r.rooms.Keys(1)[4]
+	seen := func() string { return r.RDB.HGet(context.Background(), seenKey, "1").Val() }
+	last, changes := seen(), 0
+	const reads = 24 // two minutes of reads every 5 s
+	for i := 0; i < reads; i++ {
+		r.Clock.Advance(5 * time.Second)
+		r.rooms.Moved(1) // a fresh snapshot each read: the batch of heartbeats queued so far is written first
+		e, err := r.rooms.ReadPlace(context.Background(), 1, 1, token)
+		if err != nil || e.Status != waitingroom.StatusWaiting {
+			t.Fatalf("read %d: %+v, %v", i, e, err)
+		}
+		token = e.Place
+		if s := seen(); s != last {
+			last, changes = s, changes+1
+		}
+	}
+	want := int(time.Duration(reads) * 5 * time.Second / waitingroom.BeatEvery)
+	if changes < want-1 || changes > want {
+		t.Errorf("%d reads every 5 s wrote the heartbeat %d times, want %d or %d (one a BeatEvery of %s)", reads, changes, want-1, want, waitingroom.BeatEvery)
+	}
+	if waitingroom.BeatEvery*2 > waitingroom.IdleFor {
+		t.Errorf("BeatEvery %s leaves less than one heartbeat's margin before IdleFor %s", waitingroom.BeatEvery, waitingroom.IdleFor)
+	}
+}

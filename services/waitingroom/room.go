@@ -36,6 +36,12 @@ const (
 // before it is expired when it reaches the front (API.md: 120 s).
 const IdleFor = 120 * time.Second
 
+// BeatEvery is how often a waiting buyer who reads from their place token (ReadPlace)
+// has their heartbeat written to Redis: a quarter of IdleFor, so a buyer who reads
+// every few seconds is never taken for gone, while Redis sees one heartbeat a
+// BeatEvery from them instead of one a read.
+const BeatEvery = IdleFor / 4
+
 // Entry is one buyer's place in a show's waiting room.
 type Entry struct {
 	QueueID string
@@ -248,7 +254,7 @@ func (r *Rooms) entry(show *services.Show, userID int64, rep *reply) *Entry {
 	switch rep.status {
 	case "w":
 		e.Status = StatusWaiting
-		e.Place = r.tokens.SignPlace(userID, show.ID, Place{Seq: rep.seq, QueueID: rep.queueID, First: rep.first, Draw: rep.draw})
+		e.Place = r.tokens.SignPlace(userID, show.ID, Place{Seq: rep.seq, QueueID: rep.queueID, First: rep.first, Draw: rep.draw, BeatAt: rep.at.UnixMilli()})
 		if e.Position > 0 {
 			e.Wait = EstimateWait(e.Position, rep.pace, rep.busyAdmitted, rep.busyFor)
 		}

@@ -106,23 +106,26 @@ func (t *Tokens) check(token string, userID, showID int64, roomEpoch int, now ti
 
 // Place is a waiting buyer's place as they carry it (SignPlace): their queue number
 // (0 until the opening's draw numbers it), queue id, first position and, for a buyer
-// who joined before the opening, their draw (which orders them at the opening).
+// who joined before the opening, their draw (which orders them at the opening), and
+// when (Unix ms, the app's clock) their heartbeat was last written to Redis (0: not
+// known), so an instance writes it again only every BeatEvery.
 type Place struct {
 	Seq     int64
 	QueueID string
 	First   int
 	Draw    int64
+	BeatAt  int64
 }
 
 // SignPlace returns the place token of userID's place p in showID's room:
-// "<show>.<user>.<seq>.<queue id>.<first>.<sealed draw>.<HMAC>" under the admission
+// "<show>.<user>.<seq>.<queue id>.<first>.<sealed draw>.<beat at>.<HMAC>" under the admission
 // secret. The draw is sealed (XOR a pad only the secret gives), so nobody learns before
 // the opening where it will put them. It admits nothing; it lets an instance answer the
 // buyer's read without asking Redis.
 func (t *Tokens) SignPlace(userID, showID int64, p Place) string {
 	body := strconv.FormatInt(showID, 10) + "." + strconv.FormatInt(userID, 10) + "." +
 		strconv.FormatInt(p.Seq, 10) + "." + p.QueueID + "." + strconv.Itoa(p.First) + "." +
-		strconv.FormatUint(uint64(p.Draw)^t.drawPad(userID, showID), 36)
+		strconv.FormatUint(uint64(p.Draw)^t.drawPad(userID, showID), 36) + "." + strconv.FormatInt(p.BeatAt, 36)
 	return body + "." + t.placeMAC(body)
 }
 
@@ -134,15 +137,24 @@ func (t *Tokens) drawPad(userID, showID int64) uint64 {
 }
 
 // CheckPlace returns the place token carries when it is this secret's signature for
-// userID and showID; false otherwise.
+// userID and showID; false otherwise. A token signed before it carried the heartbeat's
+// time (six parts) reads as BeatAt 0.
 func (t *Tokens) CheckPlace(token string, userID, showID int64) (Place, bool) {
 	i := strings.LastIndexByte(token, '.')
 	if i < 0 || !hmac.Equal([]byte(token[i+1:]), []byte(t.placeMAC(token[:i]))) {
 		return Place{}, false
 	}
 	parts := strings.Split(token[:i], ".")
-	if len(parts) != 6 {
+	if len(parts) != 6 && len(parts) != 7 {
 		return Place{}, false
+	}
+	var beatAt int64
+	if len(parts) == 7 {
+		b, err := strconv.ParseInt(parts[6], 36, 64)
+		if err != nil || b < 0 {
+			return Place{}, false
+		}
+		beatAt = b
 	}
 	show, err1 := strconv.ParseInt(parts[0], 10, 64)
 	user, err2 := strconv.ParseInt(parts[1], 10, 64)
@@ -152,7 +164,7 @@ func (t *Tokens) CheckPlace(token string, userID, showID int64) (Place, bool) {
 	if err1 != nil || err2 != nil || err3 != nil || err4 != nil || err5 != nil || show != showID || user != userID || seq < 0 {
 		return Place{}, false
 	}
-	return Place{Seq: seq, QueueID: parts[3], First: first, Draw: int64(sealed ^ t.drawPad(userID, showID))}, true
+	return Place{Seq: seq, QueueID: parts[3], First: first, Draw: int64(sealed ^ t.drawPad(userID, showID)), BeatAt: beatAt}, true
 }
 
 func (t *Tokens) placeMAC(body string) string {
