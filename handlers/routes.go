@@ -54,6 +54,7 @@ func (d *Deps) apiRoutes(app fiber.Router) {
 	user.Post("/shows/:id/orders", d.apiCreateOrder) // Admission-Token when the show's waiting room is on
 	user.Post("/shows/:id/queue", d.apiJoinQueue)
 	user.Get("/shows/:id/queue", d.apiQueue)
+	user.Get("/shows/:id/voucher", d.apiVoucherQuote) // ?code= &seats= : what a code saves before booking
 	user.Get("/shows/:id/queue/events", d.apiQueueEvents)
 	user.Post("/shows/:id/waitlist", d.apiJoinWaitlist)
 	user.Get("/shows/:id/waitlist", d.apiWaitlist)
@@ -100,6 +101,12 @@ func (d *Deps) apiRoutes(app fiber.Router) {
 	staff.Get("/price-cards/:id", d.apiAdminPriceCard)
 	staff.Patch("/price-cards/:id", d.apiAdminUpdatePriceCard)
 	staff.Post("/price-cards/:id/apply", d.apiAdminApplyPriceCard)
+	staff.Get("/vouchers", d.apiAdminVouchers) // ?cinema_id= &batch=
+	staff.Post("/vouchers", d.apiAdminCreateVoucher)
+	staff.Post("/vouchers/batch", d.apiAdminCreateVoucherBatch)
+	staff.Get("/vouchers/batch/:name.csv", d.apiAdminVoucherBatchCSV)
+	staff.Get("/vouchers/:code", d.apiAdminVoucher)
+	staff.Patch("/vouchers/:code", d.apiAdminUpdateVoucher)
 
 	// admins only, below the staff check (staff 403)
 	users := staff.Group("/users", RequireRole(services.RoleAdmin))
