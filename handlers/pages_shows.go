@@ -238,7 +238,9 @@ func (d *Deps) bookSeats(c *fiber.Ctx) error {
 }
 
 // formVoucher is the booking form's voucher code as typed ("" for none).
-func formVoucher(c *fiber.Ctx) string { return strings.TrimSpace(strings.Clone(c.FormValue("voucher"))) }
+func formVoucher(c *fiber.Ctx) string {
+	return strings.TrimSpace(strings.Clone(c.FormValue("voucher")))
+}
 
 // wheelchairUnconfirmed says why a pick of wheelchair spaces needs the form's
 // confirmation box ("" when ids has none): a wheelchair space has no fixed seat.

@@ -75,6 +75,13 @@ func VoucherByCode(ctx context.Context, q Querier, code string) (*services.Vouch
 	return v, fillVoucherLimits(ctx, q, []*services.Voucher{v})
 }
 
+// CinemaIDOfVoucher returns the cinema of the voucher with the canonical code; sql.ErrNoRows when there is none.
+func CinemaIDOfVoucher(ctx context.Context, q Querier, code string) (int64, error) {
+	var id int64
+	err := q.GetContext(ctx, &id, "SELECT cinema_id FROM vouchers WHERE code = ?", code)
+	return id, err
+}
+
 // VoucherByCodeForUpdate is VoucherByCode locking the voucher's row until tx ends (the
 // writes that count its uses wait for it).
 func VoucherByCodeForUpdate(ctx context.Context, tx Querier, code string) (*services.Voucher, error) {
