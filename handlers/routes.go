@@ -213,6 +213,12 @@ func (d *Deps) consoleRoutes(app fiber.Router) {
 	staff.Post("/prices/cards", d.savePriceCardPage)
 	staff.Post("/prices/cards/:id", d.savePriceCardPage)
 	staff.Post("/prices/apply", d.applyPriceCardPage)
+	// vouchers: the list with the add forms (one, a batch), one voucher with its orders
+	staff.Get("/vouchers", d.vouchersPage)
+	staff.Post("/vouchers", d.createVoucherPage)
+	staff.Post("/vouchers/batch", d.createVoucherBatchPage)
+	staff.Get("/vouchers/:code", d.voucherPage)
+	staff.Post("/vouchers/:code/active", d.voucherActivePage)
 	// the door: scan or type a ticket's reference to admit its holder
 	staff.Get("/door", d.doorPage)
 	staff.Post("/door", d.doorAdmit)
