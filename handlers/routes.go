@@ -131,6 +131,7 @@ func (d *Deps) pageRoutes(app fiber.Router) {
 	app.Post("/shows/:id/book", d.bookSeats) // signed out: to sign-in, keeping the picks
 	app.Get("/shows/:id/book", toShow)       // an address bar never lands on a POST-only URL
 	app.Get("/shows/:id/best", toShow)
+	app.Get("/shows/:id/voucher", d.voucherPreview) // the booking form's voucher check (htmx); signed out: says to sign in
 	app.Get("/login", d.loginPage)
 	app.Post("/login", d.login)
 	app.Get("/register", d.registerPage)

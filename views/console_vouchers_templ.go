@@ -1091,7 +1091,7 @@ func VoucherPage(p VoucherPageProps) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 97, "</h2><dl class=\"detail-list\"><dt>Cinema</dt><dd>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 97, "</h2><dl class=\"facts\"><dt>Cinema</dt><dd>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -1250,7 +1250,7 @@ func VoucherPage(p VoucherPageProps) templ.Component {
 					return templ_7745c5c3_Err
 				}
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 112, "</form></section><section class=\"panel\" aria-labelledby=\"orders-title\"><h2 id=\"orders-title\" class=\"panel-title\">Orders that used it</h2><dl class=\"detail-list\"><dt>Live orders</dt><dd>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 112, "</form></section><section class=\"panel\" aria-labelledby=\"orders-title\"><h2 id=\"orders-title\" class=\"panel-title\">Orders that used it</h2><dl class=\"facts\"><dt>Live orders</dt><dd>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

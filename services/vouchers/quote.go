@@ -2,10 +2,22 @@ package vouchers
 
 import (
 	"context"
+	"errors"
 	"strconv"
 
 	"seatflow/services"
 	"seatflow/services/store"
+)
+
+// The reasons a code cannot be used, the cause (errors.Is) of Quote's VOUCHER_INVALID,
+// for pages that word them in the buyer's language.
+var (
+	ErrUnknown     = errors.New("vouchers: unknown code")
+	ErrInactive    = errors.New("vouchers: ended")
+	ErrNotYetValid = errors.New("vouchers: not valid yet")
+	ErrExpired     = errors.New("vouchers: expired")
+	ErrCoversNone  = errors.New("vouchers: covers none of the seats")
+	ErrTooFewUses  = errors.New("vouchers: too few uses left")
 )
 
 // QuoteSeat is a seat a buyer is about to book: its id and label, the ticket type asked
@@ -36,13 +48,13 @@ type Quote struct {
 func (s *Vouchers) Quote(ctx context.Context, code string, show *services.Show, seats []QuoteSeat) (*Quote, error) {
 	c, ok := services.CanonicalVoucherCode(code)
 	if !ok {
-		return nil, voucherInvalid("%s is not a voucher code", strconv.Quote(code))
+		return nil, voucherInvalid(ErrUnknown, "%s is not a voucher code", strconv.Quote(code))
 	}
 	qctx, cancel := context.WithTimeout(ctx, store.DBTimeout)
 	defer cancel()
 	v, err := store.VoucherByCode(qctx, s.db, c)
 	if store.IsNoRows(err) || err == nil && v.CinemaID != show.CinemaID {
-		return nil, voucherInvalid("voucher %s is unknown", c)
+		return nil, voucherInvalid(ErrUnknown, "voucher %s is unknown", c)
 	}
 	if err != nil {
 		return nil, store.Unavailable("the database", err)
@@ -50,11 +62,11 @@ func (s *Vouchers) Quote(ctx context.Context, code string, show *services.Show, 
 	now := s.clock.Now()
 	switch {
 	case !v.Active:
-		return nil, voucherInvalid("voucher %s is no longer active", c)
+		return nil, voucherInvalid(ErrInactive, "voucher %s is no longer active", c)
 	case v.ValidFrom != nil && now.Before(*v.ValidFrom):
-		return nil, voucherInvalid("voucher %s is not valid yet", c)
+		return nil, voucherInvalid(ErrNotYetValid, "voucher %s is not valid yet", c)
 	case v.ValidUntil != nil && !now.Before(*v.ValidUntil):
-		return nil, voucherInvalid("voucher %s has expired", c)
+		return nil, voucherInvalid(ErrExpired, "voucher %s has expired", c)
 	}
 	q := &Quote{Code: c, Seats: make([]QuoteSeat, len(seats))}
 	covered := int64(0)
@@ -69,14 +81,17 @@ func (s *Vouchers) Quote(ctx context.Context, code string, show *services.Show, 
 		q.TotalMinor += st.PriceMinor
 	}
 	if covered == 0 {
-		return nil, voucherInvalid("voucher %s covers none of these seats", c)
+		return nil, voucherInvalid(ErrCoversNone, "voucher %s covers none of these seats", c)
 	}
 	if left := v.MaxUses - v.Uses; left < covered {
-		return nil, voucherInvalid("voucher %s has %d uses left, fewer than the %d seats it covers", c, max(left, 0), covered)
+		return nil, voucherInvalid(ErrTooFewUses, "voucher %s has %d uses left, fewer than the %d seats it covers", c, max(left, 0), covered)
 	}
 	return q, nil
 }
 
-func voucherInvalid(format string, a ...any) error {
-	return services.Errorf(services.CodeVoucherInvalid, format, a...)
+// voucherInvalid is VOUCHER_INVALID with the message format says, caused by reason.
+func voucherInvalid(reason error, format string, a ...any) error {
+	e := services.Errorf(services.CodeVoucherInvalid, format, a...)
+	e.Err = reason
+	return e
 }
