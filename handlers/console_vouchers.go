@@ -75,8 +75,12 @@ func (d *Deps) voucherPage(c *fiber.Ctx) error {
 	if err != nil {
 		return errorPage(c, err)
 	}
-	p := views.VoucherPageProps{Voucher: st.Voucher, Cinema: st.Cinema, Orders: st.Orders, Totals: st.Totals,
-		Now: d.now(), Done: utils.CopyString(c.Query("done"))}
+	p := views.VoucherPageProps{Voucher: st.Voucher, Cinema: st.Cinema, Now: d.now(), Done: utils.CopyString(c.Query("done")),
+		Totals: views.VoucherTotals{Orders: st.Totals.Orders, Seats: st.Totals.Seats, DiscountMinor: st.Totals.DiscountMinor, RevenueMinor: st.Totals.RevenueMinor}}
+	for _, o := range st.Orders {
+		p.Orders = append(p.Orders, views.VoucherOrderRow{OrderNo: o.OrderNo, Movie: o.Movie, Status: o.Status, Seats: o.Seats,
+			Currency: o.Currency, StartsAt: o.StartsAt, DiscountMinor: o.DiscountMinor, TotalMinor: o.TotalMinor})
+	}
 	p.Page = page(c, "Voucher "+st.Voucher.Code)
 	return render(c, fiber.StatusOK, views.VoucherPage(p))
 }

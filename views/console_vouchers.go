@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"seatflow/services"
-	"seatflow/services/store"
 )
 
 // VouchersURL is the console's voucher list; VoucherURL one voucher's page.
@@ -52,11 +51,26 @@ type VoucherPageProps struct {
 	Page
 	Voucher *services.Voucher
 	Cinema  services.Cinema
-	Orders  []*store.VoucherOrder
-	Totals  store.VoucherTotals
+	Orders  []VoucherOrderRow
+	Totals  VoucherTotals
 	Now     time.Time
 	Error   string
 	Done    string
+}
+
+// VoucherOrderRow is a live order that used a voucher: its number, show (movie, start
+// UTC), status, the seats the voucher discounted (labels), the saving on them and the
+// order's total (minor units).
+type VoucherOrderRow struct {
+	OrderNo, Movie, Status, Seats, Currency string
+	StartsAt                                time.Time
+	DiscountMinor, TotalMinor               int64
+}
+
+// VoucherTotals sums a voucher's live orders: how many, the seats it discounted, the
+// saving and the orders' totals (minor units).
+type VoucherTotals struct {
+	Orders, Seats, DiscountMinor, RevenueMinor int64
 }
 
 // VoucherRule says what a voucher takes off: "15 % off", "¥5.00 off", "¥25.00 a seat".
