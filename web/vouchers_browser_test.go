@@ -83,13 +83,13 @@ func TestVouchersBrowser(t *testing.T) {
 	}
 	t.Run("end and reactivate", func(t *testing.T) {
 		open(t, admin, "/admin/vouchers/SPRING-20", `main`)
-		if err := chromedp.Do(admin, chromedp.Click(chromedp.CSS(`form[action$="/active"] button`)), chromedp.WaitVisible(chromedp.CSS(`.notice`))); err != nil {
+		if err := chromedp.Do(admin, chromedp.Click(chromedp.CSS(`form[action$="/active"] button`)), chromedp.WaitVisible(chromedp.CSS(`form[action$="/active"] .button-primary`))); err != nil {
 			t.Fatal(err)
 		}
 		if r := a.do("GET", "/api/v1/admin/vouchers/SPRING-20", staff, nil, nil); r.json(t)["active"] != false {
 			t.Errorf("not ended: %s", r.body)
 		}
-		if err := chromedp.Do(admin, chromedp.Click(chromedp.CSS(`form[action$="/active"] button`)), chromedp.WaitVisible(chromedp.CSS(`.notice`))); err != nil {
+		if err := chromedp.Do(admin, chromedp.Click(chromedp.CSS(`form[action$="/active"] button`)), chromedp.WaitVisible(chromedp.CSS(`form[action$="/active"] .button-danger`))); err != nil {
 			t.Fatal(err)
 		}
 		if r := a.do("GET", "/api/v1/admin/vouchers/SPRING-20", staff, nil, nil); r.json(t)["active"] != true {
