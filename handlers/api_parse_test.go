@@ -36,4 +36,11 @@ func TestParseOrderBody_RejectsWrongTypes(t *testing.T) {
 	if err := parseOrderBody([]byte(`{"zone":"premium","quantity":3,"accessible":true}`), &req); err != nil || req.Zone != "premium" || req.Quantity != 3 || !req.Accessible {
 		t.Errorf("best available parsed %+v, %v", req, err)
 	}
+	req = orders.CreateOrderRequest{}
+	if err := parseOrderBody([]byte(`{"seat_ids":["5"],"voucher":" summer-15 "}`), &req); err != nil || req.Voucher != "summer-15" {
+		t.Errorf("voucher parsed %q, %v", req.Voucher, err)
+	}
+	if err := parseOrderBody([]byte(`{"seat_ids":["5"],"voucher":15}`), &orders.CreateOrderRequest{}); services.ErrorCode(err) != services.CodeInvalidRequest {
+		t.Errorf("a voucher that is not a string: %v", err)
+	}
 }

@@ -47,8 +47,8 @@ func cinemaScope(c *fiber.Ctx) services.CinemaScope {
 
 // guardCinema runs in front of every staff route of the API (below prefix
 // "/api/v1/admin") and the console ("/admin"): for a limited staff member, a path that
-// names a hall, show, order or ticket (/halls/:id, /shows/:id/..., /orders/:no,
-// /tickets/:ref) of another cinema answers 403, and so does the door's show or ticket
+// names a hall, show, order, ticket or voucher (/halls/:id, /shows/:id/..., /orders/:no,
+// /tickets/:ref, /vouchers/:code) of another cinema answers 403, and so does the door's show or ticket
 // (?show=, form show_id and ref). An object that does not exist passes on to the route's
 // own 404; lists are filtered by the services from the request's context.
 func (d *Deps) guardCinema(prefix string) fiber.Handler {
@@ -83,7 +83,10 @@ func cinemaObjects(c *fiber.Ctx, prefix string) []cinemaObject {
 	var out []cinemaObject
 	if len(segs) >= 2 {
 		switch segs[0] {
-		case staff.ScopeHall, staff.ScopeShow, staff.ScopeOrder, staff.ScopeTicket:
+		case staff.ScopeHall, staff.ScopeShow, staff.ScopeOrder, staff.ScopeTicket, staff.ScopeVoucher:
+			if segs[0] == staff.ScopeVoucher && segs[1] == "batch" {
+				break // the batch routes, not a voucher's code
+			}
 			if key, err := url.PathUnescape(segs[1]); err == nil && key != "" {
 				out = append(out, cinemaObject{segs[0], key})
 			}

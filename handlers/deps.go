@@ -279,6 +279,8 @@ type StaffDeps struct {
 	Scopes CinemaScopeService
 	// Prices writes ticket types and price cards and applies cards to shows.
 	Prices PriceAdminService
+	// Vouchers creates, changes and lists promo codes, and prices a buyer's seats with one.
+	Vouchers VoucherService
 }
 
 // ConsoleDeps are what only the staff console uses.

@@ -225,7 +225,7 @@ func (d *Deps) bookSeats(c *fiber.Ctx) error {
 		return setBookFlash(c, showID, bookFlash{Code: "input", Message: problem, Picks: ids, Section: section, StepZone: stepZone, StepRow: stepRow})
 	}
 	order, err := d.Orders.Create(ctx, orders.CreateOrderRequest{UserID: u.ID, ShowID: showID, SeatIDs: ids,
-		SeatTicketCounts: counts, AdmissionToken: admissionToken(c, showID)})
+		SeatTicketCounts: counts, AdmissionToken: admissionToken(c, showID), Voucher: formVoucher(c)})
 	if err == nil {
 		return c.Redirect(withStranded(views.OrderURL(order.OrderNo), order.Stranded), fiber.StatusSeeOther)
 	}
@@ -235,6 +235,11 @@ func (d *Deps) bookSeats(c *fiber.Ctx) error {
 	}
 	return setBookFlash(c, showID, bookFlash{Code: refused.Code, Message: refused.Message, Seats: refused.Seats,
 		Retry: refused.RetryAfterS, Picks: ids, Section: section, StepZone: stepZone, StepRow: stepRow})
+}
+
+// formVoucher is the booking form's voucher code as typed ("" for none).
+func formVoucher(c *fiber.Ctx) string {
+	return strings.TrimSpace(strings.Clone(c.FormValue("voucher")))
 }
 
 // wheelchairUnconfirmed says why a pick of wheelchair spaces needs the form's
@@ -285,7 +290,7 @@ func (d *Deps) bookBest(c *fiber.Ctx) error {
 	defer cancel()
 	order, err := d.Orders.Create(ctx, orders.CreateOrderRequest{UserID: currentUser(c).ID, ShowID: showID,
 		Zone: strings.Clone(zone), Quantity: qty, Accessible: c.FormValue("accessible") == "1",
-		TicketCounts: typed, AdmissionToken: admissionToken(c, showID)})
+		TicketCounts: typed, AdmissionToken: admissionToken(c, showID), Voucher: formVoucher(c)})
 	if err == nil {
 		return c.Redirect(withStranded(views.OrderURL(order.OrderNo)+"?chosen=1", order.Stranded), fiber.StatusSeeOther)
 	}

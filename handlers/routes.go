@@ -54,6 +54,7 @@ func (d *Deps) apiRoutes(app fiber.Router) {
 	user.Post("/shows/:id/orders", d.apiCreateOrder) // Admission-Token when the show's waiting room is on
 	user.Post("/shows/:id/queue", d.apiJoinQueue)
 	user.Get("/shows/:id/queue", d.apiQueue)
+	user.Get("/shows/:id/voucher", d.apiVoucherQuote) // ?code= &seats= : what a code saves before booking
 	user.Get("/shows/:id/queue/events", d.apiQueueEvents)
 	user.Post("/shows/:id/waitlist", d.apiJoinWaitlist)
 	user.Get("/shows/:id/waitlist", d.apiWaitlist)
@@ -100,6 +101,12 @@ func (d *Deps) apiRoutes(app fiber.Router) {
 	staff.Get("/price-cards/:id", d.apiAdminPriceCard)
 	staff.Patch("/price-cards/:id", d.apiAdminUpdatePriceCard)
 	staff.Post("/price-cards/:id/apply", d.apiAdminApplyPriceCard)
+	staff.Get("/vouchers", d.apiAdminVouchers) // ?cinema_id= &batch=
+	staff.Post("/vouchers", d.apiAdminCreateVoucher)
+	staff.Post("/vouchers/batch", d.apiAdminCreateVoucherBatch)
+	staff.Get("/vouchers/batch/:name.csv", d.apiAdminVoucherBatchCSV)
+	staff.Get("/vouchers/:code", d.apiAdminVoucher)
+	staff.Patch("/vouchers/:code", d.apiAdminUpdateVoucher)
 
 	// admins only, below the staff check (staff 403)
 	users := staff.Group("/users", RequireRole(services.RoleAdmin))
@@ -124,6 +131,7 @@ func (d *Deps) pageRoutes(app fiber.Router) {
 	app.Post("/shows/:id/book", d.bookSeats) // signed out: to sign-in, keeping the picks
 	app.Get("/shows/:id/book", toShow)       // an address bar never lands on a POST-only URL
 	app.Get("/shows/:id/best", toShow)
+	app.Get("/shows/:id/voucher", d.voucherPreview) // the booking form's voucher check (htmx); signed out: says to sign in
 	app.Get("/login", d.loginPage)
 	app.Post("/login", d.login)
 	app.Get("/register", d.registerPage)
@@ -206,6 +214,12 @@ func (d *Deps) consoleRoutes(app fiber.Router) {
 	staff.Post("/prices/cards", d.savePriceCardPage)
 	staff.Post("/prices/cards/:id", d.savePriceCardPage)
 	staff.Post("/prices/apply", d.applyPriceCardPage)
+	// vouchers: the list with the add forms (one, a batch), one voucher with its orders
+	staff.Get("/vouchers", d.vouchersPage)
+	staff.Post("/vouchers", d.createVoucherPage)
+	staff.Post("/vouchers/batch", d.createVoucherBatchPage)
+	staff.Get("/vouchers/:code", d.voucherPage)
+	staff.Post("/vouchers/:code/active", d.voucherActivePage)
 	// the door: scan or type a ticket's reference to admit its holder
 	staff.Get("/door", d.doorPage)
 	staff.Post("/door", d.doorAdmit)

@@ -32,6 +32,7 @@ import (
 	"seatflow/services/seats"
 	"seatflow/services/staff"
 	"seatflow/services/store"
+	"seatflow/services/vouchers"
 	"seatflow/services/waitingroom"
 	"seatflow/services/waitlist"
 	"seatflow/static"
@@ -281,7 +282,8 @@ func (a *App) newHTTP() *fiber.App {
 		StaffDeps: handlers.StaffDeps{Catalog: a.CatalogWriter, Prices: a.CatalogWriter, StaffOrders: staffOrders,
 			UserAdmin: accounts.NewUserAdmin(a.DB, a.Audit, a.Users.UserChanged), Audit: a.Audit, Reconcile: a.Reconciler,
 			ShowSeats: staff.NewShowSeats(a.DB, a.Orders, a.Audit, a.Cfg.ReconcileGrace),
-			Door:      door, Scopes: staff.NewCinemaScopes(a.DB, door)},
+			Door:      door, Scopes: staff.NewCinemaScopes(a.DB, door),
+			Vouchers: vouchers.New(a.DB, a.Catalog, a.Audit, a.Orders.Clock())},
 		ConsoleDeps: handlers.ConsoleDeps{Currency: a.Cfg.Currency, Dashboard: a.dashboard, ExpiryQueue: a.expiryQueue, Mailbox: a.mailbox},
 	}
 	app.Use(handlers.Lang(a.Cfg.SecureCookies, d.SaveLang)) // the moviegoer pages' language; console and API stay English

@@ -59,6 +59,9 @@ func TestAxeBrowser_EveryPage(t *testing.T) {
 	}
 	hall := a.hallOfShow(show)
 	big := a.bigHallShow("Axe Arena", demo.StadiumOptions{Rows: 60, Cols: 80}, 0.7).show // shown by section
+	if r := a.do("POST", "/api/v1/admin/vouchers", staff, map[string]any{"code": "AXE-10", "max_uses": 10, "percent_off": 10}, nil); r.status != 201 {
+		t.Fatalf("voucher: %d %s", r.status, r.body)
+	}
 
 	pages := []axePage{
 		{name: "home", path: "/", who: "anon"},
@@ -102,6 +105,8 @@ func TestAxeBrowser_EveryPage(t *testing.T) {
 		{name: "console-orders-search", path: "/admin/orders?q=" + paid, who: "admin"},
 		{name: "console-order", path: "/admin/orders/" + paid, who: "admin"},
 		{name: "console-audit", path: "/admin/audit", who: "admin"},
+		{name: "console-vouchers", path: "/admin/vouchers", who: "admin"},
+		{name: "console-voucher", path: "/admin/vouchers/AXE-10", who: "admin"},
 		{name: "console-users", path: "/admin/users/", who: "admin"},
 		{name: "console-reconcile", path: "/admin/reconcile/", who: "admin"},
 		{name: "console-reconcile-run", path: "/admin/reconcile/runs/" + runID, who: "admin"},

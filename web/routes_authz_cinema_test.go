@@ -12,13 +12,13 @@ import (
 )
 
 // cinemaFixture is a chain of two cinemas: A (the install's first) with a show on sale
-// and a paid order of it, B (made here) with a hall and a show, and a staff member
-// limited to B.
+// and a paid order of it, B (made here) with a hall and a show, a voucher in each, and
+// a staff member limited to B.
 type cinemaFixture struct {
 	admin, limited, limitedID                string
 	cinemaA, cinemaB                         string
 	hallA, showA, seatA, orderA, refA, hallB string
-	showB                                    string
+	showB, voucherA, voucherB                string
 }
 
 func (a *testApp) cinemaFixture() cinemaFixture {
@@ -68,6 +68,14 @@ func (a *testApp) cinemaFixture() cinemaFixture {
 	}
 	f.refA = ref
 
+	f.voucherA, f.voucherB = "CINEMA-A-VOUCHER", "CINEMA-B-VOUCHER"
+	for code, cinema := range map[string]string{f.voucherA: f.cinemaA, f.voucherB: f.cinemaB} {
+		r = a.do("POST", "/api/v1/admin/vouchers", f.admin, map[string]any{"code": code, "cinema_id": cinema, "max_uses": 5, "percent_off": 10}, nil)
+		if r.status != 201 {
+			t.Fatalf("voucher %s: %d %s", code, r.status, r.body)
+		}
+	}
+
 	f.limited, f.limitedID = a.registerAs("limited-" + strings.ReplaceAll(t.Name(), "/", "-") + "@example.test")
 	r = a.do("PATCH", "/api/v1/admin/users/"+f.limitedID, f.admin, map[string]any{"role": "staff", "cinema_ids": []string{f.cinemaB}}, nil)
 	if r.status != 200 {
@@ -78,7 +86,7 @@ func (a *testApp) cinemaFixture() cinemaFixture {
 
 // TestAuthz_LimitedStaffOnEveryAdminRoute walks every route under /api/v1/admin and
 // every GET page under /admin as a staff member limited to cinema B: a route naming a
-// hall, show, order or ticket of cinema A answers 403 (the contract's FORBIDDEN on the
+// hall, show, order, ticket or voucher of cinema A answers 403 (the contract's FORBIDDEN on the
 // API) and changes nothing; the same routes with B's objects are let through; every
 // other route is let through (and its list filtered: TestCinemaScope_ListsAreFiltered).
 // A route added later is walked too.
@@ -132,6 +140,11 @@ func TestAuthz_LimitedStaffOnEveryAdminRoute(t *testing.T) {
 				}
 			case "seats":
 				v = f.seatA
+			case "vouchers":
+				v, names = f.voucherA, true
+				if own {
+					v = f.voucherB
+				}
 			}
 			return "/" + parts[0] + "/" + v
 		})

@@ -41,14 +41,16 @@ func (s *CinemaScopes) ScopeOf(ctx context.Context, u *services.User) (services.
 
 // Kinds of object CinemaOf resolves, named as the staff routes' path segments.
 const (
-	ScopeHall   = "halls"
-	ScopeShow   = "shows"
-	ScopeOrder  = "orders"
-	ScopeTicket = "tickets"
+	ScopeHall    = "halls"
+	ScopeShow    = "shows"
+	ScopeOrder   = "orders"
+	ScopeTicket  = "tickets"
+	ScopeVoucher = "vouchers"
 )
 
 // CinemaOf returns the cinema of the object of kind (ScopeHall, ScopeShow: key is its
-// id; ScopeOrder: its order number; ScopeTicket: a ticket reference or short code) and
+// id; ScopeOrder: its order number; ScopeTicket: a ticket reference or short code;
+// ScopeVoucher: its code in any case) and
 // true, or false when there is no such object (the route answers its own NOT_FOUND) or
 // kind is none of these. Errors: UNAVAILABLE.
 func (s *CinemaScopes) CinemaOf(ctx context.Context, kind, key string) (int64, bool, error) {
@@ -79,6 +81,12 @@ func (s *CinemaScopes) CinemaOf(ctx context.Context, kind, key string) (int64, b
 		}
 	case ScopeOrder:
 		id, err = store.CinemaIDOfOrderNo(ctx, s.db, key)
+	case ScopeVoucher:
+		code, ok := services.CanonicalVoucherCode(key)
+		if !ok {
+			return 0, false, nil
+		}
+		id, err = store.CinemaIDOfVoucher(ctx, s.db, code)
 	default:
 		return 0, false, nil
 	}

@@ -46,21 +46,24 @@ type AuditLogFilter struct {
 }
 
 // auditCinemaSQL is the cinema an entry is about, from its entity (the first parameter)
-// and entity id (the next five): a hall's, a show's (or a show seat's "show:seat"), an
-// order's (by number) show's, a cinema itself; NULL for anything else.
+// and entity id (the next seven): a hall's, a show's (or a show seat's "show:seat"), an
+// order's (by number) show's, a cinema itself, a voucher's (by code) or a
+// voucher batch's (by name); NULL for anything else.
 const auditCinemaSQL = `CASE ?
 	WHEN 'hall' THEN (SELECT h.cinema_id FROM halls h WHERE h.id = ?)
 	WHEN 'show' THEN (SELECT h.cinema_id FROM shows sh JOIN halls h ON h.id = sh.hall_id WHERE sh.id = ?)
 	WHEN 'show_seat' THEN (SELECT h.cinema_id FROM shows sh JOIN halls h ON h.id = sh.hall_id WHERE sh.id = SUBSTRING_INDEX(?, ':', 1))
 	WHEN 'order' THEN (SELECT h.cinema_id FROM orders o JOIN shows sh ON sh.id = o.show_id JOIN halls h ON h.id = sh.hall_id WHERE o.order_no = ?)
 	WHEN 'cinema' THEN (SELECT c.id FROM cinemas c WHERE c.id = ?)
+	WHEN 'voucher' THEN (SELECT v.cinema_id FROM vouchers v WHERE v.code = ?)
+	WHEN 'voucher_batch' THEN (SELECT MIN(v.cinema_id) FROM vouchers v WHERE v.batch = ?)
 	END`
 
 // InsertAuditEntry writes one audit_log row through ex (the audited write's transaction), naming the entity's cinema; actorID 0 is stored as NULL.
 func InsertAuditEntry(ctx context.Context, ex sqlx.ExecerContext, actorID int64, action, entity, entityID string, before, after sql.NullString, at time.Time) error {
 	_, err := ex.ExecContext(ctx, `INSERT INTO audit_log (actor_user_id, action, entity, entity_id, cinema_id, before_json, after_json, created_at)
 		VALUES (?, ?, ?, ?, `+auditCinemaSQL+`, ?, ?, ?)`, NullID(actorID), action, entity, entityID,
-		entity, entityID, entityID, entityID, entityID, entityID, before, after, at)
+		entity, entityID, entityID, entityID, entityID, entityID, entityID, entityID, before, after, at)
 	return err
 }
 

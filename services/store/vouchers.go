@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"strings"
 
 	"github.com/jmoiron/sqlx"
 
@@ -74,25 +75,73 @@ func VoucherByCode(ctx context.Context, q Querier, code string) (*services.Vouch
 	return v, fillVoucherLimits(ctx, q, []*services.Voucher{v})
 }
 
+// CinemaIDOfVoucher returns the cinema of the voucher with the canonical code; sql.ErrNoRows when there is none.
+func CinemaIDOfVoucher(ctx context.Context, q Querier, code string) (int64, error) {
+	var id int64
+	err := q.GetContext(ctx, &id, "SELECT cinema_id FROM vouchers WHERE code = ?", code)
+	return id, err
+}
+
+// VoucherByCodeForUpdate is VoucherByCode locking the voucher's row until tx ends (the
+// writes that count its uses wait for it).
+func VoucherByCodeForUpdate(ctx context.Context, tx Querier, code string) (*services.Voucher, error) {
+	v := &services.Voucher{}
+	if err := tx.GetContext(ctx, v, "SELECT "+voucherColumns+" FROM vouchers WHERE code = ? FOR UPDATE", code); err != nil {
+		return nil, err
+	}
+	return v, fillVoucherLimits(ctx, tx, []*services.Voucher{v})
+}
+
 // Vouchers lists the vouchers of the cinemas in cinemaIDs (nil: every cinema), newest
 // first, at most limit, with their shows and ticket types.
 func Vouchers(ctx context.Context, q Querier, cinemaIDs []int64, limit int) ([]*services.Voucher, error) {
-	query, args := "SELECT "+voucherColumns+" FROM vouchers", []any{}
+	return VouchersOfBatch(ctx, q, cinemaIDs, "", limit)
+}
+
+// VouchersOfBatch is Vouchers narrowed to the batch named batch ("": any batch).
+func VouchersOfBatch(ctx context.Context, q Querier, cinemaIDs []int64, batch string, limit int) ([]*services.Voucher, error) {
+	query, args := "SELECT "+voucherColumns+" FROM vouchers WHERE 1 = 1", []any{}
+	if batch != "" {
+		query, args = query+" AND batch = ?", append(args, batch)
+	}
 	if cinemaIDs != nil {
 		if len(cinemaIDs) == 0 {
 			return nil, nil
 		}
-		in, inArgs, err := sqlx.In(" WHERE cinema_id IN (?)", cinemaIDs)
+		in, inArgs, err := sqlx.In(" AND cinema_id IN (?)", cinemaIDs)
 		if err != nil {
 			return nil, err
 		}
-		query, args = query+in, inArgs
+		query, args = query+in, append(args, inArgs...)
 	}
 	var vs []*services.Voucher
 	if err := q.SelectContext(ctx, &vs, query+" ORDER BY id DESC LIMIT ?", append(args, limit)...); err != nil {
 		return nil, err
 	}
 	return vs, fillVoucherLimits(ctx, q, vs)
+}
+
+// ShowCinemas returns show id -> its hall's cinema id for the shows of ids that exist.
+func ShowCinemas(ctx context.Context, q Querier, ids []int64) (map[int64]int64, error) {
+	out := make(map[int64]int64, len(ids))
+	if len(ids) == 0 {
+		return out, nil
+	}
+	query, args, err := sqlx.In("SELECT sh.id, h.cinema_id FROM shows sh JOIN halls h ON h.id = sh.hall_id WHERE sh.id IN (?)", ids)
+	if err != nil {
+		return nil, err
+	}
+	var rows []struct {
+		ShowID   int64 `db:"id"`
+		CinemaID int64 `db:"cinema_id"`
+	}
+	if err := q.SelectContext(ctx, &rows, query, args...); err != nil {
+		return nil, err
+	}
+	for _, r := range rows {
+		out[r.ShowID] = r.CinemaID
+	}
+	return out, nil
 }
 
 // fillVoucherLimits reads the shows and ticket types of vs in two statements.
@@ -133,6 +182,46 @@ func fillVoucherLimits(ctx context.Context, q Querier, vs []*services.Voucher) e
 	}
 	for _, t := range types {
 		byID[t.VoucherID].TicketTypes = append(byID[t.VoucherID].TicketTypes, t.Type)
+	}
+	return nil
+}
+
+// InsertVoucherBatch stores vs (one batch, one cinema, the same rules; codes canonical)
+// in a few multi-row statements, with their shows and ticket types; a code in use fails
+// on VoucherCodeIndex.
+func InsertVoucherBatch(ctx context.Context, q Querier, vs []*services.Voucher) error {
+	if len(vs) == 0 {
+		return nil
+	}
+	const cols = 12
+	args := make([]any, 0, cols*len(vs))
+	codes := make([]string, len(vs))
+	for i, v := range vs {
+		args = append(args, v.Code, v.CinemaID, v.MaxUses, v.PercentOff, v.AmountOffMinor, v.PriceMinor,
+			v.ValidFrom, v.ValidUntil, v.Active, v.Batch, v.CreatedAt, v.UpdatedAt)
+		codes[i] = v.Code
+	}
+	values := strings.TrimSuffix(strings.Repeat("(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?),", len(vs)), ",")
+	if _, err := q.ExecContext(ctx, `INSERT INTO vouchers (code, cinema_id, max_uses, percent_off, amount_off_minor, price_minor,
+		valid_from, valid_until, active, batch, created_at, updated_at) VALUES `+values, args...); err != nil {
+		return err
+	}
+	first := vs[0]
+	if len(first.ShowIDs) == 0 && len(first.TicketTypes) == 0 {
+		return nil
+	}
+	query, inArgs, err := sqlx.In("SELECT id FROM vouchers WHERE code IN (?)", codes)
+	if err != nil {
+		return err
+	}
+	var ids []int64
+	if err := q.SelectContext(ctx, &ids, query, inArgs...); err != nil {
+		return err
+	}
+	for _, id := range ids {
+		if err := SetVoucherLimits(ctx, q, id, first.ShowIDs, first.TicketTypes); err != nil {
+			return err
+		}
 	}
 	return nil
 }
