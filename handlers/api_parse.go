@@ -24,13 +24,14 @@ type orderBody struct {
 	ExpectedTotalMinor json.RawMessage `json:"expected_total_minor"`
 	Tickets            json.RawMessage `json:"tickets"`
 	TicketCounts       json.RawMessage `json:"ticket_counts"`
+	Voucher            json.RawMessage `json:"voucher"`
 }
 
 // parseOrderBody reads a create-order body into req: seat_ids as a list of decimal
 // strings, or zone (string) + quantity (positive integer) with optional accessible
 // (bool); expected_total_minor an integer; tickets an object of seat id to ticket type,
-// ticket_counts an object of ticket type to a whole number (parseTickets). Errors:
-// INVALID_REQUEST.
+// ticket_counts an object of ticket type to a whole number (parseTickets); voucher a
+// string (the code; the service judges it). Errors: INVALID_REQUEST.
 func parseOrderBody(body []byte, req *orders.CreateOrderRequest) error {
 	var b orderBody
 	d := json.NewDecoder(bytes.NewReader(body))
@@ -96,6 +97,11 @@ func parseOrderBody(body []byte, req *orders.CreateOrderRequest) error {
 	}
 	if err := parseTickets(b, req); err != nil {
 		return err
+	}
+	if isSet(b.Voucher) {
+		if err := json.Unmarshal(b.Voucher, &req.Voucher); err != nil || len(req.Voucher) > 64 {
+			return invalid("voucher must be a voucher code string")
+		}
 	}
 	if len(req.SeatIDs) > 0 && (req.Zone != "" || isSet(b.Quantity)) {
 		return invalid("send either seat_ids or zone with quantity, not both")

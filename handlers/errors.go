@@ -36,6 +36,7 @@ var statusOf = map[string]int{
 	services.CodeLimitExceeded:        fiber.StatusUnprocessableEntity,
 	services.CodeNotOnSale:            fiber.StatusUnprocessableEntity,
 	services.CodeTicketTypeNotOffered: fiber.StatusUnprocessableEntity,
+	services.CodeVoucherInvalid:       fiber.StatusUnprocessableEntity,
 	services.CodeRateLimited:          fiber.StatusTooManyRequests,
 	services.CodeUnavailable:          fiber.StatusServiceUnavailable,
 	services.CodeInternal:             fiber.StatusInternalServerError,

@@ -53,6 +53,7 @@ var serviceMessageID = map[string]string{
 	services.CodeLimitExceeded:        "svc.limit_exceeded",
 	services.CodeNotOnSale:            "svc.not_on_sale",
 	services.CodeTicketTypeNotOffered: "svc.ticket_type_not_offered",
+	services.CodeVoucherInvalid:       "svc.voucher_invalid",
 	services.CodeRateLimited:          "svc.rate_limited",
 	services.CodeUnavailable:          "svc.unavailable",
 	services.CodeInternal:             "svc.internal",
