@@ -20,7 +20,7 @@ for i = 3, #ARGV, 2 do
       redis.call('HINCRBY', zones, zone, 1)
       redis.call('HINCRBY', users, user, -1)
       if vouchers and voucher ~= '' and tonumber(redis.call('HGET', vouchers, voucher) or '0') > 0 then
-        redis.call('HINCRBY', vouchers, voucher, -1)
+        if redis.call('HINCRBY', vouchers, voucher, -1) <= 0 then redis.call('HDEL', vouchers, voucher) end
       end
       released = released + 1
       changed[#changed + 1] = id .. '=F'

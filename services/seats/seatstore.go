@@ -636,7 +636,9 @@ func (s *SeatStore) VoucherUses(ctx context.Context, showID int64) (map[int64]in
 			continue
 		}
 		id, _ := strconv.ParseInt(k, 10, 64)
-		out[id], _ = strconv.ParseInt(v, 10, 64)
+		if n, _ := strconv.ParseInt(v, 10, 64); n != 0 {
+			out[id] = n
+		}
 	}
 	return out, m["_"] != "", nil
 }
