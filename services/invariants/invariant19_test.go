@@ -173,4 +173,3 @@ func TestVoucher_TwoShowsShareOneVoucherAndMySQLKeepsTheTotal(t *testing.T) {
 	e.CheckInvariants()
 	e.CheckInvariantsOf(second)
 }
-

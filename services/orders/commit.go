@@ -276,7 +276,7 @@ func createdFacts(p *pendingCommit, locked map[int64]catalog.LockedSeat, types m
 	})
 	f := &mail.Facts{
 		Order: &mail.OrderFacts{No: o.OrderNo, ShowID: o.ShowID, Status: o.Status, TotalMinor: o.TotalMinor,
-			Currency: o.Currency, ExpiresAt: o.ExpiresAt.UTC().Truncate(time.Microsecond)},
+			Currency: o.Currency, ExpiresAt: o.ExpiresAt.UTC().Truncate(time.Microsecond), Voucher: o.Voucher, DiscountMinor: o.DiscountMinor},
 		Show: &mail.ShowFacts{ID: show.ID, Title: show.Movie.Title, Hall: show.HallName, StartsAt: show.StartsAt.UTC(),
 			Cinema: show.CinemaName, TimeZone: show.TimeZone},
 	}

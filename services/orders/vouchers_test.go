@@ -70,8 +70,8 @@ func TestVoucher_Refusals(t *testing.T) {
 
 // TestVoucher_ExpectedTotalIsTheDiscountedOne: expected_total_minor is compared with the
 // total after the voucher (15 % off 4500 is 3825 a seat; premium 6500 is 5525), the 201
-// carries the voucher, its saving and each covered seat's discounted price, and so does
-// a read.
+// carries the voucher, its saving and each covered seat's discounted price, and so do a
+// read and the order's e-mail.
 func TestVoucher_ExpectedTotalIsTheDiscountedOne(t *testing.T) {
 	ctx := context.Background()
 	e := testenv.NewTestEnv(t, testenv.Unlimited)
@@ -89,6 +89,13 @@ func TestVoucher_ExpectedTotalIsTheDiscountedOne(t *testing.T) {
 	read, err := e.Orders.Get(ctx, req.UserID, o.OrderNo)
 	if err != nil {
 		t.Fatal(err)
+	}
+	var facts string
+	if err := e.DB.Get(&facts, "SELECT facts FROM mail_outbox WHERE order_no = ?", o.OrderNo); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(facts, `"voucher":"FIFTEEN","discount_minor":1650`) {
+		t.Errorf("the order's e-mail does not tell of the voucher: %s", facts)
 	}
 	for _, got := range []*services.Order{o, read} {
 		if got.Voucher != "FIFTEEN" || got.TotalMinor != 9350 || got.DiscountMinor != 1650 || len(got.Seats) != 2 {
