@@ -74,20 +74,27 @@ type orderSeatJSON struct {
 	Zone       string `json:"zone"`
 	TicketType string `json:"ticket_type"`
 	PriceMinor int64  `json:"price_minor"`
+	// DiscountMinor is what the order's voucher took off this seat (price_minor is
+	// after it); absent on a seat it does not cover.
+	DiscountMinor *int64 `json:"discount_minor,omitempty"`
 }
 
 type orderJSON struct {
-	OrderNo      string          `json:"order_no"`
-	Status       string          `json:"status"`
-	ShowID       string          `json:"show_id"`
-	TotalMinor   int64           `json:"total_minor"`
-	Currency     string          `json:"currency"`
-	CreatedAt    string          `json:"created_at"`
-	ExpiresAt    string          `json:"expires_at"`
-	Seats        []orderSeatJSON `json:"seats"`
-	PaidAt       string          `json:"paid_at,omitempty"`
-	CancelledAt  string          `json:"cancelled_at,omitempty"`
-	CancelReason string          `json:"cancel_reason,omitempty"`
+	OrderNo    string          `json:"order_no"`
+	Status     string          `json:"status"`
+	ShowID     string          `json:"show_id"`
+	TotalMinor int64           `json:"total_minor"`
+	Currency   string          `json:"currency"`
+	CreatedAt  string          `json:"created_at"`
+	ExpiresAt  string          `json:"expires_at"`
+	Seats      []orderSeatJSON `json:"seats"`
+	// Voucher is the code the order used and DiscountMinor its saving (total_minor is
+	// after it); both absent without a voucher.
+	Voucher       string `json:"voucher,omitempty"`
+	DiscountMinor *int64 `json:"discount_minor,omitempty"`
+	PaidAt        string `json:"paid_at,omitempty"`
+	CancelledAt   string `json:"cancelled_at,omitempty"`
+	CancelReason  string `json:"cancel_reason,omitempty"`
 	// EndReason is why the order ended (services.DecideEndReason's code), absent while
 	// it is pending or paid.
 	EndReason string `json:"end_reason,omitempty"`
@@ -156,7 +163,12 @@ func orderOut(o *services.Order) orderJSON {
 		Currency: o.Currency, CreatedAt: rfc(o.CreatedAt), ExpiresAt: rfc(o.ExpiresAt), Seats: make([]orderSeatJSON, len(o.Seats)),
 		Stranded: o.Stranded}
 	for i, s := range o.Seats {
-		out.Seats[i] = orderSeatJSON{ID: id(s.SeatID), Label: s.Label, Zone: s.ZoneCode, TicketType: ticketTypeOrAdult(s.TicketType), PriceMinor: s.PriceMinor}
+		out.Seats[i] = orderSeatJSON{ID: id(s.SeatID), Label: s.Label, Zone: s.ZoneCode, TicketType: ticketTypeOrAdult(s.TicketType), PriceMinor: s.PriceMinor,
+			DiscountMinor: s.DiscountMinor}
+	}
+	if o.VoucherID != nil {
+		d := o.DiscountMinor
+		out.Voucher, out.DiscountMinor = o.Voucher, &d
 	}
 	if o.PaidAt != nil {
 		out.PaidAt = rfc(*o.PaidAt)

@@ -31,7 +31,7 @@ type orderBody struct {
 // strings, or zone (string) + quantity (positive integer) with optional accessible
 // (bool); expected_total_minor an integer; tickets an object of seat id to ticket type,
 // ticket_counts an object of ticket type to a whole number (parseTickets); voucher a
-// code string (blank: none). Errors: INVALID_REQUEST.
+// string (the code; the service judges it). Errors: INVALID_REQUEST.
 func parseOrderBody(body []byte, req *orders.CreateOrderRequest) error {
 	var b orderBody
 	d := json.NewDecoder(bytes.NewReader(body))
@@ -99,8 +99,8 @@ func parseOrderBody(body []byte, req *orders.CreateOrderRequest) error {
 		return err
 	}
 	if isSet(b.Voucher) {
-		if err := json.Unmarshal(b.Voucher, &req.Voucher); err != nil {
-			return invalid("voucher must be a code string")
+		if err := json.Unmarshal(b.Voucher, &req.Voucher); err != nil || len(req.Voucher) > 64 {
+			return invalid("voucher must be a voucher code string")
 		}
 		req.Voucher = strings.TrimSpace(req.Voucher)
 	}

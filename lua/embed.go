@@ -62,6 +62,12 @@ var loadBody string
 //go:embed repair.lua
 var repairBody string
 
+// Vouchers writes a show's voucher uses from MySQL's counts (a map load fills them,
+// reconciliation replaces them). See vouchers.lua.
+//
+//go:embed vouchers.lua
+var Vouchers string
+
 // House blocks free seats as house seats (all or nothing) or frees blocked ones, moving
 // the zone free counts. See house.lua.
 //
@@ -106,6 +112,6 @@ func Scripts() map[string]string {
 	return map[string]string{
 		"hold": Hold, "order": Order, "release": Release, "sell": Sell, "load": Load, "repair": Repair,
 		"house": House, "lease_acquire": LeaseAcquire, "lease_renew": LeaseRenew, "lease_heartbeat": LeaseHeartbeat,
-		"idem_release": IdemRelease, "waiting_room": WaitingRoom,
+		"idem_release": IdemRelease, "waiting_room": WaitingRoom, "vouchers": Vouchers,
 	}
 }

@@ -4,13 +4,16 @@
 -- KEYS[1..4] as hold.lua (seats, zones, users, the waiting list's gate); KEYS[5] the
 -- buyer's rate bucket for this show, KEYS[6] the show's rate bucket; KEYS[7] the
 -- Idempotency-Key's lock, KEYS[8] its "seen" marker, KEYS[9] the show's marker epoch
--- (the key's three only matter with flag k).
+-- (the key's three only matter with flag k); KEYS[10] the show's voucher uses (voucher
+-- id -> seats of live orders it discounted here; '_' marker: loaded), read with a voucher.
 -- ARGV[1] "flags|user burst|user rate|user period s|show burst|show rate|show period s|
--- token|lock ms|marker s|zone|quantity"; flags: k the request has a key, s answer SEEN
+-- token|lock ms|marker s|zone|quantity|voucher id|seats it covers|cap"; flags: k the request has a key, s answer SEEN
 -- when the key's marker exists, p precheck the seats (taken by others), c the rate
 -- limits were counted already, l stop after the rate limits, o the same, over the
 -- purchase limit (no precheck). A rate of 0 is no limit. zone and quantity, when set:
--- the precheck's refusal of a zone with fewer free seats (best available).
+-- the precheck's refusal of a zone with fewer free seats (best available). A voucher id
+-- ('' none): the hold is refused (VOUCHER) when its uses here plus the seats it covers
+-- would pass cap (max_uses less its live uses in other shows); held, they are counted.
 -- ARGV[2..] hold.lua's ARGV (order_no, user_id, limit, seat pairs, row strings).
 -- Replies: {phase, epoch, own, first, ...}: epoch the marker epoch's value ('' when
 -- missing), own '1' when a requested seat is the buyer's already, first '1' when the
@@ -18,7 +21,8 @@
 --   SEEN (the key's marker exists, nothing done) | LOCKED (another request holds the
 --   key's lock) | PRE + a refusal {'TAKEN', seat_id, ...} or {'SOLD_OUT', zone, free}
 --   (nothing spent) | RATE, 'user' or 'show', retry after (s, a float) | LIMITS | OVER
---   | HOLD + hold.lua's reply (the key is claimed only with its OK)
+--   | VOUCHER, uses here (nothing held) | HOLD + hold.lua's reply (the key is claimed
+--   only with its OK)
 --   | {'NOT_LOADED'} alone, before anything is spent.
 -- Steps run in that order; the rate limits are the only writes before the hold's own
 -- checks, as when they were separate calls: a refusal after them still counts the
@@ -70,6 +74,10 @@ if gate[11] ~= '' then zonesOf[gate[11]] = true end
 for zone in pairs(zonesOf) do
   if not redis.call('HGET', KEYS[2], zone) then return {'NOT_LOADED'} end
 end
+local voucher = gate[13] or ''
+if voucher ~= '' and not has('l') and not has('o') and redis.call('HEXISTS', KEYS[10], '_') == 0 then
+  return {'NOT_LOADED'}
+end
 
 if has('p') and not has('o') and #taken > 0 then
   table.insert(taken, 1, 'TAKEN')
@@ -113,7 +121,12 @@ if has('l') then return reply('LIMITS') end
 if has('o') then return reply('OVER') end
 
 if has('k') and redis.call('EXISTS', KEYS[7]) == 1 then return reply('LOCKED') end
+if voucher ~= '' then
+  local here = tonumber(redis.call('HGET', KEYS[10], voucher) or '0')
+  if here + tonumber(gate[14]) > tonumber(gate[15]) then return reply('VOUCHER', {tostring(here)}) end
+end
 local out = hold(KEYS, holdArgv)
+if out[1] == 'OK' and voucher ~= '' then redis.call('HINCRBY', KEYS[10], voucher, tonumber(gate[14])) end
 if out[1] == 'OK' and has('k') then
   redis.call('SET', KEYS[7], gate[8], 'PX', tonumber(gate[9]))
   if redis.call('SET', KEYS[8], gate[8], 'NX', 'EX', tonumber(gate[10])) then first = '1' end

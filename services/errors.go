@@ -33,9 +33,9 @@ const (
 	// CodeTicketTypeNotOffered is 422: a seat's zone has no price for the ticket type
 	// asked for (Error.Seats names the seats).
 	CodeTicketTypeNotOffered = "TICKET_TYPE_NOT_OFFERED"
-	// CodeVoucherInvalid is 422: a voucher code that cannot be used for the seats asked
-	// about (unknown, not yet valid, expired, inactive, covering none of them, too few
-	// uses left; the message says which).
+	// CodeVoucherInvalid is 422: an order's voucher code is unknown, not yet valid,
+	// expired, inactive, of another cinema, covers none of the seats or has too few
+	// uses left (the message says which).
 	CodeVoucherInvalid = "VOUCHER_INVALID"
 	// CodeResetTokenInvalid is 400: a password reset link that is unknown, used or
 	// expired (one code for the three, so a link's state tells a guesser nothing).

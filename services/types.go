@@ -347,24 +347,33 @@ type OrderSeat struct {
 	// TicketType is the type the seat was sold as (TicketAdult for orders before types).
 	TicketType string `db:"ticket_type" json:"-"`
 	PriceMinor int64  `db:"price_minor" json:"-"`
+	// DiscountMinor is what the order's voucher took off this seat (PriceMinor is the
+	// discounted price); nil when the voucher does not cover it or there is none.
+	DiscountMinor *int64 `db:"discount_minor" json:"-"`
 }
 
 // Order is a buyer's order of seats for one show. Money in minor units, times in UTC.
 type Order struct {
-	ID           int64      `db:"id"`
-	OrderNo      string     `db:"order_no"`
-	UserID       int64      `db:"user_id"`
-	ShowID       int64      `db:"show_id"`
-	Status       string     `db:"status"`
-	TotalMinor   int64      `db:"total_minor"`
-	Currency     string     `db:"currency"`
-	CreatedAt    time.Time  `db:"created_at"`
-	ExpiresAt    time.Time  `db:"expires_at"`
-	PaidAt       *time.Time `db:"paid_at"`
-	CancelledAt  *time.Time `db:"cancelled_at"`
-	CancelReason *string    `db:"cancel_reason"`
-	Seats        []OrderSeat
-	HoldMark     string `db:"-" json:"-"` // the per-user counts' marker its hold saw (orders/limit_check.go)
+	ID         int64      `db:"id"`
+	OrderNo    string     `db:"order_no"`
+	UserID     int64      `db:"user_id"`
+	ShowID     int64      `db:"show_id"`
+	Status     string     `db:"status"`
+	TotalMinor int64      `db:"total_minor"`
+	Currency   string     `db:"currency"`
+	CreatedAt  time.Time  `db:"created_at"`
+	ExpiresAt  time.Time  `db:"expires_at"`
+	PaidAt     *time.Time `db:"paid_at"`
+	// VoucherID is the voucher the order used (nil: none); DiscountMinor its saving,
+	// the sum of its seats' discounts (TotalMinor is after it). Voucher is its code,
+	// when the order was read through the orders service or created with it.
+	VoucherID     *int64     `db:"voucher_id"`
+	DiscountMinor int64      `db:"discount_minor"`
+	Voucher       string     `db:"-" json:"-"`
+	CancelledAt   *time.Time `db:"cancelled_at"`
+	CancelReason  *string    `db:"cancel_reason"`
+	Seats         []OrderSeat
+	HoldMark      string `db:"-" json:"-"` // the per-user counts' marker its hold saw (orders/limit_check.go)
 	// Stranded names the seats this order left as lone empty seats when it was created
 	// (labels; the single-seat rule's warn, or a best-available fallback). Not stored.
 	Stranded []string `db:"-" json:"-"`

@@ -37,6 +37,9 @@ type OrderFacts struct {
 	ExpiresAt  time.Time   `json:"expires_at"`
 	Seats      []SeatFacts `json:"seats,omitempty"`
 	TicketCode string      `json:"ticket_code,omitempty"`
+	// Voucher is the code the order used ("" none) and DiscountMinor its saving.
+	Voucher       string `json:"voucher,omitempty"`
+	DiscountMinor int64  `json:"discount_minor,omitempty"`
 }
 
 // SeatFacts are one seat of an order: its label and its zone's code and name.
@@ -102,7 +105,7 @@ func gatherFacts(ctx context.Context, q store.Querier, ms []Message) ([]*Facts, 
 			if f == nil {
 				f = &Facts{
 					Order: &OrderFacts{No: r.OrderNo, ShowID: r.ShowID, Status: r.Status, TotalMinor: r.TotalMinor,
-						Currency: r.Currency, ExpiresAt: r.ExpiresAt.UTC()},
+						Currency: r.Currency, ExpiresAt: r.ExpiresAt.UTC(), Voucher: r.Voucher, DiscountMinor: r.DiscountMinor},
 					Show: &ShowFacts{ID: r.ShowID, Title: r.Title, Hall: r.HallName, StartsAt: r.StartsAt.UTC(),
 						Cinema: r.CinemaName, TimeZone: r.TimeZone},
 				}

@@ -266,7 +266,7 @@ func (r *Renderer) factsNow(ctx context.Context, row *Row) (*Facts, error) {
 			}
 		}
 		f.Order = &OrderFacts{No: order.OrderNo, ShowID: order.ShowID, Status: order.Status, TotalMinor: order.TotalMinor,
-			Currency: order.Currency, ExpiresAt: order.ExpiresAt}
+			Currency: order.Currency, ExpiresAt: order.ExpiresAt, Voucher: order.Voucher, DiscountMinor: order.DiscountMinor}
 		for _, s := range order.Seats {
 			sf := SeatFacts{Label: s.Label, Zone: s.ZoneCode, ZoneName: names[s.ZoneCode]}
 			if s.TicketType != "" && s.TicketType != services.TicketAdult {
@@ -279,7 +279,7 @@ func (r *Renderer) factsNow(ctx context.Context, row *Row) (*Facts, error) {
 }
 
 // details lists what the e-mail is about, as its facts say: the order's number, movie,
-// hall, start, seats, total and status, the pay-by deadline of a pending order, and why
+// hall, start, seats, voucher and saving, total and status, the pay-by deadline of a pending order, and why
 // it ended: Data's reason code (or a show cancel's outcome) in the reader's language,
 // and the staff's note as they wrote it (reasons.go).
 func (r *Renderer) details(w *words, row *Row, f *Facts, data map[string]string) []detail {
@@ -303,6 +303,9 @@ func (r *Renderer) details(w *words, row *Row, f *Facts, data map[string]string)
 	}
 	if o != nil {
 		add("seats", seatList(o, row.Lang))
+		if o.Voucher != "" {
+			add("voucher", o.Voucher+" −"+services.Money(o.DiscountMinor, o.Currency))
+		}
 		add("total", services.Money(o.TotalMinor, o.Currency))
 		add("status", w.status[o.Status])
 		if o.Status == services.OrderPending && (row.Kind == OrderCreated || row.Kind == WaitlistOffer) {

@@ -33,7 +33,8 @@ func statementKind(q string) string {
 
 // TestGroupCommit_StatementsPerBatch counts and prints the MySQL statements of one
 // group-commit batch of N created orders (each of 2 seats), with and without
-// Idempotency-Keys: the batch runs a fixed list of statements whatever N (so MariaDB's
+// Idempotency-Keys, and with a voucher (one guarded UPDATE per voucher and one INSERT of
+// its uses, none without): the batch runs a fixed list of statements whatever N (so MariaDB's
 // work per order falls as batches grow), and the list is the one below. A statement
 // added to the batch, or one run per order, fails the test. The times printed are each
 // statement's round trip as the client saw it, a rough profile of MariaDB's part.
@@ -61,8 +62,16 @@ func TestGroupCommit_StatementsPerBatch(t *testing.T) {
 		t.Fatal(err)
 	}
 	e.RDB.HSet(ctx, e.Seats.Keys(e.Show.ID)[2], "_", redisNow.Add(-time.Hour).UnixMilli())
-	batchOf := func(keyed bool) []string {
-		list := []string{"BEGIN", "SELECT … FROM seats", "INSERT INTO orders", "INSERT INTO order_seats"}
+	voucher := e.MakeVoucher("BATCH-100", 100, 15)
+	batchOf := func(keyed, vouchered bool) []string {
+		list := []string{"BEGIN", "SELECT … FROM seats"}
+		if vouchered {
+			list = append(list, "UPDATE")
+		}
+		list = append(list, "INSERT INTO orders", "INSERT INTO order_seats")
+		if vouchered {
+			list = append(list, "INSERT INTO voucher_uses")
+		}
 		if keyed {
 			list = append(list, "INSERT INTO idempotency_keys")
 		}
@@ -70,14 +79,16 @@ func TestGroupCommit_StatementsPerBatch(t *testing.T) {
 	}
 	row, lastProfile := 0, 0
 	for c, tc := range []struct {
-		name  string
-		n     int
-		keyed bool
+		name      string
+		n         int
+		keyed     bool
+		vouchered bool
 	}{
-		{"1 order with a key", 1, true},
-		{"8 orders with keys", 8, true},
-		{"8 orders without keys", 8, false},
-		{"16 orders with keys", 16, true},
+		{"1 order with a key", 1, true, false},
+		{"8 orders with keys", 8, true, false},
+		{"8 orders without keys", 8, false, false},
+		{"16 orders with keys", 16, true, false},
+		{"8 orders with keys and one voucher", 8, true, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			users := e.BulkUsers(tc.n)
@@ -95,7 +106,11 @@ func TestGroupCommit_StatementsPerBatch(t *testing.T) {
 				seats := e.SeatIDs(fmt.Sprintf("%c%d", 'A'+r, 1+2*(i%9)), fmt.Sprintf("%c%d", 'A'+r, 2+2*(i%9)))
 				go func() {
 					defer wg.Done()
-					_, errs[i] = o.Create(ctx, orders.CreateOrderRequest{UserID: u, ShowID: e.Show.ID, SeatIDs: seats, IdempotencyKey: key})
+					req := orders.CreateOrderRequest{UserID: u, ShowID: e.Show.ID, SeatIDs: seats, IdempotencyKey: key}
+					if tc.vouchered {
+						req.Voucher = voucher.Code
+					}
+					_, errs[i] = o.Create(ctx, req)
 				}()
 			}
 			wg.Wait()
@@ -133,7 +148,7 @@ func TestGroupCommit_StatementsPerBatch(t *testing.T) {
 			t.Logf("%d statements for %d orders in one batch, %.0f µs of round trips, %.0f µs per order",
 				len(sent), tc.n, float64(total.Microseconds()), float64(total.Microseconds())/float64(tc.n))
 			t.Logf("MariaDB's own µs per statement (SHOW PROFILES): %s", strings.Join(server, "; "))
-			if want := batchOf(tc.keyed); strings.Join(got, "; ") != strings.Join(want, "; ") {
+			if want := batchOf(tc.keyed, tc.vouchered); strings.Join(got, "; ") != strings.Join(want, "; ") {
 				t.Errorf("the batch of %d orders ran\n  %s\nwant\n  %s", tc.n, strings.Join(got, "; "), strings.Join(want, "; "))
 			}
 		})

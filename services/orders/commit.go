@@ -149,14 +149,17 @@ func (o *Orders) persistBatches(batch []*pendingCommit) {
 //  1. lock every seat of the batch and its house-seat rows (lockBatchSeats, one read)
 //     and refuse the orders whose seats a hall edit changed (seatsChanged) or staff keep
 //     (houseSeatTaken); they are left out of the inserts;
-//  2. insert the other orders and their seats (store.InsertOrders: two multi-row INSERTs);
+//  2. add the uses of the batch's vouchers (takeVoucherUses: one guarded UPDATE per
+//     voucher; an order past max_uses is refused and the batch reruns without it), insert
+//     the other orders and their seats (store.InsertOrders: two multi-row INSERTs) and
+//     their voucher uses (one multi-row INSERT; none without a voucher);
 //  3. around a rebuild of the per-user counts, refuse orders over the purchase limit
 //     (limitRefusals; their buyers' rows were locked before step 2, lockCountedBuyers);
 //  4. insert their Idempotency-Keys (one multi-row INSERT);
 //  5. queue each order's e-mail (createdMails: one multi-row INSERT into the outbox,
 //     its facts written from what the batch knows, no read).
 //
-// Refusals of step 3 come after the inserts: it returns them with errRetryWithout, and
+// Refusals of steps 2 and 3 come after the inserts: it returns them with errRetryWithout, and
 // the transaction is rolled back (those of step 1 cost no retry). The refusals it returns are final answers; the error
 // is the batch's (errRetryWithout, a unique-key conflict, errKeyTaken, the database's).
 func (o *Orders) persistBatch(batch []*pendingCommit) (map[*pendingCommit]error, error) {
@@ -194,7 +197,18 @@ func (o *Orders) persistBatch(batch []*pendingCommit) (map[*pendingCommit]error,
 		if err != nil {
 			return err
 		}
+		spent, err := takeVoucherUses(ctx, tx, ok)
+		if err != nil {
+			return err
+		}
+		if len(spent) > 0 {
+			maps.Copy(refused, spent)
+			return errRetryWithout
+		}
 		if err := store.InsertOrders(ctx, tx, list, store.SeatsLive, step); err != nil {
+			return err
+		}
+		if err := store.InsertVoucherUses(ctx, tx, voucherUsesOf(ok)); err != nil {
 			return err
 		}
 		over, err := limitRefusals(ctx, tx, counted)
@@ -262,7 +276,7 @@ func createdFacts(p *pendingCommit, locked map[int64]catalog.LockedSeat, types m
 	})
 	f := &mail.Facts{
 		Order: &mail.OrderFacts{No: o.OrderNo, ShowID: o.ShowID, Status: o.Status, TotalMinor: o.TotalMinor,
-			Currency: o.Currency, ExpiresAt: o.ExpiresAt.UTC().Truncate(time.Microsecond)},
+			Currency: o.Currency, ExpiresAt: o.ExpiresAt.UTC().Truncate(time.Microsecond), Voucher: o.Voucher, DiscountMinor: o.DiscountMinor},
 		Show: &mail.ShowFacts{ID: show.ID, Title: show.Movie.Title, Hall: show.HallName, StartsAt: show.StartsAt.UTC(),
 			Cinema: show.CinemaName, TimeZone: show.TimeZone},
 	}

@@ -64,11 +64,17 @@ type creation struct {
 	show *services.Show
 	hall *services.Hall
 	now  time.Time
+	// voucher is the request's voucher when an order may use it (useVoucher), with its
+	// cap in this show; voucherErr why it may not (answered after the rate limits)
+	voucher    *services.Voucher
+	voucherCap int64
+	voucherErr error
 }
 
 // Create runs the create pipeline (DESIGN.md, Order pipeline), one named step after
 // another: validate (the request's shape), showOnSale, admit (the waiting room's
-// admission token, when the show's room is on), inHall (hall membership), then run: one
+// admission token, when the show's room is on), inHall (hall membership), useVoucher
+// (the voucher code, from a 1 s cache: vouchers.go), then run: one
 // call of lua/order.lua that checks the Idempotency-Key's marker, refuses seats already
 // taken (precheck), counts the rate limits, takes the key's lock and holds the seats,
 // and under it place: the commit (one MySQL transaction through the group commit,
@@ -77,7 +83,7 @@ type creation struct {
 // created.
 // Errors: INVALID_REQUEST, NOT_FOUND, NOT_ON_SALE, NOT_ADMITTED, SEAT_NOT_IN_SHOW, RATE_LIMITED,
 // IDEMPOTENCY_MISMATCH, PRICE_CHANGED, SEAT_TAKEN, SOLD_OUT, NO_ADJACENT_SEATS,
-// LIMIT_EXCEEDED, UNAVAILABLE. Every error leaves Redis and MySQL as they were, but for
+// LIMIT_EXCEEDED, VOUCHER_INVALID, UNAVAILABLE. Every error leaves Redis and MySQL as they were, but for
 // the rate-limit tokens a refusal after the limits spent (as when they were separate).
 func (o *Orders) Create(ctx context.Context, req CreateOrderRequest) (*services.Order, error) {
 	start := time.Now()
@@ -95,6 +101,9 @@ func (o *Orders) Create(ctx context.Context, req CreateOrderRequest) (*services.
 		return o.refusedUnlessReplay(ctx, c.req, err)
 	}
 	if err := o.inHall(ctx, c); err != nil {
+		return nil, err
+	}
+	if err := o.useVoucher(ctx, c); err != nil {
 		return nil, err
 	}
 	return o.run(ctx, c)
@@ -149,6 +158,10 @@ func (r *CreateOrderRequest) hash() [32]byte {
 		fmt.Fprintf(&b, ";expected=%d", *r.ExpectedTotalMinor)
 	}
 	b.WriteString(r.ticketHash())
+	if r.Voucher != "" {
+		code, _ := services.CanonicalVoucherCode(r.Voucher)
+		b.WriteString(";voucher=" + code)
+	}
 	return sha256.Sum256([]byte(b.String()))
 }
 

@@ -40,6 +40,8 @@ func (o *Orders) hold(ctx context.Context, c *creation, g *gate) (*services.Orde
 		Currency: show.Currency, CreatedAt: c.now, ExpiresAt: deadline}
 	var err error
 	switch {
+	case c.voucherErr != nil:
+		return nil, o.refuseAfterLimits(ctx, c, g, order, c.voucherErr, "l", "")
 	case c.withinPurchaseLimit() != nil:
 		return nil, o.refuseAfterLimits(ctx, c, g, order, c.withinPurchaseLimit(), "o", "")
 	case len(req.SeatIDs) > 0:
@@ -72,7 +74,7 @@ func (o *Orders) hold(ctx context.Context, c *creation, g *gate) (*services.Orde
 // applies the show's single-seat rule to the seat values it holds over (seats/strand.go).
 func (o *Orders) holdChosen(ctx context.Context, c *creation, g *gate, order *services.Order) error {
 	show, hall, req := c.show, c.hall, c.req
-	if err := price(show, hall, order, req.SeatIDs, typesOf(req, req.SeatIDs), req.ExpectedTotalMinor); err != nil {
+	if err := price(show, hall, order, req.SeatIDs, typesOf(req, req.SeatIDs), c.voucher, req.ExpectedTotalMinor); err != nil {
 		return o.refuseAfterLimits(ctx, c, g, order, err, "l", "")
 	}
 	rule, rows := seats.RuleArgs(hall, show.SingleSeatRule, req.SeatIDs)
@@ -218,7 +220,7 @@ func (o *Orders) holdBestAvailable(ctx context.Context, c *creation, g *gate, or
 			}
 			return o.refuseAfterLimits(ctx, c, g, order, refusal, "l", zone)
 		}
-		if err := price(show, hall, order, ids, typesOf(req, ids), req.ExpectedTotalMinor); err != nil {
+		if err := price(show, hall, order, ids, typesOf(req, ids), c.voucher, req.ExpectedTotalMinor); err != nil {
 			return o.refuseAfterLimits(ctx, c, g, order, err, "l", zone)
 		}
 		ruleName, rows := seats.RuleArgs(hall, rule, ids)
@@ -256,9 +258,10 @@ func (o *Orders) releaseAfterFailure(order *services.Order) {
 }
 
 // price fills order.Seats and TotalMinor from the show's prices of each seat's ticket
-// type (types[i] is ids[i]'s) in its zone (invariant 6) and compares a client's
-// expected total.
-func price(show *services.Show, hall *services.Hall, order *services.Order, ids []int64, types []string, expected *int64) error {
+// type (types[i] is ids[i]'s) in its zone (invariant 6), less the voucher v on the seats
+// it covers (nil: none; applyVoucher), and compares a client's expected total with the
+// discounted one. Errors: VOUCHER_INVALID, PRICE_CHANGED.
+func price(show *services.Show, hall *services.Hall, order *services.Order, ids []int64, types []string, v *services.Voucher, expected *int64) error {
 	order.Seats = order.Seats[:0]
 	order.TotalMinor = 0
 	for i, id := range ids {
@@ -267,17 +270,24 @@ func price(show *services.Show, hall *services.Hall, order *services.Order, ids 
 		order.Seats = append(order.Seats, services.OrderSeat{SeatID: id, Label: s.Label, ZoneCode: s.ZoneCode, TicketType: types[i], PriceMinor: p})
 		order.TotalMinor += p
 	}
+	if _, err := applyVoucher(show, order, v); err != nil {
+		return err
+	}
 	if expected != nil && *expected != order.TotalMinor {
 		return services.Errorf(services.CodePriceChanged, "the total is %d, not %d", order.TotalMinor, *expected)
 	}
 	return nil
 }
 
-// refsOf returns the seat store's references to the order's seats.
+// refsOf returns the seat store's references to the order's seats, each its voucher
+// when the order's voucher covers it.
 func refsOf(order *services.Order) []seats.SeatRef {
 	refs := make([]seats.SeatRef, len(order.Seats))
 	for i, s := range order.Seats {
 		refs[i] = seats.SeatRef{ID: s.SeatID, Zone: s.ZoneCode}
+		if s.DiscountMinor != nil && order.VoucherID != nil {
+			refs[i].Voucher = *order.VoucherID
+		}
 	}
 	return refs
 }

@@ -13,6 +13,7 @@ import (
 	"seatflow/services"
 	"seatflow/services/catalog"
 	"seatflow/services/seats"
+	"seatflow/services/store"
 )
 
 // ExpiryScheduler schedules the expiry of pending orders at their deadline (asynq in
@@ -43,8 +44,9 @@ type Orders struct {
 	failHook func(stage string) error // tests act at "held" (before the commit) and "insert" (inside it)
 	hallMaps HallMaps
 	locks    *keyLocks
-	best     seats.BestSnapshots // seat values best-available chooses from (best_snapshot.go)
-	group    *groupCommit        // nil: each order commits alone (GroupCommit.MaxOrders 1)
+	best     seats.BestSnapshots                    // seat values best-available chooses from (best_snapshot.go)
+	group    *groupCommit                           // nil: each order commits alone (GroupCommit.MaxOrders 1)
+	vouchers *store.TTLCache[string, cachedVoucher] // by canonical code (vouchers.go)
 	// ticketRand is what a paid order's ticket code is drawn from (crypto/rand)
 	ticketRand io.Reader
 
@@ -85,6 +87,7 @@ func NewOrders(db *sqlx.DB, catalog *catalog.Catalog, seats *seats.SeatStore, li
 	o := &Orders{db: db, catalog: catalog, seats: seats, limiter: limiter, clock: clock,
 		metrics: cfg.Metrics, expiry: cfg.Expiry, holdFor: cfg.HoldFor, zone: cfg.Zone, log: cfg.Logger,
 		hallMaps: cfg.HallMaps, locks: newKeyLocks(seats.Redis(), seats.Prefix()), ticketRand: rand.Reader}
+	o.vouchers = store.NewTTLCache(VoucherCacheTTL, o.loadVoucher)
 	if cfg.GroupCommit.MaxOrders != 1 {
 		o.group = newGroupCommit(cfg.GroupCommit, o.persistBatches)
 	}

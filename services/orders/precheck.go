@@ -48,9 +48,10 @@ type gateStop struct{ phase string }
 func (s *gateStop) Error() string { return "order script stopped at " + s.phase }
 
 // orderArgs is lua/order.lua's ARGV[1] for g: its flags, the order rate limits
-// (RateLimiter.orderLimits), the key's lock token and times, and the zone and quantity
-// of best available's precheck (zone "" when none).
-func (o *Orders) orderArgs(g *gate, zone string, quantity int) string {
+// (RateLimiter.orderLimits), the key's lock token and times, the zone and quantity
+// of best available's precheck (zone "" when none), and the order's voucher with the
+// seats it covers and its cap in the show (none without a voucher).
+func (o *Orders) orderArgs(g *gate, zone string, quantity int, order *services.Order, voucherCap int64) string {
 	flags := g.stop
 	for _, f := range []struct {
 		on bool
@@ -64,8 +65,14 @@ func (o *Orders) orderArgs(g *gate, zone string, quantity int) string {
 	if zone != "" {
 		q = strconv.Itoa(quantity)
 	}
+	voucher, covered, limit := "", "", ""
+	if order.VoucherID != nil {
+		voucher = strconv.FormatInt(*order.VoucherID, 10)
+		covered, limit = strconv.FormatInt(voucherSeats(order), 10), strconv.FormatInt(voucherCap, 10)
+	}
 	return strings.Join([]string{flags, o.limiter.orderLimits(), g.token,
-		strconv.FormatInt(idemLockTTL.Milliseconds(), 10), strconv.FormatInt(int64(seenTTL/time.Second), 10), zone, q}, "|")
+		strconv.FormatInt(idemLockTTL.Milliseconds(), 10), strconv.FormatInt(int64(seenTTL/time.Second), 10), zone, q,
+		voucher, covered, limit}, "|")
 }
 
 // runOrder runs lua/order.lua once for order's seats (refs, with the single-seat rule
@@ -80,10 +87,10 @@ func (o *Orders) runOrder(ctx context.Context, c *creation, g *gate, order *serv
 	keys := []string{
 		o.seats.ShowKey(c.show.ID, "rl:user:"+strconv.FormatInt(req.UserID, 10)), o.seats.ShowKey(c.show.ID, "rl:show"),
 		o.locks.name(c.show.ID, req.UserID, req.IdempotencyKey), o.locks.seenName(c.show.ID, req.UserID, req.IdempotencyKey),
-		o.locks.epochName(c.show.ID),
+		o.locks.epochName(c.show.ID), o.seats.VouchersKey(c.show.ID),
 	}
 	r, err := o.seats.HoldOrder(ctx, c.show.ID, order.OrderNo, req.UserID, c.show.PurchaseLimit, refsOf(order), rule, rows,
-		holdFlags(req), seats.OrderGate{Keys: keys, Args: o.orderArgs(g, zone, quantity)})
+		holdFlags(req), seats.OrderGate{Keys: keys, Args: o.orderArgs(g, zone, quantity, order, c.voucherCap)})
 	if err != nil {
 		return seats.HoldOutcome{}, err
 	}
@@ -118,6 +125,12 @@ func (o *Orders) runOrder(ctx context.Context, c *creation, g *gate, order *serv
 		return seats.HoldOutcome{}, &gateStop{r.Phase}
 	case "SEEN":
 		return seats.HoldOutcome{}, &gateStop{r.Phase}
+	case "VOUCHER":
+		g.counted = true
+		if len(r.Tail) == 1 {
+			here, _ := strconv.ParseInt(r.Tail[0], 10, 64)
+			return seats.HoldOutcome{}, tooFewUses(order, c.voucherCap-here)
+		}
 	}
 	return seats.HoldOutcome{}, store.Unavailable("the seat cache", errors.New("order script: unexpected reply "+r.Phase))
 }

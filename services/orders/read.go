@@ -33,8 +33,9 @@ func (o *Orders) readOne(ctx context.Context, read func(ctx context.Context) (*s
 	return order, nil
 }
 
-// AttachSeats reads the seats of orders in one query (End is set by AttachEnds, which
-// readOne and List call too).
+// AttachSeats reads the seats of orders in one query, and the codes of their vouchers
+// in one more when any has one (End is set by AttachEnds, which readOne and List call
+// too).
 func (o *Orders) AttachSeats(ctx context.Context, orders []*services.Order) error {
 	if len(orders) == 0 {
 		return nil
@@ -52,6 +53,30 @@ func (o *Orders) AttachSeats(ctx context.Context, orders []*services.Order) erro
 	}
 	for _, r := range rows {
 		byID[r.OrderID].Seats = append(byID[r.OrderID].Seats, r.OrderSeat)
+	}
+	return o.attachVoucherCodes(ctx, orders)
+}
+
+// attachVoucherCodes sets Voucher, the code, on the orders that used one (one query;
+// none when no order did). Errors: UNAVAILABLE.
+func (o *Orders) attachVoucherCodes(ctx context.Context, orders []*services.Order) error {
+	var ids []int64
+	for _, ord := range orders {
+		if ord.VoucherID != nil {
+			ids = append(ids, *ord.VoucherID)
+		}
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	codes, err := store.VoucherCodes(ctx, o.db, ids)
+	if err != nil {
+		return store.Unavailable("the database", err)
+	}
+	for _, ord := range orders {
+		if ord.VoucherID != nil {
+			ord.Voucher = codes[*ord.VoucherID]
+		}
 	}
 	return nil
 }

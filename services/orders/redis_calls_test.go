@@ -161,7 +161,7 @@ func (t countingTx) Rollback() error { return t.log.timed("ROLLBACK", t.Tx.Rollb
 // precheck, both rate limits, the key's lock and the hold), the batch's own calls come
 // after; each refusal (SEAT_TAKEN, SOLD_OUT, LIMIT_EXCEEDED from the hold and over the
 // purchase limit, RATE_LIMITED), with or without a key, makes exactly one Redis call and
-// no MySQL statement.
+// no MySQL statement. An order with a voucher or ticket types makes the calls of one without.
 func TestCreate_OneRedisCallPerOrder(t *testing.T) {
 	ctx := context.Background()
 	e := testenv.NewTestEnv(t, testenv.Unlimited)
@@ -235,13 +235,19 @@ func TestCreate_OneRedisCallPerOrder(t *testing.T) {
 	}
 	e.Catalog.ForgetShow(e.Show.ID)
 	e.Catalog.ForgetTicketTypes() // the orders above read the list of types
+	// a voucher: an order with it costs the Redis calls of one without (its cap and count
+	// ride in the same script call, the voucher itself comes from the process's cache)
+	e.MakeVoucher("CALLS-10", 10, 10)
 	t.Run("created order", func(t *testing.T) {
 		plain := -1
-		for i, key := range []string{"", "new-key", "typed"} {
+		for i, key := range []string{"", "new-key", "typed", "voucher"} {
 			req := orders.CreateOrderRequest{UserID: e.User(10 + i), ShowID: e.Show.ID, SeatIDs: e.SeatIDs(fmt.Sprintf("E%d", i+1)), IdempotencyKey: key}
 			if key == "typed" {
 				req.IdempotencyKey = "new-key-2"
 				req.Tickets = map[int64]string{req.SeatIDs[0]: "child"}
+			}
+			if key == "voucher" {
+				req.IdempotencyKey, req.Voucher = "new-key-3", "calls-10"
 			}
 			var err error
 			var order *services.Order
@@ -257,6 +263,8 @@ func TestCreate_OneRedisCallPerOrder(t *testing.T) {
 				plain = calls
 			case key == "typed" && (calls != plain || order.Seats[0].TicketType != "child" || order.Seats[0].PriceMinor != 1000):
 				t.Errorf("an order with a child seat: %d Redis calls (one without: %d), seats %+v", calls, plain, order.Seats)
+			case key == "voucher" && (calls != plain || order.Voucher != "CALLS-10" || order.DiscountMinor != 450 || order.TotalMinor != 4050):
+				t.Errorf("an order with a voucher: %d Redis calls (one without: %d), order %+v", calls, plain, order)
 			}
 			t.Logf("key %q: %d Redis calls before the commit, %d in all (the batch's: %d; %v); %d MySQL statements", key, atHold, calls, calls-atHold, rt.by, sqls)
 		}

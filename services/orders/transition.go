@@ -63,7 +63,8 @@ type ChangeAudit struct {
 // (invariant 5), so of racing callers one wins and the others get false with nothing
 // written; expired also requires the deadline to have passed (expires_at <= At), and
 // paid that the show is not cancelled and the deadline is after ch.PaidAfter. An order
-// that ends has its seats marked not live; an order that is paid gets its ticket code
+// that ends has its seats marked not live and gives its voucher's uses back
+// (store.GiveBackVoucherUses); an order that is paid gets its ticket code
 // (drawTicketCode) before ch.Then runs and the e-mail is queued. Only the winner writes
 // the code, runs ch.Then and writes the audit entry and the e-mail. order itself is not
 // changed (tx may run again after a deadlock): the caller sets its Status once tx
@@ -87,6 +88,12 @@ func (o *Orders) Transition(ctx context.Context, tx *sqlx.Tx, order *services.Or
 	won, err := store.UpdateOrderStatus(ctx, tx, sc)
 	if err != nil || !won {
 		return false, err
+	}
+	if ch.To != services.OrderPaid {
+		// an order that ends gives its voucher's uses back with its seats
+		if err := store.GiveBackVoucherUses(ctx, tx, order.ID); err != nil {
+			return false, err
+		}
 	}
 	if ch.To == services.OrderPaid {
 		// the ticket code exists from the payment on, so the ticket e-mail's facts

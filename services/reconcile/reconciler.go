@@ -409,8 +409,17 @@ func (r *Reconciler) candidateShows(ctx context.Context, showID int64) ([]int64,
 
 // reconcileShow compares one show's seat cache with MySQL and repairs it: a missing map
 // is rebuilt; otherwise the repair script applies the seat repairs as compare-and-sets
-// and recomputes the counters.
+// and recomputes the counters. Then the show's voucher uses are compared and rebuilt
+// (reconcileVouchers).
 func (r *Reconciler) reconcileShow(ctx context.Context, rn *run, showID int64) error {
+	if err := r.reconcileSeats(ctx, rn, showID); err != nil {
+		return err
+	}
+	return r.reconcileVouchers(ctx, rn, showID)
+}
+
+// reconcileSeats is reconcileShow's seat part.
+func (r *Reconciler) reconcileSeats(ctx context.Context, rn *run, showID int64) error {
 	cmp, err := r.compare(ctx, showID, r.cfg.Grace)
 	if services.ErrorCode(err) == services.CodeNotFound {
 		return nil

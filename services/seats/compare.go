@@ -25,6 +25,7 @@ const (
 	FindingMissingExpiryTask = "missing_expiry_task" // a pending order has no expiry task: schedule it again
 	FindingSeatOutsideHall   = "seat_outside_hall"   // a live order holds a seat that is not a seat of its show's hall: reported, staff decide
 	FindingDuplicateLabel    = "duplicate_label"     // two live seats of one show carry one label: reported, staff decide
+	FindingVoucherUses       = "voucher_uses"        // a show's voucher uses in the seat cache differ from voucher_uses: rebuild them
 )
 
 // Actions a finding asks for (the same word whether or not the run applied it).

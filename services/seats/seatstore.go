@@ -31,6 +31,7 @@ type SeatStore struct {
 	loads   singleflight.Group
 
 	hold, order, release, sell, load, repair *redis.Script
+	vouchers                                 *redis.Script
 
 	versions sync.Map // show id -> *atomic.Uint64, see Changed
 	follow   func(showID int64)
@@ -98,12 +99,13 @@ func (s *SeatStore) Version(showID int64) uint64 {
 func NewSeatStore(rdb redis.UniversalClient, db *sqlx.DB, catalog *catalog.Catalog, prefix string) *SeatStore {
 	return &SeatStore{
 		rdb: rdb, db: db, catalog: catalog, prefix: prefix,
-		hold:    redis.NewScript(lua.Hold),
-		order:   redis.NewScript(lua.Order),
-		release: redis.NewScript(lua.Release),
-		sell:    redis.NewScript(lua.Sell),
-		load:    redis.NewScript(lua.Load),
-		repair:  redis.NewScript(lua.Repair),
+		hold:     redis.NewScript(lua.Hold),
+		order:    redis.NewScript(lua.Order),
+		release:  redis.NewScript(lua.Release),
+		sell:     redis.NewScript(lua.Sell),
+		load:     redis.NewScript(lua.Load),
+		repair:   redis.NewScript(lua.Repair),
+		vouchers: redis.NewScript(lua.Vouchers),
 	}
 }
 
@@ -128,6 +130,13 @@ func (s *SeatStore) Keys(showID int64) []string {
 // after each serve, read by the hold script), in the show's hash slot.
 func (s *SeatStore) WaitlistGateKey(showID int64) string {
 	return s.prefix + ":{show:" + strconv.FormatInt(showID, 10) + "}:waitlist"
+}
+
+// VouchersKey is the hash of the show's voucher uses (voucher id -> seats of live orders
+// it discounted in this show; "_" marks it loaded), in the show's hash slot: the order
+// script checks and counts them with the hold, release gives them back.
+func (s *SeatStore) VouchersKey(showID int64) string {
+	return s.prefix + ":{show:" + strconv.FormatInt(showID, 10) + "}:vouchers"
 }
 
 // FenceKey is the key holding the highest reconciliation lease token that repaired the
@@ -155,10 +164,12 @@ func EncodeSeat(sold bool, orderNo string, userID int64) string {
 	return state + orderNo + "|" + strconv.FormatInt(userID, 10)
 }
 
-// SeatRef names a seat and its zone code for the scripts.
+// SeatRef names a seat and its zone code for the scripts; Voucher is the voucher its
+// order used on it (0: none), whose use a release gives back.
 type SeatRef struct {
-	ID   int64
-	Zone string
+	ID      int64
+	Zone    string
+	Voucher int64
 }
 
 // RefArgs flattens seat references into the Lua scripts' argument list: seat id, then
@@ -348,7 +359,14 @@ func (s *SeatStore) Release(ctx context.Context, showID int64, orderNo string, r
 	}
 	ctx, cancel := context.WithTimeout(ctx, store.RedisTimeout)
 	defer cancel()
-	v, err := s.release.Run(ctx, s.rdb, s.Keys(showID), append([]any{orderNo, from}, RefArgs(refs)...)...).Int64Slice()
+	args := append([]any{orderNo, from}, RefArgs(refs)...)
+	for i, r := range refs {
+		if r.Voucher != 0 {
+			args[3+2*i] = r.Zone + "#" + strconv.FormatInt(r.Voucher, 10)
+		}
+	}
+	keys := append(s.Keys(showID), s.VouchersKey(showID))
+	v, err := s.release.Run(ctx, s.rdb, keys, args...).Int64Slice()
 	if err != nil {
 		return 0, store.Unavailable("the seat cache", err)
 	}
@@ -571,7 +589,58 @@ func (s *SeatStore) loadNow(ctx context.Context, showID int64) error {
 	if err := s.load.Run(rctx, s.rdb, s.Keys(showID), args...).Err(); err != nil {
 		return store.Unavailable("the seat cache", err)
 	}
-	return nil
+	_, err = s.LoadVoucherUses(ctx, showID, false)
+	return err
+}
+
+// LoadVoucherUses writes the show's voucher uses (VouchersKey) from MySQL's
+// voucher_uses: with replace it replaces them (reconciliation), else it writes them only
+// when Redis has none (a map load after a flush). It reports whether it wrote.
+// Errors: UNAVAILABLE.
+func (s *SeatStore) LoadVoucherUses(ctx context.Context, showID int64, replace bool) (bool, error) {
+	dctx, cancel := context.WithTimeout(ctx, store.DBTimeout)
+	uses, err := store.ShowVoucherUses(dctx, s.db, showID)
+	cancel()
+	if err != nil {
+		return false, store.Unavailable("the database", err)
+	}
+	mode := "fill"
+	if replace {
+		mode = "set"
+	}
+	args := []any{mode}
+	for id, n := range uses {
+		args = append(args, strconv.FormatInt(id, 10), strconv.FormatInt(n, 10))
+	}
+	rctx, cancel := context.WithTimeout(ctx, store.RedisTimeout)
+	defer cancel()
+	n, err := s.vouchers.Run(rctx, s.rdb, []string{s.Keys(showID)[0], s.VouchersKey(showID)}, args...).Int64Slice()
+	if err != nil {
+		return false, store.Unavailable("the seat cache", err)
+	}
+	return len(n) > 0 && n[0] == 1, nil
+}
+
+// VoucherUses reads the show's voucher uses in Redis (voucher id -> seats) and whether
+// they are loaded. Errors: UNAVAILABLE.
+func (s *SeatStore) VoucherUses(ctx context.Context, showID int64) (map[int64]int64, bool, error) {
+	ctx, cancel := context.WithTimeout(ctx, store.RedisTimeout)
+	defer cancel()
+	m, err := s.rdb.HGetAll(ctx, s.VouchersKey(showID)).Result()
+	if err != nil {
+		return nil, false, store.Unavailable("the seat cache", err)
+	}
+	out := map[int64]int64{}
+	for k, v := range m {
+		if k == "_" {
+			continue
+		}
+		id, _ := strconv.ParseInt(k, 10, 64)
+		if n, _ := strconv.ParseInt(v, 10, 64); n != 0 {
+			out[id] = n
+		}
+	}
+	return out, m["_"] != "", nil
 }
 
 // UsersMark reads, in one round trip, the show's per-user counts marker (the time, in

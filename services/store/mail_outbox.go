@@ -154,21 +154,24 @@ func mailLikeEscape(s string) string {
 // movie title, hall name and start (UTC), its ticket code ("" when it has none), and one of its seats (label, zone code and
 // name; NULL for an order without seats).
 type MailOrderFact struct {
-	OrderNo    string         `db:"order_no"`
-	ShowID     int64          `db:"show_id"`
-	Status     string         `db:"status"`
-	TotalMinor int64          `db:"total_minor"`
-	Currency   string         `db:"currency"`
-	ExpiresAt  time.Time      `db:"expires_at"`
-	Title      string         `db:"title"`
-	HallName   string         `db:"hall_name"`
-	CinemaName string         `db:"cinema_name"`
-	TimeZone   string         `db:"time_zone"`
-	StartsAt   time.Time      `db:"starts_at"`
-	TicketCode string         `db:"ticket_code"`
-	Label      sql.NullString `db:"label"`
-	ZoneCode   sql.NullString `db:"zone_code"`
-	ZoneName   sql.NullString `db:"zone_name"`
+	OrderNo    string    `db:"order_no"`
+	ShowID     int64     `db:"show_id"`
+	Status     string    `db:"status"`
+	TotalMinor int64     `db:"total_minor"`
+	Currency   string    `db:"currency"`
+	ExpiresAt  time.Time `db:"expires_at"`
+	Title      string    `db:"title"`
+	HallName   string    `db:"hall_name"`
+	CinemaName string    `db:"cinema_name"`
+	TimeZone   string    `db:"time_zone"`
+	StartsAt   time.Time `db:"starts_at"`
+	TicketCode string    `db:"ticket_code"`
+	// Voucher is the code the order used ("" none), DiscountMinor its saving
+	Voucher       string         `db:"voucher"`
+	DiscountMinor int64          `db:"discount_minor"`
+	Label         sql.NullString `db:"label"`
+	ZoneCode      sql.NullString `db:"zone_code"`
+	ZoneName      sql.NullString `db:"zone_name"`
 	// TicketType is the seat's ticket type, TicketName and TicketNameZh its names (empty
 	// for adult, which has no row)
 	TicketType   sql.NullString `db:"ticket_type"`
@@ -179,11 +182,12 @@ type MailOrderFact struct {
 // MailOrderFacts returns the orders numbered nos (at least one) with their show's title, hall name, cinema (name, zone) and start, their ticket codes, and their seats with their zones' names (in row and column order), as q sees them: one row per seat, the order's columns repeated (an order without seats: one row, no seat), so one statement reads every fact of the batch's e-mails.
 func MailOrderFacts(ctx context.Context, q Querier, nos []string) ([]MailOrderFact, error) {
 	query, args, err := sqlx.In(`SELECT o.order_no, o.show_id, o.status, o.total_minor, o.currency, o.expires_at,
-		m.title, h.name AS hall_name, c.name AS cinema_name, c.time_zone, sh.starts_at, COALESCE(tc.code, '') AS ticket_code, s.label, os.zone_code, COALESCE(z.name, os.zone_code) AS zone_name,
+		m.title, h.name AS hall_name, c.name AS cinema_name, c.time_zone, sh.starts_at, COALESCE(tc.code, '') AS ticket_code,
+		COALESCE(v.code, '') AS voucher, o.discount_minor, s.label, os.zone_code, COALESCE(z.name, os.zone_code) AS zone_name,
 		os.ticket_type, tt.name_en AS ticket_name, tt.name_zh AS ticket_name_zh
 		FROM orders o JOIN shows sh ON sh.id = o.show_id JOIN movies m ON m.id = sh.movie_id JOIN halls h ON h.id = sh.hall_id
 		JOIN cinemas c ON c.id = h.cinema_id
-		LEFT JOIN ticket_codes tc ON tc.order_id = o.id
+		LEFT JOIN ticket_codes tc ON tc.order_id = o.id LEFT JOIN vouchers v ON v.id = o.voucher_id
 		LEFT JOIN order_seats os ON os.order_id = o.id LEFT JOIN seats s ON s.id = os.seat_id
 		LEFT JOIN zones z ON z.hall_id = s.hall_id AND z.code = os.zone_code
 		LEFT JOIN ticket_types tt ON tt.code = os.ticket_type

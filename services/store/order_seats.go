@@ -16,7 +16,7 @@ type OrderSeatRow struct {
 
 // OrderSeatsOf returns the seats of the orders with ids (at least one), with their labels, in row and column order.
 func OrderSeatsOf(ctx context.Context, q Querier, ids []int64) ([]OrderSeatRow, error) {
-	query, args, err := sqlx.In(`SELECT os.order_id, os.seat_id, s.label, os.zone_code, os.ticket_type, os.price_minor
+	query, args, err := sqlx.In(`SELECT os.order_id, os.seat_id, s.label, os.zone_code, os.ticket_type, os.price_minor, os.discount_minor
 		FROM order_seats os JOIN seats s ON s.id = os.seat_id WHERE os.order_id IN (?) ORDER BY s.row_no, s.col_no`, ids)
 	if err != nil {
 		return nil, err

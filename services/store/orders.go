@@ -12,7 +12,7 @@ import (
 
 // orderColumns are the columns of an order row, in services.Order's scan order.
 const orderColumns = `id, order_no, user_id, show_id, status, total_minor, currency, created_at, expires_at,
-	paid_at, cancelled_at, cancel_reason`
+	paid_at, cancelled_at, cancel_reason, voucher_id, discount_minor`
 
 // OrderByID returns the order row with that id, without its seats (sql.ErrNoRows: none).
 func OrderByID(ctx context.Context, q Querier, id int64) (*services.Order, error) {
@@ -49,17 +49,18 @@ func InsertOrders(ctx context.Context, q Querier, orders []*services.Order, seat
 	if len(orders) == 0 {
 		return nil
 	}
-	args := make([]any, 0, 9*len(orders))
+	args := make([]any, 0, 11*len(orders))
 	for _, o := range orders {
-		args = append(args, o.OrderNo, o.UserID, o.ShowID, o.Status, o.TotalMinor, o.Currency, o.CreatedAt, o.ExpiresAt, o.PaidAt)
+		args = append(args, o.OrderNo, o.UserID, o.ShowID, o.Status, o.TotalMinor, o.Currency, o.CreatedAt, o.ExpiresAt, o.PaidAt,
+			o.VoucherID, o.DiscountMinor)
 	}
 	// A seat another live order occupies fails with MySQL error 1062 on
 	// uq_order_seats_live (invariant 1); the caller maps errors. idStep is the distance
 	// between the ids one statement generates when the server hands a multi-row INSERT
 	// consecutive ids (AutoIncrementStep); lock mode 2 interleaves ids of concurrent
 	// statements, so they are read back.
-	res, err := q.ExecContext(ctx, `INSERT INTO orders (order_no, user_id, show_id, status, total_minor, currency, created_at, expires_at, paid_at) VALUES `+
-		placeholderRows(len(orders), 9), args...)
+	res, err := q.ExecContext(ctx, `INSERT INTO orders (order_no, user_id, show_id, status, total_minor, currency, created_at, expires_at, paid_at, voucher_id, discount_minor) VALUES `+
+		placeholderRows(len(orders), 11), args...)
 	if err != nil {
 		return err
 	}
@@ -78,14 +79,14 @@ func InsertOrders(ctx context.Context, q Querier, orders []*services.Order, seat
 	args = args[:0]
 	for _, o := range orders {
 		for _, s := range o.Seats {
-			args = append(args, o.ID, o.ShowID, s.SeatID, s.ZoneCode, ticketTypeOf(s), s.PriceMinor, liveVal)
+			args = append(args, o.ID, o.ShowID, s.SeatID, s.ZoneCode, ticketTypeOf(s), s.PriceMinor, s.DiscountMinor, liveVal)
 			n++
 		}
 	}
 	if n == 0 {
 		return nil
 	}
-	_, err = q.ExecContext(ctx, "INSERT INTO order_seats (order_id, show_id, seat_id, zone_code, ticket_type, price_minor, live) VALUES "+placeholderRows(n, 7), args...)
+	_, err = q.ExecContext(ctx, "INSERT INTO order_seats (order_id, show_id, seat_id, zone_code, ticket_type, price_minor, discount_minor, live) VALUES "+placeholderRows(n, 8), args...)
 	return err
 }
 

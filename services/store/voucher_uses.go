@@ -2,52 +2,138 @@ package store
 
 import (
 	"context"
-	"time"
+
+	"github.com/jmoiron/sqlx"
 )
 
-// VoucherOrder is one live order that used a voucher, as voucher_uses and orders hold
-// it: its seats the voucher discounted (labels), the saving on them and the order's
-// total (minor units), its show (movie title, start UTC) and status.
-type VoucherOrder struct {
-	OrderNo       string    `db:"order_no"`
-	ShowID        int64     `db:"show_id"`
-	Movie         string    `db:"movie"`
-	StartsAt      time.Time `db:"starts_at"`
-	Status        string    `db:"status"`
-	Seats         string    `db:"seats"` // labels, comma-separated
-	SeatCount     int64     `db:"seat_count"`
-	DiscountMinor int64     `db:"discount_minor"`
-	TotalMinor    int64     `db:"total_minor"`
-	Currency      string    `db:"currency"`
-}
-
-// VoucherTotals sums a voucher's live orders: how many, their seats it discounted, the
-// saving on them and the orders' totals (the revenue), in minor units.
-type VoucherTotals struct {
-	Orders        int64 `db:"orders"`
-	Seats         int64 `db:"seats"`
+// VoucherUse is one seat of a live order a voucher discounted (a voucher_uses row);
+// DiscountMinor is what it took off the seat (minor units).
+type VoucherUse struct {
+	OrderID       int64 `db:"order_id"`
+	SeatID        int64 `db:"seat_id"`
+	VoucherID     int64 `db:"voucher_id"`
+	ShowID        int64 `db:"show_id"`
 	DiscountMinor int64 `db:"discount_minor"`
-	RevenueMinor  int64 `db:"revenue_minor"`
 }
 
-// VoucherOrders lists the live orders that used voucher id, newest first, at most limit.
-func VoucherOrders(ctx context.Context, q Querier, voucherID int64, limit int) ([]*VoucherOrder, error) {
-	var out []*VoucherOrder
-	err := q.SelectContext(ctx, &out, `SELECT o.order_no, o.show_id, m.title AS movie, sh.starts_at, o.status,
-		GROUP_CONCAT(s.label ORDER BY s.row_no, s.col_no SEPARATOR ', ') AS seats, COUNT(*) AS seat_count,
-		SUM(u.discount_minor) AS discount_minor, o.total_minor, o.currency
-		FROM voucher_uses u JOIN orders o ON o.id = u.order_id JOIN seats s ON s.id = u.seat_id
-		JOIN shows sh ON sh.id = o.show_id JOIN movies m ON m.id = sh.movie_id
-		WHERE u.voucher_id = ? GROUP BY o.id ORDER BY o.id DESC LIMIT ?`, voucherID, limit)
+// VoucherShowUses returns the live uses of voucher id per show (show id -> seats).
+func VoucherShowUses(ctx context.Context, q Querier, id int64) (map[int64]int64, error) {
+	var rows []struct {
+		ShowID int64 `db:"show_id"`
+		N      int64 `db:"n"`
+	}
+	if err := q.SelectContext(ctx, &rows, "SELECT show_id, COUNT(*) AS n FROM voucher_uses WHERE voucher_id = ? GROUP BY show_id", id); err != nil {
+		return nil, err
+	}
+	out := make(map[int64]int64, len(rows))
+	for _, r := range rows {
+		out[r.ShowID] = r.N
+	}
+	return out, nil
+}
+
+// ShowVoucherUses returns the live uses of each voucher in show showID (voucher id -> seats).
+func ShowVoucherUses(ctx context.Context, q Querier, showID int64) (map[int64]int64, error) {
+	var rows []struct {
+		VoucherID int64 `db:"voucher_id"`
+		N         int64 `db:"n"`
+	}
+	if err := q.SelectContext(ctx, &rows, "SELECT voucher_id, COUNT(*) AS n FROM voucher_uses WHERE show_id = ? GROUP BY voucher_id", showID); err != nil {
+		return nil, err
+	}
+	out := make(map[int64]int64, len(rows))
+	for _, r := range rows {
+		out[r.VoucherID] = r.N
+	}
+	return out, nil
+}
+
+// AddVoucherUses adds n uses to voucher id while it is active and stays within max_uses,
+// and reports whether it did (false: nothing changed).
+func AddVoucherUses(ctx context.Context, q Querier, id, n int64) (bool, error) {
+	res, err := q.ExecContext(ctx, "UPDATE vouchers SET uses = uses + ? WHERE id = ? AND active AND uses + ? <= max_uses", n, id, n)
+	if err != nil {
+		return false, err
+	}
+	changed, err := res.RowsAffected()
+	return changed == 1, err
+}
+
+// LockVoucherUsesLeft reads, locking the row, how many uses voucher id has left and whether it is active.
+func LockVoucherUsesLeft(ctx context.Context, q Querier, id int64) (left int64, active bool, err error) {
+	var row struct {
+		Left   int64 `db:"uses_left"`
+		Active bool  `db:"active"`
+	}
+	err = q.GetContext(ctx, &row, "SELECT CAST(max_uses AS SIGNED) - CAST(uses AS SIGNED) AS uses_left, active FROM vouchers WHERE id = ? FOR UPDATE", id)
+	return row.Left, row.Active, err
+}
+
+// InsertVoucherUses writes uses in one multi-row INSERT (none: nothing).
+func InsertVoucherUses(ctx context.Context, q Querier, uses []VoucherUse) error {
+	if len(uses) == 0 {
+		return nil
+	}
+	args := make([]any, 0, 5*len(uses))
+	for _, u := range uses {
+		args = append(args, u.OrderID, u.SeatID, u.VoucherID, u.ShowID, u.DiscountMinor)
+	}
+	_, err := q.ExecContext(ctx, "INSERT INTO voucher_uses (order_id, seat_id, voucher_id, show_id, discount_minor) VALUES "+
+		placeholderRows(len(uses), 5), args...)
+	return err
+}
+
+// GiveBackVoucherUses gives an ended order's voucher uses back (vouchers.uses less its
+// voucher_uses rows, which it deletes); an order without any costs one statement.
+func GiveBackVoucherUses(ctx context.Context, q Querier, orderID int64) error {
+	res, err := q.ExecContext(ctx, `UPDATE vouchers v JOIN (SELECT voucher_id, COUNT(*) AS n FROM voucher_uses WHERE order_id = ? GROUP BY voucher_id) u
+		ON u.voucher_id = v.id SET v.uses = v.uses - u.n`, orderID)
+	if err != nil {
+		return err
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return nil
+	}
+	_, err = q.ExecContext(ctx, "DELETE FROM voucher_uses WHERE order_id = ?", orderID)
+	return err
+}
+
+// VoucherCodes returns the codes of the vouchers with ids (voucher id -> code).
+func VoucherCodes(ctx context.Context, q Querier, ids []int64) (map[int64]string, error) {
+	if len(ids) == 0 {
+		return map[int64]string{}, nil
+	}
+	query, args, err := sqlx.In("SELECT id, code FROM vouchers WHERE id IN (?)", ids)
+	if err != nil {
+		return nil, err
+	}
+	var rows []struct {
+		ID   int64  `db:"id"`
+		Code string `db:"code"`
+	}
+	if err := q.SelectContext(ctx, &rows, q.Rebind(query), args...); err != nil {
+		return nil, err
+	}
+	out := make(map[int64]string, len(rows))
+	for _, r := range rows {
+		out[r.ID] = r.Code
+	}
+	return out, nil
+}
+
+// VoucherUsesDrift is a voucher whose uses differ from its voucher_uses rows.
+type VoucherUsesDrift struct {
+	ID   int64  `db:"id"`
+	Code string `db:"code"`
+	Uses int64  `db:"uses"`
+	Rows int64  `db:"use_rows"`
+}
+
+// VoucherUsesDrifts lists the vouchers whose uses differ from COUNT(voucher_uses) of them.
+func VoucherUsesDrifts(ctx context.Context, q Querier) ([]VoucherUsesDrift, error) {
+	var out []VoucherUsesDrift
+	err := q.SelectContext(ctx, &out, `SELECT v.id, v.code, v.uses, COALESCE(u.n, 0) AS use_rows FROM vouchers v
+		LEFT JOIN (SELECT voucher_id, COUNT(*) AS n FROM voucher_uses GROUP BY voucher_id) u ON u.voucher_id = v.id
+		WHERE v.uses <> COALESCE(u.n, 0) ORDER BY v.id`)
 	return out, err
-}
-
-// VoucherTotalsOf sums the live orders that used voucher id.
-func VoucherTotalsOf(ctx context.Context, q Querier, voucherID int64) (VoucherTotals, error) {
-	var t VoucherTotals
-	err := q.GetContext(ctx, &t, `SELECT COUNT(*) AS orders, COALESCE(SUM(x.seats), 0) AS seats,
-		COALESCE(SUM(x.discount), 0) AS discount_minor, COALESCE(SUM(o.total_minor), 0) AS revenue_minor
-		FROM (SELECT order_id, COUNT(*) AS seats, SUM(discount_minor) AS discount FROM voucher_uses
-		WHERE voucher_id = ? GROUP BY order_id) x JOIN orders o ON o.id = x.order_id`, voucherID)
-	return t, err
 }

@@ -192,7 +192,8 @@ func (e *TestEnv) Create(userID int64, seatIDs ...int64) (*services.Order, error
 // CheckInvariants compares MySQL and Redis for the env's show: at most one live order
 // per seat (invariant 1), every live order seat a sellable seat of the show's hall and one
 // physical seat one seat id (invariant 12), Redis seat values equal to MySQL's (invariant 3), zone counts
-// and per-user counts equal to what MySQL implies, and nobody over the purchase limit.
+// and per-user counts equal to what MySQL implies, nobody over the purchase limit, and
+// voucher uses within max_uses and equal in both stores (invariant 19, checkVoucherUses).
 func (e *TestEnv) CheckInvariants() {
 	e.T.Helper()
 	ctx := context.Background()
@@ -240,6 +241,7 @@ func (e *TestEnv) CheckInvariants() {
 			e.T.Errorf("user %d holds or owns %d seats, over the limit %d", u, n, e.Show.PurchaseLimit)
 		}
 	}
+	e.checkVoucherUses()
 }
 
 // checkSeatIdentity checks invariant 12 for the env's show in MySQL: no live order seat
