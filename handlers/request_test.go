@@ -32,3 +32,23 @@ func TestBodyLimit(t *testing.T) {
 		})
 	}
 }
+
+// TestParseID: an id has one spelling, so "07", "+7" and " 7" never alias 7 (in paths,
+// queries and bodies alike).
+func TestParseID(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want int64
+		ok   bool
+	}{
+		{"7", 7, true}, {"10", 10, true}, {"9223372036854775807", 9223372036854775807, true},
+		{"01", 0, false}, {"007", 0, false}, {"0", 0, false}, {"+1", 0, false}, {"-1", 0, false},
+		{" 1", 0, false}, {"1 ", 0, false}, {"1e3", 0, false}, {"", 0, false}, {"9223372036854775808", 0, false},
+	} {
+		t.Run(tc.in, func(t *testing.T) {
+			if got, ok := parseID(tc.in); ok != tc.ok || ok && got != tc.want {
+				t.Errorf("parseID(%q) = %d, %v; want %d, %v", tc.in, got, ok, tc.want, tc.ok)
+			}
+		})
+	}
+}
