@@ -52,3 +52,22 @@ func TestParseID(t *testing.T) {
 		})
 	}
 }
+
+// TestSentence: a service message shown on a page starts with a capital and ends with a
+// full stop; a field name it opens with reads as words ("Time zone", never "Time_zone").
+func TestSentence(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{`time_zone "Mars/Olympus" is not an IANA time zone (such as Europe/London)`, `Time zone "Mars/Olympus" is not an IANA time zone (such as Europe/London).`},
+		{"cinema_id must be an id string such as \"7\"", "Cinema id must be an id string such as \"7\"."},
+		{"name must be 1 to 100 characters", "Name must be 1 to 100 characters."},
+		{"Seats are taken!", "Seats are taken!"},
+		{"show_id", "Show id."},
+		{"", ""},
+	} {
+		t.Run(tc.in, func(t *testing.T) {
+			if got := sentence(tc.in); got != tc.want {
+				t.Errorf("sentence(%q) = %q, want %q", tc.in, got, tc.want)
+			}
+		})
+	}
+}
