@@ -35,6 +35,8 @@ func TestCatalogWriter_CreateCinema(t *testing.T) {
 		{"Local is not a zone", catalog.CinemaInput{Name: "A", TimeZone: "Local", Currency: "EUR"}, services.CodeInvalidRequest},
 		{"lower-case currency", catalog.CinemaInput{Name: "A", TimeZone: "UTC", Currency: "eur"}, services.CodeInvalidRequest},
 		{"not an ISO 4217 code", catalog.CinemaInput{Name: "A", TimeZone: "UTC", Currency: "ABC"}, services.CodeInvalidRequest},
+		{"no currency (XXX)", catalog.CinemaInput{Name: "A", TimeZone: "UTC", Currency: "XXX"}, services.CodeInvalidRequest},
+		{"gold (XAU)", catalog.CinemaInput{Name: "A", TimeZone: "UTC", Currency: "XAU"}, services.CodeInvalidRequest},
 		{"name in use", catalog.CinemaInput{Name: "SEATFLOW LONDON", TimeZone: "UTC", Currency: "EUR"}, services.CodeConflict},
 	}
 	for _, c := range cases {
@@ -75,6 +77,43 @@ func TestCatalogWriter_CreateCinema(t *testing.T) {
 		}
 		if _, err := w.CreateHall(ctx, admin, catalog.HallInput{CinemaID: london.ID + 100, Name: "Nowhere", Layout: "SS"}); services.ErrorCode(err) != services.CodeNotFound {
 			t.Errorf("a hall in an unknown cinema: %v, want NOT_FOUND", err)
+		}
+	})
+	t.Run("a hall without a cinema for limited staff", func(t *testing.T) {
+		first, err := e.Catalog.FirstCinema(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		paris, err := w.CreateCinema(ctx, admin, catalog.CinemaInput{Name: "seatflow Paris", TimeZone: "Europe/Paris", Currency: "EUR"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		limited := func(ids ...int64) context.Context {
+			return services.WithCinemaScope(ctx, services.CinemaScope{IDs: ids})
+		}
+		for i, tc := range []struct {
+			name string
+			ctx  context.Context
+			want int64  // the hall's cinema
+			code string // or the error's
+		}{
+			{"every cinema: the first", ctx, first.ID, ""},
+			{"the first among theirs: the first", limited(first.ID, london.ID), first.ID, ""},
+			{"one cinema: that one", limited(london.ID), london.ID, ""},
+			{"several cinemas, not the first: name one", limited(london.ID, paris.ID), 0, services.CodeInvalidRequest},
+		} {
+			t.Run(tc.name, func(t *testing.T) {
+				h, err := w.CreateHall(tc.ctx, admin, catalog.HallInput{Name: "Unnamed " + strconv.Itoa(i), Layout: "SS"})
+				if tc.code != "" {
+					if services.ErrorCode(err) != tc.code {
+						t.Fatalf("err = %v, want %s", err, tc.code)
+					}
+					return
+				}
+				if err != nil || h.CinemaID != tc.want {
+					t.Fatalf("hall %+v, %v; want it in cinema %d", h, err, tc.want)
+				}
+			})
 		}
 	})
 }
