@@ -269,6 +269,11 @@ func TestCinemaScope_LimitedStaffAPI(t *testing.T) {
 			}
 		}
 	})
+	t.Run("console orders of A's show", func(t *testing.T) {
+		if p := a.getPage("/admin/orders?show_id="+f.showA, f.limited); p.status != 403 || strings.Contains(string(p.body), f.orderA) {
+			t.Errorf("limited staff, A's show: %d %.300s", p.status, p.body)
+		}
+	})
 	t.Run("console audit log by cinema", func(t *testing.T) {
 		if p := a.getPage("/admin/audit?cinema_id="+f.cinemaA, f.limited); p.status != 403 || !strings.Contains(string(p.body), "works for other cinemas") {
 			t.Errorf("limited staff, cinema A: %d %.300s", p.status, p.body)
@@ -297,12 +302,16 @@ func TestCinemaScope_LimitedStaffAPI(t *testing.T) {
 			"hall, no cinema_id": {"/api/v1/admin/halls", map[string]string{"name": "River 3", "layout": "SS"}, 201, ""},
 			"show in A's hall":   {"/api/v1/admin/shows", show(f.hallA), 403, "FORBIDDEN"},
 			"show in B's hall":   {"/api/v1/admin/shows", show(f.hallB), 201, ""},
-			"audit of A":         {"", nil, 403, "FORBIDDEN"},
+			"audit of A":         {"GET /api/v1/admin/audit?cinema_id=" + f.cinemaA, nil, 403, "FORBIDDEN"},
+			"orders of A's show": {"GET /api/v1/admin/orders?show_id=" + f.showA, nil, 403, "FORBIDDEN"},
+			"orders of B's show": {"GET /api/v1/admin/orders?show_id=" + f.showB, nil, 200, ""},
+			"price cards of A":   {"GET /api/v1/admin/price-cards?cinema_id=" + f.cinemaA, nil, 403, "FORBIDDEN"},
+			"price cards of B":   {"GET /api/v1/admin/price-cards?cinema_id=" + f.cinemaB, nil, 200, ""},
 		} {
 			t.Run(name, func(t *testing.T) {
 				var r apiResp
-				if tc.path == "" {
-					r = a.do("GET", "/api/v1/admin/audit?cinema_id="+f.cinemaA, f.limited, nil, nil)
+				if get, ok := strings.CutPrefix(tc.path, "GET "); ok {
+					r = a.do("GET", get, f.limited, nil, nil)
 				} else {
 					r = a.do("POST", tc.path, f.limited, tc.body, nil)
 				}
