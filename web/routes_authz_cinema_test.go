@@ -267,6 +267,10 @@ func TestCinemaScope_LimitedStaffAPI(t *testing.T) {
 			if strings.Contains(string(limited.body), needle) || limited.status != 200 {
 				t.Errorf("limited staff %s: %d, %q shown", path, limited.status, needle)
 			}
+			if path == "/admin/halls" && (!strings.Contains(string(admin.body), `<th scope="col">Cinema</th>`) ||
+				!strings.Contains(string(admin.body), `data-cinema="`+f.cinemaB+`">Riverside</td>`)) {
+				t.Errorf("admin %s: no cinema column naming Riverside", path)
+			}
 		}
 	})
 	t.Run("console orders of A's show", func(t *testing.T) {
