@@ -10,6 +10,7 @@ import (
 	"seatflow/services"
 	"seatflow/services/catalog"
 	"seatflow/services/seats"
+	"seatflow/services/store"
 )
 
 func TestCatalogWriter_CreateCinema(t *testing.T) {
@@ -184,5 +185,41 @@ func TestListing_EachCinemasOwnLocalDay(t *testing.T) {
 	}
 	if _, err := listing.OnDate(ctx, "2026-12-01", london.ID+100); services.ErrorCode(err) != services.CodeNotFound {
 		t.Errorf("an unknown cinema: %v, want NOT_FOUND", err)
+	}
+}
+
+// TestCatalogWriter_CinemaCounts counts each cinema's halls and the staff limited to it
+// (an account that is no longer staff is not counted).
+func TestCatalogWriter_CinemaCounts(t *testing.T) {
+	e, w, admin, _ := newCatalogWriterEnv(t)
+	ctx := context.Background()
+	first := e.Hall.CinemaID
+	london, err := w.CreateCinema(ctx, admin, catalog.CinemaInput{Name: "seatflow London", TimeZone: "Europe/London", Currency: "GBP"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"Screen 1", "Screen 2"} {
+		if _, err := w.CreateHall(ctx, admin, catalog.HallInput{CinemaID: london.ID, Name: name, Layout: "SS"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i, role := range []string{services.RoleStaff, services.RoleCustomer} {
+		u, err := e.Users.Create(ctx, "counted-"+strconv.Itoa(i)+"-"+strconv.FormatInt(time.Now().UnixNano(), 10)+"@test.example", "password-123", "Counted", role)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := store.SetStaffCinemas(ctx, e.DB, u, []int64{london.ID}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := w.CinemaCounts(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got[london.ID] != (catalog.CinemaCounts{Halls: 2, Staff: 1}) {
+		t.Errorf("London: %+v, want 2 halls and 1 staff", got[london.ID])
+	}
+	if got[first].Halls < 1 || got[first].Staff != 0 {
+		t.Errorf("the first cinema: %+v, want its halls and no limited staff", got[first])
 	}
 }
