@@ -103,6 +103,7 @@ func TestAxeBrowser_EveryPage(t *testing.T) {
 		{name: "console-order", path: "/admin/orders/" + paid, who: "admin"},
 		{name: "console-audit", path: "/admin/audit", who: "admin"},
 		{name: "console-users", path: "/admin/users/", who: "admin"},
+		{name: "console-cinemas", path: "/admin/cinemas/", who: "admin"},
 		{name: "console-reconcile", path: "/admin/reconcile/", who: "admin"},
 		{name: "console-reconcile-run", path: "/admin/reconcile/runs/" + runID, who: "admin"},
 		{name: "console-mailbox", path: "/admin/mailbox/", who: "admin"},
