@@ -127,9 +127,11 @@ func parseHallBody(body []byte) (hallBody, error) {
 }
 
 // apiAdminCreateHall creates a hall from {"cinema_id"?,"name","layout","numbering"?}
-// (no cinema_id: the install's first cinema) -> 201 the hall. Errors: 400 (name; layout
-// problems naming line and column), 404 (cinema), 409 CONFLICT (the name is in use in
-// the cinema), 503.
+// (no cinema_id: the install's first cinema for staff who may use it, else the one
+// cinema of staff limited to exactly one) -> 201 the hall. Errors: 400 (name; layout
+// problems naming line and column; no cinema_id from staff limited to several cinemas
+// without the first), 403 (another cinema), 404 (cinema), 409 CONFLICT (the name is in
+// use in the cinema), 503.
 func (d *Deps) apiAdminCreateHall(c *fiber.Ctx) error {
 	b, err := parseHallBody(c.Body())
 	if err != nil {

@@ -20,6 +20,7 @@ type CinemaReader interface {
 type CinemaAdminService interface {
 	CreateCinema(ctx context.Context, actorID int64, in catalog.CinemaInput) (services.Cinema, error)
 	UpdateCinema(ctx context.Context, actorID, id int64, in catalog.CinemaInput) (services.Cinema, error)
+	CinemaCounts(ctx context.Context) (map[int64]catalog.CinemaCounts, error)
 }
 
 // cinemaRef is a show's cinema as the show carries it (API.md "Cinemas").

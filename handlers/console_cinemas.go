@@ -79,6 +79,14 @@ func (d *Deps) renderCinemas(c *fiber.Ctx, status int, p views.CinemasPageProps)
 	if err != nil {
 		return errorPage(c, err)
 	}
-	p.Cinemas = cs
+	counts, err := d.Catalog.CinemaCounts(ctx)
+	if err != nil {
+		return errorPage(c, err)
+	}
+	p.Cinemas, p.Now = cs, d.now()
+	p.Halls, p.Staff = make(map[int64]int, len(counts)), make(map[int64]int, len(counts))
+	for id, n := range counts {
+		p.Halls[id], p.Staff[id] = n.Halls, n.Staff
+	}
 	return render(c, status, views.CinemasPage(p))
 }

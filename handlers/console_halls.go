@@ -32,7 +32,17 @@ func (d *Deps) hallListPage(c *fiber.Ctx) error {
 			}
 		}
 	}
-	return render(c, fiber.StatusOK, views.HallListPage(views.HallListProps{Page: page(c, "Halls"), Halls: halls, Saved: saved}))
+	names := map[int64]string{}
+	if d.Cinemas != nil {
+		cinemas, err := d.Cinemas.Cinemas(ctx)
+		if err != nil {
+			return errorPage(c, err)
+		}
+		for _, cin := range cinemas {
+			names[cin.ID] = cin.Name
+		}
+	}
+	return render(c, fiber.StatusOK, views.HallListPage(views.HallListProps{Page: page(c, "Halls"), Halls: halls, Saved: saved, Cinemas: names}))
 }
 
 // newHallPage shows the empty form with a sample layout.

@@ -52,7 +52,7 @@ func (d *Deps) ordersPage(c *fiber.Ctx) error {
 			}
 			shows[o.ShowID] = s
 		}
-		items[i] = views.OrderListItem{Order: o, Show: s}
+		items[i] = views.OrderListItem{Order: o, Show: s, CinemaName: d.chainCinema(ctx, s)}
 	}
 	return render(c, fiber.StatusOK, views.OrdersPage(views.OrdersPageProps{
 		Page:   page(c, tr(c, "layout.my_orders", nil)),
@@ -158,12 +158,13 @@ func (d *Deps) renderOrder(c *fiber.Ctx, u *services.User, no string, status int
 		show = nil
 	}
 	props := views.OrderPageProps{
-		Page:  page(c, tr(c, "order.title", nil)+" "+order.OrderNo),
-		Order: order,
-		Show:  show,
-		Now:   d.now(),
-		Zone:  d.showZone(show),
-		Error: msg,
+		Page:       page(c, tr(c, "order.title", nil)+" "+order.OrderNo),
+		Order:      order,
+		Show:       show,
+		CinemaName: d.chainCinema(ctx, show),
+		Now:        d.now(),
+		Zone:       d.showZone(show),
+		Error:      msg,
 	}
 	d.orderExtras(c, &props)
 	if order.Status == services.OrderPaid && d.Tickets != nil {

@@ -3,6 +3,7 @@ package handlers
 import (
 	"context"
 	"encoding/json"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -362,10 +363,19 @@ func bookingMessage(l views.Lang, se *services.Error, m *seats.SeatMap, userID i
 	return serviceText(l, se, sentence(se.Message)), nil
 }
 
-// sentence capitalises a service message and ends it with a full stop.
+// sentence capitalises a service message and ends it with a full stop. A message that
+// opens with a field's name as the API spells it ("time_zone must be …", "cinema_id …")
+// opens with it in words ("Time zone must be …").
 func sentence(s string) string {
 	if s == "" {
 		return s
+	}
+	end := strings.IndexByte(s, ' ')
+	if end < 0 {
+		end = len(s)
+	}
+	if fieldName.MatchString(s[:end]) {
+		s = strings.ReplaceAll(s[:end], "_", " ") + s[end:]
 	}
 	if s[0] >= 'a' && s[0] <= 'z' {
 		s = string(s[0]-'a'+'A') + s[1:]
@@ -375,6 +385,9 @@ func sentence(s string) string {
 	}
 	return s
 }
+
+// fieldName is a request field's name as the API spells it: lower-case words joined by "_".
+var fieldName = regexp.MustCompile(`^[a-z]+(_[a-z]+)+$`)
 
 // seatIDs parses the form's seat values into ids (duplicates dropped); problem says
 // what is wrong with them.

@@ -67,25 +67,21 @@ func hallCtxOf(c *fiber.Ctx) (context.Context, context.CancelFunc) {
 
 var digits = regexp.MustCompile(`^[0-9]{1,19}$`)
 
-// parseID reads a positive decimal id ("7"): digits only, no sign or spaces; anything
-// else is false. Every id of a show, movie, hall, user or run is read with it.
+// parseID reads a positive decimal id ("7") in its one spelling: digits only, no sign,
+// spaces or leading zeros ("07" and "+7" are not 7); anything else is false. Every id of
+// a cinema, show, movie, hall, user or run in a path, query or body is read with it.
 func parseID(s string) (int64, bool) {
-	if !digits.MatchString(s) {
+	if !digits.MatchString(s) || s[0] == '0' {
 		return 0, false
 	}
 	n, err := strconv.ParseInt(s, 10, 64)
 	return n, err == nil && n > 0
 }
 
-// idParam parses a positive integer route parameter with parseID, in one spelling only
-// (no leading zeros); anything else is false, which handlers answer with NOT_FOUND (an
-// id that cannot exist names nothing).
+// idParam parses a positive integer route parameter with parseID; anything else is
+// false, which handlers answer with NOT_FOUND (an id that cannot exist names nothing).
 func idParam(c *fiber.Ctx, name string) (int64, bool) {
-	p := c.Params(name)
-	if len(p) > 0 && p[0] == '0' {
-		return 0, false // one spelling per id: no leading zeros
-	}
-	return parseID(p)
+	return parseID(c.Params(name))
 }
 
 // queryLimit reads the ?limit= of a list: def when absent, else a whole number from 1

@@ -68,11 +68,24 @@ func Thousands(n uint64) string {
 	return b.String()
 }
 
+// notMoney are the ISO 4217 codes that name no legal tender: precious metals (XAU, XAG,
+// XPD, XPT), fund and settlement units (XDR, XSU, XUA, XBA..XBD), the test code XTS and
+// "no currency" XXX. golang.org/x/text/currency parses them like any other code.
+var notMoney = map[string]bool{
+	"XAG": true, "XAU": true, "XPD": true, "XPT": true,
+	"XBA": true, "XBB": true, "XBC": true, "XBD": true,
+	"XDR": true, "XSU": true, "XUA": true, "XTS": true, "XXX": true,
+}
+
 // CheckCurrency returns INVALID_REQUEST unless code is an ISO 4217 currency code in upper
-// case ("GBP", "CNY"); golang.org/x/text/currency knows the list.
+// case ("GBP", "CNY") that is legal tender somewhere: golang.org/x/text/currency knows
+// the list, and the codes of metals, funds, tests and "no currency" (notMoney) are refused.
 func CheckCurrency(code string) error {
 	if len(code) != 3 || strings.ToUpper(code) != code {
 		return Errorf(CodeInvalidRequest, "currency %q must be an ISO 4217 code in capitals, such as GBP", code)
+	}
+	if notMoney[code] {
+		return Errorf(CodeInvalidRequest, "currency %q is not money people pay with: use a legal tender such as GBP", code)
 	}
 	if _, err := currency.ParseISO(code); err != nil {
 		return Errorf(CodeInvalidRequest, "currency %q is not an ISO 4217 code", code)

@@ -14,6 +14,8 @@ type HallListProps struct {
 	Page  Page
 	Halls []*services.Hall
 	Saved string
+	// Cinemas names the halls' cinemas by id.
+	Cinemas map[int64]string
 }
 
 // HallFormProps is the create or edit form of a hall: ID 0 for a new hall; Name, Layout

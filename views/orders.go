@@ -14,9 +14,11 @@ type OrderPageProps struct {
 	Page
 	Order *services.Order
 	Show  *services.Show
-	Now   time.Time
-	Zone  *time.Location
-	Error string
+	// CinemaName is the show's cinema when the install has more than one; "" otherwise.
+	CinemaName string
+	Now        time.Time
+	Zone       *time.Location
+	Error      string
 	// Payment is the payment the buyer just came back from (nil when none): a declined
 	// or refunded one is told plainly.
 	Payment *Payment
@@ -111,6 +113,8 @@ func (l Lang) KindSuffix(kind string) string {
 type OrderListItem struct {
 	Order *services.Order
 	Show  *services.Show // nil when unknown
+	// CinemaName is the show's cinema when the install has more than one; "" otherwise.
+	CinemaName string
 }
 
 // OrdersPageProps are the props of the signed-in user's order list (newest first).
@@ -385,4 +389,13 @@ type Payment struct {
 	Status      string
 	CreatedAt   time.Time
 	OrderNo     string
+}
+
+// HallPlace is where a show plays, in one line: "seatflow London · Screen 2", or the
+// hall alone when cinema is "" (a single-cinema install).
+func HallPlace(cinema, hall string) string {
+	if cinema == "" {
+		return hall
+	}
+	return cinema + " · " + hall
 }

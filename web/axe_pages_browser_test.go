@@ -108,6 +108,7 @@ func TestAxeBrowser_EveryPage(t *testing.T) {
 		{name: "console-vouchers", path: "/admin/vouchers", who: "admin"},
 		{name: "console-voucher", path: "/admin/vouchers/AXE-10", who: "admin"},
 		{name: "console-users", path: "/admin/users/", who: "admin"},
+		{name: "console-cinemas", path: "/admin/cinemas/", who: "admin"},
 		{name: "console-reconcile", path: "/admin/reconcile/", who: "admin"},
 		{name: "console-reconcile-run", path: "/admin/reconcile/runs/" + runID, who: "admin"},
 		{name: "console-mailbox", path: "/admin/mailbox/", who: "admin"},

@@ -299,7 +299,8 @@ func (a *testApp) chainOrder(t *testing.T, show string) (string, string) {
 // TestCinemaChain_TicketCalendarAndEmailTellTheShowsCinema: a paid order of a London
 // show after the change to BST and one of a Shanghai show past its local midnight:
 // the ticket page tells the local start, the .ics has the instant in UTC and the
-// show's cinema as LOCATION, and the e-mail the local start.
+// show's cinema as LOCATION, and the e-mail the local start; the order page, its
+// ticket, the buyer's list of orders and the e-mail name the cinema.
 func TestCinemaChain_TicketCalendarAndEmailTellTheShowsCinema(t *testing.T) {
 	a := newTestApp(t, nil)
 	f := a.chainFixture(t)
@@ -315,6 +316,13 @@ func TestCinemaChain_TicketCalendarAndEmailTellTheShowsCinema(t *testing.T) {
 			if ticket.status != 200 || !strings.Contains(string(ticket.body), tc.ticket) || !strings.Contains(string(ticket.body), "<dd>"+tc.cinema+"</dd>") {
 				t.Errorf("ticket (%d) does not tell %q at %s", ticket.status, tc.ticket, tc.cinema)
 			}
+			order := a.getPage("/orders/"+no, token)
+			if order.status != 200 || !strings.Contains(string(order.body), "<span data-cinema>"+tc.cinema+"</span>") || !strings.Contains(string(order.body), "<dd>"+tc.cinema+"</dd>") {
+				t.Errorf("the order page (%d) does not name %s", order.status, tc.cinema)
+			}
+			if list := a.getPage("/orders", token); list.status != 200 || !strings.Contains(string(list.body), tc.cinema+" · ") {
+				t.Errorf("my orders (%d) do not name %s", list.status, tc.cinema)
+			}
 			ics := string(a.getPage("/orders/"+no+"/calendar.ics", token).body)
 			if !strings.Contains(ics, tc.dtstart+"\r\n") || !strings.Contains(ics, "LOCATION:"+tc.cinema+"\r\n") {
 				t.Errorf(".ics lacks %s or LOCATION:%s:\n%s", tc.dtstart, tc.cinema, ics)
@@ -324,8 +332,8 @@ func TestCinemaChain_TicketCalendarAndEmailTellTheShowsCinema(t *testing.T) {
 				t.Fatalf("the paid e-mail of %s: %v %v", no, ids, err)
 			}
 			m := string(a.getPage(fmt.Sprintf("/admin/mailbox/%d", ids[0]), f.admin).body)
-			if !strings.Contains(m, tc.mail) {
-				t.Errorf("the e-mail does not tell %q", tc.mail)
+			if !strings.Contains(m, tc.mail) || !strings.Contains(m, tc.cinema) {
+				t.Errorf("the e-mail does not tell %q at %s", tc.mail, tc.cinema)
 			}
 		})
 	}

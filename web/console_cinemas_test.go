@@ -33,6 +33,8 @@ func TestConsoleCinemas(t *testing.T) {
 	}{
 		{"unknown zone", url.Values{"name": {"Riverside"}, "time_zone": {"Mars/Olympus"}, "currency": {"CNY"}}, 400, "Mars/Olympus"},
 		{"bad currency", url.Values{"name": {"Riverside"}, "time_zone": {"Asia/Shanghai"}, "currency": {"XX"}}, 400, "currency"},
+		{"not money", url.Values{"name": {"Riverside"}, "time_zone": {"Asia/Shanghai"}, "currency": {"XAU"}}, 400, "XAU"},
+		{"zone message in words", url.Values{"name": {"Riverside"}, "time_zone": {"Nowhere/Else"}, "currency": {"CNY"}}, 400, "Time zone &#34;Nowhere/Else&#34;"},
 		{"blank name", url.Values{"name": {" "}, "time_zone": {"Asia/Shanghai"}, "currency": {"CNY"}}, 400, "name"},
 		{"added", url.Values{"name": {"Riverside"}, "time_zone": {"Asia/Shanghai"}, "currency": {"CNY"}}, 303, ""},
 		{"name in use", url.Values{"name": {"Riverside"}, "time_zone": {"Europe/London"}, "currency": {"GBP"}}, 409, "Riverside"},
@@ -113,6 +115,29 @@ func TestConsoleCinemas(t *testing.T) {
 		}
 		if got := a.count("SELECT COUNT(*) FROM halls WHERE name = 'River 2' AND cinema_id = ?", b); got != 1 {
 			t.Errorf("the hall is not in the cinema picked")
+		}
+	})
+	t.Run("each cinema's id, local offset, halls and limited staff", func(t *testing.T) {
+		if _, uid := a.registerAs("counted-" + b + "@example.test"); a.do("PATCH", "/api/v1/admin/users/"+uid, admin, map[string]any{"role": "staff", "cinema_ids": []string{b}}, nil).status != 200 {
+			t.Fatal("limit a staff member to Riverside")
+		}
+		p := string(a.getPage("/admin/cinemas", admin).body)
+		i := strings.Index(p, `id="cinema-`+b+`"`)
+		if i < 0 {
+			t.Fatalf("no card of cinema %s", b)
+		}
+		card := p[i:]
+		if j := strings.Index(card, "</li>"); j > 0 {
+			card = card[:j]
+		}
+		for _, want := range []string{"<dd data-cinema-id>" + b + "</dd>", "<dd data-cinema-offset>UTC+08:00 now</dd>",
+			"<dd data-cinema-halls>2</dd>", "<dd data-cinema-staff>1</dd>"} {
+			if !strings.Contains(card, want) {
+				t.Errorf("Riverside's card lacks %s:\n%s", want, card)
+			}
+		}
+		if strings.Contains(p, "Time_zone") {
+			t.Error("the page shows a field name as the API spells it")
 		}
 	})
 }

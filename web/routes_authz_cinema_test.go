@@ -280,6 +280,15 @@ func TestCinemaScope_LimitedStaffAPI(t *testing.T) {
 			if strings.Contains(string(limited.body), needle) || limited.status != 200 {
 				t.Errorf("limited staff %s: %d, %q shown", path, limited.status, needle)
 			}
+			if path == "/admin/halls" && (!strings.Contains(string(admin.body), `<th scope="col">Cinema</th>`) ||
+				!strings.Contains(string(admin.body), `data-cinema="`+f.cinemaB+`">Riverside</td>`)) {
+				t.Errorf("admin %s: no cinema column naming Riverside", path)
+			}
+		}
+	})
+	t.Run("console orders of A's show", func(t *testing.T) {
+		if p := a.getPage("/admin/orders?show_id="+f.showA, f.limited); p.status != 403 || strings.Contains(string(p.body), f.orderA) {
+			t.Errorf("limited staff, A's show: %d %.300s", p.status, p.body)
 		}
 	})
 	t.Run("console audit log by cinema", func(t *testing.T) {
@@ -310,12 +319,16 @@ func TestCinemaScope_LimitedStaffAPI(t *testing.T) {
 			"hall, no cinema_id": {"/api/v1/admin/halls", map[string]string{"name": "River 3", "layout": "SS"}, 201, ""},
 			"show in A's hall":   {"/api/v1/admin/shows", show(f.hallA), 403, "FORBIDDEN"},
 			"show in B's hall":   {"/api/v1/admin/shows", show(f.hallB), 201, ""},
-			"audit of A":         {"", nil, 403, "FORBIDDEN"},
+			"audit of A":         {"GET /api/v1/admin/audit?cinema_id=" + f.cinemaA, nil, 403, "FORBIDDEN"},
+			"orders of A's show": {"GET /api/v1/admin/orders?show_id=" + f.showA, nil, 403, "FORBIDDEN"},
+			"orders of B's show": {"GET /api/v1/admin/orders?show_id=" + f.showB, nil, 200, ""},
+			"price cards of A":   {"GET /api/v1/admin/price-cards?cinema_id=" + f.cinemaA, nil, 403, "FORBIDDEN"},
+			"price cards of B":   {"GET /api/v1/admin/price-cards?cinema_id=" + f.cinemaB, nil, 200, ""},
 		} {
 			t.Run(name, func(t *testing.T) {
 				var r apiResp
-				if tc.path == "" {
-					r = a.do("GET", "/api/v1/admin/audit?cinema_id="+f.cinemaA, f.limited, nil, nil)
+				if get, ok := strings.CutPrefix(tc.path, "GET "); ok {
+					r = a.do("GET", get, f.limited, nil, nil)
 				} else {
 					r = a.do("POST", tc.path, f.limited, tc.body, nil)
 				}

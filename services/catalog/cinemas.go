@@ -168,3 +168,36 @@ func cinemaWriteError(err error, name string) error {
 	}
 	return asServiceError(err)
 }
+
+// CinemaCounts is what a cinema holds: its halls and the staff accounts limited to it
+// (staff without limits work for every cinema and are not counted).
+type CinemaCounts struct {
+	Halls, Staff int
+}
+
+// CinemaCounts returns each cinema's counts by cinema id (a cinema with neither halls
+// nor limited staff is absent: zero counts). Errors: UNAVAILABLE.
+func (w *CatalogWriter) CinemaCounts(ctx context.Context) (map[int64]CinemaCounts, error) {
+	ctx, cancel := context.WithTimeout(ctx, store.DBTimeout)
+	defer cancel()
+	halls, err := store.CinemaHallCounts(ctx, w.db)
+	if err != nil {
+		return nil, store.Unavailable("the database", err)
+	}
+	staff, err := store.CinemaStaffCounts(ctx, w.db)
+	if err != nil {
+		return nil, store.Unavailable("the database", err)
+	}
+	out := make(map[int64]CinemaCounts, len(halls)+len(staff))
+	for id, n := range halls {
+		c := out[id]
+		c.Halls = n
+		out[id] = c
+	}
+	for id, n := range staff {
+		c := out[id]
+		c.Staff = n
+		out[id] = c
+	}
+	return out, nil
+}

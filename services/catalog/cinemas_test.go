@@ -10,6 +10,7 @@ import (
 	"seatflow/services"
 	"seatflow/services/catalog"
 	"seatflow/services/seats"
+	"seatflow/services/store"
 )
 
 func TestCatalogWriter_CreateCinema(t *testing.T) {
@@ -35,6 +36,8 @@ func TestCatalogWriter_CreateCinema(t *testing.T) {
 		{"Local is not a zone", catalog.CinemaInput{Name: "A", TimeZone: "Local", Currency: "EUR"}, services.CodeInvalidRequest},
 		{"lower-case currency", catalog.CinemaInput{Name: "A", TimeZone: "UTC", Currency: "eur"}, services.CodeInvalidRequest},
 		{"not an ISO 4217 code", catalog.CinemaInput{Name: "A", TimeZone: "UTC", Currency: "ABC"}, services.CodeInvalidRequest},
+		{"no currency (XXX)", catalog.CinemaInput{Name: "A", TimeZone: "UTC", Currency: "XXX"}, services.CodeInvalidRequest},
+		{"gold (XAU)", catalog.CinemaInput{Name: "A", TimeZone: "UTC", Currency: "XAU"}, services.CodeInvalidRequest},
 		{"name in use", catalog.CinemaInput{Name: "SEATFLOW LONDON", TimeZone: "UTC", Currency: "EUR"}, services.CodeConflict},
 	}
 	for _, c := range cases {
@@ -75,6 +78,43 @@ func TestCatalogWriter_CreateCinema(t *testing.T) {
 		}
 		if _, err := w.CreateHall(ctx, admin, catalog.HallInput{CinemaID: london.ID + 100, Name: "Nowhere", Layout: "SS"}); services.ErrorCode(err) != services.CodeNotFound {
 			t.Errorf("a hall in an unknown cinema: %v, want NOT_FOUND", err)
+		}
+	})
+	t.Run("a hall without a cinema for limited staff", func(t *testing.T) {
+		first, err := e.Catalog.FirstCinema(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		paris, err := w.CreateCinema(ctx, admin, catalog.CinemaInput{Name: "seatflow Paris", TimeZone: "Europe/Paris", Currency: "EUR"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		limited := func(ids ...int64) context.Context {
+			return services.WithCinemaScope(ctx, services.CinemaScope{IDs: ids})
+		}
+		for i, tc := range []struct {
+			name string
+			ctx  context.Context
+			want int64  // the hall's cinema
+			code string // or the error's
+		}{
+			{"every cinema: the first", ctx, first.ID, ""},
+			{"the first among theirs: the first", limited(first.ID, london.ID), first.ID, ""},
+			{"one cinema: that one", limited(london.ID), london.ID, ""},
+			{"several cinemas, not the first: name one", limited(london.ID, paris.ID), 0, services.CodeInvalidRequest},
+		} {
+			t.Run(tc.name, func(t *testing.T) {
+				h, err := w.CreateHall(tc.ctx, admin, catalog.HallInput{Name: "Unnamed " + strconv.Itoa(i), Layout: "SS"})
+				if tc.code != "" {
+					if services.ErrorCode(err) != tc.code {
+						t.Fatalf("err = %v, want %s", err, tc.code)
+					}
+					return
+				}
+				if err != nil || h.CinemaID != tc.want {
+					t.Fatalf("hall %+v, %v; want it in cinema %d", h, err, tc.want)
+				}
+			})
 		}
 	})
 }
@@ -145,5 +185,41 @@ func TestListing_EachCinemasOwnLocalDay(t *testing.T) {
 	}
 	if _, err := listing.OnDate(ctx, "2026-12-01", london.ID+100); services.ErrorCode(err) != services.CodeNotFound {
 		t.Errorf("an unknown cinema: %v, want NOT_FOUND", err)
+	}
+}
+
+// TestCatalogWriter_CinemaCounts counts each cinema's halls and the staff limited to it
+// (an account that is no longer staff is not counted).
+func TestCatalogWriter_CinemaCounts(t *testing.T) {
+	e, w, admin, _ := newCatalogWriterEnv(t)
+	ctx := context.Background()
+	first := e.Hall.CinemaID
+	london, err := w.CreateCinema(ctx, admin, catalog.CinemaInput{Name: "seatflow London", TimeZone: "Europe/London", Currency: "GBP"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"Screen 1", "Screen 2"} {
+		if _, err := w.CreateHall(ctx, admin, catalog.HallInput{CinemaID: london.ID, Name: name, Layout: "SS"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i, role := range []string{services.RoleStaff, services.RoleCustomer} {
+		u, err := e.Users.Create(ctx, "counted-"+strconv.Itoa(i)+"-"+strconv.FormatInt(time.Now().UnixNano(), 10)+"@test.example", "password-123", "Counted", role)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := store.SetStaffCinemas(ctx, e.DB, u, []int64{london.ID}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := w.CinemaCounts(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got[london.ID] != (catalog.CinemaCounts{Halls: 2, Staff: 1}) {
+		t.Errorf("London: %+v, want 2 halls and 1 staff", got[london.ID])
+	}
+	if got[first].Halls < 1 || got[first].Staff != 0 {
+		t.Errorf("the first cinema: %+v, want its halls and no limited staff", got[first])
 	}
 }

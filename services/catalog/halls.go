@@ -169,15 +169,21 @@ func (w *CatalogWriter) CreateHall(ctx context.Context, actorID int64, in HallIn
 	return w.Hall(ctx, id)
 }
 
-// hallCinema returns the cinema a new hall goes in: id, or when id is 0 the first cinema
-// of ctx's scope (services.CinemaScopeOf; the install's first when it is every cinema).
-// Errors: FORBIDDEN (a cinema outside the scope), NOT_FOUND, UNAVAILABLE.
+// hallCinema returns the cinema a new hall goes in: id, or when id is 0 the install's
+// first cinema for staff who may use it (services.CinemaScopeOf), else the one cinema of
+// staff limited to exactly one. Errors: INVALID_REQUEST (id 0 for staff limited to
+// several cinemas, none of them the first: they name one), FORBIDDEN (a cinema outside
+// the scope), NOT_FOUND, UNAVAILABLE.
 func (w *CatalogWriter) hallCinema(ctx context.Context, id int64) (services.Cinema, error) {
 	scope := services.CinemaScopeOf(ctx)
-	if id == 0 && scope.All() {
-		return w.catalog.FirstCinema(ctx)
-	}
 	if id == 0 {
+		first, err := w.catalog.FirstCinema(ctx)
+		if err != nil || scope.Allows(first.ID) {
+			return first, err
+		}
+		if len(scope.IDs) != 1 {
+			return services.Cinema{}, services.Errorf(services.CodeInvalidRequest, "cinema_id is required: your account works for several cinemas, name the hall's")
+		}
 		id = scope.IDs[0]
 	}
 	if err := scope.Check(id); err != nil {

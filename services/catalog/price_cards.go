@@ -42,15 +42,23 @@ type PriceCardApplied struct {
 	AppliedAt time.Time
 }
 
-// PriceCards lists the price cards of a cinema (0: of every cinema) with their prices,
-// by cinema and name. Errors: UNAVAILABLE.
+// PriceCards lists the price cards of a cinema (0: of every cinema in ctx's scope,
+// services.CinemaScopeOf) with their prices, by cinema and name. Errors: FORBIDDEN (a
+// cinema outside the scope), UNAVAILABLE.
 func (w *CatalogWriter) PriceCards(ctx context.Context, cinemaID int64) ([]*services.PriceCard, error) {
+	scope := services.CinemaScopeOf(ctx)
+	if cinemaID != 0 {
+		if err := scope.Check(cinemaID); err != nil {
+			return nil, err
+		}
+	}
 	ctx, cancel := context.WithTimeout(ctx, store.DBTimeout)
 	defer cancel()
 	cards, err := store.PriceCards(ctx, w.db, cinemaID)
 	if err != nil {
 		return nil, store.Unavailable("the database", err)
 	}
+	cards = services.InCinemaScope(scope, cards, func(c *services.PriceCard) int64 { return c.CinemaID })
 	if err := withCardPrices(ctx, w.db, cards); err != nil {
 		return nil, store.Unavailable("the database", err)
 	}

@@ -217,6 +217,10 @@ func TestDelivery_BodiesInTheReadersLanguageWithTicketQRAndLinks(t *testing.T) {
 		t.Fatalf("%d messages arrived, want 3", len(got))
 	}
 	movie := f.e.Show.Movie.Title
+	var cinema string
+	if err := f.e.DB.Get(&cinema, "SELECT name FROM cinemas WHERE id = ?", f.e.Hall.CinemaID); err != nil {
+		t.Fatal(err)
+	}
 	t.Run("order_paid in English with the ticket QR", func(t *testing.T) {
 		m := got[f.msgID(t, ids[0])]
 		if m == nil {
@@ -232,10 +236,13 @@ func TestDelivery_BodiesInTheReadersLanguageWithTicketQRAndLinks(t *testing.T) {
 				t.Errorf("subject %q, want %q", m.Subject, want)
 			}
 		}
-		for _, want := range []string{"Thank you", paid.OrderNo, "E5", "E6", "¥90.00", "paid", ref, testBaseURL + "/orders/" + paid.OrderNo} {
+		for _, want := range []string{"Thank you", paid.OrderNo, "E5", "E6", "¥90.00", "paid", cinema, ref, testBaseURL + "/orders/" + paid.OrderNo} {
 			if !strings.Contains(m.Text, want) || !strings.Contains(m.HTML, want) {
 				t.Errorf("text or HTML lacks %q\ntext:\n%s", want, m.Text)
 			}
+		}
+		if !strings.Contains(m.Text, "Cinema: "+cinema) {
+			t.Errorf("the e-mail does not name the cinema:\n%s", m.Text)
 		}
 		if !strings.Contains(m.HTML, `src="cid:ticket-qr"`) {
 			t.Error("the HTML does not show the inline QR code")
@@ -259,10 +266,13 @@ func TestDelivery_BodiesInTheReadersLanguageWithTicketQRAndLinks(t *testing.T) {
 		if want := "《" + movie + "》座位已为您保留，请在 " + deadline + " 前付款"; m.Subject != want {
 			t.Errorf("subject %q, want %q", m.Subject, want)
 		}
-		for _, want := range []string{"您好", "待付款", "付款截止", deadline, "H3", "¥65.00", "立即付款", testBaseURL + "/orders/" + pending.OrderNo} {
+		for _, want := range []string{"您好", "待付款", "付款截止", deadline, "H3", "¥65.00", cinema, "立即付款", testBaseURL + "/orders/" + pending.OrderNo} {
 			if !strings.Contains(m.Text, want) || !strings.Contains(m.HTML, want) {
 				t.Errorf("text or HTML lacks %q\ntext:\n%s", want, m.Text)
 			}
+		}
+		if !strings.Contains(m.Text, "影院："+cinema) {
+			t.Errorf("the e-mail does not name the cinema:\n%s", m.Text)
 		}
 		if len(m.Images) != 0 {
 			t.Errorf("a pending order's e-mail has %d images", len(m.Images))

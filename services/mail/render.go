@@ -298,6 +298,7 @@ func (r *Renderer) details(w *words, row *Row, f *Facts, data map[string]string)
 	}
 	if s := f.Show; s != nil {
 		add("movie", s.Title)
+		add("cinema", s.Cinema)
 		add("hall", s.Hall)
 		add("starts", r.when(s.StartsAt, f, row.Lang))
 	}

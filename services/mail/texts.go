@@ -45,7 +45,7 @@ var english = words{
 		PasswordReset: "Choose a new password",
 	},
 	labels: map[string]string{
-		"order": "Order", "movie": "Movie", "hall": "Hall", "starts": "Starts", "seats": "Seats",
+		"order": "Order", "movie": "Movie", "cinema": "Cinema", "hall": "Hall", "starts": "Starts", "seats": "Seats",
 		"total": "Total", "voucher": "Voucher", "status": "Status", "pay_by": "Pay by", "reason": "Reason", "note": "Note",
 		"ticket": "Ticket reference", "qr": "Ticket QR code", "hello": "Hello,",
 		"code": "Code for the door", "code_hint": "If the QR code cannot be scanned, the staff at the door can type this code.",
@@ -95,7 +95,7 @@ var chinese = words{
 		PasswordReset: "设置新密码",
 	},
 	labels: map[string]string{
-		"order": "订单号", "movie": "影片", "hall": "影厅", "starts": "开场时间", "seats": "座位",
+		"order": "订单号", "movie": "影片", "cinema": "影院", "hall": "影厅", "starts": "开场时间", "seats": "座位",
 		"total": "总价", "voucher": "优惠码", "status": "状态", "pay_by": "付款截止", "reason": "原因", "note": "影院说明",
 		"ticket": "票券编号", "qr": "电影票二维码", "hello": "您好！",
 		"code": "入场码", "code_hint": "二维码无法扫描时，检票员可输入此入场码。",

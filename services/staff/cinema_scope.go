@@ -71,8 +71,8 @@ func (s *CinemaScopes) CinemaOf(ctx context.Context, kind, key string) (int64, b
 	switch kind {
 	case ScopeHall, ScopeShow:
 		n, perr := strconv.ParseInt(key, 10, 64)
-		if perr != nil || n <= 0 {
-			return 0, false, nil
+		if perr != nil || n <= 0 || strconv.FormatInt(n, 10) != key {
+			return 0, false, nil // one spelling per id: "+7" and "07" name nothing
 		}
 		if kind == ScopeHall {
 			id, err = store.CinemaIDOfHall(ctx, s.db, n)

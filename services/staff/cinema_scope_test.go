@@ -122,6 +122,19 @@ func TestCinemaScope_ListsAreFiltered(t *testing.T) {
 			t.Errorf("another cinema's entries for limited staff: %v, want FORBIDDEN", err)
 		}
 	})
+	t.Run("order search by another cinema's show is forbidden", func(t *testing.T) {
+		limited := services.WithCinemaScope(bg, services.CinemaScope{IDs: []int64{other}})
+		if got, err := so.Search(limited, staff.OrderSearch{ShowID: e.Show.ID}); services.ErrorCode(err) != services.CodeForbidden {
+			t.Errorf("search by show %d for staff of cinema %d: %d orders, %v; want FORBIDDEN", e.Show.ID, other, len(got), err)
+		}
+		if got, err := so.Search(limited, staff.OrderSearch{ShowID: 99999999}); err != nil || len(got) != 0 {
+			t.Errorf("search by an unknown show: %d orders, %v; want none", len(got), err)
+		}
+		own := services.WithCinemaScope(bg, services.CinemaScope{IDs: []int64{home}})
+		if got, err := so.Search(own, staff.OrderSearch{ShowID: e.Show.ID}); err != nil || len(got) != 2 {
+			t.Errorf("search by own show: %d orders, %v; want 2", len(got), err)
+		}
+	})
 }
 
 // TestCinemaScopes_CinemaOf: a hall, show and order resolve to their cinema, a ticket
@@ -143,6 +156,8 @@ func TestCinemaScopes_CinemaOf(t *testing.T) {
 		"ticket":          {staff.ScopeTicket, d.tickets.Ref(o), true},
 		"unknown hall":    {staff.ScopeHall, "999999", false},
 		"malformed show":  {staff.ScopeShow, "new", false},
+		"show, zero-led":  {staff.ScopeShow, "0" + strconv.FormatInt(d.Show.ID, 10), false},
+		"hall, signed":    {staff.ScopeHall, "+" + strconv.FormatInt(d.Hall.ID, 10), false},
 		"unknown order":   {staff.ScopeOrder, "NOSUCHORDER", false},
 		"forged ticket":   {staff.ScopeTicket, "SF1.x.aaaaaaaaaaaaaaaaaaaaaa", false},
 		"unresolved kind": {"movies", "1", false},

@@ -57,8 +57,9 @@ var orderStatuses = map[string]bool{services.OrderPending: true, services.OrderP
 // Search returns the orders matching f of the shows of the cinemas in ctx's scope
 // (services.CinemaScopeOf), newest first, with their seats and buyers (an
 // empty list when f.OrderNo cannot be an order number). A pending order past its
-// deadline is expired first, as the buyer's own view does.
-// Errors: INVALID_REQUEST (unknown status, bad show id or limit), UNAVAILABLE.
+// deadline is expired first, as the buyer's own view does. A show id of another cinema
+// than the scope's is FORBIDDEN, as reading that show is; an unknown one matches nothing.
+// Errors: INVALID_REQUEST (unknown status, bad show id or limit), FORBIDDEN, UNAVAILABLE.
 func (s *StaffOrders) Search(ctx context.Context, f OrderSearch) ([]*StaffOrder, error) {
 	switch {
 	case f.Status != "" && !orderStatuses[f.Status]:
@@ -71,7 +72,11 @@ func (s *StaffOrders) Search(ctx context.Context, f OrderSearch) ([]*StaffOrder,
 	if f.Limit == 0 {
 		f.Limit = DefaultOrderSearchLimit
 	}
-	sf := store.StaffOrderFilter{ShowID: f.ShowID, Status: f.Status, Limit: f.Limit, CinemaIDs: services.CinemaScopeOf(ctx).IDs}
+	scope := services.CinemaScopeOf(ctx)
+	if err := s.checkShowScope(ctx, scope, f.ShowID); err != nil {
+		return nil, err
+	}
+	sf := store.StaffOrderFilter{ShowID: f.ShowID, Status: f.Status, Limit: f.Limit, CinemaIDs: scope.IDs}
 	if f.OrderNo != "" {
 		no, ok := services.SearchableOrderNo(f.OrderNo)
 		if !ok {
@@ -163,4 +168,22 @@ func (s *StaffOrders) Detail(ctx context.Context, orderNo string) (*OrderDetail,
 		return nil, err
 	}
 	return d, nil
+}
+
+// checkShowScope returns FORBIDDEN when showID (0: none) is a show of a cinema outside
+// scope; a show that does not exist passes. Errors: FORBIDDEN, UNAVAILABLE.
+func (s *StaffOrders) checkShowScope(ctx context.Context, scope services.CinemaScope, showID int64) error {
+	if showID == 0 || scope.All() {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, store.DBTimeout)
+	defer cancel()
+	cinemaID, err := store.CinemaIDOfShow(ctx, s.db, showID)
+	if store.IsNoRows(err) {
+		return nil
+	}
+	if err != nil {
+		return store.Unavailable("the database", err)
+	}
+	return scope.Check(cinemaID)
 }

@@ -119,3 +119,29 @@ func EnsureFirstCinema(ctx context.Context, q Querier, c services.Cinema) (int64
 	}
 	return FirstCinemaID(ctx, q)
 }
+
+// CinemaHallCounts returns each cinema's number of halls by cinema id (cinemas without halls are absent).
+func CinemaHallCounts(ctx context.Context, q Querier) (map[int64]int, error) {
+	return countsByCinema(ctx, q, "SELECT cinema_id, COUNT(*) AS n FROM halls GROUP BY cinema_id")
+}
+
+// CinemaStaffCounts returns, by cinema id, how many staff accounts are limited to each cinema (staff_cinemas rows of role staff).
+func CinemaStaffCounts(ctx context.Context, q Querier) (map[int64]int, error) {
+	return countsByCinema(ctx, q, "SELECT sc.cinema_id, COUNT(*) AS n FROM staff_cinemas sc JOIN users u ON u.id = sc.user_id WHERE u.role = 'staff' GROUP BY sc.cinema_id")
+}
+
+// countsByCinema runs query, which selects cinema_id and n, into a map.
+func countsByCinema(ctx context.Context, q Querier, query string) (map[int64]int, error) {
+	var rows []struct {
+		CinemaID int64 `db:"cinema_id"`
+		N        int   `db:"n"`
+	}
+	if err := q.SelectContext(ctx, &rows, query); err != nil {
+		return nil, err
+	}
+	out := make(map[int64]int, len(rows))
+	for _, r := range rows {
+		out[r.CinemaID] = r.N
+	}
+	return out, nil
+}
