@@ -100,12 +100,13 @@ func (d *Deps) auditPage(c *fiber.Ctx) error {
 	if err != nil {
 		return errorPage(c, err)
 	}
-	q, perr := parseAuditQuery(c, d.Shows.Zone())
+	zone := d.pageZone(ctx, c)
+	q, perr := parseAuditQuery(c, zone)
 	cinemas, err := d.Cinemas.Cinemas(ctx)
 	if err != nil {
 		return errorPage(c, err)
 	}
-	props := views.AuditPageProps{Page: page(c, "Audit log"), Zone: d.Shows.Zone(), Form: q.Form, Actions: actions, Entities: entities,
+	props := views.AuditPageProps{Page: page(c, "Audit log"), Zone: zone, Form: q.Form, Actions: actions, Entities: entities,
 		Cinemas: services.InCinemaScope(cinemaScope(c), cinemas, func(x services.Cinema) int64 { return x.ID })}
 	if perr != nil {
 		_, se := pageError(c, perr)

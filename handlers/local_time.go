@@ -68,3 +68,15 @@ func rezoneOpening(f *views.ShowForm, loc *time.Location) {
 	}
 	f.DefaultsZone = loc.String()
 }
+
+// pageZone is the zone of a console page's own clock, dates and rows about no show: the
+// cinema of a staff member limited to exactly one, otherwise the first cinema's
+// (staff.PageZone); pages name it.
+func (d *Deps) pageZone(ctx context.Context, c *fiber.Ctx) *time.Location {
+	if scope := cinemaScope(c); len(scope.IDs) == 1 && d.Cinemas != nil {
+		if cn, err := d.Cinemas.Cinema(ctx, scope.IDs[0]); err == nil {
+			return cn.Loc()
+		}
+	}
+	return d.Shows.Zone()
+}

@@ -13,7 +13,8 @@ import (
 // new-show form swaps in, without a reload, London's zone hint, prices in GBP and the
 // sale opening at London's now (the form was filled in at the first cinema's,
 // Asia/Shanghai); choosing a Shanghai hall moves it back. With SEATFLOW_SCREENSHOTS set
-// it saves chain-show-new-london.
+// it saves chain-show-new-london, and chain-admin-shows-day of the day's list grouped by
+// cinema.
 func TestCinemaChainBrowser_NewShowFormSwapsTheHallsZone(t *testing.T) {
 	a := newTestApp(t, nil)
 	f := a.chainFixture(t) // now: 12:00 in London, 20:00 in Shanghai
@@ -61,4 +62,11 @@ func TestCinemaChainBrowser_NewShowFormSwapsTheHallsZone(t *testing.T) {
 			}
 		})
 	}
+	t.Run("the console's day of both cinemas", func(t *testing.T) {
+		if err := chromedp.Do(ctx, chromedp.Navigate(a.base+"/admin/shows?date=2027-03-28"), chromedp.WaitVisible(css(`.cinema-row`))); err != nil {
+			t.Fatal(err)
+		}
+		checkAxe(t, ctx, "the console's day of both cinemas")
+		screenshot(t, ctx, "chain-admin-shows-day")
+	})
 }
