@@ -2,6 +2,7 @@ package web
 
 import (
 	"net/url"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -14,8 +15,9 @@ import (
 // zone), read at 17:00 UTC (London's Friday, Shanghai's Saturday already). A staff
 // member limited to London sees the dashboard's clock in London time, named, and the
 // order in London's revenue of today; the orders list tells its creation in London
-// time and the audit log names London's zone. An administrator's dashboard names the
-// first cinema's zone and sums each cinema's own local day.
+// time and the audit log names London's zone. An administrator's audit log tells an
+// entry about a show in its cinema's time, and the dashboard names the first cinema's
+// zone and sums each cinema's own local day.
 func TestCinemaChain_StaffOfOneCinemaSeeItsTime(t *testing.T) {
 	a := newTestApp(t, nil)
 	f := a.chainFixture(t)
@@ -55,6 +57,27 @@ func TestCinemaChain_StaffOfOneCinemaSeeItsTime(t *testing.T) {
 		}
 		r := a.getPage("/admin/audit", tok)
 		contains(t, "the audit log", string(r.body), `When <span class="muted">(Europe/London)</span>`)
+	})
+	t.Run("the administrator's audit log tells a show's entry in its cinema's time", func(t *testing.T) {
+		body := string(a.getPage("/admin/audit", f.admin).body)
+		for _, tc := range []struct {
+			show string
+			loc  *time.Location
+		}{{"ln-28-1930", f.londonZ}, {"sh-28-0030", f.shanghaiZ}} {
+			var row string
+			for _, r := range strings.Split(body, "<tr ")[1:] {
+				if strings.Contains(r, "show.create") && regexp.MustCompile(`show\s+`+f.shows[tc.show]+`\s*</td>`).MatchString(r) {
+					row = r
+				}
+			}
+			if row == "" {
+				t.Fatalf("the audit log has no entry of show %s's creation", tc.show)
+			}
+			if !strings.Contains(row, views.RunTime(chainNow, tc.loc)) {
+				t.Errorf("the entry about show %s does not tell %s", tc.show, views.RunTime(chainNow, tc.loc))
+			}
+		}
+		contains(t, "the audit log", body, "an entry about a show or an order is in its show's cinema's time")
 	})
 	t.Run("the administrator's dashboard", func(t *testing.T) {
 		body := string(a.getPage("/admin", f.admin).body)
