@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"context"
 	"net/url"
 	"strconv"
 	"strings"
@@ -11,6 +12,7 @@ import (
 
 	"seatflow/services"
 	"seatflow/services/audit"
+	"seatflow/services/staff"
 	"seatflow/views"
 )
 
@@ -100,12 +102,13 @@ func (d *Deps) auditPage(c *fiber.Ctx) error {
 	if err != nil {
 		return errorPage(c, err)
 	}
-	q, perr := parseAuditQuery(c, d.Shows.Zone())
+	zone := d.pageZone(ctx, c)
+	q, perr := parseAuditQuery(c, zone)
 	cinemas, err := d.Cinemas.Cinemas(ctx)
 	if err != nil {
 		return errorPage(c, err)
 	}
-	props := views.AuditPageProps{Page: page(c, "Audit log"), Zone: d.Shows.Zone(), Form: q.Form, Actions: actions, Entities: entities,
+	props := views.AuditPageProps{Page: page(c, "Audit log"), Zone: zone, Form: q.Form, Actions: actions, Entities: entities,
 		Cinemas: services.InCinemaScope(cinemaScope(c), cinemas, func(x services.Cinema) int64 { return x.ID })}
 	if perr != nil {
 		_, se := pageError(c, perr)
@@ -128,6 +131,7 @@ func (d *Deps) auditPage(c *fiber.Ctx) error {
 	var shown []*audit.AuditEntry
 	shown, older = q.page(entries)
 	props.Entries = auditEntriesView(shown)
+	props.EntryZones = d.auditZones(ctx, props.Entries)
 	if older > 0 {
 		props.OlderURL = auditURL(q.Form, older)
 	}
@@ -153,4 +157,42 @@ func auditURL(f views.AuditFilterForm, beforeID int64) string {
 		return "/admin/audit"
 	}
 	return "/admin/audit?" + v.Encode()
+}
+
+// auditZones returns, by entry id, the zone of each entry about a show or an order: its
+// show's cinema's (a row about a show tells that cinema's local time); other entries
+// are told in the page's zone.
+func (d *Deps) auditZones(ctx context.Context, entries []*views.AuditEntry) map[int64]*time.Location {
+	if d.Scopes == nil || d.Cinemas == nil {
+		return nil
+	}
+	cinemas, err := d.Cinemas.Cinemas(ctx)
+	if err != nil || len(cinemas) < 2 {
+		return nil
+	}
+	locs := make(map[int64]*time.Location, len(cinemas))
+	for _, cn := range cinemas {
+		locs[cn.ID] = cn.Loc()
+	}
+	kinds := map[string]string{"show": staff.ScopeShow, "order": staff.ScopeOrder}
+	seen := map[string]*time.Location{}
+	out := map[int64]*time.Location{}
+	for _, e := range entries {
+		kind, ok := kinds[e.Entity]
+		if !ok || e.EntityID == "" {
+			continue
+		}
+		key := kind + "/" + e.EntityID
+		loc, done := seen[key]
+		if !done {
+			if id, found, err := d.Scopes.CinemaOf(ctx, kind, e.EntityID); err == nil && found {
+				loc = locs[id]
+			}
+			seen[key] = loc
+		}
+		if loc != nil {
+			out[e.ID] = loc
+		}
+	}
+	return out
 }

@@ -28,7 +28,10 @@ func (d *Deps) adminOrdersPage(c *fiber.Ctx) error {
 		ShowID:  strings.TrimSpace(utils.CopyString(c.Query("show_id"))),
 		Status:  utils.CopyString(c.Query("status")),
 	}
-	props := views.AdminOrdersProps{Page: page(c, "Orders"), Form: form, Limit: orderPageLimit, Zone: d.Shows.Zone(), Now: nowUTC()}
+	zctx, zcancel := ctxOf(c)
+	zone := d.pageZone(zctx, c)
+	zcancel()
+	props := views.AdminOrdersProps{Page: page(c, "Orders"), Form: form, Limit: orderPageLimit, Zone: zone, Now: nowUTC()}
 	f := staff.OrderSearch{OrderNo: form.OrderNo, Email: form.Email, Status: form.Status, Limit: orderPageLimit}
 	if form.ShowID != "" {
 		id, ok := parseID(form.ShowID)

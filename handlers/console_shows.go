@@ -42,32 +42,49 @@ func (d *Deps) showsDayPage(c *fiber.Ctx) error {
 		Today: d.Shows.Today(), Shows: shows, Counts: seatCountsView(counts), Zone: d.Shows.Zone(), Now: nowUTC(), Error: msg}))
 }
 
-// newShowPage is the empty new-show form: the day of ?date= (default tomorrow) at 19:30,
-// its sale open from now until the start, the default purchase limit, once, the waiting
-// room off at the default pace, the single-seat rule off.
+// newShowPage is the empty new-show form: the hall of ?hall_id= (default none), the day
+// of ?date= (default tomorrow) at 19:30, its sale open from now until the start, the
+// default purchase limit, once, the waiting room off at the default pace, the
+// single-seat rule off; the dates in the zone the form is typed in (formLocale).
 func (d *Deps) newShowPage(c *fiber.Ctx) error {
-	loc := d.Shows.Zone()
-	now := nowUTC().In(loc)
-	date := utils.CopyString(c.Query("date"))
-	if _, err := time.Parse(time.DateOnly, date); err != nil || date < now.Format(time.DateOnly) {
-		date = now.AddDate(0, 0, 1).Format(time.DateOnly)
-	}
-	f := views.ShowForm{Date: date, Start: "19:30", OpensDate: now.Format(time.DateOnly), OpensTime: now.Format("15:04"),
-		Days: "1", Pace: strconv.Itoa(catalog.DefaultAdmitPerMinute), SingleSeatRule: catalog.RuleOff, Prices: map[string]string{}}
-	return d.renderNewShow(c, fiber.StatusOK, f, "", nil)
-}
-
-// zonePricesPartial is the price fields of ?hall_id= for htmx to swap in when the hall
-// changes (no hall: the hint to choose one).
-func (d *Deps) zonePricesPartial(c *fiber.Ctx) error {
 	ctx, cancel := ctxOf(c)
 	defer cancel()
 	hall, err := d.hallOf(ctx, c.Query("hall_id"))
 	if err != nil {
 		return errorPage(c, err)
 	}
-	_, currency := d.hallLocale(ctx, hall)
-	return render(c, fiber.StatusOK, views.ZonePriceFields(hallSummaryView(hall), nil, currency))
+	loc, _ := d.formLocale(ctx, c, hall)
+	now := d.now().In(loc)
+	date := utils.CopyString(c.Query("date"))
+	if _, err := time.Parse(time.DateOnly, date); err != nil || date < now.Format(time.DateOnly) {
+		date = now.AddDate(0, 0, 1).Format(time.DateOnly)
+	}
+	f := views.ShowForm{Date: date, Start: "19:30", OpensDate: now.Format(time.DateOnly), OpensTime: now.Format("15:04"),
+		Days: "1", Pace: strconv.Itoa(catalog.DefaultAdmitPerMinute), SingleSeatRule: catalog.RuleOff, Prices: map[string]string{}}
+	f.OpensDefault, f.DefaultsZone = f.OpensDate+" "+f.OpensTime, loc.String()
+	if hall != nil {
+		f.HallID = strconv.FormatInt(hall.ID, 10)
+	}
+	return d.renderNewShow(c, fiber.StatusOK, f, "", nil)
+}
+
+// zonePricesPartial is what htmx swaps in when the hall select changes (?hall_id=, with
+// the sale opening as typed and as filled in): the hall's price fields (no hall: the
+// hint to choose one), the zone hint, and the untouched sale opening moved to the
+// hall's cinema's zone.
+func (d *Deps) zonePricesPartial(c *fiber.Ctx) error {
+	ctx, cancel := ctxOf(c)
+	defer cancel()
+	f := showForm(c)
+	hall, err := d.hallOf(ctx, f.HallID)
+	if err != nil {
+		return errorPage(c, err)
+	}
+	loc, currency := d.formLocale(ctx, c, hall)
+	rezoneOpening(&f, loc)
+	props := views.NewShowProps{Form: f, Hall: hallSummaryView(hall), Currency: currency, Zone: loc}
+	d.nameCinemas(ctx, &props, nil, hall)
+	return render(c, fiber.StatusOK, views.HallChosen(props))
 }
 
 // createShowPage creates the show of the form (every day for N days) and redirects
@@ -85,7 +102,8 @@ func (d *Deps) createShowPage(c *fiber.Ctx) error {
 	}
 	var prices []catalog.ZonePrice
 	problem := ""
-	loc, currency := d.hallLocale(ctx, hall)
+	loc, currency := d.formLocale(ctx, c, hall)
+	rezoneOpening(&f, loc)
 	if hall != nil {
 		prices, f.Prices, problem = formPrices(c, hall.Zones, currency, true)
 	}
@@ -172,22 +190,29 @@ func (d *Deps) renderNewShow(c *fiber.Ctx, status int, f views.ShowForm, msg str
 			hall = h
 		}
 	}
-	loc, currency := d.hallLocale(ctx, hall)
+	loc, currency := d.formLocale(ctx, c, hall)
 	props := views.NewShowProps{Page: page(c, "New show"), Form: f, Movies: movieSummariesView(offered),
 		Halls: hallSummariesView(halls), Hall: hallSummaryView(hall), Currency: currency, Zone: loc, Error: msg, Results: dayResultsView(results)}
-	if cinemas, err := d.Cinemas.Cinemas(ctx); err == nil && len(cinemas) > 1 {
-		// a chain: each hall says its cinema, and the form whose zone it is typed in
-		names := make(map[int64]string, len(cinemas))
-		for _, cn := range cinemas {
-			names[cn.ID] = cn.Name
-		}
-		props.CinemaNames = make(map[int64]string, len(halls))
-		for _, h := range halls {
-			props.CinemaNames[h.ID] = names[h.CinemaID]
-		}
-		if hall != nil {
-			props.CinemaName = names[hall.CinemaID]
-		}
-	}
+	d.nameCinemas(ctx, &props, halls, hall)
 	return render(c, status, views.NewShowPage(props))
+}
+
+// nameCinemas names, in a chain, the cinema of each of halls and the chosen hall's (the
+// form's dates are typed in its zone); a single cinema's form names none.
+func (d *Deps) nameCinemas(ctx context.Context, props *views.NewShowProps, halls []*catalog.HallSummary, hall *catalog.HallSummary) {
+	cinemas, err := d.Cinemas.Cinemas(ctx)
+	if err != nil || len(cinemas) < 2 {
+		return
+	}
+	names := make(map[int64]string, len(cinemas))
+	for _, cn := range cinemas {
+		names[cn.ID] = cn.Name
+	}
+	props.CinemaNames = make(map[int64]string, len(halls))
+	for _, h := range halls {
+		props.CinemaNames[h.ID] = names[h.CinemaID]
+	}
+	if hall != nil {
+		props.CinemaName = names[hall.CinemaID]
+	}
 }

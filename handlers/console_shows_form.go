@@ -137,7 +137,8 @@ func showForm(c *fiber.Ctx) views.ShowForm {
 	return views.ShowForm{MovieID: v("movie_id"), HallID: v("hall_id"), Date: v("date"), Start: formClock(v("start")),
 		OpensDate: v("opens_date"), OpensTime: formClock(v("opens_time")), ClosesDate: v("closes_date"), ClosesTime: formClock(v("closes_time")),
 		Limit: v("purchase_limit"), Days: v("days"), WaitingRoom: c.FormValue("waiting_room") == "on",
-		Pace: v("admit_per_minute"), SingleSeatRule: v("single_seat_rule"), Prices: map[string]string{}}
+		Pace: v("admit_per_minute"), SingleSeatRule: v("single_seat_rule"), Prices: map[string]string{},
+		OpensDefault: v("opens_default"), DefaultsZone: v("defaults_zone")}
 }
 
 // roomForm reads a show's waiting room form as typed (the box unticked: off).

@@ -4,6 +4,8 @@ import (
 	"context"
 	"time"
 
+	"github.com/gofiber/fiber/v2"
+
 	"seatflow/services"
 	"seatflow/services/catalog"
 	"seatflow/views"
@@ -37,4 +39,44 @@ func (d *Deps) hallLocale(ctx context.Context, hall *catalog.HallSummary) (*time
 		}
 	}
 	return d.Shows.Zone(), d.Currency
+}
+
+// formLocale returns the time zone and currency the new-show form is typed in: the
+// chosen hall's cinema's; with no hall chosen, the cinema of a staff member limited to
+// exactly one, otherwise the first cinema's zone and the install's currency.
+func (d *Deps) formLocale(ctx context.Context, c *fiber.Ctx, hall *catalog.HallSummary) (*time.Location, string) {
+	if scope := cinemaScope(c); hall == nil && len(scope.IDs) == 1 && d.Cinemas != nil {
+		if cn, err := d.Cinemas.Cinema(ctx, scope.IDs[0]); err == nil {
+			return cn.Loc(), cn.Currency
+		}
+	}
+	return d.hallLocale(ctx, hall)
+}
+
+// rezoneOpening moves the new-show form's sale opening, while it is still the one the
+// form filled in, to the same moment in loc (the chosen hall's cinema's zone), and
+// records loc as the zone of the filled-in opening.
+func rezoneOpening(f *views.ShowForm, loc *time.Location) {
+	if f.DefaultsZone == "" || f.DefaultsZone == loc.String() {
+		return
+	}
+	if f.OpensDate+" "+f.OpensTime == f.OpensDefault {
+		from := services.Location(f.DefaultsZone)
+		if date, clock, err := services.Rezone(f.OpensDate, f.OpensTime, from, loc); err == nil {
+			f.OpensDate, f.OpensTime, f.OpensDefault = date, clock, date+" "+clock
+		}
+	}
+	f.DefaultsZone = loc.String()
+}
+
+// pageZone is the zone of a console page's own clock, dates and rows about no show: the
+// cinema of a staff member limited to exactly one, otherwise the first cinema's
+// (staff.PageZone); pages name it.
+func (d *Deps) pageZone(ctx context.Context, c *fiber.Ctx) *time.Location {
+	if scope := cinemaScope(c); len(scope.IDs) == 1 && d.Cinemas != nil {
+		if cn, err := d.Cinemas.Cinema(ctx, scope.IDs[0]); err == nil {
+			return cn.Loc()
+		}
+	}
+	return d.Shows.Zone()
 }

@@ -145,7 +145,7 @@ func revenueView(r *staff.Revenue) *views.Revenue {
 	if r == nil {
 		return nil
 	}
-	return &views.Revenue{From: r.From, To: r.To, Totals: revenueLinesView(r.Totals), ByMovie: revenueLinesView(r.ByMovie),
+	return &views.Revenue{From: r.From, To: r.To, EachLocal: r.EachLocal, Totals: revenueLinesView(r.Totals), ByMovie: revenueLinesView(r.ByMovie),
 		ByHall: revenueLinesView(r.ByHall)}
 }
 

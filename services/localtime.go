@@ -87,3 +87,19 @@ func transition(lo, hi time.Time, loc *time.Location) (string, string) {
 	after := hi.UTC().Add(time.Duration(offHi) * time.Second)
 	return before.Format("15:04"), after.Format("15:04")
 }
+
+// Rezone returns the local date (YYYY-MM-DD) and clock time (HH:MM) in zone to of the
+// instant that date and clock name in zone from: "2027-03-26 20:00" in Asia/Shanghai
+// is "2027-03-26 12:00" in Europe/London. A form filled in one cinema's zone keeps its
+// moment when its hall moves it to another's. Errors: those of LocalTime.
+func Rezone(date, clock string, from, to *time.Location) (string, string, error) {
+	at, err := LocalTime(date, clock, from)
+	if err != nil {
+		return "", "", err
+	}
+	if to == nil {
+		to = time.UTC
+	}
+	l := at.In(to)
+	return l.Format(time.DateOnly), l.Format("15:04"), nil
+}

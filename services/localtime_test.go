@@ -83,3 +83,31 @@ func TestLocalTime_RefusesGapsAndOverlaps(t *testing.T) {
 		})
 	}
 }
+
+// TestRezone: a local moment keeps its instant in another zone, across a date line and
+// London's change to summer time; an unreadable or impossible time is an error.
+func TestRezone(t *testing.T) {
+	sh, _ := time.LoadLocation("Asia/Shanghai")
+	ln, _ := time.LoadLocation("Europe/London")
+	for _, tc := range []struct {
+		name, date, clock   string
+		from, to            *time.Location
+		wantDate, wantClock string
+		wantErr             bool
+	}{
+		{"Shanghai evening is London noon (GMT)", "2027-03-26", "20:00", sh, ln, "2027-03-26", "12:00", false},
+		{"Shanghai early morning is London's day before", "2027-03-27", "02:00", sh, ln, "2027-03-26", "18:00", false},
+		{"after the change to BST seven hours apart", "2027-03-29", "20:00", sh, ln, "2027-03-29", "13:00", false},
+		{"London to Shanghai", "2027-03-26", "12:00", ln, sh, "2027-03-26", "20:00", false},
+		{"the same zone is the same", "2027-03-26", "09:05", ln, ln, "2027-03-26", "09:05", false},
+		{"a London time that does not exist", "2027-03-28", "01:30", ln, sh, "", "", true},
+		{"not a time", "2027-03-26", "7pm", sh, ln, "", "", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			d, c, err := Rezone(tc.date, tc.clock, tc.from, tc.to)
+			if (err != nil) != tc.wantErr || d != tc.wantDate || c != tc.wantClock {
+				t.Errorf("Rezone(%s %s) = %s %s, %v; want %s %s (error %v)", tc.date, tc.clock, d, c, err, tc.wantDate, tc.wantClock, tc.wantErr)
+			}
+		})
+	}
+}

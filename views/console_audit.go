@@ -16,3 +16,12 @@ type AuditEntry struct {
 	After      []byte
 	CreatedAt  time.Time
 }
+
+// EntryZone is the zone e's times are told in: its show's cinema's when it is about a
+// show or an order of a chain, else the page's.
+func (p AuditPageProps) EntryZone(e *AuditEntry) *time.Location {
+	if loc, ok := p.EntryZones[e.ID]; ok {
+		return loc
+	}
+	return p.Zone
+}

@@ -45,10 +45,11 @@ type ShowOccupancy struct {
 // Revenue is what was paid From (inclusive) To (exclusive): Totals has one line per
 // currency (Name empty), ByMovie and ByHall are by amount, largest first.
 type Revenue struct {
-	From, To time.Time
-	Totals   []*RevenueLine
-	ByMovie  []*RevenueLine
-	ByHall   []*RevenueLine
+	From, To  time.Time
+	EachLocal bool // cinemas in several zones, each summed over its own local range
+	Totals    []*RevenueLine
+	ByMovie   []*RevenueLine
+	ByHall    []*RevenueLine
 }
 
 // RevenueLine is the paid orders, seats and amount (minor units of Currency) of one
@@ -211,15 +212,20 @@ func RevenueOrders(r *Revenue) int {
 	return n
 }
 
-// RevenueRange names a revenue's range in the cinema's zone: "Mon 30 Nov" for a day,
-// "Mon 30 Nov – Sun 6 Dec" for longer ranges.
+// RevenueRange names a revenue's range in the page's zone: "Mon 30 Nov" for a day,
+// "Mon 30 Nov – Sun 6 Dec" for longer ranges; summed over cinemas in several zones, it
+// adds that each took its own local day or week.
 func RevenueRange(r *Revenue, loc *time.Location) string {
 	from := inZone(r.From, loc)
 	last := inZone(r.To.Add(-time.Nanosecond), loc)
-	if from.Format(time.DateOnly) == last.Format(time.DateOnly) {
-		return from.Format("Mon 2 Jan")
+	out := from.Format("Mon 2 Jan")
+	if from.Format(time.DateOnly) != last.Format(time.DateOnly) {
+		out += " – " + last.Format("Mon 2 Jan")
 	}
-	return from.Format("Mon 2 Jan") + " – " + last.Format("Mon 2 Jan")
+	if r.EachLocal {
+		out += " (each cinema's local time)"
+	}
+	return out
 }
 
 // SoldToday is the number of seats sold (paid) for today's shows, and of sellable seats.

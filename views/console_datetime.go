@@ -9,3 +9,11 @@ func describedByAttr(id string) templ.Attributes {
 	}
 	return templ.Attributes{"aria-describedby": id}
 }
+
+// oobAttr marks an element for htmx to swap in out of band (oob), by its id.
+func oobAttr(oob bool) templ.Attributes {
+	if !oob {
+		return templ.Attributes{}
+	}
+	return templ.Attributes{"hx-swap-oob": "true"}
+}

@@ -72,6 +72,10 @@ func (p HomeProps) CinemaLabel(s *services.Show) string {
 	return s.CinemaName
 }
 
+// ByCinema reports whether the programme lists every cinema of a chain: its days then
+// group their shows by cinema (services.ByCinema).
+func (p HomeProps) ByCinema() bool { return p.Cinemas != nil && p.CinemaID == 0 }
+
 // StateOfShow is the sale state of s on the programme: States when it has one, else
 // StateOf.
 func (p HomeProps) StateOfShow(l Lang, s *services.Show) ShowState {

@@ -33,7 +33,8 @@ const DashboardPendingListed = 5
 
 // DashboardSnapshot is everything the dashboard shows, read at Now (UTC).
 type DashboardSnapshot struct {
-	Now          time.Time
+	Now time.Time
+	// Zone is the zone of the page's clock and chart (PageZone).
 	Zone         *time.Location
 	TodayShows   []*ShowOccupancy
 	RevenueToday *Revenue
@@ -48,17 +49,18 @@ type DashboardSnapshot struct {
 // the cinemas in ctx's scope (services.CinemaScopeOf). Errors: UNAVAILABLE.
 func (d *Dashboard) Snapshot(ctx context.Context) (*DashboardSnapshot, error) {
 	now := d.clock.Now().UTC()
-	snap := &DashboardSnapshot{Now: now, Zone: d.zone}
-	var err error
+	cinemas, err := store.Cinemas(ctx, d.db)
+	if err != nil {
+		return nil, store.Unavailable("the database", err)
+	}
+	snap := &DashboardSnapshot{Now: now, Zone: PageZone(cinemas, services.CinemaScopeOf(ctx), d.zone)}
 	if snap.TodayShows, err = d.TodayShows(ctx, now); err != nil {
 		return nil, err
 	}
-	from, to := LocalDay(now, d.zone)
-	if snap.RevenueToday, err = d.Revenue(ctx, from, to); err != nil {
+	if snap.RevenueToday, err = d.LocalRevenue(ctx, now, cinemas, snap.Zone, LocalDay); err != nil {
 		return nil, err
 	}
-	from, to = LocalWeek(now, d.zone)
-	if snap.RevenueWeek, err = d.Revenue(ctx, from, to); err != nil {
+	if snap.RevenueWeek, err = d.LocalRevenue(ctx, now, cinemas, snap.Zone, LocalWeek); err != nil {
 		return nil, err
 	}
 	if snap.Minutes, err = d.OrdersPerMinute(ctx, now); err != nil {
@@ -68,6 +70,18 @@ func (d *Dashboard) Snapshot(ctx context.Context) (*DashboardSnapshot, error) {
 		return nil, err
 	}
 	return snap, nil
+}
+
+// PageZone is the zone of a dashboard's clock and chart: the cinema of a staff member
+// limited to exactly one (scope), otherwise the install's first cinema's (cinemas by
+// id); fallback when cinemas does not hold it.
+func PageZone(cinemas []services.Cinema, scope services.CinemaScope, fallback *time.Location) *time.Location {
+	for _, c := range cinemas {
+		if len(scope.IDs) != 1 || c.ID == scope.IDs[0] {
+			return c.Loc()
+		}
+	}
+	return fallback
 }
 
 // LocalDay returns the UTC range [from, to) of the day that t falls on in zone. A day

@@ -1,7 +1,9 @@
 package staff
 
 import (
+	"cmp"
 	"context"
+	"slices"
 	"time"
 
 	"seatflow/services"
@@ -14,9 +16,12 @@ import (
 // so a cinema selling in two currencies gets a line per currency.
 type Revenue struct {
 	From, To time.Time
-	Totals   []*RevenueLine // one per currency; Name is empty
-	ByMovie  []*RevenueLine // by amount, largest first
-	ByHall   []*RevenueLine // by amount, largest first
+	// EachLocal says the cinemas summed are in more than one zone: each cinema's range
+	// is its own local day or week, and From and To are the page zone's.
+	EachLocal bool
+	Totals    []*RevenueLine // one per currency; Name is empty
+	ByMovie   []*RevenueLine // by amount, largest first
+	ByHall    []*RevenueLine // by amount, largest first
 }
 
 // RevenueLine is what one movie or hall (ID, Name) took in one currency: Orders paid
@@ -37,6 +42,76 @@ func (d *Dashboard) Revenue(ctx context.Context, from, to time.Time) (*Revenue, 
 		return nil, store.Unavailable("the database", err)
 	}
 	return out, nil
+}
+
+// LocalRevenue sums the revenue of the local day or week (span: LocalDay or LocalWeek)
+// that now falls on, each cinema of ctx's scope taking its own zone's: one range when
+// they share one zone, else one read per zone, the lines merged (From and To are then
+// pageZone's range, EachLocal set). Errors: UNAVAILABLE.
+func (d *Dashboard) LocalRevenue(ctx context.Context, now time.Time, cinemas []services.Cinema, pageZone *time.Location,
+	span func(time.Time, *time.Location) (time.Time, time.Time)) (*Revenue, error) {
+	scope := services.CinemaScopeOf(ctx)
+	var zones []string
+	byZone := map[string][]int64{}
+	for _, c := range cinemas {
+		if !scope.Allows(c.ID) {
+			continue
+		}
+		if _, ok := byZone[c.TimeZone]; !ok {
+			zones = append(zones, c.TimeZone)
+		}
+		byZone[c.TimeZone] = append(byZone[c.TimeZone], c.ID)
+	}
+	if len(zones) <= 1 {
+		zone := pageZone
+		if len(zones) == 1 {
+			zone = services.Location(zones[0])
+		}
+		from, to := span(now, zone)
+		return d.Revenue(ctx, from, to)
+	}
+	from, to := span(now, pageZone)
+	out := &Revenue{From: from, To: to, EachLocal: true}
+	for _, z := range zones {
+		zf, zt := span(now, services.Location(z))
+		part, err := d.Revenue(services.WithCinemaScope(ctx, services.CinemaScope{IDs: byZone[z]}), zf, zt)
+		if err != nil {
+			return nil, err
+		}
+		out.Totals = mergeLines(out.Totals, part.Totals)
+		out.ByMovie = mergeLines(out.ByMovie, part.ByMovie)
+		out.ByHall = mergeLines(out.ByHall, part.ByHall)
+	}
+	return out, nil
+}
+
+// mergeLines adds the lines of more to into, a line per id and currency, largest
+// amount first (then by name and currency).
+func mergeLines(into, more []*RevenueLine) []*RevenueLine {
+	for _, m := range more {
+		i := slices.IndexFunc(into, func(l *RevenueLine) bool { return l.ID == m.ID && l.Currency == m.Currency })
+		if i < 0 {
+			c := *m
+			into = append(into, &c)
+			continue
+		}
+		into[i].Orders += m.Orders
+		into[i].Seats += m.Seats
+		into[i].AmountMinor += m.AmountMinor
+	}
+	slices.SortStableFunc(into, func(a, b *RevenueLine) int {
+		if a.AmountMinor != b.AmountMinor {
+			return cmp.Compare(b.AmountMinor, a.AmountMinor)
+		}
+		if a.Name != b.Name {
+			return cmp.Compare(a.Name, b.Name)
+		}
+		return cmp.Compare(a.Currency, b.Currency)
+	})
+	if into == nil {
+		into = []*RevenueLine{}
+	}
+	return into
 }
 
 // MinuteCount is one minute of order traffic: Created orders created in
