@@ -87,7 +87,8 @@ func (d *Deps) createShowPage(c *fiber.Ctx) error {
 	problem := ""
 	loc, currency := d.hallLocale(ctx, hall)
 	if hall != nil {
-		prices, f.Prices, problem = formPrices(c, hall.Zones, currency, true)
+		// with a price card, a zone left empty takes the card's price
+		prices, f.Prices, problem = formPrices(c, hall.Zones, currency, f.PriceCard == "")
 	}
 	if c.FormValue("step") == "hall" {
 		return d.renderNewShow(c, fiber.StatusOK, f, "", nil)
@@ -128,6 +129,15 @@ func (d *Deps) createShowPage(c *fiber.Ctx) error {
 		msg = "No day could be created: see the list below."
 	}
 	return d.renderNewShow(c, fiber.StatusConflict, f, msg, results)
+}
+
+// priceCardOptions are cards as the new-show form offers them.
+func priceCardOptions(cards []*services.PriceCard) []views.PriceCardOption {
+	out := make([]views.PriceCardOption, len(cards))
+	for i, c := range cards {
+		out[i] = views.PriceCardOption{ID: c.ID, Name: c.Name}
+	}
+	return out
 }
 
 // hallOf returns the hall summary of a typed hall id; nil for none or an unknown id.
@@ -173,8 +183,17 @@ func (d *Deps) renderNewShow(c *fiber.Ctx, status int, f views.ShowForm, msg str
 		}
 	}
 	loc, currency := d.hallLocale(ctx, hall)
+	var cinemaID int64
+	if hall != nil {
+		cinemaID = hall.CinemaID
+	}
+	cards, err := d.Prices.PriceCards(ctx, cinemaID)
+	if err != nil {
+		return errorPage(c, err)
+	}
 	props := views.NewShowProps{Page: page(c, "New show"), Form: f, Movies: movieSummariesView(offered),
-		Halls: hallSummariesView(halls), Hall: hallSummaryView(hall), Currency: currency, Zone: loc, Error: msg, Results: dayResultsView(results)}
+		Halls: hallSummariesView(halls), Hall: hallSummaryView(hall), Currency: currency, Zone: loc, Error: msg, Results: dayResultsView(results),
+		PriceCards: priceCardOptions(cards)}
 	if cinemas, err := d.Cinemas.Cinemas(ctx); err == nil && len(cinemas) > 1 {
 		// a chain: each hall says its cinema, and the form whose zone it is typed in
 		names := make(map[int64]string, len(cinemas))
@@ -187,6 +206,11 @@ func (d *Deps) renderNewShow(c *fiber.Ctx, status int, f views.ShowForm, msg str
 		}
 		if hall != nil {
 			props.CinemaName = names[hall.CinemaID]
+		}
+		for i, card := range cards {
+			if hall == nil {
+				props.PriceCards[i].Name = names[card.CinemaID] + " · " + card.Name
+			}
 		}
 	}
 	return render(c, status, views.NewShowPage(props))
