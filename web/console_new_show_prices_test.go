@@ -12,6 +12,7 @@ import (
 // senior price is sold) and typed ticket prices win over the card's ("none" leaves a
 // pair of the card out); without a card the typed pairs are sold; a zone left empty
 // without a card, or a bad line, is refused (400) with the input kept, nothing created.
+// A show's own page applies a card of its cinema to it.
 func TestConsoleNewShow_PriceCardAndTicketPrices(t *testing.T) {
 	a := newTestApp(t, nil)
 	staff := a.demoToken("staff")
@@ -75,6 +76,20 @@ func TestConsoleNewShow_PriceCardAndTicketPrices(t *testing.T) {
 		if prices["adult"][z] != tc.adult || prices["senior"][z] != tc.senior || (tc.senior == 0) != (len(codes) == 1) {
 			t.Errorf("%s: types %v prices %v, want adult %v senior %v", tc.name, codes, prices, tc.adult, tc.senior)
 		}
+	}
+	// the show's own page applies a card of its cinema to it
+	show := created("a show to reprice", form("", "", "42"))
+	if body := string(a.getPage("/admin/shows/"+show, staff).body); !strings.Contains(body, `action="/admin/shows/`+show+`/price-card"`) || !strings.Contains(body, "Matinee") {
+		t.Error("the show's page offers no price card")
+	}
+	if r := a.postPage("/admin/shows/"+show, "/admin/shows/"+show+"/price-card", staff, url.Values{"card_id": {card}}); r.status != 303 || r.header.Get("Location") != "/admin/shows/"+show+"?done=card" {
+		t.Errorf("apply the card on the show's page: %d %s", r.status, r.header.Get("Location"))
+	}
+	if _, prices := a.showTypes(show); prices["adult"][z] != 3500 || prices["senior"][z] != 2200 {
+		t.Errorf("after the card the show's prices are %v", prices)
+	}
+	if r := a.postPage("/admin/shows/"+show, "/admin/shows/"+show+"/price-card", staff, url.Values{"card_id": {"999999"}}); r.status != 404 {
+		t.Errorf("an unknown card on the show's page: %d", r.status)
 	}
 	for _, tc := range []struct{ name, card, lines, zonePrice, says string }{
 		{"no price without a card", "", "", "", "Enter a price"},
