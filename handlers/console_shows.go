@@ -187,9 +187,11 @@ func (d *Deps) renderNewShow(c *fiber.Ctx, status int, f views.ShowForm, msg str
 	if hall != nil {
 		cinemaID = hall.CinemaID
 	}
-	cards, err := d.Prices.PriceCards(ctx, cinemaID)
-	if err != nil {
-		return errorPage(c, err)
+	var cards []*services.PriceCard
+	if d.Prices != nil {
+		if cards, err = d.Prices.PriceCards(ctx, cinemaID); err != nil {
+			return errorPage(c, err)
+		}
 	}
 	props := views.NewShowProps{Page: page(c, "New show"), Form: f, Movies: movieSummariesView(offered),
 		Halls: hallSummariesView(halls), Hall: hallSummaryView(hall), Currency: currency, Zone: loc, Error: msg, Results: dayResultsView(results),

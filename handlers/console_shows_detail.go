@@ -80,10 +80,12 @@ func (d *Deps) renderShowPage(c *fiber.Ctx, status int, form *views.ShowEditForm
 	now := nowUTC()
 	p := views.ShowDetailProps{Page: page(c, s.Movie.Title), Show: s, Counts: views.SeatCounts(counts), Zone: d.showZone(s), Now: now,
 		Form: f, Room: rf, Figures: d.roomFigures(ctx, s, s.StatusAt(now) != services.ShowCancelled), Error: msg}
-	if cards, err := d.Prices.PriceCards(ctx, s.CinemaID); err == nil {
-		p.PriceCards = priceCardOptions(cards)
-	} else if p.Error == "" {
-		p.Error = "The price cards could not be read: " + err.Error()
+	if d.Prices != nil {
+		if cards, err := d.Prices.PriceCards(ctx, s.CinemaID); err == nil {
+			p.PriceCards = priceCardOptions(cards)
+		} else if p.Error == "" {
+			p.Error = "The price cards could not be read: " + err.Error()
+		}
 	}
 	if d.Waitlist != nil {
 		entries, err := d.Waitlist.List(ctx, s.ID)
@@ -362,6 +364,9 @@ func (d *Deps) applyCardToShowPage(c *fiber.Ctx) error {
 	s, _, ok, err := d.loadShow(c)
 	if !ok {
 		return err
+	}
+	if d.Prices == nil {
+		return renderErrorPage(c, fiber.StatusNotFound, "Price cards are not available in this process.")
 	}
 	cardID, _ := parseID(c.FormValue("card_id"))
 	ctx, cancel := ctxOf(c)
