@@ -51,7 +51,7 @@ func (d *Deps) apiVoucherQuote(c *fiber.Ctx) error {
 	if problem != "" {
 		return invalid("%s", problem)
 	}
-	counts, ok := queryTicketCounts(c)
+	counts, ok := previewTicketCounts(c)
 	if !ok {
 		return invalid("tickets_<type> must be whole numbers from 0 to 100")
 	}
@@ -131,9 +131,9 @@ func splitIDs(s string) [][]byte {
 	return out
 }
 
-// queryTicketCounts reads tickets_<type>=N from the query as ticketCountsOf reads the
+// previewTicketCounts reads tickets_<type>=N from the query as ticketCountsOf reads the
 // form; false for a count that is not a whole number from 0 to 100.
-func queryTicketCounts(c *fiber.Ctx) (map[string]int, bool) {
+func previewTicketCounts(c *fiber.Ctx) (map[string]int, bool) {
 	var out map[string]int
 	ok := true
 	c.Context().QueryArgs().VisitAll(func(k, v []byte) {

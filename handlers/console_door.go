@@ -75,7 +75,7 @@ func (d *Deps) doorAdmit(c *fiber.Ctx) error {
 	if t != nil {
 		res.OrderNo, res.Buyer, res.Show = t.Order.OrderNo, t.BuyerName, t.ShowTitle
 		for _, s := range t.Order.Seats {
-			res.Seats = append(res.Seats, views.DoorSeatText(c.UserContext(), s))
+			res.Seats = append(res.Seats, views.DoorSeatOf(c.UserContext(), s))
 		}
 	}
 	return d.renderDoor(c, showID, res)

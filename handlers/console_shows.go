@@ -83,7 +83,7 @@ func (d *Deps) zonePricesPartial(c *fiber.Ctx) error {
 	loc, currency := d.formLocale(ctx, c, hall)
 	rezoneOpening(&f, loc)
 	props := views.NewShowProps{Form: f, Hall: hallSummaryView(hall), Currency: currency, Zone: loc}
-	d.nameCinemas(ctx, &props, nil, hall)
+	d.nameCinemas(ctx, &props, nil, hall, nil)
 	return render(c, fiber.StatusOK, views.HallChosen(props))
 }
 
@@ -105,7 +105,8 @@ func (d *Deps) createShowPage(c *fiber.Ctx) error {
 	loc, currency := d.formLocale(ctx, c, hall)
 	rezoneOpening(&f, loc)
 	if hall != nil {
-		prices, f.Prices, problem = formPrices(c, hall.Zones, currency, true)
+		// with a price card, a zone left empty takes the card's price
+		prices, f.Prices, problem = formPrices(c, hall.Zones, currency, f.PriceCard == "")
 	}
 	if c.FormValue("step") == "hall" {
 		return d.renderNewShow(c, fiber.StatusOK, f, "", nil)
@@ -146,6 +147,15 @@ func (d *Deps) createShowPage(c *fiber.Ctx) error {
 		msg = "No day could be created: see the list below."
 	}
 	return d.renderNewShow(c, fiber.StatusConflict, f, msg, results)
+}
+
+// priceCardOptions are cards as the new-show form offers them.
+func priceCardOptions(cards []*services.PriceCard) []views.PriceCardOption {
+	out := make([]views.PriceCardOption, len(cards))
+	for i, c := range cards {
+		out[i] = views.PriceCardOption{ID: c.ID, Name: c.Name}
+	}
+	return out
 }
 
 // hallOf returns the hall summary of a typed hall id; nil for none or an unknown id.
@@ -191,15 +201,27 @@ func (d *Deps) renderNewShow(c *fiber.Ctx, status int, f views.ShowForm, msg str
 		}
 	}
 	loc, currency := d.formLocale(ctx, c, hall)
+	var cinemaID int64
+	if hall != nil {
+		cinemaID = hall.CinemaID
+	}
+	var cards []*services.PriceCard
+	if d.Prices != nil {
+		if cards, err = d.Prices.PriceCards(ctx, cinemaID); err != nil {
+			return errorPage(c, err)
+		}
+	}
 	props := views.NewShowProps{Page: page(c, "New show"), Form: f, Movies: movieSummariesView(offered),
-		Halls: hallSummariesView(halls), Hall: hallSummaryView(hall), Currency: currency, Zone: loc, Error: msg, Results: dayResultsView(results)}
-	d.nameCinemas(ctx, &props, halls, hall)
+		Halls: hallSummariesView(halls), Hall: hallSummaryView(hall), Currency: currency, Zone: loc, Error: msg, Results: dayResultsView(results),
+		PriceCards: priceCardOptions(cards)}
+	d.nameCinemas(ctx, &props, halls, hall, cards)
 	return render(c, status, views.NewShowPage(props))
 }
 
 // nameCinemas names, in a chain, the cinema of each of halls and the chosen hall's (the
-// form's dates are typed in its zone); a single cinema's form names none.
-func (d *Deps) nameCinemas(ctx context.Context, props *views.NewShowProps, halls []*catalog.HallSummary, hall *catalog.HallSummary) {
+// form's dates are typed in its zone) and, with no hall chosen, each price card's; a
+// single cinema's form names none.
+func (d *Deps) nameCinemas(ctx context.Context, props *views.NewShowProps, halls []*catalog.HallSummary, hall *catalog.HallSummary, cards []*services.PriceCard) {
 	cinemas, err := d.Cinemas.Cinemas(ctx)
 	if err != nil || len(cinemas) < 2 {
 		return
@@ -214,5 +236,9 @@ func (d *Deps) nameCinemas(ctx context.Context, props *views.NewShowProps, halls
 	}
 	if hall != nil {
 		props.CinemaName = names[hall.CinemaID]
+		return
+	}
+	for i, card := range cards {
+		props.PriceCards[i].Name = names[card.CinemaID] + " · " + card.Name
 	}
 }

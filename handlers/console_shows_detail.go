@@ -80,6 +80,13 @@ func (d *Deps) renderShowPage(c *fiber.Ctx, status int, form *views.ShowEditForm
 	now := nowUTC()
 	p := views.ShowDetailProps{Page: page(c, s.Movie.Title), Show: s, Counts: views.SeatCounts(counts), Zone: d.showZone(s), Now: now,
 		Form: f, Room: rf, Figures: d.roomFigures(ctx, s, s.StatusAt(now) != services.ShowCancelled), Error: msg}
+	if d.Prices != nil {
+		if cards, err := d.Prices.PriceCards(ctx, s.CinemaID); err == nil {
+			p.PriceCards = priceCardOptions(cards)
+		} else if p.Error == "" {
+			p.Error = "The price cards could not be read: " + err.Error()
+		}
+	}
 	if d.Waitlist != nil {
 		entries, err := d.Waitlist.List(ctx, s.ID)
 		p.Waitlist = waitlistEntriesView(entries)
@@ -95,6 +102,8 @@ func (d *Deps) renderShowPage(c *fiber.Ctx, status int, form *views.ShowEditForm
 			p.Notice = "The sale is closed: no new orders."
 		case "saved":
 			p.Notice = "Saved."
+		case "card":
+			p.Notice = "Applied the price card."
 		case "waiting-room":
 			p.Notice = views.RoomNotice(s.WaitingRoom, s.AdmitPerMinute)
 		case "cancelled":
@@ -347,4 +356,27 @@ func (d *Deps) cancelShowPage(c *fiber.Ctx) error {
 	}
 	return c.Redirect(views.AdminShowURL(showID)+"?done=cancelled&cancelled_orders="+strconv.Itoa(res.CancelledOrders)+
 		"&refunded_orders="+strconv.Itoa(res.RefundedOrders), fiber.StatusSeeOther)
+}
+
+// applyCardToShowPage applies the chosen price card of the show's cinema to the show
+// (ApplyPriceCard, audited) and redirects (303) back; a refusal shows the page with why.
+func (d *Deps) applyCardToShowPage(c *fiber.Ctx) error {
+	s, _, ok, err := d.loadShow(c)
+	if !ok {
+		return err
+	}
+	if d.Prices == nil {
+		return renderErrorPage(c, fiber.StatusNotFound, "Price cards are not available in this process.")
+	}
+	cardID, _ := parseID(c.FormValue("card_id"))
+	ctx, cancel := ctxOf(c)
+	defer cancel()
+	if _, err := d.Prices.ApplyPriceCard(ctx, currentUser(c).ID, cardID, []int64{s.ID}); err != nil {
+		st, se := pageError(c, err)
+		if st >= fiber.StatusInternalServerError {
+			return renderErrorPage(c, st, se.Message)
+		}
+		return d.renderShowDetail(c, st, nil, sentence(se.Message))
+	}
+	return c.Redirect(views.AdminShowURL(s.ID)+"?done=card", fiber.StatusSeeOther)
 }

@@ -138,7 +138,8 @@ func showForm(c *fiber.Ctx) views.ShowForm {
 		OpensDate: v("opens_date"), OpensTime: formClock(v("opens_time")), ClosesDate: v("closes_date"), ClosesTime: formClock(v("closes_time")),
 		Limit: v("purchase_limit"), Days: v("days"), WaitingRoom: c.FormValue("waiting_room") == "on",
 		Pace: v("admit_per_minute"), SingleSeatRule: v("single_seat_rule"), Prices: map[string]string{},
-		OpensDefault: v("opens_default"), DefaultsZone: v("defaults_zone")}
+		OpensDefault: v("opens_default"), DefaultsZone: v("defaults_zone"),
+		TicketPrices: utils.CopyString(c.FormValue("ticket_prices")), PriceCard: v("price_card")}
 }
 
 // roomForm reads a show's waiting room form as typed (the box unticked: off).
@@ -190,6 +191,16 @@ func localShow(f views.ShowForm, hall *catalog.HallSummary, prices []catalog.Zon
 	if f.SingleSeatRule != "" && !catalog.ValidRule(f.SingleSeatRule) { // empty: off
 		return in, views.SeatRuleProblem
 	}
+	if f.PriceCard != "" {
+		if in.PriceCardID, ok = parseID(f.PriceCard); !ok {
+			return in, "Choose a price card from the list."
+		}
+	}
+	tp, problem := parseTicketPriceChanges(f.TicketPrices)
+	if problem != "" {
+		return in, problem
+	}
+	in.TicketPrices = tp
 	var err error
 	if in.Days, err = strconv.Atoi(f.Days); err != nil || in.Days < 1 || in.Days > catalog.MaxRepeatDays {
 		return in, "Every day for must be a whole number of days from 1 to " + strconv.Itoa(catalog.MaxRepeatDays) + "."

@@ -26,12 +26,13 @@ const bookFlashMaxAge = 60 * time.Second
 
 // bookFlash is a refused booking as the show page needs it to tell why.
 type bookFlash struct {
-	Code    string   // a services error code, or "input" for a form problem
-	Message string   // the service's message or the form problem (plain text, escaped on output)
-	Seats   []string // seat labels the refusal names
-	Retry   int      // seconds to wait (rate limits)
-	Picks   []int64  // the seats the buyer had ticked
-	Section int      // the section of a large hall the buyer was in (0: none)
+	Code    string         // a services error code, or "input" for a form problem
+	Message string         // the service's message or the form problem (plain text, escaped on output)
+	Seats   []string       // seat labels the refusal names
+	Retry   int            // seconds to wait (rate limits)
+	Picks   []int64        // the seats the buyer had ticked
+	Counts  map[string]int // the ticket counts typed with them (types other than adult)
+	Section int            // the section of a large hall the buyer was in (0: none)
 	// StepZone and StepRow are the step-through selection's zone and row the booking
 	// came from ("": the seat map).
 	StepZone, StepRow string
@@ -42,6 +43,9 @@ func setBookFlash(c *fiber.Ctx, showID int64, f bookFlash) error {
 	v := url.Values{"code": {f.Code}, "msg": {f.Message}, "seat": f.Seats, "retry": {strconv.Itoa(f.Retry)}}
 	for _, id := range f.Picks {
 		v.Add("pick", strconv.FormatInt(id, 10))
+	}
+	for t, n := range f.Counts {
+		v.Set("tickets_"+t, strconv.Itoa(n))
 	}
 	if f.Section > 0 {
 		v.Set("section", strconv.Itoa(f.Section))
@@ -79,6 +83,7 @@ func takeBookFlash(c *fiber.Ctx, showID int64) (bookFlash, bool) {
 	f := bookFlash{Code: v.Get("code"), Message: v.Get("msg"), Seats: v["seat"]}
 	f.Retry, _ = strconv.Atoi(v.Get("retry"))
 	f.Picks = pickIDs(v["pick"])
+	f.Counts = ticketCountsIn(v)
 	f.Section, _ = sectionNumber(v.Get("section"))
 	f.StepZone, f.StepRow = v.Get("sz"), v.Get("sr")
 	return f, true

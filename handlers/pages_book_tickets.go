@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"net/url"
 	"strconv"
 	"strings"
 
@@ -65,4 +66,56 @@ func sumCounts(counts map[string]int) int {
 		n += v
 	}
 	return n
+}
+
+// ticketCountsIn reads ticket counts from a query or the booking flash (fields
+// tickets_<type> as ticketCountsOf reads them), dropping what is not a count from 1 to
+// 100; nil for none.
+func ticketCountsIn(v url.Values) map[string]int {
+	var out map[string]int
+	for k, vals := range v {
+		code, ok := strings.CutPrefix(k, "tickets_")
+		if !ok || len(vals) == 0 || code == "" || len(code) > 32 {
+			continue
+		}
+		n, err := strconv.Atoi(vals[0])
+		if err != nil || n < 1 || n > 100 {
+			continue
+		}
+		if out == nil {
+			out = map[string]int{}
+		}
+		out[code] = n
+	}
+	return out
+}
+
+// queryTicketCounts reads the seat form's ticket counts from the show page's address
+// (picksCountsURL); nil for none.
+func queryTicketCounts(c *fiber.Ctx) map[string]int {
+	v := url.Values{}
+	c.Context().QueryArgs().VisitAll(func(k, val []byte) {
+		if strings.HasPrefix(string(k), "tickets_") {
+			v.Add(string(k), string(val))
+		}
+	})
+	return ticketCountsIn(v)
+}
+
+// picksCountsURL is the show's page with the picks and ticket counts in its query
+// (the seat form's "Show the total" without JavaScript).
+func picksCountsURL(showID int64, ids []int64, counts map[string]int) string {
+	u := picksURL(showID, ids)
+	if len(counts) == 0 {
+		return u
+	}
+	v := url.Values{}
+	for t, n := range counts {
+		v.Set("tickets_"+t, strconv.Itoa(n))
+	}
+	sep := "?"
+	if strings.Contains(u, "?") {
+		sep = "&"
+	}
+	return u + sep + v.Encode()
 }

@@ -45,7 +45,7 @@ func (d *Deps) voucherPreview(c *fiber.Ctx) error {
 	if problem != "" || len(ids) == 0 {
 		return out(views.VoucherPreviewProps{Problem: tr(c, "voucher.pick_seats", nil)})
 	}
-	counts, _ := queryTicketCounts(c)
+	counts, _ := previewTicketCounts(c)
 	ctx, cancel := ctxOf(c)
 	defer cancel()
 	q, show, err := d.quoteVoucher(ctx, showID, code, ids, counts)

@@ -34,6 +34,7 @@ func (d *Deps) showPage(c *fiber.Ctx) error {
 	ctx, cancel := ctxOf(c)
 	defer cancel()
 	picks := queryPicks(c)
+	counts := queryTicketCounts(c)
 	section, chosen := sectionNumber(c.Query("section"))
 	steps := stepThrough(c.Query("pick"), c.Query("zone"), c.Query("row"))
 	flashed := c.Cookies(bookFlashCookie) != "" // a refused booking to tell (read below)
@@ -58,7 +59,7 @@ func (d *Deps) showPage(c *fiber.Ctx) error {
 	var lost map[int64]bool
 	if f, ok := takeBookFlash(c, id); ok {
 		msg, lost = flashMessage(langOf(c), f, m, userID, d.now(), d.showZone(m.Show))
-		picks = f.Picks
+		picks, counts = f.Picks, f.Counts
 		if !chosen && f.Section > 0 {
 			section, chosen = f.Section, true
 		}
@@ -70,7 +71,7 @@ func (d *Deps) showPage(c *fiber.Ctx) error {
 		// back from signing in, or a refused booking: the section of the first pick
 		section = views.SectionsOf(m.Hall).Of(m.Hall, picks[0])
 	}
-	return d.renderShowSteps(c, m, fiber.StatusOK, msg, picks, lost, section, steps)
+	return d.renderShowSteps(c, m, fiber.StatusOK, msg, picks, counts, lost, section, steps)
 }
 
 // sectionReadIDs are the seat ids a large hall's section page reads from the seat
@@ -126,12 +127,12 @@ func (d *Deps) mustQueue(c *fiber.Ctx, show *services.Show) bool {
 // renderShow renders the show page at section (a large hall's section, 0 for its
 // overview); selected seats stay checked where still free, lost seats are highlighted.
 func (d *Deps) renderShow(c *fiber.Ctx, m *seats.SeatMap, status int, msg string, selected []int64, lost map[int64]bool, section int) error {
-	return d.renderShowSteps(c, m, status, msg, selected, lost, section, nil)
+	return d.renderShowSteps(c, m, status, msg, selected, nil, lost, section, nil)
 }
 
 // renderShowSteps is renderShow with the step-through selection steps instead of the
-// seat map (nil: the map).
-func (d *Deps) renderShowSteps(c *fiber.Ctx, m *seats.SeatMap, status int, msg string, selected []int64, lost map[int64]bool, section int, steps *views.StepThrough) error {
+// seat map (nil: the map), and the seat form's ticket counts (nil: all adult).
+func (d *Deps) renderShowSteps(c *fiber.Ctx, m *seats.SeatMap, status int, msg string, selected []int64, counts map[string]int, lost map[int64]bool, section int, steps *views.StepThrough) error {
 	keep := make(map[int64]bool, len(selected))
 	for _, id := range selected {
 		if !lost[id] && m.States[id] == services.StateFree {
@@ -139,19 +140,20 @@ func (d *Deps) renderShowSteps(c *fiber.Ctx, m *seats.SeatMap, status int, msg s
 		}
 	}
 	return render(c, status, views.ShowPage(views.ShowPageProps{
-		Page:       page(c, m.Show.Movie.Title),
-		Map:        seatMapView(m),
-		Now:        d.now(),
-		Zone:       d.showZone(m.Show),
-		CinemaName: d.chainCinema(c.UserContext(), m.Show),
-		HoldFor:    d.Orders.HoldFor(),
-		Selected:   keep,
-		Error:      msg,
-		JustTaken:  lost,
-		Section:    section,
-		Waitlist:   d.waitlistView(c, m),
-		CancelNote: d.cancelNote(c, m.Show),
-		Steps:      steps,
+		Page:         page(c, m.Show.Movie.Title),
+		Map:          seatMapView(m),
+		Now:          d.now(),
+		Zone:         d.showZone(m.Show),
+		CinemaName:   d.chainCinema(c.UserContext(), m.Show),
+		HoldFor:      d.Orders.HoldFor(),
+		Selected:     keep,
+		Error:        msg,
+		JustTaken:    lost,
+		Section:      section,
+		Waitlist:     d.waitlistView(c, m),
+		CancelNote:   d.cancelNote(c, m.Show),
+		Steps:        steps,
+		TicketCounts: counts,
 	}))
 }
 
@@ -190,7 +192,9 @@ func toShow(c *fiber.Ctx) error {
 // naming the single empty seats it left (the single-seat rule's warn). A refused
 // booking redirects (303) to the show's page, which tells why with fresh seat states
 // and the picks kept (post/redirect/get: reloading never re-posts). A signed-out
-// visitor goes to sign in and comes back to the show with the picks.
+// visitor goes to sign in and comes back to the show with the picks. The form's
+// "Show the total" button (no JavaScript) brings the show's page back with the picks
+// and ticket counts and their total, booking nothing.
 func (d *Deps) bookSeats(c *fiber.Ctx) error {
 	showID, ok := idParam(c, "id")
 	if !ok {
@@ -200,9 +204,13 @@ func (d *Deps) bookSeats(c *fiber.Ctx) error {
 	if problem != "" && langOf(c).IsZh() { // seatIDs words its problems in English (the console shares it)
 		problem = tr(c, "book.bad_selection", nil)
 	}
+	counts, countsOK := ticketCountsOf(c)
+	if c.FormValue("preview") != "" {
+		return c.Redirect(picksCountsURL(showID, ids, counts), fiber.StatusSeeOther)
+	}
 	u := currentUser(c)
 	if u == nil {
-		return redirectToLogin(c, picksURL(showID, ids))
+		return redirectToLogin(c, picksCountsURL(showID, ids, counts))
 	}
 	ctx, cancel := ctxOf(c)
 	defer cancel()
@@ -218,12 +226,11 @@ func (d *Deps) bookSeats(c *fiber.Ctx) error {
 			return setBookFlash(c, showID, bookFlash{Code: "input", Message: problem, Picks: ids, Section: section, StepZone: stepZone, StepRow: stepRow})
 		}
 	}
-	counts, countsOK := ticketCountsOf(c)
 	if problem == "" && (!countsOK || sumCounts(counts) > len(ids)) {
 		problem = tr(c, "tickets.too_many", nil)
 	}
 	if problem != "" {
-		return setBookFlash(c, showID, bookFlash{Code: "input", Message: problem, Picks: ids, Section: section, StepZone: stepZone, StepRow: stepRow})
+		return setBookFlash(c, showID, bookFlash{Code: "input", Message: problem, Picks: ids, Counts: counts, Section: section, StepZone: stepZone, StepRow: stepRow})
 	}
 	order, err := d.Orders.Create(ctx, orders.CreateOrderRequest{UserID: u.ID, ShowID: showID, SeatIDs: ids,
 		SeatTicketCounts: counts, AdmissionToken: admissionToken(c, showID), Voucher: formVoucher(c)})
@@ -235,7 +242,7 @@ func (d *Deps) bookSeats(c *fiber.Ctx) error {
 		return errorPage(c, err)
 	}
 	return setBookFlash(c, showID, bookFlash{Code: refused.Code, Message: refused.Message, Seats: refused.Seats,
-		Retry: refused.RetryAfterS, Picks: ids, Section: section, StepZone: stepZone, StepRow: stepRow})
+		Retry: refused.RetryAfterS, Picks: ids, Counts: counts, Section: section, StepZone: stepZone, StepRow: stepRow})
 }
 
 // formVoucher is the booking form's voucher code as typed ("" for none).

@@ -193,6 +193,7 @@ func (d *Deps) consoleRoutes(app fiber.Router) {
 	staff.Post("/shows", d.createShowPage)
 	staff.Get("/shows/:id", d.showDetailPage)
 	staff.Post("/shows/:id", d.updateShowPage)
+	staff.Post("/shows/:id/price-card", d.applyCardToShowPage)
 	staff.Post("/shows/:id/open-sale", d.saleControlPage(true))
 	staff.Post("/shows/:id/close-sale", d.saleControlPage(false))
 	staff.Post("/shows/:id/waiting-room", d.waitingRoomPage) // on/off and pace; its figures: GET /shows/:id?part=waiting-room

@@ -89,3 +89,41 @@ type PriceCard struct {
 	UpdatedAt time.Time     `db:"updated_at"`
 	Prices    []TicketPrice `db:"-"` // by type (adult first) and zone
 }
+
+// DealTicketCounts gives each seat of an order of chosen seats its ticket type from
+// counts (how many of each type other than adult; zones are the seats' zone codes, in
+// the order booked): each type, by code, goes to the seats in order whose zone the
+// show sells it in and that no other type took; the rest are adult. When a type finds
+// too few such seats it returns that type and how many it lacks (the seats it could
+// deal keep their type). The caller checks that the counts add up to at most the seats.
+func (s *Show) DealTicketCounts(zones []string, counts map[string]int) (types []string, shortType string, short int) {
+	types = make([]string, len(zones))
+	for i := range types {
+		types[i] = TicketAdult
+	}
+	codes := make([]string, 0, len(counts))
+	for t := range counts {
+		codes = append(codes, t)
+	}
+	sort.Strings(codes)
+	dealt := make([]bool, len(zones))
+	for _, t := range codes {
+		need := counts[t]
+		for i, z := range zones {
+			if need <= 0 {
+				break
+			}
+			if dealt[i] {
+				continue
+			}
+			if _, ok := s.TicketPrice(t, z); ok {
+				types[i], dealt[i] = t, true
+				need--
+			}
+		}
+		if need > 0 && shortType == "" {
+			shortType, short = t, need
+		}
+	}
+	return types, shortType, short
+}

@@ -27,6 +27,7 @@ type SeatCell struct {
 	PriceMinor int64
 	Kind       string // standard, wheelchair or companion
 	Row, Col   int
+	Ticket     string // a ticked seat's ticket type code when not adult (SelectedCells)
 }
 
 // SeatCells turns the seat map into cells in the hall's order (row, col).

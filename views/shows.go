@@ -159,6 +159,9 @@ type ShowPageProps struct {
 	// Steps is the step-through selection (zone, then row, then seats from lists)
 	// shown instead of the seat map; nil shows the map.
 	Steps *StepThrough
+	// TicketCounts are how many of the Selected seats are of each ticket type other
+	// than adult (the seat form's counts, kept when the page comes back); nil: all adult.
+	TicketCounts map[string]int
 }
 
 // Show returns the page's show.
@@ -220,8 +223,17 @@ func (p ShowPageProps) RulesText(st ShowState) string {
 	return l.Sentences(l.N("show.limit", p.Map.Show.PurchaseLimit, nil), hold)
 }
 
-// SelectedCells are the ticked seats, in the hall's order, for the summary.
+// SelectedCells are the ticked seats, in the hall's order, for the summary: each at
+// the price of the ticket type TicketCounts deal it (Show.DealTicketCounts), its code
+// in Ticket unless adult.
 func (p ShowPageProps) SelectedCells() []SeatCell {
+	cells, _ := p.selectedTickets()
+	return cells
+}
+
+// selectedTickets are SelectedCells, and whether TicketCounts fit them (no more
+// tickets than seats, every type dealt; otherwise the cells not dealt stay adult).
+func (p ShowPageProps) selectedTickets() ([]SeatCell, bool) {
 	var out []SeatCell
 	m := newCellMaker(p)
 	for _, i := range p.selectedIndexes() {
@@ -230,7 +242,28 @@ func (p ShowPageProps) SelectedCells() []SeatCell {
 			out = append(out, c)
 		}
 	}
-	return out
+	if len(p.TicketCounts) == 0 {
+		return out, true
+	}
+	zones := make([]string, len(out))
+	asked := 0
+	for i, c := range out {
+		zones[i] = c.ZoneCode
+	}
+	for _, n := range p.TicketCounts {
+		asked += n
+	}
+	show := p.Show()
+	types, _, short := show.DealTicketCounts(zones, p.TicketCounts)
+	for i, t := range types {
+		if t == services.TicketAdult {
+			continue
+		}
+		price, _ := show.TicketPrice(t, zones[i])
+		out[i].PriceMinor, out[i].Price = price, Money(price, show.Currency)
+		out[i].Ticket = t
+	}
+	return out, short == 0 && asked <= len(out)
 }
 
 // selectedIndexes are the indexes in the hall's Seats of the Selected seats, in the
@@ -248,13 +281,24 @@ func (p ShowPageProps) selectedIndexes() []int {
 	return out
 }
 
-// SelectedTotal is the sum of the ticked seats' prices, formatted.
+// SelectedTotal is the sum of the ticked seats' prices at their ticket types
+// (SelectedCells), formatted; "—" when the ticket counts do not fit the seats.
 func (p ShowPageProps) SelectedTotal() string {
+	cells, fits := p.selectedTickets()
+	if !fits {
+		return "—"
+	}
 	var sum int64
-	for _, c := range p.SelectedCells() {
+	for _, c := range cells {
 		sum += c.PriceMinor
 	}
 	return Money(sum, p.Map.Show.Currency)
+}
+
+// TicketsFit reports whether the ticket counts fit the ticked seats (see SelectedTotal).
+func (p ShowPageProps) TicketsFit() bool {
+	_, fits := p.selectedTickets()
+	return fits
 }
 
 // ShowURL is the show's page.

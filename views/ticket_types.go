@@ -101,15 +101,18 @@ func TicketCode(code string) string {
 	return code
 }
 
-// DoorSeatText is a seat as the door shows it: its label, and for a type other than
-// adult the type and its note ("A3 · Child — ID required at the door").
-func DoorSeatText(ctx context.Context, s services.OrderSeat) string {
-	if TicketCode(s.TicketType) == services.TicketAdult {
-		return s.Label
+// DoorSeat is a seat as the door shows it: its label and, for a ticket type other than
+// adult, the type's code, name and door note in the page's language ("" for adult, or
+// no note).
+type DoorSeat struct {
+	Label, Code, Type, Note string
+}
+
+// DoorSeatOf is seat s as the door shows it ("A3", "Child", "ID required at the door").
+func DoorSeatOf(ctx context.Context, s services.OrderSeat) DoorSeat {
+	d := DoorSeat{Label: s.Label}
+	if code := TicketCode(s.TicketType); code != services.TicketAdult {
+		d.Code, d.Type, d.Note = code, TicketTypeName(ctx, code), TicketTypeNote(ctx, code)
 	}
-	out := s.Label + " · " + TicketTypeName(ctx, s.TicketType)
-	if n := TicketTypeNote(ctx, s.TicketType); n != "" {
-		out += " — " + n
-	}
-	return out
+	return d
 }

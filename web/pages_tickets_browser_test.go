@@ -14,7 +14,8 @@ import (
 // tickets beside adult, the picker asks after the seats how many are child (adult the
 // rest), with each type's price and the door note; typing a count with the keyboard
 // gives the total before booking, in English and Chinese, at 1280 and 375 px, and axe
-// finds nothing serious. Booking sends the counts: the order page lists one child seat
+// finds nothing serious; the selection summary (naming the child seat at its price)
+// and the phones' bottom bar say the same total. Booking sends the counts: the order page lists one child seat
 // at the child price and the total the picker said.
 func TestBrowserTickets_PickerAsksTypesShowsTotalAndBooks(t *testing.T) {
 	a := newTestApp(t, nil)
@@ -60,6 +61,12 @@ func TestBrowserTickets_PickerAsksTypesShowsTotalAndBooks(t *testing.T) {
 			if !strings.Contains(total, want) {
 				t.Errorf("%s: the total says %q, want %s", name, total, want)
 			}
+			// every total on the page is the typed one: the summary and the phones' bar too
+			for what, sel := range map[string]string{"summary": "[data-summary-total]", "bar": "[data-bar-summary]"} {
+				if got := evalJS[string](t, ctx, `document.querySelector('`+sel+`').textContent`); !strings.Contains(got, want) {
+					t.Errorf("%s: the %s says %q, want %s", name, what, got, want)
+				}
+			}
 			text := evalJS[string](t, ctx, `document.querySelector('.seat-form [data-ticket-counts]').innerText`)
 			note, childName := "ID required at the door", "Child"
 			if lang == "zh-Hans" {
@@ -67,6 +74,9 @@ func TestBrowserTickets_PickerAsksTypesShowsTotalAndBooks(t *testing.T) {
 			}
 			if !strings.Contains(text, note) || !strings.Contains(text, childName) || !strings.Contains(text, views.Money(child, currency)) {
 				t.Errorf("%s: the ticket types read %q", name, text)
+			}
+			if rows := evalJS[string](t, ctx, `document.querySelector('[data-summary-rows]').textContent`); !strings.Contains(rows, childName) || !strings.Contains(rows, views.Money(child, currency)) {
+				t.Errorf("%s: the summary lists %q, want a %s seat at %s", name, rows, childName, views.Money(child, currency))
 			}
 			screenshot(t, ctx, name)
 			checkAxe(t, ctx, name)

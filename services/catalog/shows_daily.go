@@ -28,6 +28,12 @@ type LocalShow struct {
 	WaitingRoom            bool
 	SingleSeatRule         string // off, warn or enforce ("" means off)
 	AdmitPerMinute         int
+	// TicketPrices price other ticket types per zone (minor units; a nil price: a pair
+	// of the price card not sold). PriceCardID (0: none) is a price card of the hall's
+	// cinema copied in under what was typed: its adult prices fill the zones Prices
+	// leaves out, its other types are sold as it says but for the pairs TicketPrices names.
+	TicketPrices []TicketPriceChange
+	PriceCardID  int64
 }
 
 // DayResult is the outcome of one day of a repeat: its local date (YYYY-MM-DD) and the
@@ -55,9 +61,9 @@ func Created(results []DayResult) int {
 // in the hall, is skipped and reported with its reason, and the other days are still
 // created. It returns one result per day in date order. What applies to every day is
 // checked first and refused with nothing created. Errors: INVALID_REQUEST (days out of
-// range, malformed date or time, purchase limit, waiting room pace, single-seat rule or
-// prices),
-// NOT_FOUND (movie or hall),
+// range, malformed date or time, purchase limit, waiting room pace, single-seat rule,
+// prices, a price card of another cinema),
+// NOT_FOUND (movie, hall or price card),
 // CONFLICT (a retired movie), UNAVAILABLE (also when the store fails mid-way: the
 // results so far are returned with it).
 func (w *CatalogWriter) CreateDaily(ctx context.Context, actorID int64, in LocalShow) ([]DayResult, error) {
@@ -94,6 +100,18 @@ func (w *CatalogWriter) CreateDaily(ctx context.Context, actorID int64, in Local
 	}
 	if err := services.CinemaScopeOf(ctx).Check(hall.CinemaID); err != nil {
 		return nil, err
+	}
+	if in.PriceCardID != 0 {
+		card, err := w.PriceCard(ctx, in.PriceCardID)
+		if err != nil {
+			return nil, err
+		}
+		if card.CinemaID != hall.CinemaID {
+			return nil, services.Errorf(services.CodeInvalidRequest, "the price card %q is not of the hall's cinema", card.Name)
+		}
+		in.Prices, in.TicketPrices = underTyped(card, hall, in.Prices, in.TicketPrices)
+	} else {
+		_, in.TicketPrices = underTyped(nil, hall, nil, in.TicketPrices)
 	}
 	if err := checkPrices(in.Prices, hall, true); err != nil {
 		return nil, err
@@ -140,7 +158,52 @@ func (w *CatalogWriter) createDay(ctx context.Context, actorID int64, in LocalSh
 	}
 	return w.CreateShow(ctx, actorID, NewShow{MovieID: in.MovieID, HallID: in.HallID, StartsAt: starts,
 		SaleOpensAt: opens, SaleClosesAt: closes, Prices: in.Prices, PurchaseLimit: in.PurchaseLimit,
-		WaitingRoom: in.WaitingRoom, AdmitPerMinute: in.AdmitPerMinute, SingleSeatRule: in.SingleSeatRule})
+		WaitingRoom: in.WaitingRoom, AdmitPerMinute: in.AdmitPerMinute, SingleSeatRule: in.SingleSeatRule,
+		TicketPrices: in.TicketPrices})
+}
+
+// underTyped returns the zone prices and other types' prices of a new show in hall:
+// card's (nil: none) in hall's zones under what was typed. A zone prices leaves out
+// takes card's adult price; card's other pairs are sold unless typed names them; a
+// typed pair with a nil price is not sold, the others are.
+func underTyped(card *services.PriceCard, hall *services.Hall, prices []ZonePrice, typed []TicketPriceChange) ([]ZonePrice, []TicketPriceChange) {
+	has := map[string]bool{}
+	for _, p := range prices {
+		has[p.Zone] = true
+	}
+	var pairs []TicketPriceChange
+	if card != nil {
+		for i := range card.Prices {
+			p := card.Prices[i]
+			if _, ok := zoneOf(hall, p.Zone); !ok {
+				continue
+			}
+			if p.Type == services.TicketAdult {
+				if !has[p.Zone] {
+					prices = append(prices, ZonePrice{Zone: p.Zone, PriceMinor: p.PriceMinor})
+					has[p.Zone] = true
+				}
+				continue
+			}
+			pairs = append(pairs, TicketPriceChange{Type: p.Type, Zone: p.Zone, PriceMinor: &card.Prices[i].PriceMinor})
+		}
+	}
+	named := map[string]bool{}
+	for _, t := range typed {
+		named[t.Type+"/"+t.Zone] = true
+	}
+	out := pairs[:0]
+	for _, p := range pairs {
+		if !named[p.Type+"/"+p.Zone] {
+			out = append(out, p)
+		}
+	}
+	for _, t := range typed {
+		if t.PriceMinor != nil {
+			out = append(out, t)
+		}
+	}
+	return prices, out
 }
 
 // parseDates reads the show's date and the sale window's dates (YYYY-MM-DD, calendar

@@ -166,37 +166,29 @@ func dealTicketTypes(c *creation) error {
 	if len(req.Tickets) > 0 || len(req.SeatIDs) == 0 {
 		return services.Errorf(services.CodeInvalidRequest, "ticket counts for chosen seats go without tickets and with seat_ids")
 	}
-	codes := make([]string, 0, len(req.SeatTicketCounts))
 	sum := 0
 	for t, n := range req.SeatTicketCounts {
 		if n < 0 {
 			return services.Errorf(services.CodeInvalidRequest, "the count of %q must not be negative", t)
 		}
 		sum += n
-		codes = append(codes, t)
 	}
 	if sum > len(req.SeatIDs) {
 		return services.Errorf(services.CodeInvalidRequest, "%d tickets of other types than adult for %d seats", sum, len(req.SeatIDs))
 	}
-	sort.Strings(codes)
-	req.Tickets = map[int64]string{}
-	for _, t := range codes {
-		need := req.SeatTicketCounts[t]
-		for _, id := range req.SeatIDs {
-			if need == 0 {
-				break
-			}
-			s, _ := c.hall.Seat(id)
-			if _, taken := req.Tickets[id]; taken {
-				continue
-			}
-			if _, ok := c.show.TicketPrice(t, s.ZoneCode); ok {
-				req.Tickets[id] = t
-				need--
-			}
-		}
-		if need > 0 {
-			return services.Errorf(services.CodeTicketTypeNotOffered, "%d of the seats chosen cannot be sold as %s", need, t)
+	zones := make([]string, len(req.SeatIDs))
+	for i, id := range req.SeatIDs {
+		s, _ := c.hall.Seat(id)
+		zones[i] = s.ZoneCode
+	}
+	types, shortType, short := c.show.DealTicketCounts(zones, req.SeatTicketCounts)
+	if short > 0 {
+		return services.Errorf(services.CodeTicketTypeNotOffered, "%d of the seats chosen cannot be sold as %s", short, shortType)
+	}
+	req.Tickets = make(map[int64]string, len(types))
+	for i, id := range req.SeatIDs {
+		if types[i] != services.TicketAdult {
+			req.Tickets[id] = types[i]
 		}
 	}
 	return nil

@@ -1,6 +1,7 @@
 // The seat map on a show's page, on top of the plain form (which works without it):
 //  - the selection summary (seats, zones, prices, total, what is left of the limit),
-//    read from the data-* attributes the server renders on each seat;
+//    read from the data-* attributes the server renders on each seat, each seat at
+//    its ticket type's price as tickets.js deals them;
 //  - the purchase limit, explained when reached (seats already held or owned count);
 //  - a wheelchair space asks for its confirmation box;
 //  - under the show's single-seat rule (warn, enforce), the seats the ticked ones
@@ -71,15 +72,28 @@
     return text(owned > 0 ? "reached_owned" : "reached", { limit: limit, owned: owned, selected: limit - owned });
   }
 
+  // update shows the ticked seats, each at its ticket type's price, and their total as
+  // tickets.js prices them (the page's one pricing); counts that do not fit the seats
+  // show no total (the line under the counts says why).
   function update() {
     var list = picked();
-    var total = 0;
+    var p = window.seatflowTickets ? window.seatflowTickets.priced(form) : null;
+    var total = 0, fits = true;
+    var priceOf = function (s) { return parseInt(s.getAttribute("data-price-minor"), 10) || 0; };
+    var nameOf = function () { return ""; };
+    if (p) {
+      var by = new Map(p.seats.map(function (x) { return [x.seat, x]; }));
+      priceOf = function (s) { return by.has(s) ? by.get(s).price : 0; };
+      nameOf = function (s) { return by.has(s) ? by.get(s).name : ""; };
+      fits = p.fits;
+    }
     while (rows.firstChild) rows.removeChild(rows.firstChild);
     list.forEach(function (s) {
-      total += parseInt(s.getAttribute("data-price-minor"), 10) || 0;
+      total += priceOf(s);
       var tr = document.createElement("tr");
       var kind = { wheelchair: text("kind_wheelchair"), companion: text("kind_companion") }[s.getAttribute("data-kind")] || "";
-      [s.getAttribute("data-label") + kind, s.getAttribute("data-zone"), s.getAttribute("data-price")].forEach(function (v, i) {
+      var name = nameOf(s);
+      [s.getAttribute("data-label") + kind + (name ? " · " + name : ""), s.getAttribute("data-zone"), money(priceOf(s))].forEach(function (v, i) {
         var td = document.createElement("td");
         td.textContent = v;
         if (i === 2) td.className = "num";
@@ -87,13 +101,14 @@
       });
       rows.appendChild(tr);
     });
-    totalCell.textContent = money(total);
+    var totalText = fits ? money(total) : "—";
+    totalCell.textContent = totalText;
     table.hidden = list.length === 0;
     empty.hidden = list.length !== 0;
     var reached = owned + list.length >= limit;
     limitNote.textContent = reached && list.length > 0 ? reachedText() : limitText(list.length);
     limitNote.classList.toggle("limit-reached", reached);
-    if (bar) bar.textContent = list.length > 0 ? count("seats", list.length) + " · " + money(total) : text("bar_none");
+    if (bar) bar.textContent = list.length > 0 ? count("seats", list.length) + " · " + totalText : text("bar_none");
     if (wheelchairBox) {
       var wants = list.some(function (s) { return s.getAttribute("data-kind") === "wheelchair"; });
       wheelchairBox.hidden = !wants;
@@ -101,7 +116,7 @@
       if (box) box.required = wants;
     }
     strandCheck();
-    return { list: list, total: total };
+    return { list: list, total: totalText };
   }
 
   // Single empty seats, with the one definition of services/seats/strand.go (Stranded,
@@ -314,6 +329,9 @@
     });
   }
 
+  // tickets.js tells when the ticket counts changed the prices
+  form.addEventListener("seatflow:priced", function () { update(); });
+
   // live.js tells when seats changed state (taken or freed by others)
   form.addEventListener("seatflow:seats", function () {
     strandCheck();
@@ -342,7 +360,7 @@
     if (s.checked && s.getAttribute("data-kind") === "wheelchair") {
       msg += text("wheelchair");
     }
-    msg += text("total", { seats: count("seats", now.list.length), total: money(now.total) });
+    msg += text("total", { seats: count("seats", now.list.length), total: now.total });
     msg += text("left", { left: Math.max(limit - owned - now.list.length, 0), limit: limit });
     say(msg);
   });
