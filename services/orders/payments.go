@@ -103,14 +103,13 @@ func (p *Payments) signedBy(body []byte, signature string) bool {
 // Start begins paying the user's pending order with the named provider ("" for the
 // default one) and returns the payment and the URL to send the buyer to. A pending
 // order past its deadline is expired on the spot. Errors: NOT_FOUND, ORDER_STATE (also
-// for an order of a cancelled show), INVALID_REQUEST (unknown provider), UNAVAILABLE
+// for an order of a cancelled show), INVALID_REQUEST (unknown provider, or an amount the provider cannot charge), UNAVAILABLE
 // (also when no provider is configured).
 func (p *Payments) Start(ctx context.Context, userID int64, orderNo, provider string) (*Payment, string, error) {
 	pr, err := p.provider(provider)
 	if err != nil {
 		return nil, "", err
 	}
-	provider = pr.Name()
 	order, err := p.orders.Get(ctx, userID, orderNo)
 	if err != nil {
 		return nil, "", err
@@ -130,6 +129,9 @@ func (p *Payments) Start(ctx context.Context, userID int64, orderNo, provider st
 		return nil, "", err
 	}
 	url, err := pr.Start(ctx, pay)
+	if services.ErrorCode(err) != "" {
+		return nil, "", err // the provider's refusal (an amount it cannot charge)
+	}
 	if err != nil {
 		return nil, "", store.Unavailable("the payment provider", err)
 	}
