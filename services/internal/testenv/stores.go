@@ -47,6 +47,7 @@ var RedisDBs = map[string]int{
 	"services/store":       16,
 	"services/waitingroom": 17,
 	"services/waitlist":    18,
+	"services/stripepay":   27,
 }
 
 // RedisDatabases is how many databases the test Redis needs for every number in RedisDBs
