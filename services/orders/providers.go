@@ -47,8 +47,9 @@ type ProviderEvent struct {
 // WebhookVerifier is a provider that signs its webhooks its own way; the others use
 // the built-in scheme (HMAC-SHA256 of the body in X-Signature, WebhookEvent).
 // SignatureHeader names the HTTP header its signature comes in; VerifyWebhook checks
-// the raw body against it at now and reads the event. Errors: UNAUTHENTICATED (a bad,
-// missing or stale signature), INVALID_REQUEST (a signed body that is not an event).
+// the raw body against it at now and reads the event. Errors: INVALID_REQUEST or
+// UNAUTHENTICATED, as the provider asks to be answered (a bad, missing or stale
+// signature; a signed body that is not an event).
 type WebhookVerifier interface {
 	SignatureHeader() string
 	VerifyWebhook(raw []byte, signature string, now time.Time) (ProviderEvent, error)
