@@ -52,7 +52,8 @@ test-services:
 ## port and stopped afterwards (.ci/test-redis; every Redis DB below 16 is taken and the
 ## machine's Redis may have only 16), the others (browser) on Redis DB 10; and the rest
 ## (web, handlers, views). web's test binary is built once before its three runs start,
-## so they share the build. The other runs' output follows the last's
+## so they share the build. A private stripe-mock (.ci/stripe-mock) answers the Stripe
+## provider's tests (SEATFLOW_TEST_STRIPE_MOCK). The other runs' output follows the last's
 STORE_TEST_PKGS := ./services/... ./jobs/... ./web/loadtest/...
 BROWSER_TESTS := Browser|TestConsole_ManagerDay
 BROWSER_TESTS_2 := TestAxeBrowser|TestBrowser_Queue|TestBrowserUX_|TestBrowserCountdown
@@ -60,9 +61,10 @@ test: test-services test-deps static
 	$(GO) vet ./...
 	@$(MAKE) --no-print-directory generate
 	@git diff --quiet -- '*_templ.go' 2>/dev/null || { echo "generated *_templ.go files differ from 'go tool templ generate': commit them"; git diff --stat -- '*_templ.go'; exit 1; }
-	@log=$$(mktemp); blog=$$(mktemp); b2log=$$(mktemp); bin=$$(mktemp -d); rdir=$$(mktemp -d); \
-	trap "rm -rf $$log $$blog $$b2log $$bin; bash .ci/test-redis stop $$rdir" EXIT; trap 'exit 130' INT TERM; \
+	@log=$$(mktemp); blog=$$(mktemp); b2log=$$(mktemp); bin=$$(mktemp -d); rdir=$$(mktemp -d); sdir=$$(mktemp -d); \
+	trap "rm -rf $$log $$blog $$b2log $$bin; bash .ci/test-redis stop $$rdir; bash .ci/stripe-mock stop $$sdir" EXIT; trap 'exit 130' INT TERM; \
 	raddr=$$(bash .ci/test-redis start $$rdir) || exit 1; \
+	saddr=$$(bash .ci/stripe-mock start $$sdir) || exit 1; export SEATFLOW_TEST_STRIPE_MOCK=$$saddr; \
 	{ $(GO) test -race -count=1 -p 2 -timeout 15m $(STORE_TEST_PKGS) >$$log 2>&1; rc=$$?; \
 	  $(MAKE) --no-print-directory fuzz FUZZTIME=$(FUZZTIME) >>$$log 2>&1 || rc=1; exit $$rc; } & pid=$$!; \
 	$(GO) test -race -c -o $$bin/web.test ./web/; \
@@ -84,8 +86,11 @@ fuzz:
 		$(GO) test -run '^$$' -fuzz "^$$name$$" -fuzztime $(FUZZTIME) ./$$pkg/ >/tmp/seatflow-fuzz.log 2>&1 || { cat /tmp/seatflow-fuzz.log; exit 1; }; \
 	done
 
-## test-deps: Debian's chromium and CJK fonts (the Chinese pages) for the browser tests
+## test-deps: Debian's chromium and CJK fonts (the Chinese pages) for the browser tests;
+## stripe-mock (Stripe's API from fixtures) for the Stripe provider's tests
+STRIPE_MOCK := github.com/stripe/stripe-mock@v0.203.0
 test-deps:
+	@command -v stripe-mock >/dev/null || [ -x "$$($(GO) env GOPATH)/bin/stripe-mock" ] || $(GO) install $(STRIPE_MOCK)
 	@command -v chromium >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
 	@fc-list :lang=zh 2>/dev/null | grep -q . || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq fonts-noto-cjk >/dev/null; }
 

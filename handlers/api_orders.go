@@ -99,15 +99,21 @@ func (d *Deps) apiPay(c *fiber.Ctx) error {
 	return c.JSON(fiber.Map{"payment_id": p.PaymentID, "redirect_url": url})
 }
 
-// apiWebhook takes a payment provider's signed event (X-Signature) -> 200 {"ok",
-// "payment_id"}.
+// apiWebhook takes a payment provider's signed event (the signature in the provider's
+// header: X-Signature, or its own such as Stripe-Signature) -> 200 {"ok","payment_id"},
+// or {"ok","ignored":true} for an event that concerns no payment (a provider's other
+// event types).
 func (d *Deps) apiWebhook(c *fiber.Ctx) error {
 	ctx, cancel := ctxOf(c)
 	defer cancel()
+	provider := utils.CopyString(c.Params("provider"))
 	raw := append([]byte(nil), c.Body()...)
-	p, err := d.Payments.HandleWebhook(ctx, utils.CopyString(c.Params("provider")), raw, utils.CopyString(c.Get("X-Signature")))
+	p, err := d.Payments.HandleWebhook(ctx, provider, raw, utils.CopyString(c.Get(d.Payments.SignatureHeader(provider))))
 	if err != nil {
 		return err
+	}
+	if p == nil {
+		return c.JSON(fiber.Map{"ok": true, "ignored": true})
 	}
 	return c.JSON(fiber.Map{"ok": true, "payment_id": p.PaymentID})
 }

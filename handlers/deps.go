@@ -65,6 +65,8 @@ type PaymentService interface {
 	Start(ctx context.Context, userID int64, orderNo, provider string) (*orders.Payment, string, error)
 	Payment(ctx context.Context, paymentID string) (*orders.Payment, error)
 	HandleWebhook(ctx context.Context, provider string, raw []byte, signature string) (*orders.Payment, error)
+	// SignatureHeader names the header a provider's webhook signature comes in.
+	SignatureHeader(provider string) string
 	DemoDecide(ctx context.Context, paymentID string, approve bool) (*orders.Payment, error)
 }
 

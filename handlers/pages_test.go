@@ -557,6 +557,7 @@ func (f fakePayments) HandleWebhook(context.Context, string, []byte, string) (*o
 	f.calls.add("Payments.HandleWebhook")
 	return nil, &services.Error{Code: services.CodeUnauthenticated, Message: "bad signature"}
 }
+func (f fakePayments) SignatureHeader(string) string { return orders.DefaultSignatureHeader }
 func (f fakePayments) DemoDecide(_ context.Context, id string, approve bool) (*orders.Payment, error) {
 	f.calls.add("Payments.DemoDecide:" + strconv.FormatBool(approve))
 	p := demoPayment

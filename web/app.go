@@ -32,6 +32,7 @@ import (
 	"seatflow/services/seats"
 	"seatflow/services/staff"
 	"seatflow/services/store"
+	"seatflow/services/stripepay"
 	"seatflow/services/vouchers"
 	"seatflow/services/waitingroom"
 	"seatflow/services/waitlist"
@@ -224,7 +225,11 @@ func New(cfg Config, clock services.Clock, log *slog.Logger) (*App, error) {
 	a.scheduler.AddPublish(a.CatalogWriter, time.Minute, catalog.PublishAhead, log)
 	views.SetTicketTypeSource(a.Catalog.TicketTypes) // names and door notes of ticket types on pages and e-mails
 	a.eviction = evictionCheck{rdb: rdb, queues: qrdb, allow: cfg.AllowEviction, log: log}
-	var providers []orders.PaymentProvider // a real provider is added here when configured
+	var providers []orders.PaymentProvider // the first is the default
+	if cfg.StripeSecretKey != "" {
+		providers = append(providers, stripepay.New(stripepay.Config{SecretKey: cfg.StripeSecretKey,
+			WebhookSecret: cfg.StripeWebhookSecret, APIBase: cfg.StripeAPIBase, PublicURL: cfg.PublicURL}))
+	}
 	if cfg.DemoPayments {
 		providers = append(providers, orders.DemoProvider{})
 	}

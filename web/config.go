@@ -76,8 +76,14 @@ type Config struct {
 	PublicURL string `env:"PUBLIC_URL" envDefault:"http://127.0.0.1:8080"`
 
 	PaymentWebhookSecret string `env:"PAYMENT_WEBHOOK_SECRET"`
-	BcryptCost           int    `env:"BCRYPT_COST" envDefault:"10"`
-	SecureCookies        bool   `env:"SECURE_COOKIES" envDefault:"false"`
+	// StripeSecretKey (sk_...) and StripeWebhookSecret (the webhook endpoint's whsec_...)
+	// turn on the Stripe provider (services/stripepay), the default for paying; both or
+	// neither. StripeAPIBase replaces Stripe's API address (stripe-mock in tests).
+	StripeSecretKey     string `env:"STRIPE_SECRET_KEY"`
+	StripeWebhookSecret string `env:"STRIPE_WEBHOOK_SECRET"`
+	StripeAPIBase       string `env:"STRIPE_API_BASE"`
+	BcryptCost          int    `env:"BCRYPT_COST" envDefault:"10"`
+	SecureCookies       bool   `env:"SECURE_COOKIES" envDefault:"false"`
 	// LiveMaxViewers is how many live seat maps one process streams at once.
 	LiveMaxViewers int `env:"LIVE_MAX_VIEWERS" envDefault:"10000"`
 	// SessionIdle ends a session after this long without a request.
@@ -130,7 +136,7 @@ type Config struct {
 }
 
 // LogValue is the configuration as logs show it: the DSN's password, the Redis
-// password, the webhook, ticket and admission secrets hidden.
+// password, the webhook, Stripe, ticket and admission secrets hidden.
 func (c Config) LogValue() slog.Value {
 	c.MySQLDSN = store.RedactDSN(c.MySQLDSN)
 	if c.RedisPassword != "" {
@@ -138,6 +144,12 @@ func (c Config) LogValue() slog.Value {
 	}
 	if c.PaymentWebhookSecret != "" {
 		c.PaymentWebhookSecret = "xxxxx"
+	}
+	if c.StripeSecretKey != "" {
+		c.StripeSecretKey = "xxxxx"
+	}
+	if c.StripeWebhookSecret != "" {
+		c.StripeWebhookSecret = "xxxxx"
 	}
 	if c.TicketSecret != "" {
 		c.TicketSecret = "xxxxx"
@@ -199,6 +211,12 @@ func (c Config) validate() error {
 	}
 	if u, err := url.Parse(c.PublicURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return fmt.Errorf("SEATFLOW_PUBLIC_URL %q is not an http(s) address", c.PublicURL)
+	}
+	if (c.StripeSecretKey == "") != (c.StripeWebhookSecret == "") {
+		return fmt.Errorf("SEATFLOW_STRIPE_SECRET_KEY and SEATFLOW_STRIPE_WEBHOOK_SECRET go together: set both or neither")
+	}
+	if u, err := url.Parse(c.StripeAPIBase); c.StripeAPIBase != "" && (err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "") {
+		return fmt.Errorf("SEATFLOW_STRIPE_API_BASE %q is not an http(s) address", c.StripeAPIBase)
 	}
 	if c.MySQLMaxOpen < 1 || c.LiveMaxViewers < 0 {
 		return fmt.Errorf("SEATFLOW_MYSQL_MAX_OPEN must be at least 1 and SEATFLOW_LIVE_MAX_VIEWERS not negative")

@@ -8,6 +8,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"log/slog"
+	"strings"
 	"time"
 
 	"github.com/jmoiron/sqlx"
@@ -20,14 +21,6 @@ import (
 // Payment is one attempt to pay an order with a provider (store.Payment). AmountMinor
 // is in minor units of Currency; Status is started, approved, declined or refunded.
 type Payment = store.Payment
-
-// PaymentProvider is a payment service: Start returns where to send the buyer to pay,
-// Refund gives an approved payment's money back.
-type PaymentProvider interface {
-	Name() string
-	Start(ctx context.Context, p *Payment) (redirectURL string, err error)
-	Refund(ctx context.Context, p *Payment) error
-}
 
 // WebhookEvent is the body a provider posts to /api/v1/payments/{provider}/webhook,
 // signed with HMAC-SHA256 (hex) in the X-Signature header. Status is approved or
@@ -110,14 +103,13 @@ func (p *Payments) signedBy(body []byte, signature string) bool {
 // Start begins paying the user's pending order with the named provider ("" for the
 // default one) and returns the payment and the URL to send the buyer to. A pending
 // order past its deadline is expired on the spot. Errors: NOT_FOUND, ORDER_STATE (also
-// for an order of a cancelled show), INVALID_REQUEST (unknown provider), UNAVAILABLE
+// for an order of a cancelled show), INVALID_REQUEST (unknown provider, or an amount the provider cannot charge), UNAVAILABLE
 // (also when no provider is configured).
 func (p *Payments) Start(ctx context.Context, userID int64, orderNo, provider string) (*Payment, string, error) {
 	pr, err := p.provider(provider)
 	if err != nil {
 		return nil, "", err
 	}
-	provider = pr.Name()
 	order, err := p.orders.Get(ctx, userID, orderNo)
 	if err != nil {
 		return nil, "", err
@@ -132,19 +124,42 @@ func (p *Payments) Start(ctx context.Context, userID int64, orderNo, provider st
 	if show.Status == services.ShowCancelled {
 		return nil, "", services.Errorf(services.CodeOrderState, "the show was cancelled; the order cannot be paid")
 	}
-	now := p.clock.Now()
-	pay := &Payment{PaymentID: newPaymentID(), OrderID: order.ID, Provider: provider, AmountMinor: order.TotalMinor,
-		Currency: order.Currency, Status: "started", CreatedAt: now, OrderNo: order.OrderNo}
-	ctx, cancel := context.WithTimeout(ctx, store.DBTimeout)
-	defer cancel()
-	if pay.ID, err = store.InsertPayment(ctx, p.db, pay, now); err != nil {
-		return nil, "", store.Unavailable("the database", err)
+	pay, err := p.startPayment(ctx, pr, order)
+	if err != nil {
+		return nil, "", err
 	}
 	url, err := pr.Start(ctx, pay)
+	if services.ErrorCode(err) != "" {
+		return nil, "", err // the provider's refusal (an amount it cannot charge)
+	}
 	if err != nil {
 		return nil, "", store.Unavailable("the payment provider", err)
 	}
 	return pay, url, nil
+}
+
+// startPayment inserts a started payment of order with provider pr, or returns the one
+// to resume (ResumingProvider). Errors: UNAVAILABLE.
+func (p *Payments) startPayment(ctx context.Context, pr PaymentProvider, order *services.Order) (*Payment, error) {
+	now := p.clock.Now()
+	ctx, cancel := context.WithTimeout(ctx, store.DBTimeout)
+	defer cancel()
+	if r, ok := pr.(ResumingProvider); ok {
+		pay, err := store.LatestStartedPayment(ctx, p.db, order.ID, pr.Name(), order.TotalMinor, now.Add(-r.ResumeWithin()))
+		if err == nil {
+			return pay, nil
+		}
+		if !store.IsNoRows(err) {
+			return nil, store.Unavailable("the database", err)
+		}
+	}
+	pay := &Payment{PaymentID: newPaymentID(), OrderID: order.ID, Provider: pr.Name(), AmountMinor: order.TotalMinor,
+		Currency: order.Currency, Status: "started", CreatedAt: now, OrderNo: order.OrderNo}
+	var err error
+	if pay.ID, err = store.InsertPayment(ctx, p.db, pay, now); err != nil {
+		return nil, store.Unavailable("the database", err)
+	}
+	return pay, nil
 }
 
 func newPaymentID() string {
@@ -167,26 +182,25 @@ func (p *Payments) Payment(ctx context.Context, paymentID string) (*Payment, err
 	return pay, nil
 }
 
-// HandleWebhook applies a provider's signed event (raw body, hex signature). It is
-// idempotent: an event for a payment already decided changes nothing. An approval of a
-// pending order marks it paid (one conditional update, invariant 5), draws its ticket
-// code and queues the ticket e-mail in that transaction, then marks its seats sold;
-// an approval that arrives after the order was cancelled or expired (or paid by another
-// payment) is recorded and refunded, and the seats are not taken back from anyone.
-// A replay of a signed event inside the freshness window therefore changes nothing,
-// and one outside it is refused.
-// Errors: UNAUTHENTICATED (bad signature, stale or future sent_at), INVALID_REQUEST,
-// NOT_FOUND, UNAVAILABLE.
+// HandleWebhook applies a provider's signed event (raw body, and the signature from
+// the provider's SignatureHeader: the built-in HMAC scheme, or the provider's own
+// WebhookVerifier). It is idempotent: an event for a payment already decided changes
+// nothing. An approval of a pending order marks it paid (one conditional update,
+// invariant 5), draws its ticket code and queues the ticket e-mail in that transaction,
+// then marks its seats sold; an approval that arrives after the order was cancelled or
+// expired (or paid by another payment) is recorded and refunded, and the seats are not
+// taken back from anyone. A replay of a signed event inside the freshness window
+// therefore changes nothing, and one outside it is refused. An event that concerns no
+// payment of ours returns a nil payment and no error.
+// Errors: UNAUTHENTICATED (bad signature, stale or future sent_at), INVALID_REQUEST
+// (also an amount or currency that does not match the payment), NOT_FOUND, UNAVAILABLE.
 func (p *Payments) HandleWebhook(ctx context.Context, provider string, raw []byte, signature string) (*Payment, error) {
 	pr, ok := p.providers[provider]
 	if !ok {
 		return nil, services.Errorf(services.CodeNotFound, "unknown payment provider %q", provider)
 	}
-	if !p.signedBy(raw, signature) {
-		return nil, services.Errorf(services.CodeUnauthenticated, "bad webhook signature")
-	}
-	ev, err := parseWebhookEvent(raw, p.clock.Now())
-	if err != nil {
+	ev, err := p.verify(pr, raw, signature)
+	if err != nil || ev.Status == "" {
 		return nil, err
 	}
 	pay, err := p.Payment(ctx, ev.PaymentID)
@@ -203,10 +217,30 @@ func (p *Payments) HandleWebhook(ctx context.Context, provider string, raw []byt
 	default:
 		return nil, services.Errorf(services.CodeInvalidRequest, "unknown payment status %q", ev.Status)
 	}
-	if ev.AmountMinor != pay.AmountMinor {
-		return nil, services.Errorf(services.CodeInvalidRequest, "amount %d does not match the payment's %d", ev.AmountMinor, pay.AmountMinor)
+	if ev.AmountMinor != pay.AmountMinor || (ev.Currency != "" && !strings.EqualFold(ev.Currency, pay.Currency)) {
+		return nil, services.Errorf(services.CodeInvalidRequest, "amount %d %s does not match the payment's %d %s",
+			ev.AmountMinor, ev.Currency, pay.AmountMinor, pay.Currency)
+	}
+	if ev.ProviderRef != "" {
+		pay.ProviderRef = ev.ProviderRef
 	}
 	return pay, p.approve(ctx, pr, pay)
+}
+
+// verify checks a webhook's signature with the provider's own scheme, or the built-in
+// one, and reads its event. Errors: as HandleWebhook's.
+func (p *Payments) verify(pr PaymentProvider, raw []byte, signature string) (ProviderEvent, error) {
+	if v, ok := pr.(WebhookVerifier); ok {
+		return v.VerifyWebhook(raw, signature, p.clock.Now())
+	}
+	if !p.signedBy(raw, signature) {
+		return ProviderEvent{}, services.Errorf(services.CodeUnauthenticated, "bad webhook signature")
+	}
+	ev, err := parseWebhookEvent(raw, p.clock.Now())
+	if err != nil {
+		return ProviderEvent{}, err
+	}
+	return ProviderEvent{PaymentID: ev.PaymentID, Status: ev.Status, AmountMinor: ev.AmountMinor}, nil
 }
 
 // parseWebhookEvent reads a signed webhook body: a payment event with a payment id and
@@ -252,6 +286,11 @@ func (p *Payments) approve(ctx context.Context, pr PaymentProvider, pay *Payment
 			decided = true // decided before: a repeated webhook
 			return nil
 		}
+		if pay.ProviderRef != "" { // what a refund names at the provider
+			if err = store.SetPaymentProviderRef(ctx, tx, pay.ID, pay.ProviderRef); err != nil {
+				return err
+			}
+		}
 		decided = false
 		// the join reads the show with a lock: a show cancelled before this commits is
 		// seen, and one cancelled after finds the order paid and refunds it
@@ -281,7 +320,7 @@ func (p *Payments) approve(ctx context.Context, pr PaymentProvider, pay *Payment
 		}
 		p.orders.metrics.PaymentsLate.Inc()
 		p.log.Warn("payment arrived after its order ended; refunded", "payment_id", pay.PaymentID, "order_no", pay.OrderNo)
-		if err := pr.Refund(ctx, pay); err != nil {
+		if err := pr.Refund(ctx, pay, WholeRefund(pay)); err != nil {
 			p.log.Error("refund failed at the provider", "payment_id", pay.PaymentID, "err", err)
 		}
 		return nil
@@ -333,7 +372,7 @@ func (DemoProvider) Start(_ context.Context, p *Payment) (string, error) {
 }
 
 // Refund does nothing: no real money moved.
-func (DemoProvider) Refund(context.Context, *Payment) error { return nil }
+func (DemoProvider) Refund(context.Context, *Payment, Refund) error { return nil }
 
 // DemoDecide is what the demo provider's page does when the buyer approves (approve
 // true) or declines: it builds the provider's event, signs it and delivers it through

@@ -135,7 +135,7 @@ func (s *StaffOrders) refund(ctx context.Context, actorID int64, order *services
 			o.Log().Error("refund: payment provider not configured; refund it by hand", "payment_id", p.PaymentID, "provider", p.Provider)
 			continue
 		}
-		if err := pr.Refund(ctx, p); err != nil {
+		if err := pr.Refund(ctx, p, orders.WholeRefund(p)); err != nil {
 			o.Metrics().RefundErrors.Inc()
 			o.Log().Error("refund failed at the provider; refund it by hand", "payment_id", p.PaymentID, "order_no", order.OrderNo, "err", err)
 		}

@@ -48,6 +48,7 @@ var RedisDBs = map[string]int{
 	"services/waitingroom": 17,
 	"services/waitlist":    18,
 	"services/vouchers":    23,
+	"services/stripepay":   27,
 }
 
 // RedisDatabases is how many databases the test Redis needs for every number in RedisDBs
