@@ -26,6 +26,7 @@ import (
 	"time"
 
 	"seatflow/services/demo"
+	"seatflow/services/store"
 	"seatflow/web"
 )
 
@@ -131,7 +132,14 @@ func seed(ctx context.Context, a *web.App) error {
 	if err != nil {
 		return err
 	}
-	fmt.Printf("demo chain: %d cinemas, %d halls, %d movies, %d shows, %d orders created\n",
+	cinemas, err := store.Cinemas(ctx, a.DB)
+	if err != nil {
+		return err
+	}
+	for _, c := range cinemas {
+		fmt.Printf("cinema %d: %s (%s, %s)\n", c.ID, c.Name, c.TimeZone, c.Currency)
+	}
+	fmt.Printf("demo seed created %d cinemas, %d halls, %d movies, %d shows, %d orders\n",
 		rep.CinemasCreated, rep.HallsCreated, rep.MoviesCreated, rep.ShowsCreated, rep.OrdersCreated)
 	fmt.Println("demo accounts (passwords are new on every seed):")
 	for _, acc := range rep.Accounts {
