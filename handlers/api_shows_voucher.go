@@ -3,7 +3,6 @@ package handlers
 import (
 	"context"
 	"sort"
-	"strconv"
 	"strings"
 
 	"github.com/gofiber/fiber/v2"
@@ -134,24 +133,5 @@ func splitIDs(s string) [][]byte {
 // previewTicketCounts reads tickets_<type>=N from the query as ticketCountsOf reads the
 // form; false for a count that is not a whole number from 0 to 100.
 func previewTicketCounts(c *fiber.Ctx) (map[string]int, bool) {
-	var out map[string]int
-	ok := true
-	c.Context().QueryArgs().VisitAll(func(k, v []byte) {
-		key := string(k)
-		if !strings.HasPrefix(key, "tickets_") || strings.TrimSpace(string(v)) == "" {
-			return
-		}
-		n, err := strconv.Atoi(strings.TrimSpace(string(v)))
-		if err != nil || n < 0 || n > 100 {
-			ok = false
-			return
-		}
-		if n > 0 {
-			if out == nil {
-				out = map[string]int{}
-			}
-			out[strings.TrimPrefix(key, "tickets_")] = n
-		}
-	})
-	return out, ok
+	return ticketCountsArgs(c.Context().QueryArgs())
 }

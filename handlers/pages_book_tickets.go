@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/gofiber/fiber/v2"
+	"github.com/valyala/fasthttp"
 )
 
 // ticketCountsOf reads the booking forms' ticket counts (views.TicketCounts): a field
@@ -13,9 +14,15 @@ import (
 // It returns nil when the form asks for none, and false for a count that is not a whole
 // number from 0 to 100.
 func ticketCountsOf(c *fiber.Ctx) (map[string]int, bool) {
+	return ticketCountsArgs(c.Request().PostArgs())
+}
+
+// ticketCountsArgs reads the fields tickets_<type> of a form or query as ticketCountsOf
+// says.
+func ticketCountsArgs(args *fasthttp.Args) (map[string]int, bool) {
 	var out map[string]int
 	ok := true
-	c.Request().PostArgs().VisitAll(func(k, v []byte) {
+	args.VisitAll(func(k, v []byte) {
 		key := string(k)
 		if !strings.HasPrefix(key, "tickets_") {
 			return
