@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/gofiber/fiber/v2"
 
@@ -82,6 +83,9 @@ func voucherFilter(c *fiber.Ctx) (vouchers.Filter, error) {
 		}
 	}
 	f.Batch = strings.Clone(c.Query("batch"))
+	if utf8.RuneCountInString(f.Batch) > 100 {
+		return f, invalid("batch must be a batch name of at most 100 characters")
+	}
 	return f, nil
 }
 

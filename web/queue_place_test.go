@@ -2,8 +2,10 @@ package web
 
 import (
 	"context"
+	"seatflow/services/waitingroom"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 )
@@ -50,6 +52,7 @@ func TestWaitingRoom_PlaceTokenReadsSkipRedis(t *testing.T) {
 	calls := &redisCount{}
 	a.Redis.AddHook(calls)
 	got := map[int]map[string]any{}
+	start := time.Now()
 	for i, b := range buyers {
 		r := a.send(a.base, "GET", path+"/queue", b.token, nil, map[string]string{"Queue-Place": b.place})
 		if r.status != 200 {
@@ -57,8 +60,11 @@ func TestWaitingRoom_PlaceTokenReadsSkipRedis(t *testing.T) {
 		}
 		got[i] = r.json(t)
 	}
-	if n := calls.n.Load(); n > 2 {
-		t.Errorf("20 reads with their places cost Redis %d commands, want at most 2", n)
+	// the snapshot is read again (with the heartbeats) once it is SnapshotEvery old by
+	// this process's time: on a loaded machine the reads may outlast one
+	renewals := int64(time.Since(start)/waitingroom.SnapshotEvery) + 1
+	if n := calls.n.Load(); n > 2*renewals {
+		t.Errorf("20 reads with their places cost Redis %d commands, want at most %d (2 a snapshot, %d snapshots in %s)", n, 2*renewals, renewals, time.Since(start).Round(time.Millisecond))
 	}
 	for i, b := range buyers {
 		plain := a.do("GET", path+"/queue", b.token, nil, nil).json(t)
