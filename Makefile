@@ -70,7 +70,7 @@ test: test-services test-deps static
 	$(GO) test -race -c -o $$bin/web.test ./web/; \
 	SEATFLOW_TEST_WEB_PART=browser $(GO) test -race -count=1 -timeout 25m -run '$(BROWSER_TESTS)' -skip '$(BROWSER_TESTS_2)' ./web/ >$$blog 2>&1 & bpid=$$!; \
 	SEATFLOW_TEST_WEB_PART=browser2 SEATFLOW_TEST_REDIS_ADDR=$$raddr $(GO) test -race -count=1 -timeout 25m -run '$(BROWSER_TESTS_2)' ./web/ >$$b2log 2>&1 & b2pid=$$!; \
-	$(GO) test -race -count=1 -p 2 -timeout 15m -skip '$(BROWSER_TESTS)' $$($(GO) list ./... | grep -v -e /services -e /jobs -e /web/loadtest); rc=$$?; \
+	$(GO) test -race -count=1 -p 2 -timeout 25m -skip '$(BROWSER_TESTS)' $$($(GO) list ./... | grep -v -e /services -e /jobs -e /web/loadtest); rc=$$?; \
 	wait $$pid; rc2=$$?; wait $$bpid; rc3=$$?; wait $$b2pid; rc4=$$?; cat $$log $$blog $$b2log; \
 	test $$rc -eq 0 -a $$rc2 -eq 0 -a $$rc3 -eq 0 -a $$rc4 -eq 0
 

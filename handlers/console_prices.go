@@ -148,6 +148,8 @@ func (d *Deps) renderPrices(c *fiber.Ctx, status int, p views.PricesPageProps) e
 	for _, cin := range p.Sites {
 		p.Cinemas[cin.ID] = cin.Name
 	}
+	// the card form offers only the cinemas the staff member works for
+	p.Sites = services.InCinemaScope(services.CinemaScopeOf(ctx), p.Sites, func(c services.Cinema) int64 { return c.ID })
 	now := time.Now()
 	if d.Clock != nil {
 		now = d.Clock.Now()

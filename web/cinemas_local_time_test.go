@@ -305,10 +305,10 @@ func TestCinemaChain_TicketCalendarAndEmailTellTheShowsCinema(t *testing.T) {
 	a := newTestApp(t, nil)
 	f := a.chainFixture(t)
 	for _, tc := range []struct {
-		show, cinema, ticket, dtstart, mail string
+		show, cinema, ticket, dtstart, mail, zone string
 	}{
-		{"ln-28-1930", f.londonN, "Sun 28 Mar, 19:30", "DTSTART:20270328T183000Z", "Sun 28 Mar 2027, 19:30"},
-		{"sh-28-0030", f.shanghaiN, "Sun 28 Mar, 00:30", "DTSTART:20270327T163000Z", "Sun 28 Mar 2027, 00:30"},
+		{"ln-28-1930", f.londonN, "Sun 28 Mar, 19:30", "DTSTART:20270328T183000Z", "Sun 28 Mar 2027, 19:30", "Europe/London"},
+		{"sh-28-0030", f.shanghaiN, "Sun 28 Mar, 00:30", "DTSTART:20270327T163000Z", "Sun 28 Mar 2027, 00:30", "Asia/Shanghai"},
 	} {
 		t.Run(tc.show, func(t *testing.T) {
 			token, no := a.chainOrder(t, f.shows[tc.show])
@@ -322,6 +322,18 @@ func TestCinemaChain_TicketCalendarAndEmailTellTheShowsCinema(t *testing.T) {
 			}
 			if list := a.getPage("/orders", token); list.status != 200 || !strings.Contains(string(list.body), tc.cinema+" · ") {
 				t.Errorf("my orders (%d) do not name %s", list.status, tc.cinema)
+			}
+			// a pending order's "pay by" in the list is the show's cinema's time, as on its page
+			pendingNo := a.orderSeats(token, f.shows[tc.show], a.freeSeats(f.shows[tc.show], 1))
+			var pending struct {
+				ExpiresAt time.Time `json:"expires_at"`
+			}
+			if r := a.do("GET", "/api/v1/orders/"+pendingNo, token, nil, nil); json.Unmarshal(r.body, &pending) != nil || pending.ExpiresAt.IsZero() {
+				t.Fatalf("pending order %s: %d %s", pendingNo, r.status, r.body)
+			}
+			loc, _ := time.LoadLocation(tc.zone)
+			if list := string(a.getPage("/orders", token).body); !strings.Contains(list, pending.ExpiresAt.In(loc).Format("15:04")) {
+				t.Errorf("my orders do not tell the pending order's deadline %s in %s", pending.ExpiresAt.In(loc).Format("15:04"), tc.zone)
 			}
 			ics := string(a.getPage("/orders/"+no+"/calendar.ics", token).body)
 			if !strings.Contains(ics, tc.dtstart+"\r\n") || !strings.Contains(ics, "LOCATION:"+tc.cinema+"\r\n") {

@@ -324,6 +324,8 @@ func TestCinemaScope_LimitedStaffAPI(t *testing.T) {
 			"orders of B's show": {"GET /api/v1/admin/orders?show_id=" + f.showB, nil, 200, ""},
 			"price cards of A":   {"GET /api/v1/admin/price-cards?cinema_id=" + f.cinemaA, nil, 403, "FORBIDDEN"},
 			"price cards of B":   {"GET /api/v1/admin/price-cards?cinema_id=" + f.cinemaB, nil, 200, ""},
+			"price card in A":    {"/api/v1/admin/price-cards", map[string]any{"cinema_id": f.cinemaA, "name": "Sneaky", "prices": []map[string]any{{"type": "adult", "zone": "standard", "price_minor": 100}}}, 403, "FORBIDDEN"},
+			"price card in B":    {"/api/v1/admin/price-cards", map[string]any{"cinema_id": f.cinemaB, "name": "Mine", "prices": []map[string]any{{"type": "adult", "zone": "standard", "price_minor": 100}}}, 201, ""},
 		} {
 			t.Run(name, func(t *testing.T) {
 				var r apiResp
@@ -340,8 +342,8 @@ func TestCinemaScope_LimitedStaffAPI(t *testing.T) {
 				}
 			})
 		}
-		if n := a.count("SELECT COUNT(*) FROM halls WHERE name = 'Not Mine'"); n != 0 {
-			t.Errorf("a refused hall was created")
+		if n := a.count("SELECT COUNT(*) FROM halls WHERE name = 'Not Mine'") + a.count("SELECT COUNT(*) FROM price_cards WHERE name = 'Sneaky'"); n != 0 {
+			t.Errorf("a refused hall or price card was created")
 		}
 	})
 }

@@ -65,7 +65,8 @@ func (w *CatalogWriter) PriceCards(ctx context.Context, cinemaID int64) ([]*serv
 	return cards, nil
 }
 
-// PriceCard reads one price card with its prices. Errors: NOT_FOUND, UNAVAILABLE.
+// PriceCard reads one price card with its prices. Errors: NOT_FOUND, FORBIDDEN (a card
+// of a cinema outside ctx's scope, services.CinemaScopeOf), UNAVAILABLE.
 func (w *CatalogWriter) PriceCard(ctx context.Context, id int64) (*services.PriceCard, error) {
 	ctx, cancel := context.WithTimeout(ctx, store.DBTimeout)
 	defer cancel()
@@ -78,6 +79,9 @@ func (w *CatalogWriter) PriceCard(ctx context.Context, id int64) (*services.Pric
 	}
 	if err != nil {
 		return nil, store.Unavailable("the database", err)
+	}
+	if err := services.CinemaScopeOf(ctx).Check(card.CinemaID); err != nil {
+		return nil, err // another cinema's card: staff limited to cinemas neither see nor change it
 	}
 	return card, nil
 }
@@ -138,7 +142,8 @@ func (w *CatalogWriter) checkPriceCard(ctx context.Context, in PriceCardInput) (
 }
 
 // CreatePriceCard stores a price card of a cinema for actorID, audited as
-// "price_card.create", and returns it. Errors: INVALID_REQUEST, NOT_FOUND (cinema),
+// "price_card.create", and returns it. Errors: INVALID_REQUEST, NOT_FOUND (cinema), FORBIDDEN
+// (a cinema outside ctx's scope),
 // CONFLICT (the name is taken in the cinema), UNAVAILABLE.
 func (w *CatalogWriter) CreatePriceCard(ctx context.Context, actorID int64, in PriceCardInput) (*services.PriceCard, error) {
 	in, err := w.checkPriceCard(ctx, in)
@@ -146,6 +151,9 @@ func (w *CatalogWriter) CreatePriceCard(ctx context.Context, actorID int64, in P
 		return nil, err
 	}
 	if _, err := w.catalog.Cinema(ctx, in.CinemaID); err != nil {
+		return nil, err
+	}
+	if err := services.CinemaScopeOf(ctx).Check(in.CinemaID); err != nil {
 		return nil, err
 	}
 	now := w.clock.Now().UTC().Truncate(time.Microsecond)
