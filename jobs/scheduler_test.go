@@ -16,6 +16,7 @@ import (
 type fakeReconciler struct {
 	runs, running, most atomic.Int32
 	block               chan struct{} // when set, the first run waits on it
+	hold                chan struct{} // when set, the third run waits until it is closed
 	panicFirst          bool
 	cancelled           atomic.Bool
 	once                sync.Once
@@ -45,6 +46,9 @@ func (f *fakeReconciler) Run(ctx context.Context, opts reconcile.ReconcileOption
 				f.cancelled.Store(true)
 			}
 		})
+	}
+	if f.hold != nil && n == 3 {
+		<-f.hold
 	}
 	return &reconcile.ReconcileRun{}, nil
 }
@@ -115,7 +119,9 @@ func TestSchedulerStopCancelsTheRunningRun(t *testing.T) {
 // schedule's next turn (an hour here); nudges while one waits are absorbed, and runs
 // never overlap.
 func TestSchedulerNudgeRunsAtOnce(t *testing.T) {
-	rec := &fakeReconciler{}
+	// the third run (the first of the five nudges') lasts until all five were sent, so
+	// the test does not depend on how the scheduler's goroutine is scheduled between them
+	rec := &fakeReconciler{hold: make(chan struct{})}
 	s := NewScheduler(rec, &fakeSyncer{}, time.Hour, quiet)
 	s.Start()
 	defer s.Stop(context.Background())
@@ -130,6 +136,7 @@ func TestSchedulerNudgeRunsAtOnce(t *testing.T) {
 		s.Nudge("topology changed")
 	}
 	waitFor(t, "the runs the nudges asked for", func() bool { return rec.runs.Load() >= 3 })
+	close(rec.hold)
 	time.Sleep(300 * time.Millisecond)
 	if n := rec.runs.Load(); n > 4 {
 		t.Errorf("%d runs after 5 nudges in a row, want them absorbed into at most 2", n)
