@@ -16,6 +16,7 @@ var voucherReasons = []struct {
 	id  string
 }{
 	{vouchers.ErrUnknown, "voucher.unknown"},
+	{vouchers.ErrOtherCinema, "voucher.other_cinema"},
 	{vouchers.ErrInactive, "voucher.inactive"},
 	{vouchers.ErrNotYetValid, "voucher.not_yet"},
 	{vouchers.ErrExpired, "voucher.expired"},

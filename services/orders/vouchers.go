@@ -128,7 +128,7 @@ func tooFewUses(order *services.Order, left int64) error {
 	if left < 0 {
 		left = 0
 	}
-	return services.Errorf(services.CodeVoucherInvalid, "voucher %s has too few uses left: %d, for %d seats", order.Voucher, left, voucherSeats(order))
+	return services.Errorf(services.CodeVoucherInvalid, "voucher %s has too few uses left: %d left, %d seats to cover", order.Voucher, left, voucherSeats(order))
 }
 
 // takeVoucherUses adds the seats each voucher of ps covers to its uses, in tx, with one

@@ -13,6 +13,7 @@ import (
 // for pages that word them in the buyer's language.
 var (
 	ErrUnknown     = errors.New("vouchers: unknown code")
+	ErrOtherCinema = errors.New("vouchers: another cinema's code")
 	ErrInactive    = errors.New("vouchers: ended")
 	ErrNotYetValid = errors.New("vouchers: not valid yet")
 	ErrExpired     = errors.New("vouchers: expired")
@@ -53,8 +54,11 @@ func (s *Vouchers) Quote(ctx context.Context, code string, show *services.Show, 
 	qctx, cancel := context.WithTimeout(ctx, store.DBTimeout)
 	defer cancel()
 	v, err := store.VoucherByCode(qctx, s.db, c)
-	if store.IsNoRows(err) || err == nil && v.CinemaID != show.CinemaID {
+	if store.IsNoRows(err) {
 		return nil, voucherInvalid(ErrUnknown, "voucher %s is unknown", c)
+	}
+	if err == nil && v.CinemaID != show.CinemaID {
+		return nil, voucherInvalid(ErrOtherCinema, "voucher %s is not valid at this cinema", c) // as the order says
 	}
 	if err != nil {
 		return nil, store.Unavailable("the database", err)

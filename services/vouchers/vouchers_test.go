@@ -208,6 +208,14 @@ func TestVouchers_Quote(t *testing.T) {
 			}
 		})
 	}
+	t.Run("another cinema's show", func(t *testing.T) {
+		other := *e.Show
+		other.CinemaID++
+		_, err := s.Quote(ctx, "PCT-15", &other, seats)
+		if !errors.Is(err, vouchers.ErrOtherCinema) || !strings.Contains(err.Error(), "not valid at this cinema") {
+			t.Errorf("err = %v, want the order's reason: not valid at this cinema", err)
+		}
+	})
 	t.Run("covers none", func(t *testing.T) {
 		_, err := s.Quote(ctx, "CHILD-ONLY", e.Show, seats[1:])
 		if services.ErrorCode(err) != services.CodeVoucherInvalid || !strings.Contains(err.Error(), "covers none") {
