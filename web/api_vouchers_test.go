@@ -2,6 +2,7 @@ package web
 
 import (
 	"encoding/csv"
+	"encoding/json"
 	"net/url"
 	"strings"
 	"testing"
@@ -194,5 +195,38 @@ func TestVoucherQuote_API(t *testing.T) {
 	}
 	if r := a.do("GET", path+"HALF-OFF", "", nil, nil); r.status != 401 {
 		t.Errorf("signed out: %d", r.status)
+	}
+}
+
+// TestAdminOrders_CarryTheVoucher: staff's order search answers each order as the buyer
+// sees it, so an order booked with a voucher carries its code and saving there too.
+func TestAdminOrders_CarryTheVoucher(t *testing.T) {
+	a := newTestApp(t, nil)
+	show, seats := a.onSaleShow(1)
+	staff := a.demoToken("staff")
+	if r := a.do("POST", "/api/v1/admin/vouchers", staff, map[string]any{"code": "TEN-OFF", "max_uses": 5, "percent_off": 10,
+		"show_ids": []string{show}}, nil); r.status != 201 {
+		t.Fatalf("create: %d %s", r.status, r.body)
+	}
+	buyer := a.newUser()
+	r := a.do("POST", "/api/v1/shows/"+show+"/orders", buyer, map[string]any{"seat_ids": seats, "voucher": "ten-off"}, nil)
+	if r.status != 201 {
+		t.Fatalf("order: %d %s", r.status, r.body)
+	}
+	mine := r.json(t)
+	var list struct {
+		Orders []struct {
+			Voucher       string `json:"voucher"`
+			DiscountMinor *int64 `json:"discount_minor"`
+			TotalMinor    int64  `json:"total_minor"`
+		} `json:"orders"`
+	}
+	got := a.do("GET", "/api/v1/admin/orders?order_no="+mine["order_no"].(string), staff, nil, nil)
+	if json.Unmarshal(got.body, &list) != nil || len(list.Orders) != 1 {
+		t.Fatalf("search: %d %s", got.status, got.body)
+	}
+	o := list.Orders[0]
+	if o.Voucher != "TEN-OFF" || o.DiscountMinor == nil || float64(*o.DiscountMinor) != mine["discount_minor"] || float64(o.TotalMinor) != mine["total_minor"] {
+		t.Errorf("staff see %+v, the buyer %v", o, mine)
 	}
 }

@@ -41,7 +41,7 @@ type StaffOrderPayment struct {
 // StaffOrderSearch returns the orders matching f with their buyers' emails, newest first, without seats.
 func StaffOrderSearch(ctx context.Context, q Querier, f StaffOrderFilter) ([]*StaffOrder, error) {
 	query := `SELECT o.id, o.order_no, o.user_id, o.show_id, o.status, o.total_minor, o.currency, o.created_at, o.expires_at,
-		o.paid_at, o.cancelled_at, o.cancel_reason, u.email AS user_email
+		o.paid_at, o.cancelled_at, o.cancel_reason, o.voucher_id, o.discount_minor, u.email AS user_email
 		FROM orders o JOIN users u ON u.id = o.user_id WHERE 1 = 1`
 	var args []any
 	if f.OrderNo != "" {
