@@ -61,10 +61,14 @@ func TestWaitingRoom_PlaceTokenReadsSkipRedis(t *testing.T) {
 		got[i] = r.json(t)
 	}
 	// the snapshot is read again (with the heartbeats) once it is SnapshotEvery old by
-	// this process's time: on a loaded machine the reads may outlast one
-	renewals := int64(time.Since(start)/waitingroom.SnapshotEvery) + 1
-	if n := calls.n.Load(); n > 2*renewals {
-		t.Errorf("20 reads with their places cost Redis %d commands, want at most %d (2 a snapshot, %d snapshots in %s)", n, 2*renewals, renewals, time.Since(start).Round(time.Millisecond))
+	// this process's time: on a loaded machine the reads may outlast one; and the app's
+	// own ticker (up to four commands a tick: the active rooms, the zone counters, the
+	// heartbeats, the advance) runs on the same client meanwhile
+	took := time.Since(start)
+	renewals := int64(took/waitingroom.SnapshotEvery) + 1
+	ticks := int64(took/waitingroom.TickEvery) + 1
+	if n, most := calls.n.Load(), 2*renewals+4*ticks; n > most {
+		t.Errorf("20 reads with their places cost Redis %d commands, want at most %d (2 a snapshot, %d snapshots and %d ticks in %s)", n, most, renewals, ticks, took.Round(time.Millisecond))
 	}
 	for i, b := range buyers {
 		plain := a.do("GET", path+"/queue", b.token, nil, nil).json(t)
