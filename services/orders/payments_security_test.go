@@ -206,3 +206,20 @@ func TestPayments_WithoutProviders(t *testing.T) {
 		t.Errorf("Start(\"\") with the demo provider: %v, %v", pay, err)
 	}
 }
+
+// TestWebhook_UnknownPaymentIsNotFoundOnTheBuiltInScheme: a correctly signed event of the
+// built-in scheme naming a payment that does not exist is NOT_FOUND (the demo provider
+// is ours: nobody else signs with its secret), and changes nothing.
+func TestWebhook_UnknownPaymentIsNotFoundOnTheBuiltInScheme(t *testing.T) {
+	e := testenv.NewTestEnv(t, testenv.Unlimited)
+	o, p := startPayment(t, e, "E1")
+	stranger := *p
+	stranger.PaymentID = "pay_not_here_1"
+	body, sig := event(e, &stranger, e.Clock.Now().Format(time.RFC3339))
+	if _, err := e.Payments.HandleWebhook(context.Background(), "demo", body, sig); services.ErrorCode(err) != services.CodeNotFound {
+		t.Fatalf("a signed event for an unknown payment: %v, want NOT_FOUND", err)
+	}
+	if ost, pst := statuses(t, e, o, p); ost != services.OrderPending || pst != "started" {
+		t.Fatalf("order %s, payment %s; want pending, started", ost, pst)
+	}
+}

@@ -136,6 +136,27 @@ func TestStripe_WebhookPaysOnceAndRefusesBadSignatures(t *testing.T) {
 	e.CheckInvariants()
 }
 
+// TestStripe_WebhookForAPaymentNotOursIsAcknowledged: a signed event naming a payment
+// this install does not have (another install on the same Stripe account, a restored
+// database) is answered as ignored, not NOT_FOUND (Stripe retries errors for days and
+// disables the endpoint), and changes nothing; the built-in scheme still says NOT_FOUND.
+func TestStripe_WebhookForAPaymentNotOursIsAcknowledged(t *testing.T) {
+	e := newStripeEnv(t, newRecorder(t, "", nil), stripepay.Config{})
+	ctx := context.Background()
+	o := e.order("B1")
+	stranger := &orders.Payment{PaymentID: "pay_not_here_1", OrderNo: "SF-NOT-HERE", Currency: o.Currency}
+	raw, sig := event(t, "payment_intent.succeeded", "pi_x", stranger, o.TotalMinor, webhookSecret)
+	got, err := e.Pay.HandleWebhook(ctx, "stripe", raw, sig)
+	if err != nil || got != nil {
+		t.Fatalf("an event for another install's payment: %v, %v; want ignored", got, err)
+	}
+	var paid int
+	if err := e.DB.Get(&paid, "SELECT COUNT(*) FROM orders WHERE status = 'paid'"); err != nil || paid != 0 {
+		t.Fatalf("%d paid orders after a stranger's event (%v)", paid, err)
+	}
+	e.CheckInvariants()
+}
+
 // TestStripe_Refunds: a refund of a whole payment and one of part of it reach Stripe's
 // Refund API (stripe-mock) naming the PaymentIntent, each with its amount and its own
 // Idempotency-Key from the refund's ID.
