@@ -185,23 +185,9 @@ func resetStores(t *testing.T, a *App) {
 			t.Fatal(err)
 		}
 	}()
-	var tables []string
-	if err := a.DB.SelectContext(ctx, &tables, `SELECT table_name FROM information_schema.tables
-		WHERE table_schema = DATABASE() AND table_type = 'BASE TABLE' AND table_name <> 'goose_db_version'`); err != nil {
+	if err := store.ResetTables(ctx, a.DB); err != nil {
 		t.Fatal(err)
 	}
-	conn, err := a.DB.Connx(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	conn.ExecContext(ctx, "SET FOREIGN_KEY_CHECKS = 0")
-	for _, tb := range tables {
-		if _, err := conn.ExecContext(ctx, "TRUNCATE TABLE `"+tb+"`"); err != nil {
-			t.Fatal(err)
-		}
-	}
-	conn.ExecContext(ctx, "SET FOREIGN_KEY_CHECKS = 1")
 	if _, err := store.EnsureFirstCinema(ctx, a.DB, a.Cfg.FirstCinema()); err != nil {
 		t.Fatal(err)
 	}

@@ -29,8 +29,8 @@ func (c FixedClock) Now() time.Time { return c.T }
 // NewTestDB creates (or empties) the MariaDB database TestDBName of this test package
 // on 127.0.0.1:3306 (root, no password; override the part before the database name with
 // SEATFLOW_TEST_MYSQL_DSN_BASE, e.g. "root@tcp(127.0.0.1:3306)/"), applies the
-// migrations with Migrate, and truncates every table (SET FOREIGN_KEY_CHECKS=0; TRUNCATE
-// each table except goose_db_version), leaving only FirstCinema. It returns the *sqlx.DB and closes it with
+// migrations with Migrate, and empties every table (store.ResetTables), leaving only
+// FirstCinema. It returns the *sqlx.DB and closes it with
 // t.Cleanup.
 func NewTestDB(t testing.TB) *sqlx.DB {
 	t.Helper()
@@ -53,26 +53,8 @@ func NewTestDB(t testing.TB) *sqlx.DB {
 	if _, err := store.Migrate(ctx, db, FirstCinema); err != nil {
 		t.Fatalf("migrate test database: %v", err)
 	}
-	var tables []string
-	if err := db.SelectContext(ctx, &tables, `SELECT table_name FROM information_schema.tables
-		WHERE table_schema = DATABASE() AND table_type = 'BASE TABLE' AND table_name <> 'goose_db_version'`); err != nil {
-		t.Fatalf("list tables: %v", err)
-	}
-	conn, err := db.Connx(ctx) // FOREIGN_KEY_CHECKS is per session: one connection for all
-	if err != nil {
-		t.Fatalf("connect: %v", err)
-	}
-	defer conn.Close()
-	if _, err := conn.ExecContext(ctx, "SET FOREIGN_KEY_CHECKS = 0"); err != nil {
-		t.Fatalf("disable foreign key checks: %v", err)
-	}
-	for _, tb := range tables {
-		if _, err := conn.ExecContext(ctx, "TRUNCATE TABLE `"+tb+"`"); err != nil {
-			t.Fatalf("truncate %s: %v", tb, err)
-		}
-	}
-	if _, err := conn.ExecContext(ctx, "SET FOREIGN_KEY_CHECKS = 1"); err != nil {
-		t.Fatalf("enable foreign key checks: %v", err)
+	if err := store.ResetTables(ctx, db); err != nil {
+		t.Fatalf("empty the tables: %v", err)
 	}
 	if _, err := store.EnsureFirstCinema(ctx, db, FirstCinema); err != nil {
 		t.Fatalf("first cinema: %v", err)
