@@ -241,6 +241,7 @@ func New(cfg Config, clock services.Clock, log *slog.Logger) (*App, error) {
 	a.worker = asynq.NewServerFromRedisClient(qrdb, asynq.Config{
 		Concurrency: 4, Queues: map[string]int{jobs.Queue: 1},
 		DelayedTaskCheckInterval: cfg.ExpiryCheckInterval,
+		TaskCheckInterval:        cfg.TaskCheckInterval,
 		Logger:                   asynqLogger{log}, LogLevel: asynq.WarnLevel,
 		ShutdownTimeout: 5 * time.Second,
 		RetryDelayFunc:  jobs.RetryDelay(mail.RetryDelay),

@@ -97,6 +97,9 @@ type Config struct {
 	LogLevel        string        `env:"LOG_LEVEL" envDefault:"info"`
 	// ExpiryCheckInterval is how often the asynq worker looks for due expiry tasks.
 	ExpiryCheckInterval time.Duration `env:"EXPIRY_CHECK_INTERVAL" envDefault:"1s"`
+	// TaskCheckInterval is how long an idle asynq worker waits (half of it plus up to
+	// all of it again) before it looks for new tasks; a shutdown waits out that pause.
+	TaskCheckInterval time.Duration `env:"TASK_CHECK_INTERVAL" envDefault:"1s"`
 	// ExpiryEnqueue is "sync" (the expiry task is enqueued before the order is
 	// answered) or "async" (after it, by a few workers; reconciliation is the backstop).
 	ExpiryEnqueue string `env:"EXPIRY_ENQUEUE" envDefault:"sync"`

@@ -106,6 +106,8 @@ func testConfig() Config {
 	// changes of the services tests and the load test's smoke run running beside them
 	cfg.KeyPrefix = "sfweb" + part
 	cfg.BcryptCost = 4
+	// each test's app shuts down at its end, waiting out the worker's idle pause
+	cfg.TaskCheckInterval = 100 * time.Millisecond
 	// every test of a run registers and signs in from 127.0.0.1, many of them as the same
 	// demo accounts, against one Redis: the sign-up limit (30 a minute per address) and
 	// the sign-in limit (10 a minute per account) would refuse a busy run's later tests.
