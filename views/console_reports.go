@@ -2,6 +2,7 @@ package views
 
 import (
 	"net/url"
+	"strings"
 
 	"seatflow/services"
 )
@@ -45,6 +46,15 @@ func ByLabel(by string) string {
 		return "ticket type"
 	}
 	return by
+}
+
+// ByTitle is ByLabel with a capital: a table's first column heading.
+func ByTitle(by string) string {
+	l := ByLabel(by)
+	if l == "" {
+		return l
+	}
+	return strings.ToUpper(l[:1]) + l[1:]
 }
 
 // CSVURL is the page's report as a CSV download (the console's route).

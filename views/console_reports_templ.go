@@ -342,7 +342,7 @@ func ReportsPage(p ReportsPageProps) templ.Component {
 						return templ_7745c5c3_Err
 					}
 					var templ_7745c5c3_Var19 string
-					templ_7745c5c3_Var19, templ_7745c5c3_Err = templ.JoinStringErrs(ByLabel(p.By))
+					templ_7745c5c3_Var19, templ_7745c5c3_Err = templ.JoinStringErrs(ByTitle(p.By))
 					if templ_7745c5c3_Err != nil {
 						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/console_reports.templ`, Line: 54, Col: 40}
 					}
