@@ -175,7 +175,8 @@ func SalesQuery(by string, from, to time.Time, cinemas []services.Cinema) store.
 		}
 	}
 	for _, z := range zones {
-		sq.Zones = append(sq.Zones, store.SalesZone{CinemaIDs: byZone[z], Spans: OffsetSpans(services.Location(z), ranges[z].lo, ranges[z].hi)})
+		sq.Zones = append(sq.Zones, store.SalesZone{CinemaIDs: byZone[z], Spans: OffsetSpans(services.Location(z), ranges[z].lo, ranges[z].hi),
+			From: ranges[z].lo.UTC(), To: ranges[z].hi.UTC()})
 	}
 	return sq
 }
@@ -325,3 +326,6 @@ func (r *Reports) Sales(ctx context.Context, q Query) (*Report, error) {
 	}
 	return out, nil
 }
+
+// PlanQuery is the store's query of plan (for EXPLAIN in the benchmark).
+func PlanQuery(plan *Plan) store.SalesQuery { return plan.sq }

@@ -10,10 +10,12 @@ import (
 
 // SalesZone is the cinemas of one time zone with the zone's UTC offsets over a report's
 // range: Spans in time order, each offset (seconds east of UTC) holding for the instants
-// before its Until; the last span's Until is ignored (it holds to the end).
+// before its Until; the last span's Until is ignored (it holds to the end). From and To
+// are the UTC range [From, To) of the report's local days in that zone.
 type SalesZone struct {
 	CinemaIDs []int64
 	Spans     []OffsetSpan
+	From, To  time.Time
 }
 
 // OffsetSpan is a zone's offset from UTC (seconds) up to the instant Until (UTC).
@@ -108,46 +110,64 @@ func localDateSQL(col string, zones []SalesZone) (string, []any) {
 	return b.String(), args
 }
 
+// inZonesSQL is the condition "the instant column col falls in the report's local days
+// of its hall's cinema's zone" (alias h: halls): one UTC range per zone; FALSE without
+// zones.
+func inZonesSQL(col string, zones []SalesZone) (string, []any) {
+	var parts []string
+	var args []any
+	for _, z := range zones {
+		if len(z.CinemaIDs) == 0 {
+			continue
+		}
+		ids := make([]string, len(z.CinemaIDs))
+		for i, id := range z.CinemaIDs {
+			ids[i] = strconv.FormatInt(id, 10)
+		}
+		parts = append(parts, "(h.cinema_id IN ("+strings.Join(ids, ",")+") AND "+col+" >= ? AND "+col+" < ?)")
+		args = append(args, z.From.UTC(), z.To.UTC())
+	}
+	if len(parts) == 0 {
+		return "FALSE", nil
+	}
+	return "(" + strings.Join(parts, " OR ") + ")", args
+}
+
 // salesParts returns the two grouped selects of a report, the seats sold (dated by
 // orders.paid_at) and the seats refunded (dated by refunds.created_at), with their args.
 // A seat sold is a seat of a paid order (paid_at set) that is live or was refunded; a
-// seat exchanged away (no longer live, never refunded) is not one.
+// seat exchanged away (no longer live, never refunded) is not one. Both read from the
+// time index (ix_orders_paid, ix_refunds_created) outwards, a range of orders or
+// refunds first, then their shows, halls and seats.
 func salesParts(sq SalesQuery) (sold string, soldArgs []any, refunded string, refundedArgs []any, err error) {
 	k, ok := salesKeys[sq.By]
 	if !ok {
 		return "", nil, "", nil, fmt.Errorf("store: unknown sales report %q", sq.By)
 	}
-	var cinemas []int64
-	for _, z := range sq.Zones {
-		cinemas = append(cinemas, z.CinemaIDs...)
-	}
-	in, inArgs := cinemaInClause("h.cinema_id", cinemas)
-	if len(cinemas) == 0 {
-		in = " AND FALSE"
-	}
-	soldDay, soldDayArgs := localDateSQL("o.paid_at", sq.Zones)
-	refDay, refDayArgs := localDateSQL("r.created_at", sq.Zones)
+	soldIn, soldInArgs := inZonesSQL("o.paid_at", sq.Zones)
+	refIn, refInArgs := inZonesSQL("r.created_at", sq.Zones)
 	soldKey, refKey := k.key, k.key
 	var soldKeyArgs, refKeyArgs []any
 	if sq.By == "day" {
+		soldDay, soldDayArgs := localDateSQL("o.paid_at", sq.Zones)
+		refDay, refDayArgs := localDateSQL("r.created_at", sq.Zones)
 		soldKey, soldKeyArgs = "DATE_FORMAT("+soldDay+", '%Y-%m-%d')", soldDayArgs
 		refKey, refKeyArgs = "DATE_FORMAT("+refDay+", '%Y-%m-%d')", refDayArgs
 	}
-	sold = `SELECT ` + soldKey + ` AS k, o.currency, COUNT(DISTINCT o.id) AS orders, COUNT(*) AS seats,
+	sold = `SELECT STRAIGHT_JOIN ` + soldKey + ` AS k, o.currency, COUNT(DISTINCT o.id) AS orders, COUNT(*) AS seats,
 			SUM(os.price_minor + COALESCE(os.discount_minor, 0)) AS gross, SUM(COALESCE(os.discount_minor, 0)) AS discount, 0 AS refunded
-		FROM orders o JOIN order_seats os ON os.order_id = o.id JOIN shows s ON s.id = o.show_id JOIN halls h ON h.id = s.hall_id
-		LEFT JOIN refund_seats rs ON rs.order_id = os.order_id AND rs.seat_id = os.seat_id
-		WHERE o.paid_at >= ? AND o.paid_at < ?` + in + ` AND (os.live = 1 OR rs.order_id IS NOT NULL)
-			AND ` + soldDay + ` BETWEEN ? AND ?
+		FROM orders o JOIN shows s ON s.id = o.show_id JOIN halls h ON h.id = s.hall_id JOIN order_seats os ON os.order_id = o.id
+		WHERE o.paid_at >= ? AND o.paid_at < ? AND ` + soldIn + `
+			AND (os.live = 1 OR EXISTS (SELECT 1 FROM refund_seats rs WHERE rs.order_id = os.order_id AND rs.seat_id = os.seat_id))
 		GROUP BY k, o.currency`
-	soldArgs = append(append(append(append(soldKeyArgs, sq.Lo.UTC(), sq.Hi.UTC()), inArgs...), soldDayArgs...), sq.FromDate, sq.ToDate)
-	refunded = `SELECT ` + refKey + ` AS k, o.currency, 0 AS orders, 0 AS seats, 0 AS gross, 0 AS discount, SUM(rs.amount_minor) AS refunded
+	soldArgs = append(append(soldKeyArgs, sq.Lo.UTC(), sq.Hi.UTC()), soldInArgs...)
+	refunded = `SELECT STRAIGHT_JOIN ` + refKey + ` AS k, o.currency, 0 AS orders, 0 AS seats, 0 AS gross, 0 AS discount, SUM(rs.amount_minor) AS refunded
 		FROM refunds r JOIN refund_seats rs ON rs.refund_id = r.id
 		JOIN order_seats os ON os.order_id = rs.order_id AND os.seat_id = rs.seat_id
 		JOIN orders o ON o.id = rs.order_id JOIN shows s ON s.id = o.show_id JOIN halls h ON h.id = s.hall_id
-		WHERE r.created_at >= ? AND r.created_at < ?` + in + ` AND ` + refDay + ` BETWEEN ? AND ?
+		WHERE r.created_at >= ? AND r.created_at < ? AND ` + refIn + `
 		GROUP BY k, o.currency`
-	refundedArgs = append(append(append(append(refKeyArgs, sq.Lo.UTC(), sq.Hi.UTC()), inArgs...), refDayArgs...), sq.FromDate, sq.ToDate)
+	refundedArgs = append(append(refKeyArgs, sq.Lo.UTC(), sq.Hi.UTC()), refInArgs...)
 	return sold, soldArgs, refunded, refundedArgs, nil
 }
 
@@ -156,17 +176,11 @@ func salesParts(sq SalesQuery) (sold string, soldArgs []any, refunded string, re
 // box_office), calling emit with each row as it is read (the row is reused: copy it to
 // keep it); an emit error stops the read and is returned.
 func SalesReport(ctx context.Context, q Querier, sq SalesQuery, emit func(*SalesRow) error) error {
-	sold, soldArgs, refunded, refundedArgs, err := salesParts(sq)
+	query, args, err := salesReportSQL(sq)
 	if err != nil {
 		return err
 	}
-	k := salesKeys[sq.By]
-	query := `SELECT g.k, g.currency, g.orders, g.seats, g.gross, g.discount, g.refunded, ` + salesLabels[sq.By] + `
-		FROM (SELECT x.k, x.currency, SUM(x.orders) AS orders, SUM(x.seats) AS seats, SUM(x.gross) AS gross,
-				SUM(x.discount) AS discount, SUM(x.refunded) AS refunded
-			FROM (` + sold + ` UNION ALL ` + refunded + `) x GROUP BY x.k, x.currency) g` + k.label + `
-		ORDER BY ` + k.order
-	rows, err := q.QueryxContext(ctx, query, append(soldArgs, refundedArgs...)...)
+	rows, err := q.QueryxContext(ctx, query, args...)
 	if err != nil {
 		return err
 	}
@@ -182,6 +196,22 @@ func SalesReport(ctx context.Context, q Querier, sq SalesQuery, emit func(*Sales
 		}
 	}
 	return rows.Err()
+}
+
+// salesReportSQL is the statement of report sq and its args: the seats sold and the
+// refunds, each grouped by key and currency, summed per key and currency, labelled.
+func salesReportSQL(sq SalesQuery) (string, []any, error) {
+	sold, soldArgs, refunded, refundedArgs, err := salesParts(sq)
+	if err != nil {
+		return "", nil, err
+	}
+	k := salesKeys[sq.By]
+	query := `SELECT g.k, g.currency, g.orders, g.seats, g.gross, g.discount, g.refunded, ` + salesLabels[sq.By] + `
+		FROM (SELECT x.k, x.currency, SUM(x.orders) AS orders, SUM(x.seats) AS seats, SUM(x.gross) AS gross,
+				SUM(x.discount) AS discount, SUM(x.refunded) AS refunded
+			FROM (` + sold + ` UNION ALL ` + refunded + `) x GROUP BY x.k, x.currency) g` + k.label + `
+		ORDER BY ` + k.order
+	return query, append(soldArgs, refundedArgs...), nil
 }
 
 // SalesOrdersPerCurrency counts the distinct orders paid in sq's range per currency (an
