@@ -58,7 +58,7 @@ type SalesRow struct {
 // salesKeys is each report's key of a seat's row (aliases o orders, os order_seats, s
 // shows), with the date column standing for the local date, and how the report sorts.
 var salesKeys = map[string]struct{ key, label, order string }{
-	"day": {order: "g.k, g.currency"}, // the key is the local date of the row's instant
+	"day": {order: "g.k, g.currency"}, // the key is the local day number of the row's instant
 	"show": {key: "o.show_id", order: "ls.starts_at, g.k, g.currency",
 		label: ` LEFT JOIN shows ls ON ls.id = g.k LEFT JOIN movies lm ON lm.id = ls.movie_id
 			LEFT JOIN halls lh ON lh.id = ls.hall_id LEFT JOIN cinemas lc ON lc.id = lh.cinema_id`},
@@ -77,12 +77,13 @@ var salesLabels = map[string]string{
 	"channel":     `'' AS name, '' AS name_zh, NULL AS starts_at, '' AS hall_name, '' AS time_zone`,
 }
 
-// localDateSQL is the local date (DATE) of the instant column col in its hall's cinema's
-// zone (alias h: halls), from the zones' offsets; NULL for a cinema of no zone.
-func localDateSQL(col string, zones []SalesZone) (string, []any) {
+// localDaySQL is the local day number (TO_DAYS of the local date) of the instant column
+// col in its hall's cinema's zone (alias h: halls), from the zones' offsets: integer
+// arithmetic per row, the date formatted once per group; NULL for a cinema of no zone.
+func localDaySQL(col string, zones []SalesZone) (string, []any) {
 	var b strings.Builder
 	var args []any
-	b.WriteString("DATE(" + col + " + INTERVAL (CASE")
+	b.WriteString("((TO_SECONDS(" + col + ") + CASE")
 	for _, z := range zones {
 		if len(z.CinemaIDs) == 0 || len(z.Spans) == 0 {
 			continue
@@ -106,7 +107,7 @@ func localDateSQL(col string, zones []SalesZone) (string, []any) {
 		}
 		b.WriteString(" ELSE " + strconv.Itoa(z.Spans[len(z.Spans)-1].OffsetSeconds) + " END")
 	}
-	b.WriteString(" END) SECOND)")
+	b.WriteString(" END) DIV 86400)")
 	return b.String(), args
 }
 
@@ -149,10 +150,8 @@ func salesParts(sq SalesQuery) (sold string, soldArgs []any, refunded string, re
 	soldKey, refKey := k.key, k.key
 	var soldKeyArgs, refKeyArgs []any
 	if sq.By == "day" {
-		soldDay, soldDayArgs := localDateSQL("o.paid_at", sq.Zones)
-		refDay, refDayArgs := localDateSQL("r.created_at", sq.Zones)
-		soldKey, soldKeyArgs = "DATE_FORMAT("+soldDay+", '%Y-%m-%d')", soldDayArgs
-		refKey, refKeyArgs = "DATE_FORMAT("+refDay+", '%Y-%m-%d')", refDayArgs
+		soldKey, soldKeyArgs = localDaySQL("o.paid_at", sq.Zones)
+		refKey, refKeyArgs = localDaySQL("r.created_at", sq.Zones)
 	}
 	sold = `SELECT STRAIGHT_JOIN ` + soldKey + ` AS k, o.currency, COUNT(DISTINCT o.id) AS orders, COUNT(*) AS seats,
 			SUM(os.price_minor + COALESCE(os.discount_minor, 0)) AS gross, SUM(COALESCE(os.discount_minor, 0)) AS discount, 0 AS refunded
@@ -206,7 +205,11 @@ func salesReportSQL(sq SalesQuery) (string, []any, error) {
 		return "", nil, err
 	}
 	k := salesKeys[sq.By]
-	query := `SELECT g.k, g.currency, g.orders, g.seats, g.gross, g.discount, g.refunded, ` + salesLabels[sq.By] + `
+	key := "g.k"
+	if sq.By == "day" {
+		key = "DATE_FORMAT(FROM_DAYS(g.k), '%Y-%m-%d') AS k"
+	}
+	query := `SELECT ` + key + `, g.currency, g.orders, g.seats, g.gross, g.discount, g.refunded, ` + salesLabels[sq.By] + `
 		FROM (SELECT x.k, x.currency, SUM(x.orders) AS orders, SUM(x.seats) AS seats, SUM(x.gross) AS gross,
 				SUM(x.discount) AS discount, SUM(x.refunded) AS refunded
 			FROM (` + sold + ` UNION ALL ` + refunded + `) x GROUP BY x.k, x.currency) g` + k.label + `
@@ -215,19 +218,21 @@ func salesReportSQL(sq SalesQuery) (string, []any, error) {
 }
 
 // SalesOrdersPerCurrency counts the distinct orders paid in sq's range per currency (an
-// order with seats of two ticket types is one order).
+// order with seats of two ticket types is one order): orders with a seat sold, each
+// checked until its first such seat.
 func SalesOrdersPerCurrency(ctx context.Context, q Querier, sq SalesQuery) (map[string]int64, error) {
-	sq.By = "channel"
-	sold, soldArgs, _, _, err := salesParts(sq)
-	if err != nil {
-		return nil, err
-	}
+	in, inArgs := inZonesSQL("o.paid_at", sq.Zones)
 	var rows []struct {
 		Currency string `db:"currency"`
 		Orders   int64  `db:"orders"`
 	}
-	// one order has one channel: the channel rows' orders add up to the distinct orders
-	if err := q.SelectContext(ctx, &rows, `SELECT currency, SUM(orders) AS orders FROM (`+sold+`) x GROUP BY currency`, soldArgs...); err != nil {
+	err := q.SelectContext(ctx, &rows, `SELECT STRAIGHT_JOIN o.currency, COUNT(*) AS orders
+		FROM orders o JOIN shows s ON s.id = o.show_id JOIN halls h ON h.id = s.hall_id
+		WHERE o.paid_at >= ? AND o.paid_at < ? AND `+in+`
+			AND EXISTS (SELECT 1 FROM order_seats os WHERE os.order_id = o.id
+				AND (os.live = 1 OR EXISTS (SELECT 1 FROM refund_seats rs WHERE rs.order_id = os.order_id AND rs.seat_id = os.seat_id)))
+		GROUP BY o.currency`, append([]any{sq.Lo.UTC(), sq.Hi.UTC()}, inArgs...)...)
+	if err != nil {
 		return nil, err
 	}
 	out := make(map[string]int64, len(rows))
