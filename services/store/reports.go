@@ -153,33 +153,13 @@ func salesParts(sq SalesQuery) (sold string, soldArgs []any, refunded string, re
 		soldKey, soldKeyArgs = localDaySQL("o.paid_at", sq.Zones)
 		refKey, refKeyArgs = localDaySQL("r.created_at", sq.Zones)
 	}
-	// seats and money per seat row; orders per order row (a seat sold checked until the
-	// first), so no COUNT(DISTINCT) keeps a set of order ids per group
-	const seatSold = `(os.live = 1 OR EXISTS (SELECT 1 FROM refund_seats rs WHERE rs.order_id = os.order_id AND rs.seat_id = os.seat_id))`
-	seats := `SELECT STRAIGHT_JOIN ` + soldKey + ` AS k, o.currency, 0 AS orders, COUNT(*) AS seats,
+	sold = `SELECT STRAIGHT_JOIN ` + soldKey + ` AS k, o.currency, COUNT(DISTINCT o.id) AS orders, COUNT(*) AS seats,
 			SUM(os.price_minor + COALESCE(os.discount_minor, 0)) AS gross, SUM(COALESCE(os.discount_minor, 0)) AS discount, 0 AS refunded
 		FROM orders o JOIN shows s ON s.id = o.show_id JOIN halls h ON h.id = s.hall_id JOIN order_seats os ON os.order_id = o.id
-		WHERE o.paid_at >= ? AND o.paid_at < ? AND ` + soldIn + ` AND ` + seatSold + `
-		GROUP BY k, o.currency`
-	seatsArgs := append(append(append([]any{}, soldKeyArgs...), sq.Lo.UTC(), sq.Hi.UTC()), soldInArgs...)
-	orderKey, types, typeSeat := soldKey, "", ""
-	if sq.By == "ticket_type" {
-		// an order counts once for each type it has a seat sold of
-		orderKey = "t.code"
-		types = ` CROSS JOIN (SELECT 'adult' AS code UNION SELECT code FROM ticket_types) t`
-		typeSeat = ` AND os.ticket_type = t.code`
-	}
-	orders := `SELECT STRAIGHT_JOIN ` + orderKey + ` AS k, o.currency, COUNT(*) AS orders, 0 AS seats, 0 AS gross, 0 AS discount, 0 AS refunded
-		FROM orders o JOIN shows s ON s.id = o.show_id JOIN halls h ON h.id = s.hall_id` + types + `
 		WHERE o.paid_at >= ? AND o.paid_at < ? AND ` + soldIn + `
-			AND EXISTS (SELECT 1 FROM order_seats os WHERE os.order_id = o.id` + typeSeat + ` AND ` + seatSold + `)
+			AND (os.live = 1 OR EXISTS (SELECT 1 FROM refund_seats rs WHERE rs.order_id = os.order_id AND rs.seat_id = os.seat_id))
 		GROUP BY k, o.currency`
-	ordersArgs := append(append(append([]any{}, soldKeyArgs...), sq.Lo.UTC(), sq.Hi.UTC()), soldInArgs...)
-	if sq.By == "ticket_type" {
-		ordersArgs = ordersArgs[len(soldKeyArgs):]
-	}
-	sold = seats + ` UNION ALL ` + orders
-	soldArgs = append(seatsArgs, ordersArgs...)
+	soldArgs = append(append(soldKeyArgs, sq.Lo.UTC(), sq.Hi.UTC()), soldInArgs...)
 	refunded = `SELECT STRAIGHT_JOIN ` + refKey + ` AS k, o.currency, 0 AS orders, 0 AS seats, 0 AS gross, 0 AS discount, SUM(rs.amount_minor) AS refunded
 		FROM refunds r JOIN refund_seats rs ON rs.refund_id = r.id
 		JOIN order_seats os ON os.order_id = rs.order_id AND os.seat_id = rs.seat_id
