@@ -89,6 +89,7 @@ func (d *Deps) fillReport(c *fiber.Ctx, p *views.ReportsPageProps) error {
 	if p.RowCount <= views.SalesChartMaxBars {
 		for _, cur := range currencies {
 			p.Charts = append(p.Charts, views.NewSalesChart(chartRows, cur, p.By))
+			p.Narrow = append(p.Narrow, views.NewNarrowSalesChart(chartRows, cur, p.By))
 		}
 	}
 	return nil

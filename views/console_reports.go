@@ -31,7 +31,9 @@ type ReportsPageProps struct {
 	Rows                   []ReportRow
 	RowCount               int
 	Totals                 []ReportRow
-	Charts                 []SalesChart
+	// Charts are a chart per currency, each wide and narrow (CSS shows one by screen width).
+	Charts []SalesChart
+	Narrow []SalesChart
 }
 
 // ReportTableMaxRows is the most rows the page's table lists; the CSV has them all.

@@ -32,11 +32,21 @@ type SalesBar struct {
 const SalesChartMaxBars = 400
 
 // NewSalesChart lays out the rows of currency (in report order) as bars proportional to
-// their gross, with ticks of at most 8 keys spread along the axis (a day as "24 Oct").
+// their gross, with ticks of at most 8 keys (4 on the narrow chart) spread along the axis (a day as "24 Oct").
 // by names the grouping for the title.
 func NewSalesChart(rows []ReportRow, currency, by string) SalesChart {
-	c := SalesChart{ID: "sales-chart-" + currency, Width: chartW, Height: chartH, Left: chartLeft + 40, Top: chartTop,
-		PlotW: chartW - chartLeft - 40 - chartRight, PlotH: chartH - chartTop - chartBottom, Currency: currency}
+	return newSalesChart("sales-chart-"+currency, rows, currency, by, chartW, chartH)
+}
+
+// NewNarrowSalesChart is NewSalesChart drawn taller than wide, for narrow screens (as
+// NewNarrowMinuteChart).
+func NewNarrowSalesChart(rows []ReportRow, currency, by string) SalesChart {
+	return newSalesChart("sales-chart-narrow-"+currency, rows, currency, by, chartNarrowW, chartNarrowH)
+}
+
+func newSalesChart(id string, rows []ReportRow, currency, by string, w, h float64) SalesChart {
+	c := SalesChart{ID: id, Width: w, Height: h, Left: chartLeft + 40, Top: chartTop,
+		PlotW: w - chartLeft - 40 - chartRight, PlotH: h - chartTop - chartBottom, Currency: currency}
 	var mine []ReportRow
 	var maxG, gross, net int64
 	for _, r := range rows {
@@ -55,7 +65,11 @@ func NewSalesChart(rows []ReportRow, currency, by string) SalesChart {
 	slot := c.PlotW / float64(max(len(mine), 1))
 	barW := slot * (1 - chartGap)
 	base := c.Top + c.PlotH
-	every := max(1, (len(mine)+7)/8)
+	ticks := 8
+	if w < chartW {
+		ticks = 4
+	}
+	every := max(1, (len(mine)+ticks-1)/ticks)
 	for i, r := range mine {
 		x := c.Left + float64(i)*slot + (slot-barW)/2
 		h := c.PlotH * float64(r.GrossMinor) / scale
