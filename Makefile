@@ -7,7 +7,7 @@ JSQR := static/vendor/jsQR.js
 # axe-core stays in node_modules (not embedded, never served): the browser tests read it
 AXE := static/node_modules/axe-core/axe.min.js
 
-.PHONY: run build test generate lint static services test-services test-deps bench bench-services bench-stadium soak fuzz cluster-up cluster-down cluster-test cluster-faults cluster-bench
+.PHONY: run build test generate lint static services test-services test-deps bench bench-services bench-stadium bench-reports soak fuzz cluster-up cluster-down cluster-test cluster-faults cluster-bench
 
 ## run: build, migrate, seed the demo cinema (printing demo passwords) and serve on :8080,
 ## with the demo's webhook and ticket secrets from DEMO_ENV (made once per checkout with
@@ -103,11 +103,20 @@ lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "not gofmt'ed:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
 
-## bench: the load test's standard set (seatflow loadtest: ceilings, flash sale, rejection storms, seat-map reads, V1 baseline; LOADTEST_FLAGS, default 10 s per phase and 32 clients) against a server it starts; report in loadtest-results/<timestamp>, then bench-stadium
+## bench: the load test's standard set (seatflow loadtest: ceilings, flash sale, rejection storms, seat-map reads, V1 baseline; LOADTEST_FLAGS, default 10 s per phase and 32 clients) against a server it starts; report in loadtest-results/<timestamp>, then bench-stadium and bench-reports
 LOADTEST_FLAGS ?= -duration 10s -clients 32
 bench: build services
 	./seatflow loadtest $(LOADTEST_FLAGS)
 	@$(MAKE) --no-print-directory bench-stadium
+	@$(MAKE) --no-print-directory bench-reports
+
+## bench-reports: a year of a 20-screen chain (two cinemas in two zones, 36,500 shows, 438,000
+## paid orders, 876,000 seats, refunds, vouchers, both channels; services/reports/bench_test.go)
+## built in the reports package's test database: the sales report of the year for every
+## grouping, the best of three, against a plain full scan of order_seats measured in the same
+## run, then the EXPLAIN of by=day; the figures are the lines starting "reports:" (goal < 2 s)
+bench-reports: services
+	$(GO) test -run '^$$' -bench '^BenchmarkSalesReport_YearOfChain$$' -benchtime=1x -count=1 -timeout 30m ./services/reports/
 
 ## bench-stadium: the 300 x 300 stadium (83,521 seats, 70 % taken; services/demo/stadium.go):
 ## hall writes, seat-map loads and the seat map's Redis bytes per seat (BenchmarkStadium),

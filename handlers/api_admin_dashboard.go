@@ -16,6 +16,8 @@ import (
 //	 "today_shows":[{"show_id","starts_at","movie","hall","status","sellable","sold","held","free","sold_percent","held_percent"}],
 //	 "revenue":{"today":R,"week":R},  R = {"from","to","totals":[L],"by_movie":[L],"by_hall":[L]},
 //	   L = {"id","name","currency","orders","seats","amount_minor"} (totals have no id and name)
+//	 "channels_today":[{"channel","currency","orders","seats","gross_minor","discount_minor","refunded_minor","net_minor"}]
+//	   (per currency, online then box_office; each cinema's own local day),
 //	 "orders_per_minute":[{"start","created","paid"}] (60, oldest first),
 //	 "pending":{"count","overdue","oldest":[{"order_no","show_id","movie","user_email","seats","total_minor","currency","created_at","expires_at"}]},
 //	 "expiry_queue":{"scheduled","retry","archived","pending","active","processed_today","failed_today",
@@ -36,7 +38,11 @@ func (d *Deps) apiDashboard(c *fiber.Ctx) error {
 		Revenue:         map[string]revenueJSON{"today": revenueOut(s.RevenueToday), "week": revenueOut(s.RevenueWeek)},
 		OrdersPerMinute: make([]minuteJSON, len(s.Minutes)),
 		Pending:         pendingJSON{Count: s.Pending.Count, Overdue: s.Pending.Overdue, Oldest: []pendingOrderJSON{}},
-		ExpiryError:     optString(data.ExpiryError)}
+		ExpiryError:     optString(data.ExpiryError), ChannelsToday: []channelSalesJSON{}}
+	for _, ch := range s.Channels {
+		out.ChannelsToday = append(out.ChannelsToday, channelSalesJSON{Channel: ch.Key, Currency: ch.Currency, Orders: ch.Orders, Seats: ch.Seats,
+			GrossMinor: ch.GrossMinor, DiscountMinor: ch.DiscountMinor, RefundedMinor: ch.RefundedMinor, NetMinor: ch.NetMinor})
+	}
 	for _, sh := range s.TodayShows {
 		out.TodayShows = append(out.TodayShows, occupancyJSON{ShowID: id(sh.ShowID), StartsAt: rfc(sh.StartsAt),
 			Movie: sh.MovieTitle, Hall: sh.HallName, Status: sh.Status, Sellable: sh.Sellable, Sold: sh.Sold,
@@ -67,11 +73,23 @@ type dashboardJSON struct {
 	TimeZone        string                 `json:"time_zone"`
 	TodayShows      []occupancyJSON        `json:"today_shows"`
 	Revenue         map[string]revenueJSON `json:"revenue"`
+	ChannelsToday   []channelSalesJSON     `json:"channels_today"`
 	OrdersPerMinute []minuteJSON           `json:"orders_per_minute"`
 	Pending         pendingJSON            `json:"pending"`
 	ExpiryQueue     *expiryQueueJSON       `json:"expiry_queue"`
 	ExpiryError     *string                `json:"expiry_error"`
 	LastRun         *runJSON               `json:"last_reconcile_run"`
+}
+
+type channelSalesJSON struct {
+	Channel       string `json:"channel"`
+	Currency      string `json:"currency"`
+	Orders        int64  `json:"orders"`
+	Seats         int64  `json:"seats"`
+	GrossMinor    int64  `json:"gross_minor"`
+	DiscountMinor int64  `json:"discount_minor"`
+	RefundedMinor int64  `json:"refunded_minor"`
+	NetMinor      int64  `json:"net_minor"`
 }
 
 type occupancyJSON struct {

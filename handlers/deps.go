@@ -283,6 +283,8 @@ type StaffDeps struct {
 	Prices PriceAdminService
 	// Vouchers creates, changes and lists promo codes, and prices a buyer's seats with one.
 	Vouchers VoucherService
+	// Reports reads the sales reports (reports.Reports).
+	Reports ReportService
 }
 
 // ConsoleDeps are what only the staff console uses.

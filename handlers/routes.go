@@ -106,6 +106,7 @@ func (d *Deps) apiRoutes(app fiber.Router) {
 	staff.Post("/vouchers/batch", d.apiAdminCreateVoucherBatch)
 	staff.Get("/vouchers/batch/:name.csv", d.apiAdminVoucherBatchCSV)
 	staff.Get("/vouchers/:code", d.apiAdminVoucher)
+	staff.Get("/reports/sales", d.apiAdminSalesReport) // ?from= &to= &by= &cinema_id= &format=csv
 	staff.Patch("/vouchers/:code", d.apiAdminUpdateVoucher)
 
 	// admins only, below the staff check (staff 403)
@@ -221,6 +222,9 @@ func (d *Deps) consoleRoutes(app fiber.Router) {
 	staff.Post("/vouchers/batch", d.createVoucherBatchPage)
 	staff.Get("/vouchers/:code", d.voucherPage)
 	staff.Post("/vouchers/:code/active", d.voucherActivePage)
+	// sales reports: the table and chart, and the same report as CSV
+	staff.Get("/reports", d.reportsPage)
+	staff.Get("/reports/sales.csv", d.reportsCSV)
 	// the door: scan or type a ticket's reference to admit its holder
 	staff.Get("/door", d.doorPage)
 	staff.Post("/door", d.doorAdmit)

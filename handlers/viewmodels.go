@@ -120,6 +120,10 @@ func dashboardSnapshotView(s *staff.DashboardSnapshot) *views.DashboardSnapshot 
 				SoldPercent: sh.SoldPercent(), HeldPercent: sh.HeldPercent()}
 		}
 	}
+	for _, ch := range s.Channels {
+		out.Channels = append(out.Channels, views.ChannelSales{Key: ch.Key, Label: ch.Label, Currency: ch.Currency,
+			Orders: ch.Orders, Seats: ch.Seats, NetMinor: ch.NetMinor})
+	}
 	if s.Minutes != nil {
 		out.Minutes = make([]views.MinuteCount, len(s.Minutes))
 		for i, m := range s.Minutes {

@@ -19,6 +19,36 @@ type DashboardSnapshot struct {
 	RevenueWeek  *Revenue
 	Minutes      []MinuteCount
 	Pending      *PendingOrders
+	// Channels are today's sales per channel and currency, online then box office.
+	Channels []ChannelSales
+}
+
+// ChannelSales is what one channel (Key: online, box_office; Label for people) sold
+// today in Currency: Orders paid, Seats sold and NetMinor (gross less discounts less
+// today's refunds, minor units).
+type ChannelSales struct {
+	Key, Label, Currency string
+	Orders, Seats        int64
+	NetMinor             int64
+}
+
+// ChannelTotals adds up ch per channel (online, box_office order): orders and seats of
+// every currency, and the net per currency in currencies' order.
+func ChannelTotals(ch []ChannelSales) (keys, labels []string, orders, seats map[string]int64, currencies []string, net map[string]map[string]int64) {
+	orders, seats, net = map[string]int64{}, map[string]int64{}, map[string]map[string]int64{}
+	for _, c := range ch {
+		if _, ok := orders[c.Key]; !ok {
+			keys, labels = append(keys, c.Key), append(labels, c.Label)
+		}
+		orders[c.Key] += c.Orders
+		seats[c.Key] += c.Seats
+		if net[c.Currency] == nil {
+			net[c.Currency] = map[string]int64{}
+			currencies = append(currencies, c.Currency)
+		}
+		net[c.Currency][c.Key] += c.NetMinor
+	}
+	return
 }
 
 // ShowOccupancy is one of today's shows with its seats: Sellable, Sold (paid), Held,

@@ -7,11 +7,13 @@ import (
 	"github.com/jmoiron/sqlx"
 
 	"seatflow/services"
+	"seatflow/services/reports"
 	"seatflow/services/store"
 )
 
 // Dashboard answers the console's dashboard questions with plain SQL reads: today's
-// shows with their occupancy, revenue, orders per minute and pending orders. "Today"
+// shows with their occupancy, revenue, today's sales per channel, orders per minute and
+// pending orders. "Today"
 // and "this week" are days and ISO weeks (Monday first) in the cinema's time zone,
 // turned into UTC ranges [from, to) (invariant 7).
 type Dashboard struct {
@@ -43,6 +45,9 @@ type DashboardSnapshot struct {
 	// one is the minute now is in.
 	Minutes []MinuteCount
 	Pending *PendingOrders
+	// Channels are today's sales online and at the box office side by side, each cinema's
+	// own local day (reports.ChannelsToday: per currency, online then box office).
+	Channels []reports.Row
 }
 
 // Snapshot reads every dashboard figure at the clock's now, of the shows and orders of
@@ -67,6 +72,10 @@ func (d *Dashboard) Snapshot(ctx context.Context) (*DashboardSnapshot, error) {
 		return nil, err
 	}
 	if snap.Pending, err = d.PendingOrders(ctx, now, DashboardPendingListed); err != nil {
+		return nil, err
+	}
+	scope := services.CinemaScopeOf(ctx)
+	if snap.Channels, err = reports.ChannelsToday(ctx, d.db, now, services.InCinemaScope(scope, cinemas, func(c services.Cinema) int64 { return c.ID })); err != nil {
 		return nil, err
 	}
 	return snap, nil

@@ -6,5 +6,5 @@
 // It keeps the rules of the show_house_seats table and of the orders' admitted_at and
 // admitted_by columns (their SQL is in package store), and changes an order's status
 // only through the orders package's transitions. It imports services, store, audit,
-// catalog, seats, orders, mail and lua; every write is audited (invariant 11).
+// catalog, seats, orders, mail, reports and lua; every write is audited (invariant 11).
 package staff

@@ -49,6 +49,7 @@ var RedisDBs = map[string]int{
 	"services/waitlist":    18,
 	"services/vouchers":    23,
 	"services/stripepay":   27,
+	"services/reports":     29,
 }
 
 // RedisDatabases is how many databases the test Redis needs for every number in RedisDBs
