@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"errors"
+	"strconv"
 	"time"
 )
 
@@ -27,6 +28,9 @@ type Shift struct {
 	CardMinor         *int64     `db:"card_minor"`
 	Note              string     `db:"note"`
 }
+
+// IDString is the shift's id as the API and the audit log name it.
+func (s *Shift) IDString() string { return strconv.FormatInt(s.ID, 10) }
 
 const shiftColumns = `s.id, s.staff_id, u.email AS staff_email, s.cinema_id, c.name AS cinema_name, s.currency, s.float_minor,
 	s.opened_at, s.closed_at, s.closed_by, s.counted_minor, s.expected_cash_minor, s.card_minor, s.note
