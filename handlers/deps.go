@@ -110,6 +110,23 @@ type StaffOrderService interface {
 	CancelShow(ctx context.Context, actorID, showID int64, reason string) (*staff.ShowCancellation, error)
 }
 
+// BoxOfficeService is what the handlers need of staff.BoxOffice: sell at the counter and
+// read a counter sale's receipt (nil for an online order).
+type BoxOfficeService interface {
+	Sell(ctx context.Context, s orders.CounterSale) (*services.Order, *orders.CounterReceipt, error)
+	Receipt(ctx context.Context, orderID int64) (*orders.CounterReceipt, error)
+}
+
+// ShiftService is what the handlers need of staff.Shifts: open, read, list and close
+// the box office's shifts.
+type ShiftService interface {
+	Open(ctx context.Context, staffID, cinemaID, floatMinor int64, note string) (*staff.ShiftView, error)
+	Get(ctx context.Context, shiftID int64) (*staff.ShiftView, error)
+	Current(ctx context.Context, staffID int64) (*staff.ShiftView, error)
+	List(ctx context.Context, staffID int64, limit int) ([]*staff.ShiftView, error)
+	Close(ctx context.Context, actorID, shiftID, countedMinor int64, note string) (*staff.ShiftView, error)
+}
+
 // CatalogService is what the handlers need of catalog.CatalogWriter, the catalog's
 // write side: movies, shows and sale control (CatalogAdminService), the console's movie
 // and show pages (CatalogConsoleService), and halls with their layouts
@@ -283,6 +300,10 @@ type StaffDeps struct {
 	Prices PriceAdminService
 	// Vouchers creates, changes and lists promo codes, and prices a buyer's seats with one.
 	Vouchers VoucherService
+	// BoxOffice sells at the counter; Shifts keeps the counter's shifts and cash-ups
+	// (nil: no box office).
+	BoxOffice BoxOfficeService
+	Shifts    ShiftService
 }
 
 // ConsoleDeps are what only the staff console uses.
