@@ -114,6 +114,7 @@ type StaffOrderService interface {
 // read a counter sale's receipt (nil for an online order).
 type BoxOfficeService interface {
 	Sell(ctx context.Context, s orders.CounterSale) (*services.Order, *orders.CounterReceipt, error)
+	Quote(ctx context.Context, s orders.CounterSale) (*services.Order, error)
 	Receipt(ctx context.Context, orderID int64) (*orders.CounterReceipt, error)
 }
 

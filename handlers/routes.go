@@ -211,6 +211,14 @@ func (d *Deps) consoleRoutes(app fiber.Router) {
 	staff.Post("/shows/:id/seats/house", d.houseSeatsForm)
 	staff.Post("/shows/:id/seats/:seat_id/release", d.releaseSeatForm)
 	staff.Get("/shows/:id/door", d.doorPage) // the door page for this show
+	// the box office: its shows, a show's counter screen (sell, price), shifts and cash-ups
+	staff.Get("/box-office", d.boxOfficePage)
+	staff.Get("/shows/:id/box-office", d.boxOfficeSalePage)
+	staff.Post("/shows/:id/box-office", d.boxOfficeForm)
+	staff.Get("/shifts", d.shiftsPage)
+	staff.Post("/shifts", d.openShiftForm)
+	staff.Get("/shifts/:id", d.shiftPage)
+	staff.Post("/shifts/:id/close", d.closeShiftForm)
 	// order search, one order, refunds
 	staff.Get("/orders", d.adminOrdersPage)
 	staff.Get("/orders/:no", d.adminOrderPage)

@@ -48,8 +48,11 @@ type CounterSale struct {
 	Accessible    bool
 	Tickets       map[int64]string
 	TicketCounts  map[string]int
-	Voucher       string
-	Tender        string
+	// SeatTicketCounts deals types other than adult to the chosen seats, as the
+	// booking page does (CreateOrderRequest.SeatTicketCounts).
+	SeatTicketCounts map[string]int
+	Voucher          string
+	Tender           string
 	TenderedMinor *int64
 	Email         string
 	Lang          string
@@ -140,30 +143,9 @@ func (o *Orders) SellAtCounter(ctx context.Context, log *audit.Audit, s CounterS
 	if err := s.validate(); err != nil {
 		return nil, nil, err
 	}
-	req := CreateOrderRequest{UserID: services.WalkIn, ShowID: s.ShowID, SeatIDs: s.SeatIDs, Zone: s.Zone, Quantity: s.Quantity,
-		Accessible: s.Accessible, Tickets: s.Tickets, TicketCounts: s.TicketCounts, Voucher: s.Voucher, counter: &s}
-	if err := req.validate(); err != nil {
-		return nil, nil, err
-	}
-	show, err := o.catalog.CachedShow(ctx, req.ShowID)
+	c, err := o.counterCreation(ctx, &s)
 	if err != nil {
 		return nil, nil, err
-	}
-	now := o.clock.Now()
-	if !CounterOpen(show, now) {
-		return nil, nil, counterClosed(show, now, o.zone)
-	}
-	counterShow := *show
-	counterShow.PurchaseLimit = counterLimit
-	c := &creation{req: req, show: &counterShow, now: now}
-	if err := o.inHall(ctx, c); err != nil {
-		return nil, nil, err
-	}
-	if err := o.useVoucher(ctx, c); err != nil {
-		return nil, nil, err
-	}
-	if c.voucherErr != nil {
-		return nil, nil, c.voucherErr
 	}
 	b := make([]byte, 8)
 	_, _ = rand.Read(b)
@@ -173,7 +155,7 @@ func (o *Orders) SellAtCounter(ctx context.Context, log *audit.Audit, s CounterS
 	if err != nil {
 		return nil, nil, err
 	}
-	receipt, err := o.payCounter(ctx, log, order, &s, now)
+	receipt, err := o.payCounter(ctx, log, order, &s, c.now)
 	if err != nil {
 		if _, cerr := o.End(ctx, order, Change{To: services.OrderCancelled, Reason: "counter payment failed"}); cerr != nil {
 			o.log.Error("counter order not cancelled after its payment failed; it expires", "order_no", order.OrderNo, "err", cerr)
@@ -185,6 +167,70 @@ func (o *Orders) SellAtCounter(ctx context.Context, log *audit.Audit, s CounterS
 		return nil, nil, err
 	}
 	return paid, receipt, nil
+}
+
+// counterCreation runs the create steps before the hold for sale s: the request's
+// shape, the show at the counter's hours, the hall and ticket types, the voucher.
+// Errors: as SellAtCounter's before the hold.
+func (o *Orders) counterCreation(ctx context.Context, s *CounterSale) (*creation, error) {
+	req := CreateOrderRequest{UserID: services.WalkIn, ShowID: s.ShowID, SeatIDs: s.SeatIDs, Zone: s.Zone, Quantity: s.Quantity,
+		Accessible: s.Accessible, Tickets: s.Tickets, TicketCounts: s.TicketCounts, SeatTicketCounts: s.SeatTicketCounts,
+		Voucher: s.Voucher, counter: s}
+	if err := req.validate(); err != nil {
+		return nil, err
+	}
+	show, err := o.catalog.CachedShow(ctx, req.ShowID)
+	if err != nil {
+		return nil, err
+	}
+	now := o.clock.Now()
+	if !CounterOpen(show, now) {
+		return nil, counterClosed(show, now, o.zone)
+	}
+	counterShow := *show
+	counterShow.PurchaseLimit = counterLimit
+	c := &creation{req: req, show: &counterShow, now: now}
+	if err := o.inHall(ctx, c); err != nil {
+		return nil, err
+	}
+	if err := o.useVoucher(ctx, c); err != nil {
+		return nil, err
+	}
+	if c.voucherErr != nil {
+		return nil, c.voucherErr
+	}
+	return c, nil
+}
+
+// QuoteCounter prices sale s as SellAtCounter would, holding nothing: its seats (best
+// available: seats of the zone, none chosen yet) with their ticket types' prices less
+// the voucher, in an order that is not stored. The counter shows the total before the
+// cash is taken. The tender is not checked. Errors: as SellAtCounter's before the hold.
+func (o *Orders) QuoteCounter(ctx context.Context, s CounterSale) (*services.Order, error) {
+	if s.Tender == "" {
+		s.Tender = TenderCard
+	}
+	if err := s.validate(); err != nil {
+		return nil, err
+	}
+	c, err := o.counterCreation(ctx, &s)
+	if err != nil {
+		return nil, err
+	}
+	order := &services.Order{ShowID: c.show.ID, Currency: c.show.Currency, Channel: services.ChannelBoxOffice}
+	if len(c.req.SeatIDs) > 0 {
+		return order, price(c.show, c.hall, order, c.req.SeatIDs, typesOf(c.req, c.req.SeatIDs), c.voucher, nil)
+	}
+	for _, t := range typesOf(c.req, make([]int64, c.req.Quantity)) {
+		p, ok := c.show.TicketPrice(t, c.req.Zone)
+		if !ok {
+			return nil, services.Errorf(services.CodeTicketTypeNotOffered, "zone %s does not sell %s", c.req.Zone, t)
+		}
+		order.Seats = append(order.Seats, services.OrderSeat{ZoneCode: c.req.Zone, TicketType: t, PriceMinor: p})
+		order.TotalMinor += p
+	}
+	_, err = applyVoucher(c.show, order, c.voucher)
+	return order, err
 }
 
 // payCounter pays the committed pending counter order in one transaction (see

@@ -38,6 +38,19 @@ func (b *BoxOffice) Sell(ctx context.Context, s orders.CounterSale) (*services.O
 	return b.orders.SellAtCounter(ctx, b.audit, s)
 }
 
+// Quote prices s as Sell would, holding nothing (orders.Orders.QuoteCounter), for a
+// show of ctx's scope. Errors: those of QuoteCounter, FORBIDDEN.
+func (b *BoxOffice) Quote(ctx context.Context, s orders.CounterSale) (*services.Order, error) {
+	show, err := b.orders.Catalog().CachedShow(ctx, s.ShowID)
+	if err != nil {
+		return nil, err
+	}
+	if err := services.CinemaScopeOf(ctx).Check(show.CinemaID); err != nil {
+		return nil, err
+	}
+	return b.orders.QuoteCounter(ctx, s)
+}
+
 // Receipt returns the counter sale record of order orderID, nil for an online order.
 // Errors: UNAVAILABLE.
 func (b *BoxOffice) Receipt(ctx context.Context, orderID int64) (*orders.CounterReceipt, error) {

@@ -23,6 +23,7 @@ type Shift struct {
 	OpenedAt          time.Time  `db:"opened_at"`
 	ClosedAt          *time.Time `db:"closed_at"`
 	ClosedBy          *int64     `db:"closed_by"`
+	ClosedByEmail     string     `db:"closed_by_email"`
 	CountedMinor      *int64     `db:"counted_minor"`
 	ExpectedCashMinor *int64     `db:"expected_cash_minor"`
 	CardMinor         *int64     `db:"card_minor"`
@@ -33,8 +34,9 @@ type Shift struct {
 func (s *Shift) IDString() string { return strconv.FormatInt(s.ID, 10) }
 
 const shiftColumns = `s.id, s.staff_id, u.email AS staff_email, s.cinema_id, c.name AS cinema_name, s.currency, s.float_minor,
-	s.opened_at, s.closed_at, s.closed_by, s.counted_minor, s.expected_cash_minor, s.card_minor, s.note
-	FROM shifts s JOIN users u ON u.id = s.staff_id JOIN cinemas c ON c.id = s.cinema_id`
+	s.opened_at, s.closed_at, s.closed_by, COALESCE(cb.email, '') AS closed_by_email, s.counted_minor, s.expected_cash_minor,
+	s.card_minor, s.note
+	FROM shifts s JOIN users u ON u.id = s.staff_id JOIN cinemas c ON c.id = s.cinema_id LEFT JOIN users cb ON cb.id = s.closed_by`
 
 // InsertShift opens shift sh (its ID is set). Errors: ErrShiftOpen.
 func InsertShift(ctx context.Context, q Querier, sh *Shift) error {
