@@ -98,3 +98,31 @@ func TestShiftCashUp_Arithmetic(t *testing.T) {
 		t.Fatalf("another cinema's staff list it: %d", len(list))
 	}
 }
+
+// TestBoxOffice_RefundOfAWalkIn: staff refund a counter sale like any paid order (its
+// box_office payment refunded, the seats free), and its e-mail goes to the address the
+// counter took, in its language.
+func TestBoxOffice_RefundOfAWalkIn(t *testing.T) {
+	e := testenv.NewTestEnv(t, testenv.Unlimited)
+	ctx := context.Background()
+	seller, _ := e.Users.Create(ctx, "refund-seller@test.example", "password-123", "Seller", services.RoleStaff)
+	o, _, err := staff.NewBoxOffice(e.DB, e.Orders, audit.NewAudit(e.DB, e.Clock)).Sell(ctx, orders.CounterSale{StaffID: seller,
+		ShowID: e.Show.ID, SeatIDs: e.SeatIDs("F1", "F2"), Tender: orders.TenderCard, Email: "walkin@example.com", Lang: "zh"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := staffOrders(e).Refund(ctx, seller, o.OrderNo, "changed plans"); err != nil {
+		t.Fatal(err)
+	}
+	if got := paymentStatuses(e, o.OrderNo); len(got) != 1 || got[0] != "refunded" {
+		t.Fatalf("payments %v", got)
+	}
+	var to []string
+	if err := e.DB.Select(&to, "SELECT CONCAT(kind, ' ', to_addr, ' ', lang) FROM mail_outbox WHERE order_no = ? ORDER BY id", o.OrderNo); err != nil {
+		t.Fatal(err)
+	}
+	if len(to) != 2 || to[0] != "order_paid walkin@example.com zh" || to[1] != "order_refunded walkin@example.com zh" {
+		t.Fatalf("outbox %q", to)
+	}
+	e.CheckInvariants()
+}
