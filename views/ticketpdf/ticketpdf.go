@@ -173,6 +173,7 @@ func Render(w io.Writer, d Doc) error {
 		pdf.CellFormat(pageW-24, 6, f.show(foot), "", 1, "C", false, 0, "")
 	}
 	if r := d.Receipt; r != nil {
+		pdf.SetAutoPageBreak(true, 12) // a long receipt goes on over pages
 		pdf.AddPage()
 		pageW, _ := pdf.GetPageSize()
 		f.set(t["receipt"], 18)
