@@ -100,8 +100,10 @@ func TestBoxOfficeAPI_SaleTicketsAndShift(t *testing.T) {
 	shiftID := r.json(t)["id"].(string)
 	buyer := a.newUser()
 	online := a.orderSeats(buyer, show, a.freeSeats(show, 1))
-	if one, _ := a.orderJSONOf(buyer, online); one["channel"] != "online" {
-		t.Fatalf("online order: %v", one)
+	a.payOrder(buyer, online)
+	paidOnline, _ := a.orderJSONOf(buyer, online)
+	if paidOnline["channel"] != "online" || paidOnline["ticket_ref"] == nil {
+		t.Fatalf("online order: %v", paidOnline)
 	}
 	a.clock.Set(29*time.Hour + 30*time.Minute) // the online sale has closed; the counter sells until the start
 	defer a.clock.Set(0)
@@ -160,6 +162,11 @@ func TestBoxOfficeAPI_SaleTicketsAndShift(t *testing.T) {
 		}
 		if st := a.getPage(sale.TicketPDF, buyer).status; st != 404 {
 			t.Errorf("another customer -> %d, want 404", st)
+		}
+		own := a.getPage("/orders/"+online+"/ticket.pdf", buyer)
+		codes, err = pdfread.QRCodes(own.body)
+		if own.status != 200 || pdfread.Pages(own.body) != 1 || err != nil || len(codes) != 1 || codes[0] != paidOnline["ticket_ref"] {
+			t.Fatalf("the buyer's own tickets: %d, %d pages, codes %q (%v)", own.status, pdfread.Pages(own.body), codes, err)
 		}
 	})
 	t.Run("cash-up with a difference", func(t *testing.T) {
