@@ -40,22 +40,22 @@ const counterLimit = math.MaxInt32
 // Tender (TenderCash, TenderCard). TenderedMinor is the cash given (minor units; nil:
 // exactly the total); Email (optional) gets the tickets in Lang (en, zh; "" en).
 type CounterSale struct {
-	StaffID       int64
-	ShowID        int64
-	SeatIDs       []int64
-	Zone          string
-	Quantity      int
-	Accessible    bool
-	Tickets       map[int64]string
-	TicketCounts  map[string]int
+	StaffID      int64
+	ShowID       int64
+	SeatIDs      []int64
+	Zone         string
+	Quantity     int
+	Accessible   bool
+	Tickets      map[int64]string
+	TicketCounts map[string]int
 	// SeatTicketCounts deals types other than adult to the chosen seats, as the
 	// booking page does (CreateOrderRequest.SeatTicketCounts).
 	SeatTicketCounts map[string]int
 	Voucher          string
 	Tender           string
-	TenderedMinor *int64
-	Email         string
-	Lang          string
+	TenderedMinor    *int64
+	Email            string
+	Lang             string
 }
 
 // CounterReceipt is what a counter sale took: the tender, the cash given and the change
