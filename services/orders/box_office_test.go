@@ -205,3 +205,40 @@ func TestBoxOffice_RefundNeedsNoProvider(t *testing.T) {
 		t.Fatal("a buyer started a box office payment")
 	}
 }
+
+// TestBoxOffice_QuoteIsTheSaleTotal: the counter's quote (nothing held) prices chosen
+// seats and best available as the sale then charges them, voucher included.
+func TestBoxOffice_QuoteIsTheSaleTotal(t *testing.T) {
+	e, staffID, log := counterEnv(t)
+	ctx := context.Background()
+	v := e.MakeVoucher("QUOTE15", 10, 15)
+	cases := []struct {
+		name string
+		sale orders.CounterSale
+	}{
+		{"chosen seats", orders.CounterSale{SeatIDs: e.SeatIDs("G1", "H1"), Voucher: v.Code}},
+		{"best available", orders.CounterSale{Zone: "premium", Quantity: 3, Voucher: v.Code}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			s := tc.sale
+			s.StaffID, s.ShowID, s.Tender = staffID, e.Show.ID, orders.TenderCard
+			before := e.RedisStateNorm() + e.DBState()
+			q, err := e.Orders.QuoteCounter(ctx, s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if after := e.RedisStateNorm() + e.DBState(); after != before {
+				t.Fatalf("a quote changed the stores:\n%s", testenv.StateDiff(before, after))
+			}
+			o, _, err := e.Orders.SellAtCounter(ctx, log, s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if q.TotalMinor != o.TotalMinor || q.DiscountMinor != o.DiscountMinor || q.DiscountMinor == 0 {
+				t.Fatalf("quote %d (−%d), sale %d (−%d)", q.TotalMinor, q.DiscountMinor, o.TotalMinor, o.DiscountMinor)
+			}
+		})
+	}
+	e.CheckInvariants()
+}
