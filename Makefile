@@ -86,13 +86,15 @@ fuzz:
 		$(GO) test -run '^$$' -fuzz "^$$name$$" -fuzztime $(FUZZTIME) ./$$pkg/ >/tmp/seatflow-fuzz.log 2>&1 || { cat /tmp/seatflow-fuzz.log; exit 1; }; \
 	done
 
-## test-deps: Debian's chromium and CJK fonts (the Chinese pages) for the browser tests;
+## test-deps: Debian's chromium and CJK fonts (the Chinese pages) for the browser tests, a
+## TrueType CJK font (Droid Sans Fallback) the printed tickets embed for Chinese;
 ## stripe-mock (Stripe's API from fixtures) for the Stripe provider's tests
 STRIPE_MOCK := github.com/stripe/stripe-mock@v0.203.0
 test-deps:
 	@command -v stripe-mock >/dev/null || [ -x "$$($(GO) env GOPATH)/bin/stripe-mock" ] || $(GO) install $(STRIPE_MOCK)
 	@command -v chromium >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
 	@fc-list :lang=zh 2>/dev/null | grep -q . || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq fonts-noto-cjk >/dev/null; }
+	@[ -f /usr/share/fonts/truetype/droid/DroidSansFallbackFull.ttf ] || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq fonts-droid-fallback >/dev/null; }
 
 ## generate: templ components (the generator is pinned in go.mod)
 generate:

@@ -35,7 +35,7 @@ func (d *Deps) apiAdminOrder(c *fiber.Ctx) error {
 		return err
 	}
 	out := adminOrderJSON{
-		staffOrderJSON: staffOrderJSON{orderJSON: orderOut(det.Order), User: userRefJSON{ID: id(det.UserID), Email: det.UserEmail}},
+		staffOrderJSON: staffOrderJSON{orderJSON: orderOut(det.Order), User: userRef(det.UserID, det.UserEmail)},
 		Payments:       make([]adminPaymentJSON, len(det.Payments)),
 		History:        make([]auditEntryJSON, len(det.History)),
 	}

@@ -18,7 +18,16 @@ type userRefJSON struct {
 
 type staffOrderJSON struct {
 	orderJSON
-	User userRefJSON `json:"user"`
+	// User is the buyer's account, null for a walk-in's counter sale.
+	User *userRefJSON `json:"user"`
+}
+
+// userRef is the buyer's account reference, nil for a walk-in (services.WalkIn).
+func userRef(userID int64, email string) *userRefJSON {
+	if userID == services.WalkIn {
+		return nil
+	}
+	return &userRefJSON{ID: id(userID), Email: email}
 }
 
 // apiAdminOrders searches every buyer's orders: ?order_no=&show_id=&status=&email=&limit=
@@ -53,7 +62,7 @@ func (d *Deps) apiAdminOrders(c *fiber.Ctx) error {
 	}
 	out := make([]staffOrderJSON, len(orders))
 	for i, o := range orders {
-		out[i] = staffOrderJSON{orderJSON: orderOut(o.Order), User: userRefJSON{ID: id(o.UserID), Email: o.UserEmail}}
+		out[i] = staffOrderJSON{orderJSON: orderOut(o.Order), User: userRef(o.UserID, o.UserEmail)}
 	}
 	return c.JSON(fiber.Map{"orders": out})
 }

@@ -108,6 +108,10 @@ type orderJSON struct {
 	// Stranded names the lone empty seats the order left when it was created (the
 	// single-seat rule's warn, or a best-available fallback); only in the 201 answer.
 	Stranded []string `json:"stranded,omitempty"`
+	// Channel is where it was sold (online, box_office); SoldBy the staff member who
+	// sold it at the counter (absent online).
+	Channel string  `json:"channel"`
+	SoldBy  *string `json:"sold_by,omitempty"`
 }
 
 func id(n int64) string { return strconv.FormatInt(n, 10) }
@@ -161,7 +165,13 @@ func seatMapOut(m *seats.SeatMap) seatMapJSON {
 func orderOut(o *services.Order) orderJSON {
 	out := orderJSON{OrderNo: o.OrderNo, Status: o.Status, ShowID: id(o.ShowID), TotalMinor: o.TotalMinor,
 		Currency: o.Currency, CreatedAt: rfc(o.CreatedAt), ExpiresAt: rfc(o.ExpiresAt), Seats: make([]orderSeatJSON, len(o.Seats)),
-		Stranded: o.Stranded}
+		Stranded: o.Stranded, Channel: o.Channel}
+	if out.Channel == "" {
+		out.Channel = services.ChannelOnline
+	}
+	if o.SoldBy != nil {
+		out.SoldBy = optID(*o.SoldBy)
+	}
 	for i, s := range o.Seats {
 		out.Seats[i] = orderSeatJSON{ID: id(s.SeatID), Label: s.Label, Zone: s.ZoneCode, TicketType: ticketTypeOrAdult(s.TicketType), PriceMinor: s.PriceMinor,
 			DiscountMinor: s.DiscountMinor}

@@ -110,6 +110,24 @@ type StaffOrderService interface {
 	CancelShow(ctx context.Context, actorID, showID int64, reason string) (*staff.ShowCancellation, error)
 }
 
+// BoxOfficeService is what the handlers need of staff.BoxOffice: sell at the counter and
+// read a counter sale's receipt (nil for an online order).
+type BoxOfficeService interface {
+	Sell(ctx context.Context, s orders.CounterSale) (*services.Order, *orders.CounterReceipt, error)
+	Quote(ctx context.Context, s orders.CounterSale) (*services.Order, error)
+	Receipt(ctx context.Context, orderID int64) (*orders.CounterReceipt, error)
+}
+
+// ShiftService is what the handlers need of staff.Shifts: open, read, list and close
+// the box office's shifts.
+type ShiftService interface {
+	Open(ctx context.Context, staffID, cinemaID, floatMinor int64, note string) (*staff.ShiftView, error)
+	Get(ctx context.Context, shiftID int64) (*staff.ShiftView, error)
+	Current(ctx context.Context, staffID int64) (*staff.ShiftView, error)
+	List(ctx context.Context, staffID int64, limit int) ([]*staff.ShiftView, error)
+	Close(ctx context.Context, actorID, shiftID, countedMinor int64, note string) (*staff.ShiftView, error)
+}
+
 // CatalogService is what the handlers need of catalog.CatalogWriter, the catalog's
 // write side: movies, shows and sale control (CatalogAdminService), the console's movie
 // and show pages (CatalogConsoleService), and halls with their layouts
@@ -285,6 +303,10 @@ type StaffDeps struct {
 	Vouchers VoucherService
 	// Reports reads the sales reports (reports.Reports).
 	Reports ReportService
+	// BoxOffice sells at the counter; Shifts keeps the counter's shifts and cash-ups
+	// (nil: no box office).
+	BoxOffice BoxOfficeService
+	Shifts    ShiftService
 }
 
 // ConsoleDeps are what only the staff console uses.

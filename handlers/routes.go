@@ -88,6 +88,12 @@ func (d *Deps) apiRoutes(app fiber.Router) {
 	staff.Post("/shows/:id/house-seats", d.apiHouseSeats(true))
 	staff.Post("/shows/:id/house-seats/unblock", d.apiHouseSeats(false))
 	staff.Post("/shows/:id/seats/:seat_id/release", d.apiReleaseSeat)
+	staff.Post("/shows/:id/box-office", d.apiAdminBoxOffice) // a counter sale, paid at once
+	staff.Get("/shifts", d.apiAdminShifts)
+	staff.Post("/shifts", d.apiAdminOpenShift)
+	staff.Get("/shifts/current", d.apiAdminCurrentShift) // before /shifts/:id
+	staff.Get("/shifts/:id", d.apiAdminShift)
+	staff.Post("/shifts/:id/close", d.apiAdminCloseShift)
 	staff.Get("/orders", d.apiAdminOrders)
 	staff.Get("/orders/:no", d.apiAdminOrder)
 	staff.Post("/orders/:no/refund", d.apiAdminRefund)
@@ -159,6 +165,7 @@ func (d *Deps) pageRoutes(app fiber.Router) {
 	orders.Get("/", d.ordersPage)
 	orders.Get("/:no", d.orderPage)
 	orders.Get("/:no/ticket.png", d.ticketImage)
+	orders.Get("/:no/ticket.pdf", d.ticketPDF) // the buyer's, or staff's of the order's cinema
 	orders.Get("/:no/ticket", d.ticketPage)
 	orders.Get("/:no/calendar.ics", d.calendarFile) // a paid order's show for the buyer's calendar
 	orders.Post("/:no/pay", d.payOrder)
@@ -205,6 +212,14 @@ func (d *Deps) consoleRoutes(app fiber.Router) {
 	staff.Post("/shows/:id/seats/house", d.houseSeatsForm)
 	staff.Post("/shows/:id/seats/:seat_id/release", d.releaseSeatForm)
 	staff.Get("/shows/:id/door", d.doorPage) // the door page for this show
+	// the box office: its shows, a show's counter screen (sell, price), shifts and cash-ups
+	staff.Get("/box-office", d.boxOfficePage)
+	staff.Get("/shows/:id/box-office", d.boxOfficeSalePage)
+	staff.Post("/shows/:id/box-office", d.boxOfficeForm)
+	staff.Get("/shifts", d.shiftsPage)
+	staff.Post("/shifts", d.openShiftForm)
+	staff.Get("/shifts/:id", d.shiftPage)
+	staff.Post("/shifts/:id/close", d.closeShiftForm)
 	// order search, one order, refunds
 	staff.Get("/orders", d.adminOrdersPage)
 	staff.Get("/orders/:no", d.adminOrderPage)

@@ -62,7 +62,7 @@ func staffOrderView(o *staff.StaffOrder) *views.StaffOrder {
 	if o == nil {
 		return nil
 	}
-	return &views.StaffOrder{Order: o.Order, UserEmail: o.UserEmail}
+	return &views.StaffOrder{Order: o.Order, UserEmail: o.UserEmail, SoldByEmail: o.SoldByEmail}
 }
 
 // orderDetailView copies one order's detail for the console's order page.

@@ -372,8 +372,13 @@ type Order struct {
 	Voucher       string     `db:"-" json:"-"`
 	CancelledAt   *time.Time `db:"cancelled_at"`
 	CancelReason  *string    `db:"cancel_reason"`
-	Seats         []OrderSeat
-	HoldMark      string `db:"-" json:"-"` // the per-user counts' marker its hold saw (orders/limit_check.go)
+	// Channel is where the order was sold (ChannelOnline, ChannelBoxOffice) and SoldBy
+	// the staff member who sold it at the counter (nil online). A counter sale to a
+	// walk-in has no buyer account: UserID is WalkIn (NULL in MySQL).
+	Channel  string `db:"channel"`
+	SoldBy   *int64 `db:"sold_by"`
+	Seats    []OrderSeat
+	HoldMark string `db:"-" json:"-"` // the per-user counts' marker its hold saw (orders/limit_check.go)
 	// Stranded names the seats this order left as lone empty seats when it was created
 	// (labels; the single-seat rule's warn, or a best-available fallback). Not stored.
 	Stranded []string `db:"-" json:"-"`
@@ -381,6 +386,16 @@ type Order struct {
 	// when it was not read through the orders service. Not stored.
 	End *EndReason `db:"-" json:"-"`
 }
+
+// Sales channels of an order (orders.channel).
+const (
+	ChannelOnline    = "online"
+	ChannelBoxOffice = "box_office"
+)
+
+// WalkIn is the UserID of an order with no buyer account (a counter sale to a walk-in;
+// orders.user_id NULL, read as 0). No account has it, so no buyer reads such an order.
+const WalkIn int64 = 0
 
 // Live reports whether the order still occupies its seats (pending or paid).
 func (o *Order) Live() bool { return o.Status == OrderPending || o.Status == OrderPaid }

@@ -25,6 +25,8 @@ var consoleLinks = []consoleLink{
 	{Href: "/admin/vouchers", Label: "Vouchers"},
 	{Href: "/admin/orders", Label: "Orders"},
 	{Href: "/admin/reports", Label: "Reports"},
+	{Href: "/admin/box-office", Label: "Box office"},
+	{Href: "/admin/shifts", Label: "Shifts"},
 	{Href: "/admin/door", Label: "Door"},
 	{Href: "/admin/audit", Label: "Audit log"},
 	{Href: "/admin/cinemas", Label: "Cinemas", AdminOnly: true},
@@ -35,6 +37,9 @@ var consoleLinks = []consoleLink{
 
 // consoleCurrent reports whether the console link href is the section of path.
 func consoleCurrent(path, href string) bool {
+	if hasSuffix(path, "/box-office") { // a show's counter screen belongs to the box office
+		return href == "/admin/box-office"
+	}
 	if href == "/admin" {
 		return path == "/admin" || path == "/admin/"
 	}
@@ -98,7 +103,7 @@ func AdminLayout(p Page) templ.Component {
 				var templ_7745c5c3_Var3 string
 				templ_7745c5c3_Var3, templ_7745c5c3_Err = templ.JoinStringErrs(sec)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/console_layout.templ`, Line: 55, Col: 44}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/console_layout.templ`, Line: 60, Col: 44}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var3))
 				if templ_7745c5c3_Err != nil {
@@ -122,7 +127,7 @@ func AdminLayout(p Page) templ.Component {
 					var templ_7745c5c3_Var4 string
 					templ_7745c5c3_Var4, templ_7745c5c3_Err = templruntime.NewAttributeExpression(templ.SafeURL(l.Href)).ResolveURL(ctx)
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/console_layout.templ`, Line: 62, Col: 34}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/console_layout.templ`, Line: 67, Col: 34}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var4)
 					if templ_7745c5c3_Err != nil {
@@ -145,7 +150,7 @@ func AdminLayout(p Page) templ.Component {
 					var templ_7745c5c3_Var5 string
 					templ_7745c5c3_Var5, templ_7745c5c3_Err = templ.JoinStringErrs(l.Label)
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/console_layout.templ`, Line: 66, Col: 15}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/console_layout.templ`, Line: 71, Col: 15}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var5))
 					if templ_7745c5c3_Err != nil {

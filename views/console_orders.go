@@ -6,10 +6,12 @@ import (
 	"seatflow/services"
 )
 
-// StaffOrder is an order as staff see it: the order and its buyer's email.
+// StaffOrder is an order as staff see it: the order and its buyer's email ("" for a
+// walk-in), and the counter seller's (SoldByEmail, "" online).
 type StaffOrder struct {
 	*services.Order
-	UserEmail string
+	UserEmail   string
+	SoldByEmail string
 }
 
 // OrderPayment is one payment of an order for staff, with when it last changed.

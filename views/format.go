@@ -138,6 +138,8 @@ func i64(n int64) string { return strconv.FormatInt(n, 10) }
 
 func hasPrefix(s, prefix string) bool { return strings.HasPrefix(s, prefix) }
 
+func hasSuffix(s, suffix string) bool { return strings.HasSuffix(s, suffix) }
+
 // MoneyParts is how Money writes a currency (services.MoneyParts), for scripts that
 // format totals the same way.
 func MoneyParts(currency string) (prefix string, decimals int) {

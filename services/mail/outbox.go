@@ -39,6 +39,11 @@ type Message struct {
 	Data    map[string]string
 	Key     string
 	Facts   *Facts
+	// To and Lang send it to this address in this language (en, zh) instead of the
+	// user's: a counter sale's tickets to a walk-in (UserID 0) who gave an address. A
+	// message with neither a user nor To is not queued.
+	To   string
+	Lang string
 }
 
 // key returns the message's dedupe key.
@@ -89,6 +94,7 @@ func Queue(ctx context.Context, tx store.Querier, now time.Time, ms ...Message) 
 		rows = append(rows, store.MailQueued{
 			Kind: string(m.Kind), DedupeKey: m.key(), UserID: m.UserID,
 			OrderNo: nullString(m.OrderNo), ShowID: nullInt(m.ShowID), Data: data, Facts: f, MessageKey: key, At: now.UTC(),
+			To: nullString(m.To), Lang: nullString(m.Lang),
 		})
 	}
 	return store.QueueMail(ctx, tx, rows)

@@ -238,16 +238,19 @@ func (o *Orders) persistBatch(batch []*pendingCommit) (map[*pendingCommit]error,
 // createdMails are the e-mails of the orders of ps, committed with them (invariant 16):
 // mail.OrderCreated, or mail.WaitlistOffer for a waiting list's offer (its one e-mail
 // tells of the offer and its deadline), each with its facts (createdFacts), so queueing
-// them reads nothing. types names the ticket types by code (ticketTypeNames).
+// them reads nothing; none for a counter sale (paid at once, its e-mail is the tickets'). types names the ticket types by code (ticketTypeNames).
 func createdMails(ps []*pendingCommit, locked map[int64]catalog.LockedSeat, types map[string]services.TicketType) []mail.Message {
-	ms := make([]mail.Message, len(ps))
-	for i, p := range ps {
+	ms := make([]mail.Message, 0, len(ps))
+	for _, p := range ps {
+		if p.order.Channel == services.ChannelBoxOffice {
+			continue // paid at once: its one e-mail is the tickets' (SellAtCounter)
+		}
 		kind := mail.OrderCreated
 		if p.offer {
 			kind = mail.WaitlistOffer
 		}
-		ms[i] = mail.Message{Kind: kind, UserID: p.order.UserID, OrderNo: p.order.OrderNo, ShowID: p.order.ShowID,
-			Facts: createdFacts(p, locked, types)}
+		ms = append(ms, mail.Message{Kind: kind, UserID: p.order.UserID, OrderNo: p.order.OrderNo, ShowID: p.order.ShowID,
+			Facts: createdFacts(p, locked, types)})
 	}
 	return ms
 }

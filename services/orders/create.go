@@ -52,6 +52,7 @@ type CreateOrderRequest struct {
 
 	offerNo  string        // CreateOffer: the order number, chosen before the order exists
 	offerFor time.Duration // CreateOffer: how long the offer holds its seats
+	counter  *CounterSale  // SellAtCounter: the counter sale this create is the hold and commit of
 }
 
 // MaxSeatsPerRequest bounds a request before the show's purchase limit is known.

@@ -32,12 +32,19 @@ func (o *Orders) hold(ctx context.Context, c *creation, g *gate) (*services.Orde
 	if orderNo == "" {
 		orderNo = services.NewOrderNo(c.now)
 	}
+	salesEnd := show.SaleClosesAt
+	if req.counter != nil { // paid at once; the counter sells until the start
+		holdFor, salesEnd = CounterHoldFor, show.StartsAt
+	}
 	deadline := c.now.Add(holdFor).Truncate(time.Second)
-	if deadline.After(show.SaleClosesAt) {
-		deadline = show.SaleClosesAt // nobody pays for a show whose sale has closed
+	if deadline.After(salesEnd) {
+		deadline = salesEnd // nobody pays for a show whose sale has closed
 	}
 	order := &services.Order{OrderNo: orderNo, UserID: req.UserID, ShowID: show.ID, Status: services.OrderPending,
-		Currency: show.Currency, CreatedAt: c.now, ExpiresAt: deadline}
+		Currency: show.Currency, CreatedAt: c.now, ExpiresAt: deadline, Channel: services.ChannelOnline}
+	if req.counter != nil {
+		order.Channel, order.SoldBy = services.ChannelBoxOffice, &req.counter.StaffID
+	}
 	var err error
 	switch {
 	case c.voucherErr != nil:
@@ -60,6 +67,12 @@ func (o *Orders) hold(ctx context.Context, c *creation, g *gate) (*services.Orde
 			}
 		}
 		return nil, err
+	}
+	if req.counter != nil {
+		if err := req.counter.covers(order); err != nil {
+			o.releaseAfterFailure(order)
+			return nil, err
+		}
 	}
 	if o.failHook != nil {
 		if err := o.failHook("held"); err != nil {

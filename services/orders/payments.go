@@ -403,11 +403,28 @@ func (p *Payments) DemoDecide(ctx context.Context, paymentID string, approve boo
 	return p.HandleWebhook(ctx, "demo", body, p.Sign(body))
 }
 
-// ProviderNamed returns the registered payment provider of that name, or false.
+// ProviderNamed returns the registered payment provider of that name, or false; the
+// box office's (BoxOfficeProvider) is always known, and never offered to buyers.
 func (p *Payments) ProviderNamed(name string) (PaymentProvider, bool) {
+	if name == BoxOfficeProvider {
+		return counterProvider{}, true
+	}
 	pr, ok := p.providers[name]
 	return pr, ok
 }
+
+// counterProvider is the box office as a payment provider: its money changed hands at
+// the counter, so it starts nothing, and a refund is given back there (the shift's
+// cash-up counts it from the refunds table).
+type counterProvider struct{}
+
+func (counterProvider) Name() string { return BoxOfficeProvider }
+
+func (counterProvider) Start(context.Context, *Payment) (string, error) {
+	return "", services.Errorf(services.CodeInvalidRequest, "counter sales are paid at the counter")
+}
+
+func (counterProvider) Refund(context.Context, *Payment, Refund) error { return nil }
 
 // SetLogger replaces the logger of the payments service (tests quieten or capture it).
 func (p *Payments) SetLogger(l *slog.Logger) { p.log = l }

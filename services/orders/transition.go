@@ -31,7 +31,8 @@ func Allowed(from, to string) bool { return slices.Contains(edges[from], to) }
 // cancelled_at; zero means the clock's now). PaidAfter, for To paid, is the instant the
 // order's deadline must still be after (the deadline less PaymentGrace). Mail, when
 // set, is the buyer's e-mail (its Kind and Data; Transition fills in the order's user,
-// number and show), queued only when the change wins (invariant 16). Then, when set,
+// number and show; a walk-in's goes to the address its counter sale took, or nowhere),
+// queued only when the change wins (invariant 16). Then, when set,
 // runs in the transaction after the status and seats changed and before the audit entry
 // and the e-mail (a refund marks its payments there). Audit, when set, is the audit
 // entry written in the same transaction.
@@ -113,7 +114,16 @@ func (o *Orders) Transition(ctx context.Context, tx *sqlx.Tx, order *services.Or
 		}
 	}
 	if ch.Mail != nil {
-		if err := mail.Queue(ctx, tx, at, orderMail(order, *ch.Mail)); err != nil {
+		msg := orderMail(order, *ch.Mail)
+		if msg.UserID == services.WalkIn && msg.To == "" {
+			// a walk-in's e-mails go to the address the counter took, if any
+			if sale, err := store.BoxOfficeSaleOf(ctx, tx, order.ID); err == nil && sale.Email != nil {
+				msg.To, msg.Lang = *sale.Email, sale.Lang
+			} else if err != nil && !store.IsNoRows(err) {
+				return false, err
+			}
+		}
+		if err := mail.Queue(ctx, tx, at, msg); err != nil {
 			return false, err
 		}
 	}

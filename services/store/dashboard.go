@@ -93,10 +93,10 @@ func DashboardOldestPending(ctx context.Context, q Querier, limit int, cinemaIDs
 	out := []*DashboardPendingOrder{}
 	in, args := showOfCinemasClause("o.show_id", cinemaIDs)
 	if err := q.SelectContext(ctx, &out, `SELECT o.order_no, o.show_id, m.title AS movie_title,
-		u.email AS user_email, o.total_minor, o.currency, o.created_at, o.expires_at,
+		COALESCE(u.email, '') AS user_email, o.total_minor, o.currency, o.created_at, o.expires_at,
 		(SELECT COUNT(*) FROM order_seats os WHERE os.order_id = o.id) AS seats
 		FROM orders o JOIN shows s ON s.id = o.show_id JOIN movies m ON m.id = s.movie_id
-		JOIN users u ON u.id = o.user_id
+		LEFT JOIN users u ON u.id = o.user_id
 		WHERE o.status = 'pending'`+in+` ORDER BY o.created_at, o.id LIMIT ?`, append(args, limit)...); err != nil {
 		return nil, err
 	}

@@ -26,12 +26,12 @@ type DoorCount struct {
 	Seats    int `db:"seats"`
 }
 
-// DoorAdmission returns the buyer, show and admission of order orderID (sql.ErrNoRows when there is none).
+// DoorAdmission returns the buyer (” for a walk-in), show and admission of order orderID (sql.ErrNoRows when there is none).
 func DoorAdmission(ctx context.Context, q Querier, orderID int64) (DoorAdmissionRow, error) {
 	var r DoorAdmissionRow
-	err := q.GetContext(ctx, &r, `SELECT u.name AS buyer_name, m.title, s.starts_at, s.status AS show_status,
+	err := q.GetContext(ctx, &r, `SELECT COALESCE(u.name, '') AS buyer_name, m.title, s.starts_at, s.status AS show_status,
 		o.admitted_at, o.admitted_by, a.name AS admitted_by_name
-		FROM orders o JOIN users u ON u.id = o.user_id JOIN shows s ON s.id = o.show_id JOIN movies m ON m.id = s.movie_id
+		FROM orders o LEFT JOIN users u ON u.id = o.user_id JOIN shows s ON s.id = o.show_id JOIN movies m ON m.id = s.movie_id
 		LEFT JOIN users a ON a.id = o.admitted_by WHERE o.id = ?`, orderID)
 	return r, err
 }

@@ -8,9 +8,9 @@ type LoadTestUserOrders struct {
 	N    int64 `db:"n"`
 }
 
-// LoadTestShowOrdersByUser counts a show's orders (any status) by buyer.
+// LoadTestShowOrdersByUser counts a show's orders (any status) by buyer (walk-ins as 0).
 func LoadTestShowOrdersByUser(ctx context.Context, q Querier, showID int64) ([]LoadTestUserOrders, error) {
 	var rows []LoadTestUserOrders
-	err := q.SelectContext(ctx, &rows, "SELECT user_id, COUNT(*) AS n FROM orders WHERE show_id = ? GROUP BY user_id", showID)
+	err := q.SelectContext(ctx, &rows, "SELECT COALESCE(user_id, 0) AS user_id, COUNT(*) AS n FROM orders WHERE show_id = ? GROUP BY user_id", showID)
 	return rows, err
 }

@@ -47,22 +47,27 @@ type MailQueued struct {
 	Facts      any
 	MessageKey string
 	At         time.Time
+	// To and Lang, when set, are the address and language the e-mail goes to instead
+	// of the user's (a walk-in's tickets: UserID 0, no account); nil for the user's.
+	To   any
+	Lang any
 }
 
-// QueueMail inserts ms queued, copying each user's address and language, and skips a dedupe key already queued.
+// QueueMail inserts ms queued, copying each user's address and language (or its own To and Lang), skips one with neither user nor To, and skips a dedupe key already queued.
 func QueueMail(ctx context.Context, ex sqlx.ExecerContext, ms []MailQueued) error {
 	var q strings.Builder
 	q.WriteString(`INSERT INTO mail_outbox (kind, dedupe_key, user_id, to_addr, lang, order_no, show_id, data, facts, message_key, status, next_attempt_at, created_at)
-		SELECT m.kind, m.dedupe_key, u.id, u.email, u.lang, m.order_no, m.show_id, m.data, m.facts, m.message_key, 'queued', m.at, m.at FROM (`)
-	args := make([]any, 0, len(ms)*10)
+		SELECT m.kind, m.dedupe_key, u.id, COALESCE(m.to_addr, u.email), COALESCE(m.lang, u.lang), m.order_no, m.show_id, m.data, m.facts, m.message_key, 'queued', m.at, m.at FROM (`)
+	args := make([]any, 0, len(ms)*12)
 	for i, m := range ms {
 		if i > 0 {
 			q.WriteString(" UNION ALL ")
 		}
-		q.WriteString("SELECT ? AS seq, ? AS kind, ? AS dedupe_key, ? AS user_id, ? AS order_no, ? AS show_id, ? AS data, ? AS facts, ? AS message_key, ? AS at")
-		args = append(args, i, m.Kind, m.DedupeKey, m.UserID, m.OrderNo, m.ShowID, m.Data, m.Facts, m.MessageKey, m.At)
+		q.WriteString("SELECT ? AS seq, ? AS kind, ? AS dedupe_key, ? AS user_id, ? AS order_no, ? AS show_id, ? AS data, ? AS facts, ? AS message_key, ? AS at, ? AS to_addr, ? AS lang")
+		args = append(args, i, m.Kind, m.DedupeKey, m.UserID, m.OrderNo, m.ShowID, m.Data, m.Facts, m.MessageKey, m.At, m.To, m.Lang)
 	}
-	q.WriteString(") m JOIN users u ON u.id = m.user_id ORDER BY m.seq ON DUPLICATE KEY UPDATE id = mail_outbox.id")
+	q.WriteString(`) m LEFT JOIN users u ON u.id = m.user_id WHERE COALESCE(m.to_addr, u.email) IS NOT NULL
+		ORDER BY m.seq ON DUPLICATE KEY UPDATE id = mail_outbox.id`)
 	_, err := ex.ExecContext(ctx, q.String(), args...)
 	return err
 }

@@ -90,7 +90,7 @@ type OrderBuyerStatus struct {
 // OrderBuyerAndStatus returns the buyer, show and status of order id.
 func OrderBuyerAndStatus(ctx context.Context, q Querier, id int64) (OrderBuyerStatus, error) {
 	var o OrderBuyerStatus
-	err := q.GetContext(ctx, &o, "SELECT user_id, show_id, status FROM orders WHERE id = ?", id)
+	err := q.GetContext(ctx, &o, "SELECT COALESCE(user_id, 0) AS user_id, show_id, status FROM orders WHERE id = ?", id)
 	return o, err
 }
 

@@ -11,8 +11,9 @@ import (
 )
 
 // orderColumns are the columns of an order row, in services.Order's scan order.
-const orderColumns = `id, order_no, user_id, show_id, status, total_minor, currency, created_at, expires_at,
-	paid_at, cancelled_at, cancel_reason, voucher_id, discount_minor`
+// A walk-in's order (user_id NULL) reads as services.WalkIn.
+const orderColumns = `id, order_no, COALESCE(user_id, 0) AS user_id, show_id, status, total_minor, currency, created_at, expires_at,
+	paid_at, cancelled_at, cancel_reason, voucher_id, discount_minor, channel, sold_by`
 
 // OrderByID returns the order row with that id, without its seats (sql.ErrNoRows: none).
 func OrderByID(ctx context.Context, q Querier, id int64) (*services.Order, error) {
@@ -44,23 +45,31 @@ const (
 	SeatsReleased
 )
 
-// InsertOrders writes orders (times in UTC, money in minor units) in one multi-row INSERT and their seats in another, and sets each order's ID from the first id plus i*idStep (idStep 0: read back by order number).
+// InsertOrders writes orders (a walk-in's user_id NULL; channel online unless set; times in UTC, money in minor units) in one multi-row INSERT and their seats in another, and sets each order's ID from the first id plus i*idStep (idStep 0: read back by order number).
 func InsertOrders(ctx context.Context, q Querier, orders []*services.Order, seats OrderSeatsWritten, idStep int64) error {
 	if len(orders) == 0 {
 		return nil
 	}
-	args := make([]any, 0, 11*len(orders))
+	args := make([]any, 0, 13*len(orders))
 	for _, o := range orders {
-		args = append(args, o.OrderNo, o.UserID, o.ShowID, o.Status, o.TotalMinor, o.Currency, o.CreatedAt, o.ExpiresAt, o.PaidAt,
-			o.VoucherID, o.DiscountMinor)
+		var user any = o.UserID
+		if o.UserID == services.WalkIn {
+			user = nil
+		}
+		channel := o.Channel
+		if channel == "" {
+			channel = services.ChannelOnline
+		}
+		args = append(args, o.OrderNo, user, o.ShowID, o.Status, o.TotalMinor, o.Currency, o.CreatedAt, o.ExpiresAt, o.PaidAt,
+			o.VoucherID, o.DiscountMinor, channel, o.SoldBy)
 	}
 	// A seat another live order occupies fails with MySQL error 1062 on
 	// uq_order_seats_live (invariant 1); the caller maps errors. idStep is the distance
 	// between the ids one statement generates when the server hands a multi-row INSERT
 	// consecutive ids (AutoIncrementStep); lock mode 2 interleaves ids of concurrent
 	// statements, so they are read back.
-	res, err := q.ExecContext(ctx, `INSERT INTO orders (order_no, user_id, show_id, status, total_minor, currency, created_at, expires_at, paid_at, voucher_id, discount_minor) VALUES `+
-		placeholderRows(len(orders), 11), args...)
+	res, err := q.ExecContext(ctx, `INSERT INTO orders (order_no, user_id, show_id, status, total_minor, currency, created_at, expires_at, paid_at, voucher_id, discount_minor, channel, sold_by) VALUES `+
+		placeholderRows(len(orders), 13), args...)
 	if err != nil {
 		return err
 	}

@@ -77,10 +77,10 @@ func ShowsTakenByZone(ctx context.Context, q Querier, ids []int64) ([]ShowZoneCo
 	return rows, err
 }
 
-// ShowLiveSeats lists the seats of a show's live orders with their orders' numbers, buyers and statuses.
+// ShowLiveSeats lists the seats of a show's live orders with their orders' numbers, buyers (a walk-in's 0, as in its seat values) and statuses.
 func ShowLiveSeats(ctx context.Context, q Querier, showID int64) ([]LiveSeat, error) {
 	var live []LiveSeat
-	err := q.SelectContext(ctx, &live, `SELECT os.seat_id, o.order_no, o.user_id, o.status
+	err := q.SelectContext(ctx, &live, `SELECT os.seat_id, o.order_no, COALESCE(o.user_id, 0) AS user_id, o.status
 		FROM order_seats os JOIN orders o ON o.id = os.order_id WHERE os.show_id = ? AND os.live = 1`, showID)
 	return live, err
 }

@@ -11,6 +11,8 @@ import (
 type StaffOrder struct {
 	*services.Order
 	UserEmail string `db:"user_email"`
+	// SoldByEmail is the counter seller's address ('' online).
+	SoldByEmail string `db:"sold_by_email"`
 }
 
 // StaffOrderFilter narrows StaffOrderSearch; zero values do not filter. Email is the
@@ -38,11 +40,12 @@ type StaffOrderPayment struct {
 	UpdatedAt   time.Time `db:"updated_at"`
 }
 
-// StaffOrderSearch returns the orders matching f with their buyers' emails, newest first, without seats.
+// StaffOrderSearch returns the orders matching f with their buyers' emails (” for a walk-in), newest first, without seats.
 func StaffOrderSearch(ctx context.Context, q Querier, f StaffOrderFilter) ([]*StaffOrder, error) {
-	query := `SELECT o.id, o.order_no, o.user_id, o.show_id, o.status, o.total_minor, o.currency, o.created_at, o.expires_at,
-		o.paid_at, o.cancelled_at, o.cancel_reason, o.voucher_id, o.discount_minor, u.email AS user_email
-		FROM orders o JOIN users u ON u.id = o.user_id WHERE 1 = 1`
+	query := `SELECT o.id, o.order_no, COALESCE(o.user_id, 0) AS user_id, o.show_id, o.status, o.total_minor, o.currency, o.created_at, o.expires_at,
+		o.paid_at, o.cancelled_at, o.cancel_reason, o.voucher_id, o.discount_minor, o.channel, o.sold_by,
+		COALESCE(u.email, '') AS user_email, COALESCE(sb.email, '') AS sold_by_email
+		FROM orders o LEFT JOIN users u ON u.id = o.user_id LEFT JOIN users sb ON sb.id = o.sold_by WHERE 1 = 1`
 	var args []any
 	if f.OrderNo != "" {
 		query += " AND o.order_no = ?"

@@ -1,0 +1,104 @@
+package web
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+)
+
+// boxOfficeWidths are the counter's screens: a desktop and a tablet held upright.
+var boxOfficeWidths = []axeWidth{{"1280", 1280, 900, false}, {"768", 768, 1024, true}}
+
+// TestBoxOffice_BrowserSaleAndCashUp drives the counter as staff: open a shift with a
+// float, tick two seats on the counter's seat map, price them, type the cash given and
+// see the change due, take the payment, see the sale with its printed tickets' link,
+// then count the drawer 5.00 short and close the shift: the cash-up shows the
+// difference. Each screen passes axe at desktop and tablet width (screenshots under
+// SEATFLOW_SCREENSHOTS).
+func TestBoxOffice_BrowserSaleAndCashUp(t *testing.T) {
+	a := newTestApp(t, nil)
+	show, seats := a.onSaleShow(2)
+	ctx := newBrowser(t)
+	css := func(s string) chromedp.CSS { return chromedp.CSS(s) }
+	if err := a.signIn(ctx, "staff", "/admin/shifts", `#shift-float`); err != nil {
+		t.Fatalf("sign in: %v", err)
+	}
+	if err := chromedp.Do(ctx,
+		chromedp.SendKeys(css(`#shift-float`), "200.00"),
+		chromedp.Submit(css(`#shift-float`)),
+		chromedp.WaitVisible(css(`#counted`)),
+	); err != nil {
+		t.Fatalf("open a shift: %v", err)
+	}
+	cashUp, err := chromedp.Run(ctx, chromedp.Location())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := chromedp.Do(ctx,
+		chromedp.Navigate(a.base+"/admin/shows/"+show+"/box-office"),
+		chromedp.WaitVisible(css(`.bo-grid`)),
+		chromedp.Click(css(`input[name="seat"][value="`+seats[0]+`"]`)),
+		chromedp.Click(css(`input[name="seat"][value="`+seats[1]+`"]`)),
+		chromedp.Click(css(`button[value="quote"]`)),
+		chromedp.WaitVisible(css(`.bo-quote`)),
+		chromedp.SendKeys(css(`#bo-given`), "500"),
+		chromedp.WaitVisible(css(`#bo-change`)),
+	); err != nil {
+		t.Fatalf("price two seats: %v", err)
+	}
+	if _, change := browserAt(t, ctx, `#bo-change`); !strings.HasPrefix(change, "Change due: ") {
+		t.Fatalf("change due reads %q", change)
+	}
+	for _, w := range boxOfficeWidths {
+		if err := setViewport(ctx, w); err != nil {
+			t.Fatal(err)
+		}
+		checkAxe(t, ctx, "counter screen at "+w.name)
+		screenshot(t, ctx, "box-office-quote-"+w.name)
+	}
+	if err := chromedp.Do(ctx,
+		chromedp.Click(css(`button[value="sell"]`)),
+		chromedp.WaitVisible(css(`.bo-done`)),
+	); err != nil {
+		t.Fatalf("take the payment: %v", err)
+	}
+	if _, done := browserAt(t, ctx, `.bo-done`); !strings.Contains(done, "Change due") || !strings.Contains(done, "Print tickets") {
+		t.Fatalf("the sale reads %q", done)
+	}
+	for _, w := range boxOfficeWidths {
+		if err := setViewport(ctx, w); err != nil {
+			t.Fatal(err)
+		}
+		checkAxe(t, ctx, "finished sale at "+w.name)
+		screenshot(t, ctx, "box-office-sold-"+w.name)
+	}
+	_, total := browserAt(t, ctx, `.bo-done .total`)
+	var totalMinor int
+	for _, r := range total {
+		if r >= '0' && r <= '9' {
+			totalMinor = totalMinor*10 + int(r-'0')
+		}
+	}
+	counted := 20000 + totalMinor - 500
+	if err := chromedp.Do(ctx,
+		chromedp.Navigate(cashUp),
+		chromedp.WaitVisible(css(`#counted`)),
+		chromedp.SendKeys(css(`#counted`), fmt.Sprintf("%d.%02d", counted/100, counted%100)),
+		chromedp.Submit(css(`#counted`)),
+		chromedp.WaitVisible(css(`.cash-short`)),
+	); err != nil {
+		t.Fatalf("close the shift: %v", err)
+	}
+	if _, diff := browserAt(t, ctx, `.cash-short`); diff != "¥5.00 short" {
+		t.Errorf("difference reads %q", diff)
+	}
+	for _, w := range boxOfficeWidths {
+		if err := setViewport(ctx, w); err != nil {
+			t.Fatal(err)
+		}
+		checkAxe(t, ctx, "cash-up at "+w.name)
+		screenshot(t, ctx, "cash-up-"+w.name)
+	}
+}
