@@ -215,6 +215,9 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	if r.fx, err = NewFixtures(ctx, r.db, runID, opts.Currency); err != nil {
 		return nil, err
 	}
+	if err := ensureChildType(ctx, r.db, time.Now().UTC()); err != nil {
+		return nil, err
+	}
 	if r.big, err = r.fx.NewHall(ctx, "big", opts.Rows, opts.Cols); err != nil {
 		return nil, err
 	}
@@ -245,6 +248,8 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 		switch name {
 		case ScenarioFlash:
 			res, err = r.flashSale(ctx)
+		case ScenarioFlashMixed:
+			res, err = r.flashSaleMixed(ctx)
 		case ScenarioSoldOut:
 			res, err = r.rejectionStorm(ctx, false)
 		case ScenarioHotSeats:
