@@ -11,7 +11,7 @@ import (
 
 // Scenario names accepted by Options.Scenarios, in the order they run.
 const (
-	ScenarioFlash    = "flash"
+	ScenarioFlash = "flash"
 	// ScenarioFlashMixed ("flash-mixed", mixed.go) follows it
 	ScenarioSoldOut  = "soldout"
 	ScenarioHotSeats = "hotseats"
