@@ -7,6 +7,10 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/PuerkitoBio/goquery"
+
+	"seatflow/views"
 )
 
 // TestAdminVouchers_API walks the staff voucher endpoints: 201 with the fields given,
@@ -228,5 +232,29 @@ func TestAdminOrders_CarryTheVoucher(t *testing.T) {
 	o := list.Orders[0]
 	if o.Voucher != "TEN-OFF" || o.DiscountMinor == nil || float64(*o.DiscountMinor) != mine["discount_minor"] || float64(o.TotalMinor) != mine["total_minor"] {
 		t.Errorf("staff see %+v, the buyer %v", o, mine)
+	}
+	// the console's order search has a voucher column: the code and the saving, a dash
+	// for an order without one
+	plain := a.newUser()
+	other, more := a.onSaleShow(1)
+	if r := a.do("POST", "/api/v1/shows/"+other+"/orders", plain, map[string]any{"seat_ids": more}, nil); r.status != 201 {
+		t.Fatalf("order without a voucher: %d %s", r.status, r.body)
+	}
+	doc := a.pageDoc(t, "/admin/orders?status=pending", staff)
+	if head := doc.Find("table.orders-table thead").Text(); !strings.Contains(head, "Voucher") {
+		t.Errorf("the orders table's head %q has no voucher column", head)
+	}
+	saving := views.Money(int64(mine["discount_minor"].(float64)), mine["currency"].(string))
+	cells := map[string]string{}
+	doc.Find("table.orders-table tbody tr").Each(func(_ int, tr *goquery.Selection) {
+		cells[strings.TrimSpace(tr.Find("a.order-no").Text())] = strings.Join(strings.Fields(tr.Find("[data-order-voucher]").Text()), " ")
+	})
+	if got := cells[mine["order_no"].(string)]; got != "TEN-OFF −"+saving {
+		t.Errorf("the voucher cell of the order with TEN-OFF reads %q, want %q (rows %v)", got, "TEN-OFF −"+saving, cells)
+	}
+	for no, cell := range cells {
+		if no != mine["order_no"].(string) && cell != "—" {
+			t.Errorf("order %s without a voucher: the cell reads %q", no, cell)
+		}
 	}
 }
