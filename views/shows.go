@@ -162,6 +162,11 @@ type ShowPageProps struct {
 	// TicketCounts are how many of the Selected seats are of each ticket type other
 	// than adult (the seat form's counts, kept when the page comes back); nil: all adult.
 	TicketCounts map[string]int
+	// Voucher is the code typed in the seat form, kept when the page comes back (a
+	// refusal, "Show the total" without JavaScript); VoucherResult what it saves on the
+	// Selected seats, or why it cannot be used (nil: not checked).
+	Voucher       string
+	VoucherResult *VoucherPreviewProps
 }
 
 // Show returns the page's show.
