@@ -258,3 +258,32 @@ func TestAdminOrders_CarryTheVoucher(t *testing.T) {
 		}
 	}
 }
+
+// TestFreeOrder_PaidAtOnce_API: an order a 100 % voucher brings to 0 is paid by POST
+// .../pay at once, without the provider: 200 with payment_id null, paid true and the
+// order's page to go to; the order reads paid with its total 0; paying again is 409.
+func TestFreeOrder_PaidAtOnce_API(t *testing.T) {
+	a := newTestApp(t, nil)
+	show, seats := a.onSaleShow(2)
+	staff := a.demoToken("staff")
+	if r := a.do("POST", "/api/v1/admin/vouchers", staff, map[string]any{"code": "ON-THE-HOUSE", "max_uses": 5, "percent_off": 100}, nil); r.status != 201 {
+		t.Fatalf("create: %d %s", r.status, r.body)
+	}
+	buyer := a.newUser()
+	r := a.do("POST", "/api/v1/shows/"+show+"/orders", buyer, map[string]any{"seat_ids": seats, "voucher": "on-the-house"}, nil)
+	if r.status != 201 || r.json(t)["total_minor"] != float64(0) {
+		t.Fatalf("order: %d %s", r.status, r.body)
+	}
+	no := r.json(t)["order_no"].(string)
+	pay := a.do("POST", "/api/v1/orders/"+no+"/pay", buyer, nil, nil)
+	got := pay.json(t)
+	if pay.status != 200 || got["payment_id"] != nil || got["paid"] != true || got["redirect_url"] != "/orders/"+no {
+		t.Fatalf("pay: %d %s", pay.status, pay.body)
+	}
+	if o := a.do("GET", "/api/v1/orders/"+no, buyer, nil, nil).json(t); o["status"] != "paid" || o["total_minor"] != float64(0) {
+		t.Errorf("the order after paying: %v", o)
+	}
+	if again := a.do("POST", "/api/v1/orders/"+no+"/pay", buyer, nil, nil); again.status != 409 {
+		t.Errorf("paying again: %d %s", again.status, again.body)
+	}
+}
