@@ -49,9 +49,10 @@ func voucherReasonKnown(id string) bool {
 	return false
 }
 
-// voucherPreview is the booking form's voucher check (htmx, GET with the form's fields:
-// voucher, seat..., tickets_<type>): a fragment saying what the code saves on the seats
-// ticked and the total, or in the page's language why it cannot be used. It answers 200
+// voucherPreview is the booking forms' voucher check (htmx, GET with the form's fields:
+// voucher, seat..., tickets_<type>; the best-available form's zone and quantity instead
+// of seats): a fragment saying what the code saves on those seats and the total, or in
+// the page's language why it cannot be used. It answers 200
 // whatever the verdict, so htmx swaps it in; the order itself decides.
 func (d *Deps) voucherPreview(c *fiber.Ctx) error {
 	out := func(p views.VoucherPreviewProps) error { return render(c, fiber.StatusOK, views.VoucherPreview(p)) }
