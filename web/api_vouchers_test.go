@@ -37,26 +37,33 @@ func TestAdminVouchers_API(t *testing.T) {
 	if ids, _ := v["show_ids"].([]any); len(ids) != 1 || ids[0] != f.showA {
 		t.Errorf("show_ids = %v", v["show_ids"])
 	}
+	// limited to a show and given no cinema, a voucher is its show's cinema's
+	if r := a.do("POST", "/api/v1/admin/vouchers", staff, map[string]any{"code": "B-SHOW-ONLY", "max_uses": 1, "percent_off": 5,
+		"show_ids": []string{f.showB}}, nil); r.status != 201 || r.json(t)["cinema_id"] != f.cinemaB {
+		t.Errorf("a voucher for B's show: %d %s, want 201 in cinema %s", r.status, r.body, f.cinemaB)
+	}
 	t.Run("refused", func(t *testing.T) {
 		for name, tc := range map[string]struct {
 			body   any
 			status int
 			code   string
 		}{
-			"taken, other case":      {map[string]any{"code": "Summer-15", "max_uses": 1, "price_minor": 0}, 409, "CONFLICT"},
-			"short code":             {map[string]any{"code": "abc", "max_uses": 1, "price_minor": 0}, 400, "INVALID_REQUEST"},
-			"no max_uses":            {map[string]any{"code": "NEW-1", "price_minor": 0}, 400, "INVALID_REQUEST"},
-			"two rules":              {map[string]any{"code": "NEW-1", "max_uses": 1, "price_minor": 0, "percent_off": 5}, 400, "INVALID_REQUEST"},
-			"percent 101":            {map[string]any{"code": "NEW-1", "max_uses": 1, "percent_off": 101}, 400, "INVALID_REQUEST"},
-			"show of cinema B":       {map[string]any{"code": "NEW-1", "max_uses": 1, "percent_off": 5, "show_ids": []string{f.showB}}, 400, "INVALID_REQUEST"},
-			"show id a number":       {map[string]any{"code": "NEW-1", "max_uses": 1, "percent_off": 5, "show_ids": "12"}, 400, "INVALID_REQUEST"},
-			"unknown ticket type":    {map[string]any{"code": "NEW-1", "max_uses": 1, "percent_off": 5, "ticket_types": []string{"nope"}}, 400, "INVALID_REQUEST"},
-			"window backwards":       {map[string]any{"code": "NEW-1", "max_uses": 1, "percent_off": 5, "valid_from": until, "valid_until": "2020-01-01T00:00:00Z"}, 400, "INVALID_REQUEST"},
-			"not a time":             {map[string]any{"code": "NEW-1", "max_uses": 1, "percent_off": 5, "valid_from": "tomorrow"}, 400, "INVALID_REQUEST"},
-			"unknown field":          {map[string]any{"code": "NEW-1", "max_uses": 1, "percent_off": 5, "colour": "red"}, 400, "INVALID_REQUEST"},
-			"fractional max_uses":    {map[string]any{"code": "NEW-1", "max_uses": 1.5, "percent_off": 5}, 400, "INVALID_REQUEST"},
-			"limited staff, A":       {map[string]any{"code": "NEW-1", "max_uses": 1, "percent_off": 5, "cinema_id": f.cinemaA}, 403, "FORBIDDEN"},
-			"unknown cinema (admin)": {map[string]any{"code": "NEW-1", "max_uses": 1, "percent_off": 5, "cinema_id": "999999"}, 404, "NOT_FOUND"},
+			"taken, other case":       {map[string]any{"code": "Summer-15", "max_uses": 1, "price_minor": 0}, 409, "CONFLICT"},
+			"short code":              {map[string]any{"code": "abc", "max_uses": 1, "price_minor": 0}, 400, "INVALID_REQUEST"},
+			"no max_uses":             {map[string]any{"code": "NEW-1", "price_minor": 0}, 400, "INVALID_REQUEST"},
+			"two rules":               {map[string]any{"code": "NEW-1", "max_uses": 1, "price_minor": 0, "percent_off": 5}, 400, "INVALID_REQUEST"},
+			"percent 101":             {map[string]any{"code": "NEW-1", "max_uses": 1, "percent_off": 101}, 400, "INVALID_REQUEST"},
+			"show of cinema B for A":  {map[string]any{"code": "NEW-1", "max_uses": 1, "percent_off": 5, "cinema_id": f.cinemaA, "show_ids": []string{f.showB}}, 400, "INVALID_REQUEST"},
+			"shows of A and B":        {map[string]any{"code": "NEW-1", "max_uses": 1, "percent_off": 5, "show_ids": []string{f.showA, f.showB}}, 400, "INVALID_REQUEST"},
+			"limited staff, A's show": {map[string]any{"code": "NEW-1", "max_uses": 1, "percent_off": 5, "show_ids": []string{f.showA}}, 403, "FORBIDDEN"},
+			"show id a number":        {map[string]any{"code": "NEW-1", "max_uses": 1, "percent_off": 5, "show_ids": "12"}, 400, "INVALID_REQUEST"},
+			"unknown ticket type":     {map[string]any{"code": "NEW-1", "max_uses": 1, "percent_off": 5, "ticket_types": []string{"nope"}}, 400, "INVALID_REQUEST"},
+			"window backwards":        {map[string]any{"code": "NEW-1", "max_uses": 1, "percent_off": 5, "valid_from": until, "valid_until": "2020-01-01T00:00:00Z"}, 400, "INVALID_REQUEST"},
+			"not a time":              {map[string]any{"code": "NEW-1", "max_uses": 1, "percent_off": 5, "valid_from": "tomorrow"}, 400, "INVALID_REQUEST"},
+			"unknown field":           {map[string]any{"code": "NEW-1", "max_uses": 1, "percent_off": 5, "colour": "red"}, 400, "INVALID_REQUEST"},
+			"fractional max_uses":     {map[string]any{"code": "NEW-1", "max_uses": 1.5, "percent_off": 5}, 400, "INVALID_REQUEST"},
+			"limited staff, A":        {map[string]any{"code": "NEW-1", "max_uses": 1, "percent_off": 5, "cinema_id": f.cinemaA}, 403, "FORBIDDEN"},
+			"unknown cinema (admin)":  {map[string]any{"code": "NEW-1", "max_uses": 1, "percent_off": 5, "cinema_id": "999999"}, 404, "NOT_FOUND"},
 		} {
 			t.Run(name, func(t *testing.T) {
 				token := staff
