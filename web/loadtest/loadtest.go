@@ -1,5 +1,6 @@
 // Package loadtest is `seatflow loadtest`: it targets a running server or starts one,
-// creates buyers through the API, drives scenarios (a flash sale, rejection storms,
+// creates buyers through the API, drives scenarios (a flash sale, the same with ticket
+// types and a voucher in every order (mixed.go), rejection storms,
 // seat-map reads during a sale, and the V1 baseline; on demand, a crowd in a show's
 // waiting room, waitroom.go) with a fixed number of clients,
 // measures the ceilings of this machine in the same run (raw EVALSHA of the hold script,
