@@ -105,7 +105,7 @@ lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "not gofmt'ed:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
 
-## bench: the load test's standard set (seatflow loadtest: ceilings, flash sale, rejection storms, seat-map reads, V1 baseline; LOADTEST_FLAGS, default 10 s per phase and 32 clients) against a server it starts; report in loadtest-results/<timestamp>, then bench-stadium and bench-reports
+## bench: the load test's standard set (seatflow loadtest: ceilings, flash sale, the flash sale with ticket types and a voucher (printed beside the plain one), rejection storms, seat-map reads, V1 baseline; LOADTEST_FLAGS, default 10 s per phase and 32 clients) against a server it starts; report in loadtest-results/<timestamp>, then bench-stadium and bench-reports
 LOADTEST_FLAGS ?= -duration 10s -clients 32
 bench: build services
 	./seatflow loadtest $(LOADTEST_FLAGS)

@@ -79,7 +79,9 @@ func (d *Deps) apiCancel(c *fiber.Ctx) error {
 }
 
 // apiPay starts paying an order with {"provider"} (optional) -> 200 {"payment_id",
-// "redirect_url"}; 503 UNAVAILABLE when no provider is configured.
+// "redirect_url"}; 503 UNAVAILABLE when no provider is configured. An order whose total
+// is 0 is paid at once: 200 {"payment_id": null, "redirect_url": the order's page,
+// "paid": true}.
 func (d *Deps) apiPay(c *fiber.Ctx) error {
 	var in struct {
 		Provider string `json:"provider"`
@@ -95,6 +97,9 @@ func (d *Deps) apiPay(c *fiber.Ctx) error {
 	p, url, err := d.Payments.Start(ctx, currentUser(c).ID, utils.CopyString(c.Params("no")), in.Provider)
 	if err != nil {
 		return err
+	}
+	if p == nil { // a free order (total 0) was paid at once: no payment, the order's page
+		return c.JSON(fiber.Map{"payment_id": nil, "redirect_url": url, "paid": true})
 	}
 	return c.JSON(fiber.Map{"payment_id": p.PaymentID, "redirect_url": url})
 }

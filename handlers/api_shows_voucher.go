@@ -118,6 +118,37 @@ func (d *Deps) quoteVoucher(ctx context.Context, showID int64, code string, ids 
 	return q, m.Show, err
 }
 
+// quoteVoucherBest is quoteVoucher for qty seats of zone not yet chosen (the
+// best-available form), typed by counts (every type's count, adding up to qty; nil: all
+// adult). Errors: those of quoteVoucher, TICKET_TYPE_NOT_OFFERED for a type or zone the
+// show does not sell.
+func (d *Deps) quoteVoucherBest(ctx context.Context, showID int64, code, zone string, qty int, counts map[string]int) (*vouchers.Quote, *services.Show, error) {
+	show, err := d.Shows.Get(ctx, showID)
+	if err != nil {
+		return nil, nil, err
+	}
+	if counts == nil {
+		counts = map[string]int{services.TicketAdult: qty}
+	}
+	types := make([]string, 0, len(counts))
+	for t := range counts {
+		types = append(types, t)
+	}
+	sort.Strings(types)
+	seats := make([]vouchers.QuoteSeat, 0, qty)
+	for _, t := range types {
+		p, ok := show.TicketPrice(t, zone)
+		if !ok && counts[t] > 0 {
+			return nil, nil, services.Errorf(services.CodeTicketTypeNotOffered, "zone %s has no price for %s", zone, t)
+		}
+		for range counts[t] {
+			seats = append(seats, vouchers.QuoteSeat{Type: t, ListMinor: p})
+		}
+	}
+	q, err := d.Vouchers.Quote(ctx, code, show, seats)
+	return q, show, err
+}
+
 // splitIDs splits a comma-separated list (empty parts dropped), at most one more than
 // an order takes so seatIDs can say there are too many.
 func splitIDs(s string) [][]byte {

@@ -144,9 +144,9 @@ func (d *Deps) renderPrices(c *fiber.Ctx, status int, p views.PricesPageProps) e
 	if p.Sites, err = d.Cinemas.Cinemas(ctx); err != nil {
 		return errorPage(c, err)
 	}
-	p.Cinemas = map[int64]string{}
+	p.Cinemas, p.Currencies = map[int64]string{}, map[int64]string{}
 	for _, cin := range p.Sites {
-		p.Cinemas[cin.ID] = cin.Name
+		p.Cinemas[cin.ID], p.Currencies[cin.ID] = cin.Name, cin.Currency
 	}
 	// the card form offers only the cinemas the staff member works for
 	p.Sites = services.InCinemaScope(services.CinemaScopeOf(ctx), p.Sites, func(c services.Cinema) int64 { return c.ID })

@@ -36,6 +36,9 @@ type bookFlash struct {
 	// StepZone and StepRow are the step-through selection's zone and row the booking
 	// came from ("": the seat map).
 	StepZone, StepRow string
+	// Voucher is the code typed with the booking (kept in the form); Reason the message
+	// id of why it could not be used (voucherReasonID; "" for none or another refusal).
+	Voucher, Reason string
 }
 
 // setBookFlash stores f for the show's page and answers 303 to it.
@@ -53,6 +56,12 @@ func setBookFlash(c *fiber.Ctx, showID int64, f bookFlash) error {
 	if f.StepZone != "" {
 		v.Set("sz", f.StepZone)
 		v.Set("sr", f.StepRow)
+	}
+	if f.Voucher != "" && len(f.Voucher) <= 64 {
+		v.Set("voucher", f.Voucher)
+	}
+	if f.Reason != "" {
+		v.Set("reason", f.Reason)
 	}
 	c.Cookie(&fiber.Cookie{Name: bookFlashCookie, Value: base64.RawURLEncoding.EncodeToString([]byte(v.Encode())),
 		Path: views.ShowURL(showID), MaxAge: int(bookFlashMaxAge / time.Second), Expires: time.Now().Add(bookFlashMaxAge),
@@ -86,6 +95,10 @@ func takeBookFlash(c *fiber.Ctx, showID int64) (bookFlash, bool) {
 	f.Counts = ticketCountsIn(v)
 	f.Section, _ = sectionNumber(v.Get("section"))
 	f.StepZone, f.StepRow = v.Get("sz"), v.Get("sr")
+	f.Voucher = v.Get("voucher")
+	if id := v.Get("reason"); voucherReasonKnown(id) {
+		f.Reason = id
+	}
 	return f, true
 }
 
@@ -133,6 +146,9 @@ func picksURL(showID int64, ids []int64) string {
 func flashMessage(l views.Lang, f bookFlash, m *seats.SeatMap, userID int64, now time.Time, loc *time.Location) (string, map[int64]bool) {
 	if f.Code == "input" {
 		return f.Message, nil
+	}
+	if f.Code == services.CodeVoucherInvalid && f.Reason != "" {
+		return l.T(f.Reason, views.D{"Code": q0(f.Voucher)}), nil
 	}
 	return bookingMessage(l, &services.Error{Code: f.Code, Message: f.Message, Seats: f.Seats, RetryAfterS: f.Retry}, m, userID, now, loc)
 }

@@ -126,3 +126,15 @@ func picksCountsURL(showID int64, ids []int64, counts map[string]int) string {
 	}
 	return u + sep + v.Encode()
 }
+
+// withVoucher adds the voucher code typed to a show page's address ("" adds nothing).
+func withVoucher(u, code string) string {
+	if code == "" || len(code) > 64 {
+		return u
+	}
+	sep := "?"
+	if strings.Contains(u, "?") {
+		sep = "&"
+	}
+	return u + sep + url.Values{"voucher": {code}}.Encode()
+}

@@ -57,9 +57,12 @@ func (d *Deps) showPage(c *fiber.Ctx) error {
 	}
 	var msg string
 	var lost map[int64]bool
+	// the voucher typed with the seats: checked on them when the page shows their total
+	// ("Show the total" without JavaScript), kept as typed after a refusal
+	v := pageVoucher{code: strings.TrimSpace(c.Query("voucher"))}
 	if f, ok := takeBookFlash(c, id); ok {
 		msg, lost = flashMessage(langOf(c), f, m, userID, d.now(), d.showZone(m.Show))
-		picks, counts = f.Picks, f.Counts
+		picks, counts, v.code = f.Picks, f.Counts, f.Voucher
 		if !chosen && f.Section > 0 {
 			section, chosen = f.Section, true
 		}
@@ -71,7 +74,18 @@ func (d *Deps) showPage(c *fiber.Ctx) error {
 		// back from signing in, or a refused booking: the section of the first pick
 		section = views.SectionsOf(m.Hall).Of(m.Hall, picks[0])
 	}
-	return d.renderShowSteps(c, m, fiber.StatusOK, msg, picks, counts, lost, section, steps)
+	if v.code != "" && msg == "" && len(picks) > 0 && len(v.code) <= 64 {
+		r := d.voucherCheck(c, m.Show.ID, v.code, picks, counts)
+		v.result = &r
+	}
+	return d.renderShowSteps(c, m, fiber.StatusOK, msg, picks, counts, lost, section, steps, v)
+}
+
+// pageVoucher is the seat form's voucher as the show's page brings it back: the code as
+// typed and what it saves on the picks (nil: not checked).
+type pageVoucher struct {
+	code   string
+	result *views.VoucherPreviewProps
 }
 
 // sectionReadIDs are the seat ids a large hall's section page reads from the seat
@@ -127,12 +141,12 @@ func (d *Deps) mustQueue(c *fiber.Ctx, show *services.Show) bool {
 // renderShow renders the show page at section (a large hall's section, 0 for its
 // overview); selected seats stay checked where still free, lost seats are highlighted.
 func (d *Deps) renderShow(c *fiber.Ctx, m *seats.SeatMap, status int, msg string, selected []int64, lost map[int64]bool, section int) error {
-	return d.renderShowSteps(c, m, status, msg, selected, nil, lost, section, nil)
+	return d.renderShowSteps(c, m, status, msg, selected, nil, lost, section, nil, pageVoucher{})
 }
 
 // renderShowSteps is renderShow with the step-through selection steps instead of the
-// seat map (nil: the map), and the seat form's ticket counts (nil: all adult).
-func (d *Deps) renderShowSteps(c *fiber.Ctx, m *seats.SeatMap, status int, msg string, selected []int64, counts map[string]int, lost map[int64]bool, section int, steps *views.StepThrough) error {
+// seat map (nil: the map), the seat form's ticket counts (nil: all adult) and its voucher.
+func (d *Deps) renderShowSteps(c *fiber.Ctx, m *seats.SeatMap, status int, msg string, selected []int64, counts map[string]int, lost map[int64]bool, section int, steps *views.StepThrough, v pageVoucher) error {
 	keep := make(map[int64]bool, len(selected))
 	for _, id := range selected {
 		if !lost[id] && m.States[id] == services.StateFree {
@@ -140,20 +154,22 @@ func (d *Deps) renderShowSteps(c *fiber.Ctx, m *seats.SeatMap, status int, msg s
 		}
 	}
 	return render(c, status, views.ShowPage(views.ShowPageProps{
-		Page:         page(c, m.Show.Movie.Title),
-		Map:          seatMapView(m),
-		Now:          d.now(),
-		Zone:         d.showZone(m.Show),
-		CinemaName:   d.chainCinema(c.UserContext(), m.Show),
-		HoldFor:      d.Orders.HoldFor(),
-		Selected:     keep,
-		Error:        msg,
-		JustTaken:    lost,
-		Section:      section,
-		Waitlist:     d.waitlistView(c, m),
-		CancelNote:   d.cancelNote(c, m.Show),
-		Steps:        steps,
-		TicketCounts: counts,
+		Page:          page(c, m.Show.Movie.Title),
+		Map:           seatMapView(m),
+		Now:           d.now(),
+		Zone:          d.showZone(m.Show),
+		CinemaName:    d.chainCinema(c.UserContext(), m.Show),
+		HoldFor:       d.Orders.HoldFor(),
+		Selected:      keep,
+		Error:         msg,
+		JustTaken:     lost,
+		Section:       section,
+		Waitlist:      d.waitlistView(c, m),
+		CancelNote:    d.cancelNote(c, m.Show),
+		Steps:         steps,
+		TicketCounts:  counts,
+		Voucher:       v.code,
+		VoucherResult: v.result,
 	}))
 }
 
@@ -206,7 +222,7 @@ func (d *Deps) bookSeats(c *fiber.Ctx) error {
 	}
 	counts, countsOK := ticketCountsOf(c)
 	if c.FormValue("preview") != "" {
-		return c.Redirect(picksCountsURL(showID, ids, counts), fiber.StatusSeeOther)
+		return c.Redirect(withVoucher(picksCountsURL(showID, ids, counts), formVoucher(c)), fiber.StatusSeeOther)
 	}
 	u := currentUser(c)
 	if u == nil {
@@ -223,14 +239,14 @@ func (d *Deps) bookSeats(c *fiber.Ctx) error {
 		if problem, err := d.wheelchairUnconfirmed(ctx, langOf(c), showID, ids); err != nil {
 			return errorPage(c, err)
 		} else if problem != "" {
-			return setBookFlash(c, showID, bookFlash{Code: "input", Message: problem, Picks: ids, Section: section, StepZone: stepZone, StepRow: stepRow})
+			return setBookFlash(c, showID, bookFlash{Code: "input", Message: problem, Picks: ids, Section: section, StepZone: stepZone, StepRow: stepRow, Voucher: formVoucher(c)})
 		}
 	}
 	if problem == "" && (!countsOK || sumCounts(counts) > len(ids)) {
 		problem = tr(c, "tickets.too_many", nil)
 	}
 	if problem != "" {
-		return setBookFlash(c, showID, bookFlash{Code: "input", Message: problem, Picks: ids, Counts: counts, Section: section, StepZone: stepZone, StepRow: stepRow})
+		return setBookFlash(c, showID, bookFlash{Code: "input", Message: problem, Picks: ids, Counts: counts, Section: section, StepZone: stepZone, StepRow: stepRow, Voucher: formVoucher(c)})
 	}
 	order, err := d.Orders.Create(ctx, orders.CreateOrderRequest{UserID: u.ID, ShowID: showID, SeatIDs: ids,
 		SeatTicketCounts: counts, AdmissionToken: admissionToken(c, showID), Voucher: formVoucher(c)})
@@ -242,7 +258,8 @@ func (d *Deps) bookSeats(c *fiber.Ctx) error {
 		return errorPage(c, err)
 	}
 	return setBookFlash(c, showID, bookFlash{Code: refused.Code, Message: refused.Message, Seats: refused.Seats,
-		Retry: refused.RetryAfterS, Picks: ids, Counts: counts, Section: section, StepZone: stepZone, StepRow: stepRow})
+		Retry: refused.RetryAfterS, Picks: ids, Counts: counts, Section: section, StepZone: stepZone, StepRow: stepRow,
+		Voucher: formVoucher(c), Reason: voucherReasonID(err)})
 }
 
 // formVoucher is the booking form's voucher code as typed ("" for none).
@@ -306,7 +323,8 @@ func (d *Deps) bookBest(c *fiber.Ctx) error {
 	if status == fiber.StatusNotFound || status >= fiber.StatusInternalServerError && status != fiber.StatusServiceUnavailable {
 		return errorPage(c, err)
 	}
-	return setBookFlash(c, showID, bookFlash{Code: refused.Code, Message: refused.Message, Seats: refused.Seats, Retry: refused.RetryAfterS})
+	return setBookFlash(c, showID, bookFlash{Code: refused.Code, Message: refused.Message, Seats: refused.Seats, Retry: refused.RetryAfterS,
+		Voucher: formVoucher(c), Reason: voucherReasonID(err)})
 }
 
 // bookingMessage words a refused booking for the show page, given the fresh seat map,

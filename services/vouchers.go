@@ -1,11 +1,32 @@
 package services
 
 import (
+	"errors"
 	"regexp"
 	"slices"
 	"strings"
 	"time"
 )
+
+// The reasons a voucher code cannot be used: the cause (errors.Is) of an order's or a
+// quote's VOUCHER_INVALID, for pages that word them in the buyer's language.
+var (
+	ErrVoucherUnknown     = errors.New("vouchers: unknown code")
+	ErrVoucherOtherCinema = errors.New("vouchers: another cinema's code")
+	ErrVoucherInactive    = errors.New("vouchers: ended")
+	ErrVoucherNotYetValid = errors.New("vouchers: not valid yet")
+	ErrVoucherExpired     = errors.New("vouchers: expired")
+	ErrVoucherCoversNone  = errors.New("vouchers: covers none of the seats")
+	ErrVoucherTooFewUses  = errors.New("vouchers: too few uses left")
+)
+
+// VoucherInvalid is VOUCHER_INVALID with the message format says, caused by reason (one
+// of the ErrVoucher* above).
+func VoucherInvalid(reason error, format string, a ...any) *Error {
+	e := Errorf(CodeVoucherInvalid, format, a...)
+	e.Err = reason
+	return e
+}
 
 // Voucher is a promo code of one cinema (the vouchers table). Exactly one of PercentOff
 // (1..100), AmountOffMinor and PriceMinor is set (minor units of the cinema's currency).

@@ -102,13 +102,25 @@ func queryEscape(s string) string {
 	return strings.ReplaceAll(url.QueryEscape(s), "%2F", "/")
 }
 
-// MinPrice is the lowest zone price of a show, or false when it has none.
+// MinPrice is the lowest price a show sells a seat at ("from" on the home page): of its
+// zones' adult prices and its other ticket types' prices in those zones; false when it
+// has none.
 func MinPrice(s *services.Show) (int64, bool) {
 	var lowest int64
 	found := false
+	take := func(p int64) {
+		if !found || p < lowest {
+			lowest, found = p, true
+		}
+	}
+	sold := make(map[string]bool, len(s.Zones))
 	for _, z := range s.Zones {
-		if !found || z.PriceMinor < lowest {
-			lowest, found = z.PriceMinor, true
+		take(z.PriceMinor)
+		sold[z.Code] = true
+	}
+	for _, p := range s.TicketPrices {
+		if sold[p.Zone] { // a type is sold only in a zone the show sells
+			take(p.PriceMinor)
 		}
 	}
 	return lowest, found
@@ -162,6 +174,11 @@ type ShowPageProps struct {
 	// TicketCounts are how many of the Selected seats are of each ticket type other
 	// than adult (the seat form's counts, kept when the page comes back); nil: all adult.
 	TicketCounts map[string]int
+	// Voucher is the code typed in the seat form, kept when the page comes back (a
+	// refusal, "Show the total" without JavaScript); VoucherResult what it saves on the
+	// Selected seats, or why it cannot be used (nil: not checked).
+	Voucher       string
+	VoucherResult *VoucherPreviewProps
 }
 
 // Show returns the page's show.

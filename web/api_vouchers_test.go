@@ -7,6 +7,10 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/PuerkitoBio/goquery"
+
+	"seatflow/views"
 )
 
 // TestAdminVouchers_API walks the staff voucher endpoints: 201 with the fields given,
@@ -33,26 +37,33 @@ func TestAdminVouchers_API(t *testing.T) {
 	if ids, _ := v["show_ids"].([]any); len(ids) != 1 || ids[0] != f.showA {
 		t.Errorf("show_ids = %v", v["show_ids"])
 	}
+	// limited to a show and given no cinema, a voucher is its show's cinema's
+	if r := a.do("POST", "/api/v1/admin/vouchers", staff, map[string]any{"code": "B-SHOW-ONLY", "max_uses": 1, "percent_off": 5,
+		"show_ids": []string{f.showB}}, nil); r.status != 201 || r.json(t)["cinema_id"] != f.cinemaB {
+		t.Errorf("a voucher for B's show: %d %s, want 201 in cinema %s", r.status, r.body, f.cinemaB)
+	}
 	t.Run("refused", func(t *testing.T) {
 		for name, tc := range map[string]struct {
 			body   any
 			status int
 			code   string
 		}{
-			"taken, other case":      {map[string]any{"code": "Summer-15", "max_uses": 1, "price_minor": 0}, 409, "CONFLICT"},
-			"short code":             {map[string]any{"code": "abc", "max_uses": 1, "price_minor": 0}, 400, "INVALID_REQUEST"},
-			"no max_uses":            {map[string]any{"code": "NEW-1", "price_minor": 0}, 400, "INVALID_REQUEST"},
-			"two rules":              {map[string]any{"code": "NEW-1", "max_uses": 1, "price_minor": 0, "percent_off": 5}, 400, "INVALID_REQUEST"},
-			"percent 101":            {map[string]any{"code": "NEW-1", "max_uses": 1, "percent_off": 101}, 400, "INVALID_REQUEST"},
-			"show of cinema B":       {map[string]any{"code": "NEW-1", "max_uses": 1, "percent_off": 5, "show_ids": []string{f.showB}}, 400, "INVALID_REQUEST"},
-			"show id a number":       {map[string]any{"code": "NEW-1", "max_uses": 1, "percent_off": 5, "show_ids": "12"}, 400, "INVALID_REQUEST"},
-			"unknown ticket type":    {map[string]any{"code": "NEW-1", "max_uses": 1, "percent_off": 5, "ticket_types": []string{"nope"}}, 400, "INVALID_REQUEST"},
-			"window backwards":       {map[string]any{"code": "NEW-1", "max_uses": 1, "percent_off": 5, "valid_from": until, "valid_until": "2020-01-01T00:00:00Z"}, 400, "INVALID_REQUEST"},
-			"not a time":             {map[string]any{"code": "NEW-1", "max_uses": 1, "percent_off": 5, "valid_from": "tomorrow"}, 400, "INVALID_REQUEST"},
-			"unknown field":          {map[string]any{"code": "NEW-1", "max_uses": 1, "percent_off": 5, "colour": "red"}, 400, "INVALID_REQUEST"},
-			"fractional max_uses":    {map[string]any{"code": "NEW-1", "max_uses": 1.5, "percent_off": 5}, 400, "INVALID_REQUEST"},
-			"limited staff, A":       {map[string]any{"code": "NEW-1", "max_uses": 1, "percent_off": 5, "cinema_id": f.cinemaA}, 403, "FORBIDDEN"},
-			"unknown cinema (admin)": {map[string]any{"code": "NEW-1", "max_uses": 1, "percent_off": 5, "cinema_id": "999999"}, 404, "NOT_FOUND"},
+			"taken, other case":       {map[string]any{"code": "Summer-15", "max_uses": 1, "price_minor": 0}, 409, "CONFLICT"},
+			"short code":              {map[string]any{"code": "abc", "max_uses": 1, "price_minor": 0}, 400, "INVALID_REQUEST"},
+			"no max_uses":             {map[string]any{"code": "NEW-1", "price_minor": 0}, 400, "INVALID_REQUEST"},
+			"two rules":               {map[string]any{"code": "NEW-1", "max_uses": 1, "price_minor": 0, "percent_off": 5}, 400, "INVALID_REQUEST"},
+			"percent 101":             {map[string]any{"code": "NEW-1", "max_uses": 1, "percent_off": 101}, 400, "INVALID_REQUEST"},
+			"show of cinema B for A":  {map[string]any{"code": "NEW-1", "max_uses": 1, "percent_off": 5, "cinema_id": f.cinemaA, "show_ids": []string{f.showB}}, 400, "INVALID_REQUEST"},
+			"shows of A and B":        {map[string]any{"code": "NEW-1", "max_uses": 1, "percent_off": 5, "show_ids": []string{f.showA, f.showB}}, 400, "INVALID_REQUEST"},
+			"limited staff, A's show": {map[string]any{"code": "NEW-1", "max_uses": 1, "percent_off": 5, "show_ids": []string{f.showA}}, 403, "FORBIDDEN"},
+			"show id a number":        {map[string]any{"code": "NEW-1", "max_uses": 1, "percent_off": 5, "show_ids": "12"}, 400, "INVALID_REQUEST"},
+			"unknown ticket type":     {map[string]any{"code": "NEW-1", "max_uses": 1, "percent_off": 5, "ticket_types": []string{"nope"}}, 400, "INVALID_REQUEST"},
+			"window backwards":        {map[string]any{"code": "NEW-1", "max_uses": 1, "percent_off": 5, "valid_from": until, "valid_until": "2020-01-01T00:00:00Z"}, 400, "INVALID_REQUEST"},
+			"not a time":              {map[string]any{"code": "NEW-1", "max_uses": 1, "percent_off": 5, "valid_from": "tomorrow"}, 400, "INVALID_REQUEST"},
+			"unknown field":           {map[string]any{"code": "NEW-1", "max_uses": 1, "percent_off": 5, "colour": "red"}, 400, "INVALID_REQUEST"},
+			"fractional max_uses":     {map[string]any{"code": "NEW-1", "max_uses": 1.5, "percent_off": 5}, 400, "INVALID_REQUEST"},
+			"limited staff, A":        {map[string]any{"code": "NEW-1", "max_uses": 1, "percent_off": 5, "cinema_id": f.cinemaA}, 403, "FORBIDDEN"},
+			"unknown cinema (admin)":  {map[string]any{"code": "NEW-1", "max_uses": 1, "percent_off": 5, "cinema_id": "999999"}, 404, "NOT_FOUND"},
 		} {
 			t.Run(name, func(t *testing.T) {
 				token := staff
@@ -228,5 +239,58 @@ func TestAdminOrders_CarryTheVoucher(t *testing.T) {
 	o := list.Orders[0]
 	if o.Voucher != "TEN-OFF" || o.DiscountMinor == nil || float64(*o.DiscountMinor) != mine["discount_minor"] || float64(o.TotalMinor) != mine["total_minor"] {
 		t.Errorf("staff see %+v, the buyer %v", o, mine)
+	}
+	// the console's order search has a voucher column: the code and the saving, a dash
+	// for an order without one
+	plain := a.newUser()
+	other, more := a.onSaleShow(1)
+	if r := a.do("POST", "/api/v1/shows/"+other+"/orders", plain, map[string]any{"seat_ids": more}, nil); r.status != 201 {
+		t.Fatalf("order without a voucher: %d %s", r.status, r.body)
+	}
+	doc := a.pageDoc(t, "/admin/orders?status=pending", staff)
+	if head := doc.Find("table.orders-table thead").Text(); !strings.Contains(head, "Voucher") {
+		t.Errorf("the orders table's head %q has no voucher column", head)
+	}
+	saving := views.Money(int64(mine["discount_minor"].(float64)), mine["currency"].(string))
+	cells := map[string]string{}
+	doc.Find("table.orders-table tbody tr").Each(func(_ int, tr *goquery.Selection) {
+		cells[strings.TrimSpace(tr.Find("a.order-no").Text())] = strings.Join(strings.Fields(tr.Find("[data-order-voucher]").Text()), " ")
+	})
+	if got := cells[mine["order_no"].(string)]; got != "TEN-OFF −"+saving {
+		t.Errorf("the voucher cell of the order with TEN-OFF reads %q, want %q (rows %v)", got, "TEN-OFF −"+saving, cells)
+	}
+	for no, cell := range cells {
+		if no != mine["order_no"].(string) && cell != "—" {
+			t.Errorf("order %s without a voucher: the cell reads %q", no, cell)
+		}
+	}
+}
+
+// TestFreeOrder_PaidAtOnce_API: an order a 100 % voucher brings to 0 is paid by POST
+// .../pay at once, without the provider: 200 with payment_id null, paid true and the
+// order's page to go to; the order reads paid with its total 0; paying again is 409.
+func TestFreeOrder_PaidAtOnce_API(t *testing.T) {
+	a := newTestApp(t, nil)
+	show, seats := a.onSaleShow(2)
+	staff := a.demoToken("staff")
+	if r := a.do("POST", "/api/v1/admin/vouchers", staff, map[string]any{"code": "ON-THE-HOUSE", "max_uses": 5, "percent_off": 100}, nil); r.status != 201 {
+		t.Fatalf("create: %d %s", r.status, r.body)
+	}
+	buyer := a.newUser()
+	r := a.do("POST", "/api/v1/shows/"+show+"/orders", buyer, map[string]any{"seat_ids": seats, "voucher": "on-the-house"}, nil)
+	if r.status != 201 || r.json(t)["total_minor"] != float64(0) {
+		t.Fatalf("order: %d %s", r.status, r.body)
+	}
+	no := r.json(t)["order_no"].(string)
+	pay := a.do("POST", "/api/v1/orders/"+no+"/pay", buyer, nil, nil)
+	got := pay.json(t)
+	if pay.status != 200 || got["payment_id"] != nil || got["paid"] != true || got["redirect_url"] != "/orders/"+no {
+		t.Fatalf("pay: %d %s", pay.status, pay.body)
+	}
+	if o := a.do("GET", "/api/v1/orders/"+no, buyer, nil, nil).json(t); o["status"] != "paid" || o["total_minor"] != float64(0) {
+		t.Errorf("the order after paying: %v", o)
+	}
+	if again := a.do("POST", "/api/v1/orders/"+no+"/pay", buyer, nil, nil); again.status != 409 {
+		t.Errorf("paying again: %d %s", again.status, again.body)
 	}
 }

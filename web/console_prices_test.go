@@ -3,9 +3,14 @@ package web
 import (
 	"net/url"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/PuerkitoBio/goquery"
+
+	"seatflow/views"
 )
 
 // TestConsolePrices_TypesCardsAndBulkApply drives the console's prices page: staff add
@@ -44,6 +49,16 @@ func TestConsolePrices_TypesCardsAndBulkApply(t *testing.T) {
 	r = a.postPage("/admin/prices", "/admin/prices/cards", staff, url.Values{"cinema_id": {cinema}, "name": {"Matinee"}, "prices": {"adult " + p.zones[0] + " 3500\nsenior " + p.zones[0] + " 2200\n"}})
 	if r.status != 303 {
 		t.Fatalf("add a card: %d %s", r.status, r.body)
+	}
+	// the card lists its prices as money in its cinema's currency, not minor units
+	cur := a.do("GET", "/api/v1/shows/"+shows[0], "", nil, nil).json(t)["zones"].([]any)[0].(map[string]any)["currency"].(string)
+	listed := a.pageDoc(t, "/admin/prices", staff).Find(".card-prices li").Map(func(_ int, li *goquery.Selection) string {
+		return strings.Join(strings.Fields(li.Text()), " ")
+	})
+	for _, want := range []string{"adult · " + p.zones[0] + " · " + views.Money(3500, cur), "senior · " + p.zones[0] + " · " + views.Money(2200, cur)} {
+		if !slices.Contains(listed, want) {
+			t.Errorf("the card lists %q, want a line %q", listed, want)
+		}
 	}
 	var list struct {
 		PriceCards []struct{ ID string } `json:"price_cards"`

@@ -102,20 +102,31 @@ func (p *Payments) signedBy(body []byte, signature string) bool {
 
 // Start begins paying the user's pending order with the named provider ("" for the
 // default one) and returns the payment and the URL to send the buyer to. A pending
-// order past its deadline is expired on the spot. Errors: NOT_FOUND, ORDER_STATE (also
+// order past its deadline is expired on the spot. An order whose total is 0 (a voucher
+// took everything off) is paid at once without a provider (PayFree): the payment is
+// nil and the URL the order's page. Errors: NOT_FOUND, ORDER_STATE (also
 // for an order of a cancelled show), INVALID_REQUEST (unknown provider, or an amount the provider cannot charge), UNAVAILABLE
-// (also when no provider is configured).
+// (also when no provider is configured, for an order that costs something).
 func (p *Payments) Start(ctx context.Context, userID int64, orderNo, provider string) (*Payment, string, error) {
 	pr, err := p.provider(provider)
-	if err != nil {
+	if err != nil && services.ErrorCode(err) != services.CodeUnavailable {
 		return nil, "", err
 	}
-	order, err := p.orders.Get(ctx, userID, orderNo)
-	if err != nil {
-		return nil, "", err
+	order, err2 := p.orders.Get(ctx, userID, orderNo)
+	if err2 != nil {
+		return nil, "", err2
 	}
 	if order.Status != services.OrderPending {
 		return nil, "", services.Errorf(services.CodeOrderState, "the order is %s and cannot be paid", order.Status)
+	}
+	if order.TotalMinor == 0 {
+		if err := p.PayFree(ctx, order); err != nil {
+			return nil, "", err
+		}
+		return nil, "/orders/" + order.OrderNo, nil
+	}
+	if err != nil {
+		return nil, "", err // no provider is configured
 	}
 	show, err := p.orders.catalog.Show(ctx, order.ShowID) // read afresh: a cancel is final at once
 	if err != nil {
@@ -136,6 +147,50 @@ func (p *Payments) Start(ctx context.Context, userID int64, orderNo, provider st
 		return nil, "", store.Unavailable("the payment provider", err)
 	}
 	return pay, url, nil
+}
+
+// PayFree pays a pending order whose total is 0 at once, without a provider and without
+// a payment (nothing was charged: captured and refunded stay 0, the sum of its paid
+// seats): the transition to paid in one transaction with its order_paid e-mail, then
+// its seats sold in Redis. Errors: ORDER_STATE (the total is not 0, the order is no
+// longer pending or past its deadline, the show was cancelled), UNAVAILABLE.
+func (p *Payments) PayFree(ctx context.Context, order *services.Order) error {
+	if order.TotalMinor != 0 {
+		return services.Errorf(services.CodeOrderState, "the order costs %d and must be paid with a provider", order.TotalMinor)
+	}
+	show, err := p.orders.catalog.Show(ctx, order.ShowID) // read afresh: a cancel is final at once
+	if err != nil {
+		return err
+	}
+	if show.Status == services.ShowCancelled {
+		return services.Errorf(services.CodeOrderState, "the show was cancelled; the order cannot be paid")
+	}
+	now := p.clock.Now()
+	tctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), store.DBTimeout)
+	defer cancel()
+	var paid bool
+	err = store.InTx(tctx, p.db, func(tx *sqlx.Tx) error {
+		pending := &services.Order{ID: order.ID, OrderNo: order.OrderNo, UserID: order.UserID, ShowID: order.ShowID, Status: services.OrderPending}
+		var err error
+		paid, err = p.orders.Transition(tctx, tx, pending, Change{To: services.OrderPaid, At: now, PaidAfter: now,
+			Mail: &mail.Message{Kind: mail.OrderPaid}})
+		return err
+	})
+	if err != nil {
+		if services.ErrorCode(err) != "" {
+			return err
+		}
+		return store.Unavailable("the database", err)
+	}
+	if !paid {
+		return services.Errorf(services.CodeOrderState, "the order is no longer pending and cannot be paid")
+	}
+	sold, err := p.orders.orderByID(ctx, order.ID)
+	if err != nil {
+		return err
+	}
+	p.orders.sold(ctx, sold)
+	return nil
 }
 
 // startPayment inserts a started payment of order with provider pr, or returns the one

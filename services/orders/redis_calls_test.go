@@ -6,6 +6,8 @@ import (
 	"database/sql/driver"
 	"fmt"
 	"os"
+	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -161,7 +163,8 @@ func (t countingTx) Rollback() error { return t.log.timed("ROLLBACK", t.Tx.Rollb
 // precheck, both rate limits, the key's lock and the hold), the batch's own calls come
 // after; each refusal (SEAT_TAKEN, SOLD_OUT, LIMIT_EXCEEDED from the hold and over the
 // purchase limit, RATE_LIMITED), with or without a key, makes exactly one Redis call and
-// no MySQL statement. An order with a voucher or ticket types makes the calls of one without.
+// no MySQL statement. An order with a voucher, ticket types or both (chosen seats and
+// best available) makes the calls of one without.
 func TestCreate_OneRedisCallPerOrder(t *testing.T) {
 	ctx := context.Background()
 	e := testenv.NewTestEnv(t, testenv.Unlimited)
@@ -186,20 +189,27 @@ func TestCreate_OneRedisCallPerOrder(t *testing.T) {
 	db, statements := countingDB(t)
 	lim := testenv.Unlimited
 	lim.UserPerMinute, lim.UserBurst = 1, 1
-	o := orders.NewOrders(db, e.Catalog, e.Seats, orders.NewRateLimiter(e.RDB, lim, "sf"), e.Clock,
-		orders.OrdersConfig{HoldFor: 15 * time.Minute, Expiry: e.Expiry, HallMaps: e.Shows})
-	o.SetLogger(e.Orders.Log())
 	rt := &roundTrips{by: map[string]int{}}
 	e.RDB.AddHook(rt)
 	var atHold int
-	o.SetFailHook(func(stage string) error {
-		if stage == "held" {
-			rt.mu.Lock()
-			atHold = rt.total
-			rt.mu.Unlock()
-		}
-		return nil
-	})
+	newOrders := func() *orders.Orders {
+		o := orders.NewOrders(db, e.Catalog, e.Seats, orders.NewRateLimiter(e.RDB, lim, "sf"), e.Clock,
+			orders.OrdersConfig{HoldFor: 15 * time.Minute, Expiry: e.Expiry, HallMaps: e.Shows})
+		o.SetLogger(e.Orders.Log())
+		o.SetFailHook(func(stage string) error {
+			if stage == "held" {
+				rt.mu.Lock()
+				atHold = rt.total
+				rt.mu.Unlock()
+			}
+			return nil
+		})
+		return o
+	}
+	// o makes every order below but best-available's, which ob makes: ob's
+	// best-available snapshot of the show (warmed below) would make o's SOLD_OUT refusals
+	// read the map
+	o, ob := newOrders(), newOrders()
 	count := func(f func()) (redisCalls int, sqlStatements int64) {
 		rt.mu.Lock()
 		rt.total, rt.by, atHold = 0, map[string]int{}, -1
@@ -239,8 +249,8 @@ func TestCreate_OneRedisCallPerOrder(t *testing.T) {
 	// ride in the same script call, the voucher itself comes from the process's cache)
 	e.MakeVoucher("CALLS-10", 10, 10)
 	t.Run("created order", func(t *testing.T) {
-		plain := -1
-		for i, key := range []string{"", "new-key", "typed", "voucher"} {
+		plain, bestPlain := -1, -1
+		for i, key := range []string{"", "new-key", "typed", "voucher", "typed+voucher", "best available", "best available typed+voucher"} {
 			req := orders.CreateOrderRequest{UserID: e.User(10 + i), ShowID: e.Show.ID, SeatIDs: e.SeatIDs(fmt.Sprintf("E%d", i+1)), IdempotencyKey: key}
 			if key == "typed" {
 				req.IdempotencyKey = "new-key-2"
@@ -249,9 +259,29 @@ func TestCreate_OneRedisCallPerOrder(t *testing.T) {
 			if key == "voucher" {
 				req.IdempotencyKey, req.Voucher = "new-key-3", "calls-10"
 			}
+			if key == "typed+voucher" { // two seats: one child, one adult, both discounted
+				req.IdempotencyKey, req.Voucher = "new-key-4", "calls-10"
+				req.SeatIDs = e.SeatIDs("E11", "E12")
+				req.Tickets = map[int64]string{req.SeatIDs[0]: "child"}
+			}
+			if key == "best available" { // not counted: the snapshot's first read
+				if _, err := ob.Create(ctx, orders.CreateOrderRequest{UserID: e.User(9), ShowID: e.Show.ID, Zone: "standard", Quantity: 1}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if strings.HasPrefix(key, "best available") {
+				req.SeatIDs, req.Zone, req.Quantity, req.IdempotencyKey = nil, "standard", 2, "new-key-"+strconv.Itoa(i)
+			}
+			if key == "best available typed+voucher" {
+				req.TicketCounts, req.Voucher = map[string]int{"child": 1, services.TicketAdult: 1}, "calls-10"
+			}
 			var err error
 			var order *services.Order
-			calls, sqls := count(func() { order, err = o.Create(ctx, req) })
+			creator := o
+			if req.Zone != "" {
+				creator = ob
+			}
+			calls, sqls := count(func() { order, err = creator.Create(ctx, req) })
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -265,6 +295,12 @@ func TestCreate_OneRedisCallPerOrder(t *testing.T) {
 				t.Errorf("an order with a child seat: %d Redis calls (one without: %d), seats %+v", calls, plain, order.Seats)
 			case key == "voucher" && (calls != plain || order.Voucher != "CALLS-10" || order.DiscountMinor != 450 || order.TotalMinor != 4050):
 				t.Errorf("an order with a voucher: %d Redis calls (one without: %d), order %+v", calls, plain, order)
+			case key == "typed+voucher" && (calls != plain || order.DiscountMinor != 100+450 || order.TotalMinor != 900+4050):
+				t.Errorf("an order with a child seat and a voucher: %d Redis calls (one without: %d), order %+v", calls, plain, order)
+			case key == "best available":
+				bestPlain = calls
+			case key == "best available typed+voucher" && (calls != bestPlain || order.Voucher != "CALLS-10" || order.DiscountMinor == 0):
+				t.Errorf("best available with a child seat and a voucher: %d Redis calls (without: %d), order %+v", calls, bestPlain, order)
 			}
 			t.Logf("key %q: %d Redis calls before the commit, %d in all (the batch's: %d; %v); %d MySQL statements", key, atHold, calls, calls-atHold, rt.by, sqls)
 		}

@@ -52,7 +52,7 @@ func (o *Orders) useVoucher(ctx context.Context, c *creation) error {
 	}
 	code, ok := services.CanonicalVoucherCode(c.req.Voucher)
 	if !ok {
-		c.voucherErr = services.Errorf(services.CodeVoucherInvalid, "voucher %q is not a voucher code", c.req.Voucher)
+		c.voucherErr = services.VoucherInvalid(services.ErrVoucherUnknown, "voucher %q is not a voucher code", c.req.Voucher)
 		return nil
 	}
 	e, err := o.vouchers.Get(ctx, code)
@@ -62,15 +62,15 @@ func (o *Orders) useVoucher(ctx context.Context, c *creation) error {
 	v := e.v
 	switch {
 	case v == nil:
-		c.voucherErr = services.Errorf(services.CodeVoucherInvalid, "voucher %s is unknown", code)
+		c.voucherErr = services.VoucherInvalid(services.ErrVoucherUnknown, "voucher %s is unknown", code)
 	case v.CinemaID != c.show.CinemaID:
-		c.voucherErr = services.Errorf(services.CodeVoucherInvalid, "voucher %s is not valid at this cinema", code)
+		c.voucherErr = services.VoucherInvalid(services.ErrVoucherOtherCinema, "voucher %s is not valid at this cinema", code)
 	case !v.Active:
-		c.voucherErr = services.Errorf(services.CodeVoucherInvalid, "voucher %s is no longer active", code)
+		c.voucherErr = services.VoucherInvalid(services.ErrVoucherInactive, "voucher %s is no longer active", code)
 	case v.ValidFrom != nil && c.now.Before(*v.ValidFrom):
-		c.voucherErr = services.Errorf(services.CodeVoucherInvalid, "voucher %s is not valid yet", code)
+		c.voucherErr = services.VoucherInvalid(services.ErrVoucherNotYetValid, "voucher %s is not valid yet", code)
 	case v.ValidUntil != nil && !c.now.Before(*v.ValidUntil):
-		c.voucherErr = services.Errorf(services.CodeVoucherInvalid, "voucher %s has expired", code)
+		c.voucherErr = services.VoucherInvalid(services.ErrVoucherExpired, "voucher %s has expired", code)
 	default:
 		c.voucher = v
 		c.voucherCap = v.MaxUses
@@ -105,7 +105,7 @@ func applyVoucher(show *services.Show, order *services.Order, v *services.Vouche
 		covered++
 	}
 	if covered == 0 {
-		return 0, services.Errorf(services.CodeVoucherInvalid, "voucher %s covers none of these seats", v.Code)
+		return 0, services.VoucherInvalid(services.ErrVoucherCoversNone, "voucher %s covers none of these seats", v.Code)
 	}
 	order.TotalMinor -= order.DiscountMinor
 	order.VoucherID, order.Voucher = &v.ID, v.Code
@@ -128,7 +128,7 @@ func tooFewUses(order *services.Order, left int64) error {
 	if left < 0 {
 		left = 0
 	}
-	return services.Errorf(services.CodeVoucherInvalid, "voucher %s has too few uses left: %d left, %d seats to cover", order.Voucher, left, voucherSeats(order))
+	return services.VoucherInvalid(services.ErrVoucherTooFewUses, "voucher %s has too few uses left: %d left, %d seats to cover", order.Voucher, left, voucherSeats(order))
 }
 
 // takeVoucherUses adds the seats each voucher of ps covers to its uses, in tx, with one
@@ -177,7 +177,7 @@ func takeVoucherUses(ctx context.Context, tx store.Querier, ps []*pendingCommit)
 			}
 			refusedHere = true
 			if !active {
-				out[p] = services.Errorf(services.CodeVoucherInvalid, "voucher %s is no longer active", p.order.Voucher)
+				out[p] = services.VoucherInvalid(services.ErrVoucherInactive, "voucher %s is no longer active", p.order.Voucher)
 			} else {
 				out[p] = tooFewUses(p.order, left)
 			}

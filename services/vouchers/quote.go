@@ -2,23 +2,22 @@ package vouchers
 
 import (
 	"context"
-	"errors"
 	"strconv"
 
 	"seatflow/services"
 	"seatflow/services/store"
 )
 
-// The reasons a code cannot be used, the cause (errors.Is) of Quote's VOUCHER_INVALID,
+// The reasons a code cannot be used (services.ErrVoucher*), the cause (errors.Is) of Quote's VOUCHER_INVALID,
 // for pages that word them in the buyer's language.
 var (
-	ErrUnknown     = errors.New("vouchers: unknown code")
-	ErrOtherCinema = errors.New("vouchers: another cinema's code")
-	ErrInactive    = errors.New("vouchers: ended")
-	ErrNotYetValid = errors.New("vouchers: not valid yet")
-	ErrExpired     = errors.New("vouchers: expired")
-	ErrCoversNone  = errors.New("vouchers: covers none of the seats")
-	ErrTooFewUses  = errors.New("vouchers: too few uses left")
+	ErrUnknown     = services.ErrVoucherUnknown
+	ErrOtherCinema = services.ErrVoucherOtherCinema
+	ErrInactive    = services.ErrVoucherInactive
+	ErrNotYetValid = services.ErrVoucherNotYetValid
+	ErrExpired     = services.ErrVoucherExpired
+	ErrCoversNone  = services.ErrVoucherCoversNone
+	ErrTooFewUses  = services.ErrVoucherTooFewUses
 )
 
 // QuoteSeat is a seat a buyer is about to book: its id and label, the ticket type asked
@@ -95,7 +94,5 @@ func (s *Vouchers) Quote(ctx context.Context, code string, show *services.Show, 
 
 // voucherInvalid is VOUCHER_INVALID with the message format says, caused by reason.
 func voucherInvalid(reason error, format string, a ...any) error {
-	e := services.Errorf(services.CodeVoucherInvalid, format, a...)
-	e.Err = reason
-	return e
+	return services.VoucherInvalid(reason, format, a...)
 }

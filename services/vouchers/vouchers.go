@@ -53,8 +53,9 @@ type Rule struct {
 	PriceMinor     *int64
 }
 
-// Input is a new voucher: its Code (4..32 of A-Z 0-9 '-', any case), its cinema (0: the
-// install's first for staff of every cinema, or a limited staff member's only one),
+// Input is a new voucher: its Code (4..32 of A-Z 0-9 '-', any case), its cinema (0: its
+// shows' when it is limited to shows, else the install's first for staff of every
+// cinema, or a limited staff member's only one),
 // MaxUses (≥ 1), the Rule, an optional window [ValidFrom, ValidUntil) (UTC) and the shows
 // (of its cinema) and ticket types it is limited to (none: all).
 type Input struct {
@@ -121,7 +122,14 @@ func (s *Vouchers) Create(ctx context.Context, actorID int64, in Input) (*servic
 // newVoucher is the voucher in describes (no code yet), checked but for its shows and
 // ticket types (checkLimits). Errors: INVALID_REQUEST, FORBIDDEN, NOT_FOUND, UNAVAILABLE.
 func (s *Vouchers) newVoucher(ctx context.Context, in Input) (*services.Voucher, error) {
-	cinema, err := s.cinemaFor(ctx, in.CinemaID)
+	id := in.CinemaID
+	if id == 0 && len(in.ShowIDs) > 0 {
+		var err error
+		if id, err = s.cinemaOfShows(ctx, in.ShowIDs); err != nil {
+			return nil, err
+		}
+	}
+	cinema, err := s.cinemaFor(ctx, id)
 	if err != nil {
 		return nil, err
 	}
@@ -131,6 +139,30 @@ func (s *Vouchers) newVoucher(ctx context.Context, in Input) (*services.Voucher,
 		ValidUntil: utc(in.ValidUntil), Active: true, CreatedAt: now, UpdatedAt: now,
 		ShowIDs: in.ShowIDs, TicketTypes: in.TicketTypes}
 	return v, checkRules(v)
+}
+
+// cinemaOfShows is the cinema of a voucher limited to shows ids and given no cinema: the
+// shows' own, which must be one. Errors: INVALID_REQUEST (an unknown show, shows of
+// several cinemas), UNAVAILABLE.
+func (s *Vouchers) cinemaOfShows(ctx context.Context, ids []int64) (int64, error) {
+	qctx, cancel := context.WithTimeout(ctx, store.DBTimeout)
+	defer cancel()
+	cinemas, err := store.ShowCinemas(qctx, s.db, ids)
+	if err != nil {
+		return 0, store.Unavailable("the database", err)
+	}
+	var cinema int64
+	for _, id := range ids {
+		c, ok := cinemas[id]
+		switch {
+		case !ok:
+			return 0, invalid("show %d does not exist", id)
+		case cinema != 0 && c != cinema:
+			return 0, invalid("shows %d and %d are of different cinemas: a voucher is one cinema's", ids[0], id)
+		}
+		cinema = c
+	}
+	return cinema, nil
 }
 
 // cinemaFor returns the cinema a new voucher goes in: id, or when 0 the install's first

@@ -3,6 +3,7 @@ package vouchers_test
 import (
 	"context"
 	"errors"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -222,4 +223,51 @@ func TestVouchers_Quote(t *testing.T) {
 			t.Errorf("err = %v", err)
 		}
 	})
+}
+
+// TestVouchers_CinemaFromItsShows: a voucher limited to shows and given no cinema takes
+// its shows' cinema (not the install's first, not a limited staff member's only one);
+// shows of two cinemas, an unknown show, or shows outside a limited staff member's
+// cinemas are refused and write nothing; a cinema given must still be the shows'.
+func TestVouchers_CinemaFromItsShows(t *testing.T) {
+	e, s, staff := newVouchers(t)
+	ctx := context.Background()
+	other := e.Exec("INSERT INTO cinemas (name, time_zone, currency, created_at) VALUES ('Other', 'UTC', 'CNY', NOW())")
+	hall := e.Exec("INSERT INTO halls (cinema_id, name, rows_n, cols_n) VALUES (?, 'Other hall', 1, 1)", other)
+	show := e.Exec(`INSERT INTO shows (movie_id, hall_id, starts_at, sale_opens_at, sale_closes_at, status, purchase_limit, currency, created_at)
+		SELECT movie_id, ?, starts_at, sale_opens_at, sale_closes_at, status, purchase_limit, currency, created_at FROM shows WHERE id = ?`, hall, e.Show.ID)
+	first := e.Show.ID
+	limitedOther := services.WithCinemaScope(ctx, services.CinemaScope{IDs: []int64{other}})
+	limitedFirst := services.WithCinemaScope(ctx, services.CinemaScope{IDs: []int64{e.Show.CinemaID}})
+	for i, tc := range []struct {
+		name       string
+		ctx        context.Context
+		cinema     int64
+		shows      []int64
+		wantCinema int64
+		code       string
+	}{
+		{"another cinema's show, no cinema given", ctx, 0, []int64{show}, other, ""},
+		{"the first cinema's show, no cinema given", ctx, 0, []int64{first}, e.Show.CinemaID, ""},
+		{"limited staff, their cinema's show", limitedOther, 0, []int64{show}, other, ""},
+		{"shows of two cinemas", ctx, 0, []int64{first, show}, 0, services.CodeInvalidRequest},
+		{"an unknown show", ctx, 0, []int64{show + 1000}, 0, services.CodeInvalidRequest},
+		{"limited staff, another cinema's show", limitedFirst, 0, []int64{show}, 0, services.CodeForbidden},
+		{"a cinema given that is not the show's", ctx, e.Show.CinemaID, []int64{show}, 0, services.CodeInvalidRequest},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			before := e.CountRows("vouchers")
+			v, err := s.Create(tc.ctx, staff, vouchers.Input{Code: "SHOWS-" + strconv.Itoa(i), CinemaID: tc.cinema, MaxUses: 5,
+				Rule: vouchers.Rule{PercentOff: n(10)}, ShowIDs: tc.shows})
+			if tc.code != "" {
+				if services.ErrorCode(err) != tc.code || e.CountRows("vouchers") != before {
+					t.Fatalf("err = %v, want %s and nothing written", err, tc.code)
+				}
+				return
+			}
+			if err != nil || v.CinemaID != tc.wantCinema {
+				t.Fatalf("created %+v %v, want cinema %d", v, err, tc.wantCinema)
+			}
+		})
+	}
 }

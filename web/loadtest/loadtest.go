@@ -1,5 +1,6 @@
 // Package loadtest is `seatflow loadtest`: it targets a running server or starts one,
-// creates buyers through the API, drives scenarios (a flash sale, rejection storms,
+// creates buyers through the API, drives scenarios (a flash sale, the same with ticket
+// types and a voucher in every order (mixed.go), rejection storms,
 // seat-map reads during a sale, and the V1 baseline; on demand, a crowd in a show's
 // waiting room, waitroom.go) with a fixed number of clients,
 // measures the ceilings of this machine in the same run (raw EVALSHA of the hold script,
@@ -215,6 +216,9 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	if r.fx, err = NewFixtures(ctx, r.db, runID, opts.Currency); err != nil {
 		return nil, err
 	}
+	if err := ensureChildType(ctx, r.db, time.Now().UTC()); err != nil {
+		return nil, err
+	}
 	if r.big, err = r.fx.NewHall(ctx, "big", opts.Rows, opts.Cols); err != nil {
 		return nil, err
 	}
@@ -245,6 +249,8 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 		switch name {
 		case ScenarioFlash:
 			res, err = r.flashSale(ctx)
+		case ScenarioFlashMixed:
+			res, err = r.flashSaleMixed(ctx)
 		case ScenarioSoldOut:
 			res, err = r.rejectionStorm(ctx, false)
 		case ScenarioHotSeats:

@@ -11,7 +11,8 @@ import (
 
 // Scenario names accepted by Options.Scenarios, in the order they run.
 const (
-	ScenarioFlash    = "flash"
+	ScenarioFlash = "flash"
+	// ScenarioFlashMixed ("flash-mixed", mixed.go) follows it
 	ScenarioSoldOut  = "soldout"
 	ScenarioHotSeats = "hotseats"
 	ScenarioSeatMap  = "seatmap"
@@ -23,7 +24,7 @@ const (
 const ScenarioWaitRoom = "waitroom"
 
 // AllScenarios is the standard set.
-var AllScenarios = []string{ScenarioFlash, ScenarioSoldOut, ScenarioHotSeats, ScenarioSeatMap, ScenarioV1}
+var AllScenarios = []string{ScenarioFlash, ScenarioFlashMixed, ScenarioSoldOut, ScenarioHotSeats, ScenarioSeatMap, ScenarioV1}
 
 // KnownScenarios are the scenarios Options.Scenarios may name: the standard set and
 // the waiting room.
@@ -43,6 +44,9 @@ type sale struct {
 	narrow    map[string]*atomic.Bool // best-available found no block: ask for 1 seat
 	rngs      []*rand.Rand
 	keys      atomic.Int64
+	// voucher, when set, makes every order name ticket types and this voucher
+	// (mixedOrderBody, ScenarioFlashMixed)
+	voucher string
 }
 
 // newSale cuts the hall's rows into blocks of 4 seats in random order, one generator
@@ -83,7 +87,11 @@ func (r *run) buy(ctx context.Context, s *sale, w int) step {
 	}
 	b := r.nextBuyer()
 	key := "lt-" + strconv.FormatInt(s.keys.Add(1), 36) + "-" + strconv.FormatInt(s.show, 10)
-	a, err := r.client.Do(ctx, "POST", "/api/v1/shows/"+strconv.FormatInt(s.show, 10)+"/orders", b.Token, key, orderBody(ids, zone, q), false)
+	body := orderBody(ids, zone, q)
+	if s.voucher != "" {
+		body = mixedOrderBody(ids, zone, q, s.voucher)
+	}
+	a, err := r.client.Do(ctx, "POST", "/api/v1/shows/"+strconv.FormatInt(s.show, 10)+"/orders", b.Token, key, body, false)
 	if err != nil {
 		return step{o: OutError, code: "transport", detail: err.Error()}
 	}
