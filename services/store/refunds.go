@@ -79,3 +79,55 @@ func RefundedSeatsOf(ctx context.Context, q Querier, orderID int64) ([]RefundSea
 		WHERE order_id = ? ORDER BY seat_id`, orderID)
 	return rows, err
 }
+
+// LockOrderStatus reads order orderID's status locked for update (sql.ErrNoRows when none): refunds of one order take it first, so they run one after another.
+func LockOrderStatus(ctx context.Context, q Querier, orderID int64) (string, error) {
+	var status string
+	err := q.GetContext(ctx, &status, "SELECT status FROM orders WHERE id = ? FOR UPDATE", orderID)
+	return status, err
+}
+
+// LiveOrderSeat is a live seat of an order as a refund reads it: PriceMinor is what it
+// was sold for (already less its voucher saving, DiscountMinor).
+type LiveOrderSeat struct {
+	SeatID        int64  `db:"seat_id"`
+	Label         string `db:"label"`
+	ZoneCode      string `db:"zone_code"`
+	PriceMinor    int64  `db:"price_minor"`
+	DiscountMinor *int64 `db:"discount_minor"`
+}
+
+// LockLiveOrderSeats returns the live seats of order orderID with their labels, locked for update, in row and column order.
+func LockLiveOrderSeats(ctx context.Context, q Querier, orderID int64) ([]LiveOrderSeat, error) {
+	var rows []LiveOrderSeat
+	err := q.SelectContext(ctx, &rows, `SELECT os.seat_id, s.label, os.zone_code, os.price_minor, os.discount_minor
+		FROM order_seats os JOIN seats s ON s.id = os.seat_id WHERE os.order_id = ? AND os.live = 1
+		ORDER BY s.row_no, s.col_no FOR UPDATE`, orderID)
+	return rows, err
+}
+
+// RefundPaymentPart gives amount minor units of payment id back at now (refunded_minor rises; the payment is refunded once none is left).
+func RefundPaymentPart(ctx context.Context, q Querier, id, amount int64, now time.Time) error {
+	_, err := q.ExecContext(ctx, `UPDATE payments SET status = IF(refunded_minor + ? >= amount_minor, 'refunded', status),
+		refunded_minor = refunded_minor + ?, updated_at = ? WHERE id = ?`, amount, amount, now, id)
+	return err
+}
+
+// RefundSummary is one refund of an order as staff see it: the money, when (UTC), who
+// (ActorEmail "" for the buyer or the system), why, and the labels of the seats it gave back.
+type RefundSummary struct {
+	RefundRow
+	ActorEmail string `db:"actor_email"`
+	Seats      string `db:"seats"`
+}
+
+// RefundSummariesOf returns the refunds of order orderID, oldest first, with who gave them and their seats' labels (comma separated).
+func RefundSummariesOf(ctx context.Context, q Querier, orderID int64) ([]RefundSummary, error) {
+	var rows []RefundSummary
+	err := q.SelectContext(ctx, &rows, `SELECT r.id, r.refund_id, r.order_id, r.amount_minor, r.currency, r.reason, r.actor_id, r.created_at,
+		COALESCE(u.email, '') AS actor_email,
+		COALESCE((SELECT GROUP_CONCAT(s.label ORDER BY s.row_no, s.col_no SEPARATOR ', ') FROM refund_seats rs JOIN seats s ON s.id = rs.seat_id
+			WHERE rs.refund_id = r.id), '') AS seats
+		FROM refunds r LEFT JOIN users u ON u.id = r.actor_id WHERE r.order_id = ? ORDER BY r.id`, orderID)
+	return rows, err
+}
