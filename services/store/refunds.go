@@ -131,3 +131,28 @@ func RefundSummariesOf(ctx context.Context, q Querier, orderID int64) ([]RefundS
 		FROM refunds r LEFT JOIN users u ON u.id = r.actor_id WHERE r.order_id = ? ORDER BY r.id`, orderID)
 	return rows, err
 }
+
+// MoneyMismatch is an order whose money does not add up (DESIGN.md "money adds up"):
+// KeptMinor is what its payments' providers keep (captured less refunded), SeatsMinor
+// the prices of its live seats while it is paid (0 otherwise).
+type MoneyMismatch struct {
+	OrderNo    string `db:"order_no"`
+	Status     string `db:"status"`
+	KeptMinor  int64  `db:"kept_minor"`
+	SeatsMinor int64  `db:"seats_minor"`
+}
+
+// MoneyMismatches returns up to 1000 orders of show showID that some provider took money for (an approved or refunded payment) whose kept money differs from their paid seats' prices, read in one statement (one snapshot).
+func MoneyMismatches(ctx context.Context, q Querier, showID int64) ([]MoneyMismatch, error) {
+	var rows []MoneyMismatch
+	err := q.SelectContext(ctx, &rows, `SELECT order_no, status, kept_minor, seats_minor FROM (
+		SELECT o.order_no, o.status,
+			(SELECT COALESCE(SUM(p.amount_minor - p.refunded_minor), 0) FROM payments p
+				WHERE p.order_id = o.id AND p.status IN ('approved', 'refunded')) AS kept_minor,
+			IF(o.status = 'paid', (SELECT COALESCE(SUM(os.price_minor), 0) FROM order_seats os
+				WHERE os.order_id = o.id AND os.live = 1), 0) AS seats_minor
+		FROM orders o WHERE o.show_id = ?
+			AND EXISTS (SELECT 1 FROM payments p WHERE p.order_id = o.id AND p.status IN ('approved', 'refunded'))) m
+		WHERE kept_minor <> seats_minor ORDER BY order_no LIMIT 1000`, showID)
+	return rows, err
+}
