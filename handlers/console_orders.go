@@ -2,12 +2,14 @@ package handlers
 
 import (
 	"context"
+	"strconv"
 	"strings"
 
 	"github.com/gofiber/fiber/v2"
 	"github.com/gofiber/fiber/v2/utils"
 
 	"seatflow/services"
+	"seatflow/services/orders"
 	"seatflow/services/staff"
 	"seatflow/views"
 )
@@ -16,7 +18,7 @@ import (
 const orderPageLimit = 100
 
 // refundedNotice is the notice of an order's page after a refund (?refunded=1).
-const refundedNotice = "Order refunded: the payment went back to the buyer, the seats are free for sale again and the buyer's purchase limit is given back."
+const refundedNotice = "Refunded: the money went back to the buyer, the seats are free for sale again and the buyer's purchase limit is given back."
 
 // adminOrdersPage searches orders by ?order_no=&email=&show_id=&status= (all optional,
 // combined); with none it lists the newest orders. A bad show id, email or status shows
@@ -94,17 +96,32 @@ func (d *Deps) adminOrderPage(c *fiber.Ctx) error {
 	return d.renderAdminOrder(c, fiber.StatusOK, typedOrderNoParam(c), func(p *views.AdminOrderProps) { p.Notice = notice })
 }
 
-// adminRefundOrder refunds a paid order from its page: a reason and the confirmation
-// box are required (400, the form kept). Success redirects (303) to the order with a
-// notice; an order that is not paid (409 ORDER_STATE) shows the page with the message.
+// adminRefundOrder refunds a paid order from its page, whole or the ticked seats
+// (seat_ids, repeated): a reason and the confirmation box are required (400, the form
+// kept). Success redirects (303) to the order with a notice; an order that is not paid
+// or a seat already refunded (409 ORDER_STATE) shows the page with the message.
 func (d *Deps) adminRefundOrder(c *fiber.Ctx) error {
 	no := copyParam(c, "no")
 	reason := strings.TrimSpace(utils.CopyString(c.FormValue("reason")))
 	confirmed := c.FormValue("confirm") != ""
+	var seatIDs []int64
+	picked := map[int64]bool{}
+	badSeat := false
+	for _, v := range c.Request().PostArgs().PeekMulti("seat_ids") {
+		id, err := strconv.ParseInt(string(v), 10, 64)
+		if err != nil || id <= 0 || picked[id] || len(seatIDs) >= orders.MaxSeatsPerRequest {
+			badSeat = true
+			continue
+		}
+		picked[id] = true
+		seatIDs = append(seatIDs, id)
+	}
 	keep := func(msg string) func(*views.AdminOrderProps) {
-		return func(p *views.AdminOrderProps) { p.Error, p.Reason, p.Confirm = msg, reason, confirmed }
+		return func(p *views.AdminOrderProps) { p.Error, p.Reason, p.Confirm, p.Picked = msg, reason, confirmed, picked }
 	}
 	switch {
+	case badSeat:
+		return d.renderAdminOrder(c, fiber.StatusBadRequest, no, keep("Tick seats of this order only, each once."))
 	case reason == "":
 		return d.renderAdminOrder(c, fiber.StatusBadRequest, no, keep("Give a reason for the refund."))
 	case len([]rune(reason)) > staff.MaxReasonLen:
@@ -114,7 +131,7 @@ func (d *Deps) adminRefundOrder(c *fiber.Ctx) error {
 	}
 	ctx, cancel := ctxOf(c)
 	defer cancel()
-	if _, err := d.StaffOrders.Refund(ctx, currentUser(c).ID, no, reason); err != nil {
+	if _, err := d.StaffOrders.RefundSeats(ctx, currentUser(c).ID, no, reason, seatIDs); err != nil {
 		st, se := pageError(c, err)
 		if st == fiber.StatusNotFound || st >= fiber.StatusInternalServerError {
 			return renderErrorPage(c, st, se.Message)

@@ -166,6 +166,11 @@ func (d *Deps) renderOrder(c *fiber.Ctx, u *services.User, no string, status int
 		Zone:       d.showZone(show),
 		Error:      msg,
 	}
+	if show != nil && order.Status == services.OrderPaid {
+		if until, ok := show.SelfRefundUntil(); ok {
+			props.SelfRefundUntil = &until
+		}
+	}
 	d.orderExtras(c, &props)
 	if order.Status == services.OrderPaid && d.Tickets != nil {
 		props.TicketRef = d.Tickets.Ref(order)
