@@ -18,7 +18,10 @@ import (
 const orderPageLimit = 100
 
 // refundedNotice is the notice of an order's page after a refund (?refunded=1).
-const refundedNotice = "Refunded: the money went back to the buyer, the seats are free for sale again and the buyer's purchase limit is given back."
+const refundedNotice = "Order refunded: the payment went back to the buyer, the seats are free for sale again and the buyer's purchase limit is given back."
+
+// seatsRefundedNotice is the notice after a refund of some seats (?refunded=seats).
+const seatsRefundedNotice = "Seats refunded: their money went back to the buyer, they are free for sale again and out of the buyer's purchase limit; the order stays paid for the other seats."
 
 // adminOrdersPage searches orders by ?order_no=&email=&show_id=&status= (all optional,
 // combined); with none it lists the newest orders. A bad show id, email or status shows
@@ -90,8 +93,11 @@ func (d *Deps) showsOf(ctx context.Context, orders []*staff.StaffOrder) map[int6
 // refund form; ?refunded=1 adds the notice of a refund just made.
 func (d *Deps) adminOrderPage(c *fiber.Ctx) error {
 	notice := ""
-	if c.Query("refunded") == "1" {
+	switch c.Query("refunded") {
+	case "1":
 		notice = refundedNotice
+	case "seats":
+		notice = seatsRefundedNotice
 	}
 	return d.renderAdminOrder(c, fiber.StatusOK, typedOrderNoParam(c), func(p *views.AdminOrderProps) { p.Notice = notice })
 }
@@ -131,12 +137,16 @@ func (d *Deps) adminRefundOrder(c *fiber.Ctx) error {
 	}
 	ctx, cancel := ctxOf(c)
 	defer cancel()
-	if _, err := d.StaffOrders.RefundSeats(ctx, currentUser(c).ID, no, reason, seatIDs); err != nil {
+	o, err := d.StaffOrders.RefundSeats(ctx, currentUser(c).ID, no, reason, seatIDs)
+	if err != nil {
 		st, se := pageError(c, err)
 		if st == fiber.StatusNotFound || st >= fiber.StatusInternalServerError {
 			return renderErrorPage(c, st, se.Message)
 		}
 		return d.renderAdminOrder(c, st, no, keep(sentence(se.Message)))
+	}
+	if o.Status == services.OrderPaid {
+		return c.Redirect(views.AdminOrderURL(no)+"?refunded=seats", fiber.StatusSeeOther)
 	}
 	return c.Redirect(views.AdminOrderURL(no)+"?refunded=1", fiber.StatusSeeOther)
 }

@@ -57,6 +57,10 @@ func TestBrowserPhone_SelfRefundOnTheOrderPage(t *testing.T) {
 	if right := evalJS[float64](t, ctx, `document.querySelector('[data-self-refund] button').getBoundingClientRect().right`); right > 375 {
 		t.Errorf("the cancel and refund button ends at %.0f px, past the screen", right)
 	}
+	if over := evalJS[float64](t, ctx, `(() => { const t = document.querySelector('.order-seats').getBoundingClientRect();
+		const p = document.querySelector('section.panel.order').getBoundingClientRect(); return t.right - p.right; })()`); over > 0 {
+		t.Errorf("the seats table sticks out of its panel by %.0f px", over)
+	}
 	if n := evalJS[int](t, ctx, `document.querySelectorAll('.seat-refunded').length`); n != 1 {
 		t.Errorf("%d seats marked refunded, want 1", n)
 	}
