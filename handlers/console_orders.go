@@ -123,7 +123,9 @@ func (d *Deps) adminRefundOrder(c *fiber.Ctx) error {
 		seatIDs = append(seatIDs, id)
 	}
 	keep := func(msg string) func(*views.AdminOrderProps) {
-		return func(p *views.AdminOrderProps) { p.Error, p.Reason, p.Confirm, p.Picked = msg, reason, confirmed, picked }
+		return func(p *views.AdminOrderProps) {
+			p.Error, p.Reason, p.Confirm, p.Picked = msg, reason, confirmed, picked
+		}
 	}
 	switch {
 	case badSeat:
