@@ -39,6 +39,11 @@ func TestRefundSeats_API(t *testing.T) {
 	other := a.paidOrderOf(show, a.newUser(), seats[3:4])
 	_ = other
 	url := "/api/v1/admin/orders/" + no + "/refund"
+	labels := map[string]string{}
+	for _, s := range a.seatMap(show) {
+		labels[s.ID] = s.Label
+	}
+	labelOf := func(id string) string { return labels[id] }
 
 	r := a.do("POST", url, staff, map[string]any{"reason": "two cannot come", "seat_ids": seats[:2]}, nil)
 	if r.status != 200 {
@@ -77,7 +82,7 @@ func TestRefundSeats_API(t *testing.T) {
 		{"seat id not digits", map[string]any{"seat_ids": []string{"A1"}}, 400, "INVALID_REQUEST", nil},
 		{"seat named twice", map[string]any{"seat_ids": []string{seats[2], seats[2]}}, 400, "INVALID_REQUEST", nil},
 		{"unknown field", map[string]any{"seats": []string{seats[2]}}, 400, "INVALID_REQUEST", nil},
-		{"seat of another order", map[string]any{"seat_ids": []string{seats[3]}}, 400, "INVALID_REQUEST", []any{seats[3]}},
+		{"seat of another order", map[string]any{"seat_ids": []string{seats[3]}}, 400, "INVALID_REQUEST", []any{labelOf(seats[3])}},
 		{"seat already refunded", map[string]any{"seat_ids": []string{seats[0], seats[2]}}, 409, "ORDER_STATE", nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

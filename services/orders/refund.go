@@ -103,7 +103,7 @@ func (p *Payments) Refund(ctx context.Context, order *services.Order, req Refund
 		if err != nil {
 			return err
 		}
-		pick, err := pickRefundSeats(order, live, req.SeatIDs)
+		pick, err := pickRefundSeats(order, live, req.SeatIDs, func(id int64) string { return o.seatLabel(ctx, order.ShowID, id) })
 		if err != nil {
 			return err
 		}
@@ -205,9 +205,10 @@ func (p *Payments) afterRefund(ctx context.Context, order *services.Order, done 
 }
 
 // pickRefundSeats returns the live seats a refund gives back: ids, or all of live when
-// ids is empty. Errors: INVALID_REQUEST naming the seats that are not the order's,
-// ORDER_STATE naming those already refunded (or otherwise ended).
-func pickRefundSeats(order *services.Order, live []store.LiveOrderSeat, ids []int64) ([]store.LiveOrderSeat, error) {
+// ids is empty; labelOf names a seat that is not the order's. Errors: INVALID_REQUEST
+// naming the seats that are not the order's, ORDER_STATE naming those already refunded
+// (or otherwise ended).
+func pickRefundSeats(order *services.Order, live []store.LiveOrderSeat, ids []int64, labelOf func(int64) string) ([]store.LiveOrderSeat, error) {
 	if len(ids) == 0 {
 		return live, nil
 	}
@@ -229,7 +230,7 @@ func pickRefundSeats(order *services.Order, live []store.LiveOrderSeat, ids []in
 		if l, ok := labels[id]; ok {
 			ended = append(ended, l)
 		} else {
-			foreign = append(foreign, strconv.FormatInt(id, 10))
+			foreign = append(foreign, labelOf(id))
 		}
 	}
 	if len(foreign) > 0 {
@@ -240,6 +241,19 @@ func pickRefundSeats(order *services.Order, live []store.LiveOrderSeat, ids []in
 		return nil, seatsRefunded(ended)
 	}
 	return pick, nil
+}
+
+// seatLabel is the label of seat id of the show's hall (the cached hall), or the id when
+// the hall has no such seat or cannot be read.
+func (o *Orders) seatLabel(ctx context.Context, showID, id int64) string {
+	if show, err := o.catalog.CachedShow(ctx, showID); err == nil {
+		if hall, err := o.catalog.Hall(ctx, show.HallID); err == nil {
+			if s, ok := hall.Seat(id); ok {
+				return s.Label
+			}
+		}
+	}
+	return strconv.FormatInt(id, 10)
 }
 
 // seatsRefunded is the ORDER_STATE of seats a refund gave back before.
