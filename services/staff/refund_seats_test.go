@@ -260,7 +260,6 @@ func TestRefundSeats_RacingRefundsOfOverlappingSeats(t *testing.T) {
 	e.CheckInvariants()
 }
 
-
 func asError(err error, target **services.Error) bool {
 	se, ok := err.(*services.Error)
 	if ok {
