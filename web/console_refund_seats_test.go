@@ -37,7 +37,7 @@ func TestConsoleRefundSeats_TickedSeatsOnly(t *testing.T) {
 	if st, _ := a.orderStatus(no); st != "paid" {
 		t.Fatalf("order %s after refunding one seat of three, want paid", st)
 	}
-	if got := a.seatState(show, seats[0]); got != "free" {
+	if got := a.seatStateFor(show, seats[0], staff); got != "free" {
 		t.Errorf("refunded seat is %s", got)
 	}
 	body = string(a.getPage(page+"?refunded=seats", staff).body)
