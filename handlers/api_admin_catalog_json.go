@@ -68,13 +68,14 @@ type showBody struct {
 	SaleClosesAt  json.RawMessage `json:"sale_closes_at"`
 	Prices        json.RawMessage `json:"prices"`
 	PurchaseLimit json.RawMessage `json:"purchase_limit"`
+	SelfRefundH   json.RawMessage `json:"self_refund_until_h"`
 	WaitingRoom   json.RawMessage `json:"waiting_room"`
 	AdmitPerMin   json.RawMessage `json:"admit_per_minute"`
 	SingleSeat    json.RawMessage `json:"single_seat_rule"`
 	TicketPrices  json.RawMessage `json:"ticket_prices"`
 }
 
-const showShape = `{"movie_id":"1","hall_id":"2","starts_at":"2030-01-01T19:30:00+08:00","sale_opens_at":"...","sale_closes_at":"...","prices":[{"zone":"standard","price_minor":4500}],"purchase_limit":4,"waiting_room":false,"admit_per_minute":600,"single_seat_rule":"warn"}`
+const showShape = `{"movie_id":"1","hall_id":"2","starts_at":"2030-01-01T19:30:00+08:00","sale_opens_at":"...","sale_closes_at":"...","prices":[{"zone":"standard","price_minor":4500}],"purchase_limit":4,"self_refund_until_h":24,"waiting_room":false,"admit_per_minute":600,"single_seat_rule":"warn"}`
 
 // parseNewShow reads a create-show body: ids as strings of digits (numbers accepted),
 // times RFC 3339 with any offset, prices a list of {"zone","price_minor"}, an optional
@@ -117,6 +118,11 @@ func parseNewShow(body []byte) (catalog.NewShow, error) {
 			return out, err
 		}
 	}
+	if isSet(in.SelfRefundH) {
+		if out.SelfRefundUntilH, err = jsonSelfRefund(in.SelfRefundH); err != nil {
+			return out, err
+		}
+	}
 	if isSet(in.WaitingRoom) {
 		if out.WaitingRoom, err = jsonBool(in.WaitingRoom, "waiting_room"); err != nil {
 			return out, err
@@ -151,7 +157,7 @@ func jsonRule(r json.RawMessage) (string, error) {
 
 // parseShowChange reads a PATCH body: any of sale_opens_at, sale_closes_at,
 // purchase_limit, prices, waiting_room, admit_per_minute, single_seat_rule (null or absent leaves a field
-// as it is). Errors: INVALID_REQUEST.
+// as it is) and self_refund_until_h (absent leaves it; null: buyers may not refund themselves). Errors: INVALID_REQUEST.
 func parseShowChange(body []byte) (catalog.ShowChange, error) {
 	var in showBody
 	var out catalog.ShowChange
@@ -180,6 +186,13 @@ func parseShowChange(body []byte) (catalog.ShowChange, error) {
 			return out, err
 		}
 		out.PurchaseLimit = &n
+	}
+	if len(in.SelfRefundH) > 0 { // null too: buyers may no longer refund themselves
+		h, err := jsonSelfRefund(in.SelfRefundH)
+		if err != nil {
+			return out, err
+		}
+		out.SetSelfRefund, out.SelfRefundUntilH = true, h
 	}
 	if isSet(in.Prices) {
 		p, err := jsonPrices(in.Prices)
@@ -249,6 +262,20 @@ func jsonTime(r json.RawMessage, name string) (time.Time, error) {
 		return time.Time{}, invalid("%s must be an RFC 3339 time such as 2030-01-01T19:30:00+08:00", name)
 	}
 	return t.UTC(), nil
+}
+
+// jsonSelfRefund reads a self-refund cut-off: null (buyers may not refund themselves)
+// or a whole number of hours before the start from 0 to MaxSelfRefundHours.
+func jsonSelfRefund(r json.RawMessage) (*int, error) {
+	if !isSet(r) {
+		return nil, nil
+	}
+	n, err := jsonInt(r)
+	if err != nil || n < 0 || n > catalog.MaxSelfRefundHours {
+		return nil, invalid("self_refund_until_h must be null or a whole number of hours from 0 to %d", catalog.MaxSelfRefundHours)
+	}
+	h := int(n)
+	return &h, nil
 }
 
 // jsonLimit reads a purchase limit, a whole number from 1 to MaxPurchaseLimit.

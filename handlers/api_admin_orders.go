@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"bytes"
+	"encoding/json"
 	"strings"
 
 	"github.com/gofiber/fiber/v2"
@@ -67,16 +68,18 @@ func (d *Deps) apiAdminOrders(c *fiber.Ctx) error {
 	return c.JSON(fiber.Map{"orders": out})
 }
 
-// apiAdminRefund refunds a paid order: {"reason"} (optional) -> 200 the order, refunded.
-// Errors: 400 bad body, 404 unknown order, 409 ORDER_STATE (not paid), 503.
+// apiAdminRefund refunds a paid order: {"reason","seat_ids"} (both optional; without
+// seat_ids every seat left) -> 200 the order, refunded, or still paid with those seats
+// refunded. Errors: 400 bad body or a seat not in the order (seats), 404 unknown order,
+// 409 ORDER_STATE (not paid; a seat already refunded, seats), 503.
 func (d *Deps) apiAdminRefund(c *fiber.Ctx) error {
-	reason, err := parseReason(c.Body())
+	reason, seatIDs, err := parseRefund(c.Body())
 	if err != nil {
 		return err
 	}
 	ctx, cancel := ctxOf(c)
 	defer cancel()
-	o, err := d.StaffOrders.Refund(ctx, currentUser(c).ID, utils.CopyString(c.Params("no")), reason)
+	o, err := d.StaffOrders.RefundSeats(ctx, currentUser(c).ID, utils.CopyString(c.Params("no")), reason, seatIDs)
 	if err != nil {
 		return err
 	}
@@ -102,6 +105,32 @@ func (d *Deps) apiAdminCancelShow(c *fiber.Ctx) error {
 	}
 	return c.JSON(fiber.Map{"show": d.showDetailOut(c, res.Show),
 		"cancelled_orders": res.CancelledOrders, "refunded_orders": res.RefundedOrders})
+}
+
+// parseRefund reads a refund's optional body {"reason": "...", "seat_ids": ["101"]}: an
+// empty body refunds the whole order without a reason; seat_ids, when present, is a
+// list of 1..orders.MaxSeatsPerRequest seat id strings. Errors: INVALID_REQUEST.
+func parseRefund(body []byte) (string, []int64, error) {
+	body = bytes.TrimSpace(body)
+	if len(body) == 0 {
+		return "", nil, nil
+	}
+	var in struct {
+		Reason  *string         `json:"reason"`
+		SeatIDs json.RawMessage `json:"seat_ids"`
+	}
+	if err := decodeObject(body, &in, `{"reason":"...","seat_ids":["101"]}`); err != nil {
+		return "", nil, err
+	}
+	reason := ""
+	if in.Reason != nil {
+		reason = strings.TrimSpace(*in.Reason)
+	}
+	if !isSet(in.SeatIDs) {
+		return reason, nil, nil
+	}
+	ids, err := seatIDList(in.SeatIDs, "leave it out to refund the whole order", "at most %d seats per refund")
+	return reason, ids, err
 }
 
 // parseReason reads an optional body {"reason": "..."}; an empty body has no reason.

@@ -49,6 +49,9 @@ type showJSON struct {
 	AdmitPerMinute int  `json:"admit_per_minute,omitempty"`
 	// SingleSeatRule is off, warn or enforce (API.md "Seat rules and the waiting list").
 	SingleSeatRule string `json:"single_seat_rule"`
+	// SelfRefundUntilH: buyers may cancel and refund a paid order until that many hours
+	// before the start (null: not allowed; API.md "Refunds").
+	SelfRefundUntilH *int `json:"self_refund_until_h"`
 }
 
 type seatJSON struct {
@@ -77,6 +80,8 @@ type orderSeatJSON struct {
 	// DiscountMinor is what the order's voucher took off this seat (price_minor is
 	// after it); absent on a seat it does not cover.
 	DiscountMinor *int64 `json:"discount_minor,omitempty"`
+	// Refunded: a refund gave the seat back (API.md "Refunds").
+	Refunded bool `json:"refunded"`
 }
 
 type orderJSON struct {
@@ -88,6 +93,8 @@ type orderJSON struct {
 	CreatedAt  string          `json:"created_at"`
 	ExpiresAt  string          `json:"expires_at"`
 	Seats      []orderSeatJSON `json:"seats"`
+	// RefundedMinor is the money all refunds of the order gave back so far.
+	RefundedMinor int64 `json:"refunded_minor"`
 	// Voucher is the code the order used and DiscountMinor its saving (total_minor is
 	// after it); both absent without a voucher.
 	Voucher       string `json:"voucher,omitempty"`
@@ -120,17 +127,18 @@ func rfc(t time.Time) string { return t.UTC().Format(time.RFC3339) }
 
 func showOut(s *services.Show, detail bool, holdFor time.Duration) showJSON {
 	out := showJSON{
-		ID:             id(s.ID),
-		Movie:          movieJSON{ID: id(s.Movie.ID), Title: s.Movie.Title, RuntimeMin: s.Movie.RuntimeMin},
-		Hall:           hallJSON{ID: id(s.HallID), Name: s.HallName},
-		Cinema:         cinemaRef{ID: id(s.CinemaID), Name: s.CinemaName},
-		StartsAt:       rfc(s.StartsAt),
-		SaleOpensAt:    rfc(s.SaleOpensAt),
-		SaleClosesAt:   rfc(s.SaleClosesAt),
-		Status:         s.Status,
-		SeatsLeft:      s.SeatsLeft,
-		WaitingRoom:    s.WaitingRoom,
-		SingleSeatRule: s.SingleSeatRule,
+		ID:               id(s.ID),
+		Movie:            movieJSON{ID: id(s.Movie.ID), Title: s.Movie.Title, RuntimeMin: s.Movie.RuntimeMin},
+		Hall:             hallJSON{ID: id(s.HallID), Name: s.HallName},
+		Cinema:           cinemaRef{ID: id(s.CinemaID), Name: s.CinemaName},
+		StartsAt:         rfc(s.StartsAt),
+		SaleOpensAt:      rfc(s.SaleOpensAt),
+		SaleClosesAt:     rfc(s.SaleClosesAt),
+		Status:           s.Status,
+		SeatsLeft:        s.SeatsLeft,
+		WaitingRoom:      s.WaitingRoom,
+		SingleSeatRule:   s.SingleSeatRule,
+		SelfRefundUntilH: s.SelfRefundUntilH,
 	}
 	if out.SingleSeatRule == "" {
 		out.SingleSeatRule = seats.RuleOff
@@ -165,7 +173,7 @@ func seatMapOut(m *seats.SeatMap) seatMapJSON {
 func orderOut(o *services.Order) orderJSON {
 	out := orderJSON{OrderNo: o.OrderNo, Status: o.Status, ShowID: id(o.ShowID), TotalMinor: o.TotalMinor,
 		Currency: o.Currency, CreatedAt: rfc(o.CreatedAt), ExpiresAt: rfc(o.ExpiresAt), Seats: make([]orderSeatJSON, len(o.Seats)),
-		Stranded: o.Stranded, Channel: o.Channel}
+		Stranded: o.Stranded, Channel: o.Channel, RefundedMinor: o.RefundedMinor}
 	if out.Channel == "" {
 		out.Channel = services.ChannelOnline
 	}
@@ -174,7 +182,7 @@ func orderOut(o *services.Order) orderJSON {
 	}
 	for i, s := range o.Seats {
 		out.Seats[i] = orderSeatJSON{ID: id(s.SeatID), Label: s.Label, Zone: s.ZoneCode, TicketType: ticketTypeOrAdult(s.TicketType), PriceMinor: s.PriceMinor,
-			DiscountMinor: s.DiscountMinor}
+			DiscountMinor: s.DiscountMinor, Refunded: s.Refunded}
 	}
 	if o.VoucherID != nil {
 		d := o.DiscountMinor

@@ -66,12 +66,13 @@ func (d *Deps) apiOrder(c *fiber.Ctx) error {
 	return c.JSON(out)
 }
 
-// apiCancel cancels a pending order of the signed-in user -> 200 the order; 409
-// ORDER_STATE when it is no longer pending.
+// apiCancel cancels a pending order of the signed-in user -> 200 the order; a paid one
+// is refunded (200, refunded) until its show's self-refund cut-off; 409 ORDER_STATE
+// otherwise.
 func (d *Deps) apiCancel(c *fiber.Ctx) error {
 	ctx, cancel := ctxOf(c)
 	defer cancel()
-	o, err := d.Orders.Cancel(ctx, currentUser(c).ID, utils.CopyString(c.Params("no")))
+	o, err := d.Payments.Cancel(ctx, currentUser(c).ID, utils.CopyString(c.Params("no")))
 	if err != nil {
 		return err
 	}

@@ -42,31 +42,11 @@ func parseOrderBody(body []byte, req *orders.CreateOrderRequest) error {
 		return invalid("the body holds more than one JSON value")
 	}
 	if isSet(b.SeatIDs) {
-		var ids []string
-		if err := json.Unmarshal(b.SeatIDs, &ids); err != nil {
-			return invalid("seat_ids must be a list of seat id strings")
+		ids, err := seatIDList(b.SeatIDs, "pick at least one seat", "at most %d seats per order")
+		if err != nil {
+			return err
 		}
-		if len(ids) == 0 {
-			return invalid("seat_ids is empty: pick at least one seat")
-		}
-		if len(ids) > orders.MaxSeatsPerRequest {
-			return invalid("at most %d seats per order", orders.MaxSeatsPerRequest)
-		}
-		seen := make(map[int64]bool, len(ids))
-		for _, s := range ids {
-			if !digits.MatchString(s) {
-				return invalid("seat id %q is not a decimal integer", s)
-			}
-			n, err := strconv.ParseInt(s, 10, 64)
-			if err != nil || n <= 0 {
-				return invalid("seat id %q is out of range", s)
-			}
-			if seen[n] {
-				return invalid("seat %s is listed twice", s)
-			}
-			seen[n] = true
-			req.SeatIDs = append(req.SeatIDs, n)
-		}
+		req.SeatIDs = ids
 	}
 	if isSet(b.Zone) {
 		if err := json.Unmarshal(b.Zone, &req.Zone); err != nil || req.Zone == "" {
@@ -178,6 +158,39 @@ func jsonID(r json.RawMessage, name string) (int64, error) {
 		return 0, invalid("%s must be an id string such as \"7\"", name)
 	}
 	return n, nil
+}
+
+// seatIDList reads seat_ids: a list of 1..orders.MaxSeatsPerRequest decimal seat id
+// strings, each once. empty is what an empty list is told to do; tooMany the message
+// (with %d) of a longer one. Errors: INVALID_REQUEST.
+func seatIDList(raw json.RawMessage, empty, tooMany string) ([]int64, error) {
+	var ids []string
+	if err := json.Unmarshal(raw, &ids); err != nil {
+		return nil, invalid("seat_ids must be a list of seat id strings")
+	}
+	if len(ids) == 0 {
+		return nil, invalid("seat_ids is empty: %s", empty)
+	}
+	if len(ids) > orders.MaxSeatsPerRequest {
+		return nil, invalid(tooMany, orders.MaxSeatsPerRequest)
+	}
+	out := make([]int64, 0, len(ids))
+	seen := make(map[int64]bool, len(ids))
+	for _, s := range ids {
+		if !digits.MatchString(s) {
+			return nil, invalid("seat id %q is not a decimal integer", s)
+		}
+		n, err := strconv.ParseInt(s, 10, 64)
+		if err != nil || n <= 0 {
+			return nil, invalid("seat id %q is out of range", s)
+		}
+		if seen[n] {
+			return nil, invalid("seat %s is listed twice", s)
+		}
+		seen[n] = true
+		out = append(out, n)
+	}
+	return out, nil
 }
 
 // decodeObject decodes body, one JSON object with no unknown fields, into v.

@@ -28,7 +28,7 @@ func TestOrderJSON_Voucher(t *testing.T) {
 		Seats: []services.OrderSeat{{SeatID: 1, Label: "A1", ZoneCode: "standard", PriceMinor: 3825, DiscountMinor: &d},
 			{SeatID: 2, Label: "A2", ZoneCode: "standard", TicketType: "child", PriceMinor: 4500}}}
 	b, _ := json.Marshal(orderOut(o))
-	for _, want := range []string{`"voucher":"SUMMER-15"`, `"discount_minor":675`, `"price_minor":3825,"discount_minor":675}`, `"price_minor":4500}`} {
+	for _, want := range []string{`"voucher":"SUMMER-15"`, `"discount_minor":675`, `"price_minor":3825,"discount_minor":675,"refunded":false}`, `"price_minor":4500,"refunded":false}`} {
 		if !strings.Contains(string(b), want) {
 			t.Errorf("%s lacks %s", b, want)
 		}

@@ -74,7 +74,7 @@ func (d *Deps) doorAdmit(c *fiber.Ctx) error {
 	}
 	if t != nil {
 		res.OrderNo, res.Buyer, res.Show = t.Order.OrderNo, t.BuyerName, t.ShowTitle
-		for _, s := range t.Order.Seats {
+		for _, s := range t.Order.KeptSeats() { // a refunded seat admits nobody
 			res.Seats = append(res.Seats, views.DoorSeatOf(c.UserContext(), s))
 		}
 	}

@@ -2,12 +2,14 @@ package handlers
 
 import (
 	"context"
+	"strconv"
 	"strings"
 
 	"github.com/gofiber/fiber/v2"
 	"github.com/gofiber/fiber/v2/utils"
 
 	"seatflow/services"
+	"seatflow/services/orders"
 	"seatflow/services/staff"
 	"seatflow/views"
 )
@@ -17,6 +19,9 @@ const orderPageLimit = 100
 
 // refundedNotice is the notice of an order's page after a refund (?refunded=1).
 const refundedNotice = "Order refunded: the payment went back to the buyer, the seats are free for sale again and the buyer's purchase limit is given back."
+
+// seatsRefundedNotice is the notice after a refund of some seats (?refunded=seats).
+const seatsRefundedNotice = "Seats refunded: their money went back to the buyer, they are free for sale again and out of the buyer's purchase limit; the order stays paid for the other seats."
 
 // adminOrdersPage searches orders by ?order_no=&email=&show_id=&status= (all optional,
 // combined); with none it lists the newest orders. A bad show id, email or status shows
@@ -88,23 +93,43 @@ func (d *Deps) showsOf(ctx context.Context, orders []*staff.StaffOrder) map[int6
 // refund form; ?refunded=1 adds the notice of a refund just made.
 func (d *Deps) adminOrderPage(c *fiber.Ctx) error {
 	notice := ""
-	if c.Query("refunded") == "1" {
+	switch c.Query("refunded") {
+	case "1":
 		notice = refundedNotice
+	case "seats":
+		notice = seatsRefundedNotice
 	}
 	return d.renderAdminOrder(c, fiber.StatusOK, typedOrderNoParam(c), func(p *views.AdminOrderProps) { p.Notice = notice })
 }
 
-// adminRefundOrder refunds a paid order from its page: a reason and the confirmation
-// box are required (400, the form kept). Success redirects (303) to the order with a
-// notice; an order that is not paid (409 ORDER_STATE) shows the page with the message.
+// adminRefundOrder refunds a paid order from its page, whole or the ticked seats
+// (seat_ids, repeated): a reason and the confirmation box are required (400, the form
+// kept). Success redirects (303) to the order with a notice; an order that is not paid
+// or a seat already refunded (409 ORDER_STATE) shows the page with the message.
 func (d *Deps) adminRefundOrder(c *fiber.Ctx) error {
 	no := copyParam(c, "no")
 	reason := strings.TrimSpace(utils.CopyString(c.FormValue("reason")))
 	confirmed := c.FormValue("confirm") != ""
+	var seatIDs []int64
+	picked := map[int64]bool{}
+	badSeat := false
+	for _, v := range c.Request().PostArgs().PeekMulti("seat_ids") {
+		id, err := strconv.ParseInt(string(v), 10, 64)
+		if err != nil || id <= 0 || picked[id] || len(seatIDs) >= orders.MaxSeatsPerRequest {
+			badSeat = true
+			continue
+		}
+		picked[id] = true
+		seatIDs = append(seatIDs, id)
+	}
 	keep := func(msg string) func(*views.AdminOrderProps) {
-		return func(p *views.AdminOrderProps) { p.Error, p.Reason, p.Confirm = msg, reason, confirmed }
+		return func(p *views.AdminOrderProps) {
+			p.Error, p.Reason, p.Confirm, p.Picked = msg, reason, confirmed, picked
+		}
 	}
 	switch {
+	case badSeat:
+		return d.renderAdminOrder(c, fiber.StatusBadRequest, no, keep("Tick seats of this order only, each once."))
 	case reason == "":
 		return d.renderAdminOrder(c, fiber.StatusBadRequest, no, keep("Give a reason for the refund."))
 	case len([]rune(reason)) > staff.MaxReasonLen:
@@ -114,12 +139,16 @@ func (d *Deps) adminRefundOrder(c *fiber.Ctx) error {
 	}
 	ctx, cancel := ctxOf(c)
 	defer cancel()
-	if _, err := d.StaffOrders.Refund(ctx, currentUser(c).ID, no, reason); err != nil {
+	o, err := d.StaffOrders.RefundSeats(ctx, currentUser(c).ID, no, reason, seatIDs)
+	if err != nil {
 		st, se := pageError(c, err)
 		if st == fiber.StatusNotFound || st >= fiber.StatusInternalServerError {
 			return renderErrorPage(c, st, se.Message)
 		}
 		return d.renderAdminOrder(c, st, no, keep(sentence(se.Message)))
+	}
+	if o.Status == services.OrderPaid {
+		return c.Redirect(views.AdminOrderURL(no)+"?refunded=seats", fiber.StatusSeeOther)
 	}
 	return c.Redirect(views.AdminOrderURL(no)+"?refunded=1", fiber.StatusSeeOther)
 }

@@ -151,6 +151,13 @@ func (d *Deps) updateShowPage(c *fiber.Ctx) error {
 	if (err != nil || limit < 1 || limit > catalog.MaxPurchaseLimit) && problem == "" {
 		problem = "The purchase limit must be a whole number from 1 to " + strconv.Itoa(catalog.MaxPurchaseLimit) + "."
 	}
+	if !c.Request().PostArgs().Has("self_refund_until_h") { // a form without the field keeps the cut-off
+		f.SelfRefundH = storedSelfRefund(s)
+	}
+	selfRefund, p := selfRefundHours(f.SelfRefundH)
+	if p != "" && problem == "" {
+		problem = p
+	}
 	rule := f.SingleSeatRule
 	if rule == "" { // a form without the field keeps the rule
 		rule = storedRule(s)
@@ -174,6 +181,9 @@ func (d *Deps) updateShowPage(c *fiber.Ctx) error {
 	}
 	if rule != storedRule(s) {
 		ch.SingleSeatRule = &rule
+	}
+	if f.SelfRefundH != storedSelfRefund(s) {
+		ch.SetSelfRefund, ch.SelfRefundUntilH = true, selfRefund
 	}
 	changed := ch.Prices[:0]
 	for _, zp := range ch.Prices {

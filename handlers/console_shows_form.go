@@ -136,7 +136,7 @@ func showForm(c *fiber.Ctx) views.ShowForm {
 	v := func(name string) string { return utils.CopyString(strings.TrimSpace(c.FormValue(name))) }
 	return views.ShowForm{MovieID: v("movie_id"), HallID: v("hall_id"), Date: v("date"), Start: formClock(v("start")),
 		OpensDate: v("opens_date"), OpensTime: formClock(v("opens_time")), ClosesDate: v("closes_date"), ClosesTime: formClock(v("closes_time")),
-		Limit: v("purchase_limit"), Days: v("days"), WaitingRoom: c.FormValue("waiting_room") == "on",
+		Limit: v("purchase_limit"), SelfRefundH: v("self_refund_until_h"), Days: v("days"), WaitingRoom: c.FormValue("waiting_room") == "on",
 		Pace: v("admit_per_minute"), SingleSeatRule: v("single_seat_rule"), Prices: map[string]string{},
 		OpensDefault: v("opens_default"), DefaultsZone: v("defaults_zone"),
 		TicketPrices: utils.CopyString(c.FormValue("ticket_prices")), PriceCard: v("price_card")}
@@ -181,6 +181,11 @@ func localShow(f views.ShowForm, hall *catalog.HallSummary, prices []catalog.Zon
 		}
 		in.PurchaseLimit = n
 	}
+	h, problem := selfRefundHours(f.SelfRefundH)
+	if problem != "" {
+		return in, problem
+	}
+	in.SelfRefundUntilH = h
 	if f.Pace != "" { // empty: the default pace
 		n, err := strconv.Atoi(f.Pace)
 		if err != nil || n < 1 || n > catalog.MaxAdmitPerMinute {
@@ -212,7 +217,8 @@ func localShow(f views.ShowForm, hall *catalog.HallSummary, prices []catalog.Zon
 func editForm(c *fiber.Ctx) views.ShowEditForm {
 	v := func(name string) string { return utils.CopyString(strings.TrimSpace(c.FormValue(name))) }
 	return views.ShowEditForm{OpensDate: v("opens_date"), OpensTime: formClock(v("opens_time")), ClosesDate: v("closes_date"),
-		ClosesTime: formClock(v("closes_time")), Limit: v("purchase_limit"), SingleSeatRule: v("single_seat_rule")}
+		ClosesTime: formClock(v("closes_time")), Limit: v("purchase_limit"), SelfRefundH: v("self_refund_until_h"),
+		SingleSeatRule: v("single_seat_rule")}
 }
 
 // editDateTimeProblem names the first date or time field of a show's edit form that
@@ -229,11 +235,33 @@ func storedEditForm(s *services.Show, d *Deps) views.ShowEditForm {
 	loc := d.showZone(s)
 	f := views.ShowEditForm{OpensDate: views.LocalDate(s.SaleOpensAt, loc), OpensTime: views.LocalClock(s.SaleOpensAt, loc),
 		ClosesDate: views.LocalDate(s.SaleClosesAt, loc), ClosesTime: views.LocalClock(s.SaleClosesAt, loc),
-		Limit: strconv.Itoa(s.PurchaseLimit), SingleSeatRule: storedRule(s), Prices: map[string]string{}}
+		Limit: strconv.Itoa(s.PurchaseLimit), SelfRefundH: storedSelfRefund(s), SingleSeatRule: storedRule(s), Prices: map[string]string{}}
 	for _, z := range s.Zones {
 		f.Prices[z.Code] = views.PriceInput(z.PriceMinor, s.Currency)
 	}
 	return f
+}
+
+// selfRefundHours reads the self-refund field: "" is none (buyers may not refund
+// themselves), else a whole number of hours from 0 to catalog.MaxSelfRefundHours;
+// problem says what is wrong in words.
+func selfRefundHours(v string) (*int, string) {
+	if v == "" {
+		return nil, ""
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 0 || n > catalog.MaxSelfRefundHours {
+		return nil, "Cancel and refund until must be empty or a whole number of hours from 0 to " + strconv.Itoa(catalog.MaxSelfRefundHours) + "."
+	}
+	return &n, ""
+}
+
+// storedSelfRefund is a show's self-refund cut-off as the form shows it ("" for none).
+func storedSelfRefund(s *services.Show) string {
+	if s.SelfRefundUntilH == nil {
+		return ""
+	}
+	return strconv.Itoa(*s.SelfRefundUntilH)
 }
 
 // storedRule is a show's single-seat rule as stored ("" reads as off).

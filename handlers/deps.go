@@ -68,6 +68,9 @@ type PaymentService interface {
 	// SignatureHeader names the header a provider's webhook signature comes in.
 	SignatureHeader(provider string) string
 	DemoDecide(ctx context.Context, paymentID string, approve bool) (*orders.Payment, error)
+	// Cancel is the buyer's cancel: a pending order cancelled, a paid one refunded
+	// until its show's self-refund cut-off.
+	Cancel(ctx context.Context, userID int64, orderNo string) (*services.Order, error)
 }
 
 // UserService is what the handlers need of accounts.Users.
@@ -107,6 +110,7 @@ type StaffOrderService interface {
 	Search(ctx context.Context, f staff.OrderSearch) ([]*staff.StaffOrder, error)
 	Detail(ctx context.Context, orderNo string) (*staff.OrderDetail, error)
 	Refund(ctx context.Context, actorID int64, orderNo, reason string) (*services.Order, error)
+	RefundSeats(ctx context.Context, actorID int64, orderNo, reason string, seatIDs []int64) (*services.Order, error)
 	CancelShow(ctx context.Context, actorID, showID int64, reason string) (*staff.ShowCancellation, error)
 }
 

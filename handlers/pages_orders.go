@@ -166,6 +166,11 @@ func (d *Deps) renderOrder(c *fiber.Ctx, u *services.User, no string, status int
 		Zone:       d.showZone(show),
 		Error:      msg,
 	}
+	if show != nil && order.Status == services.OrderPaid {
+		if until, ok := show.SelfRefundUntil(); ok {
+			props.SelfRefundUntil = &until
+		}
+	}
 	d.orderExtras(c, &props)
 	if order.Status == services.OrderPaid && d.Tickets != nil {
 		props.TicketRef = d.Tickets.Ref(order)
@@ -182,7 +187,8 @@ func (d *Deps) payOrder(c *fiber.Ctx) error {
 	})
 }
 
-// cancelOrder cancels a pending order and shows it again; the form's confirm box must
+// cancelOrder cancels a pending order (or cancels and refunds a paid one, until the
+// show's self-refund cut-off) and shows it again; the form's confirm box must
 // be ticked (400 and the order page again otherwise).
 func (d *Deps) cancelOrder(c *fiber.Ctx) error {
 	if c.FormValue("confirm") != "yes" {
@@ -194,7 +200,7 @@ func (d *Deps) cancelOrder(c *fiber.Ctx) error {
 			tr(c, "err.cancel_unconfirmed", nil))
 	}
 	return d.orderAction(c, func(ctx context.Context, userID int64, no string) (string, error) {
-		_, err := d.Orders.Cancel(ctx, userID, no)
+		_, err := d.Payments.Cancel(ctx, userID, no) // a paid order: refunded when the show allows it
 		return views.OrderURL(no), err
 	})
 }

@@ -558,6 +558,10 @@ func (f fakePayments) HandleWebhook(context.Context, string, []byte, string) (*o
 	return nil, &services.Error{Code: services.CodeUnauthenticated, Message: "bad signature"}
 }
 func (f fakePayments) SignatureHeader(string) string { return orders.DefaultSignatureHeader }
+func (f fakePayments) Cancel(context.Context, int64, string) (*services.Order, error) {
+	f.calls.add("Payments.Cancel")
+	return nil, &services.Error{Code: services.CodeNotFound, Message: "order not found"}
+}
 func (f fakePayments) DemoDecide(_ context.Context, id string, approve bool) (*orders.Payment, error) {
 	f.calls.add("Payments.DemoDecide:" + strconv.FormatBool(approve))
 	p := demoPayment

@@ -150,7 +150,7 @@ func TestCancelNeedsConfirmation(t *testing.T) {
 	if res.StatusCode != fiber.StatusBadRequest || !strings.Contains(body, "Nothing was cancelled") {
 		t.Errorf("unconfirmed cancel: %d", res.StatusCode)
 	}
-	if slices.Contains(orders.calls.take(), "Orders.Cancel") {
+	if slices.Contains(orders.calls.take(), "Payments.Cancel") {
 		t.Error("an unconfirmed cancel reached the service")
 	}
 	doc, _ := goquery.NewDocumentFromReader(strings.NewReader(body))
@@ -158,7 +158,7 @@ func TestCancelNeedsConfirmation(t *testing.T) {
 		t.Error("the cancel form has no required confirm box")
 	}
 	do(t, app, "POST", "/orders/0MI8K2J3LQ2ZKX7/cancel", withCSRF(url.Values{"confirm": {"yes"}}, tok), "tok-7")
-	if !slices.Contains(orders.calls.take(), "Orders.Cancel") {
+	if !slices.Contains(orders.calls.take(), "Payments.Cancel") {
 		t.Error("a confirmed cancel did not reach the service")
 	}
 }

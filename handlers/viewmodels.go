@@ -54,7 +54,7 @@ func paymentView(p *orders.Payment) *views.Payment {
 // paymentValue copies a payment's fields.
 func paymentValue(p *orders.Payment) views.Payment {
 	return views.Payment{ID: p.ID, PaymentID: p.PaymentID, OrderID: p.OrderID, Provider: p.Provider, AmountMinor: p.AmountMinor,
-		Currency: p.Currency, Status: p.Status, CreatedAt: p.CreatedAt, OrderNo: p.OrderNo}
+		RefundedMinor: p.RefundedMinor, Currency: p.Currency, Status: p.Status, CreatedAt: p.CreatedAt, OrderNo: p.OrderNo}
 }
 
 // staffOrderView copies an order found for staff (nil stays nil).
@@ -71,6 +71,10 @@ func orderDetailView(d *staff.OrderDetail) *views.OrderDetail {
 		History: auditEntriesView(d.History)}
 	for i, p := range d.Payments {
 		out.Payments[i] = &views.OrderPayment{Payment: paymentValue(&p.Payment), UpdatedAt: p.UpdatedAt}
+	}
+	for _, r := range d.Refunds {
+		out.Refunds = append(out.Refunds, views.RefundItem{AmountMinor: r.AmountMinor, Currency: r.Currency, At: r.At,
+			Who: r.ActorEmail, Reason: r.Reason, Seats: r.Seats})
 	}
 	return out
 }

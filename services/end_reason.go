@@ -8,6 +8,7 @@ const (
 	EndOfferLapsed         = "offer_lapsed"          // a waiting-list offer was not paid in time
 	EndCancelledByStaff    = "cancelled_by_staff"    // staff released a seat it held (Note: their reason)
 	EndRefundedByStaff     = "refunded_by_staff"     // staff refunded the paid order (Note: their reason)
+	EndRefundedByBuyer     = "refunded_by_buyer"     // the buyer cancelled the paid order in time and got the money back
 	EndShowCancelled       = "show_cancelled"        // the show was cancelled: a pending order cancelled, a paid one refunded
 	EndLatePaymentRefunded = "late_payment_refunded" // a payment arrived after the deadline and was refunded
 )
@@ -16,6 +17,7 @@ const (
 // reason was typed by staff.
 const (
 	ReasonBuyer         = "cancelled by the buyer"
+	ReasonBuyerRefund   = "cancelled and refunded by the buyer"
 	ReasonDeadline      = "payment deadline passed"
 	ReasonShowCancelled = "the show was cancelled"
 )
@@ -41,8 +43,8 @@ type EndFacts struct {
 // DecideEndReason is the one rule for why order o ended, from o.Status and
 // o.CancelReason and facts f; nil while o is pending or paid.
 //
-//   - refunded: the show is cancelled -> show_cancelled; otherwise refunded_by_staff
-//     (a paid order is refunded only by staff or by its show's cancellation);
+//   - refunded: the show is cancelled -> show_cancelled; "cancelled and refunded by the
+//     buyer" -> refunded_by_buyer (a show's self-refund); otherwise refunded_by_staff;
 //   - cancelled: "cancelled by the buyer" -> cancelled_by_buyer; the show is cancelled
 //     or the reason is the system's "the show was cancelled" (reconciliation) ->
 //     show_cancelled; any other reason -> cancelled_by_staff;
@@ -59,8 +61,11 @@ func DecideEndReason(o *Order, f EndFacts) *EndReason {
 	switch o.Status {
 	case OrderRefunded:
 		r.Code = EndRefundedByStaff
-		if f.ShowCancelled {
+		switch {
+		case f.ShowCancelled:
 			r.Code = EndShowCancelled
+		case reason == ReasonBuyerRefund:
+			r.Code = EndRefundedByBuyer
 		}
 	case OrderCancelled:
 		switch {
@@ -84,7 +89,7 @@ func DecideEndReason(o *Order, f EndFacts) *EndReason {
 		return nil
 	}
 	switch reason {
-	case ReasonBuyer, ReasonDeadline, ReasonShowCancelled:
+	case ReasonBuyer, ReasonBuyerRefund, ReasonDeadline, ReasonShowCancelled:
 	default:
 		r.Note = reason
 	}

@@ -248,6 +248,9 @@ type Show struct {
 	SaleClosesAt  time.Time `db:"sale_closes_at"`
 	Status        string    `db:"status"` // as read: StatusAt the time of reading (see StoredStatus)
 	PurchaseLimit int       `db:"purchase_limit"`
+	// SelfRefundUntilH is until how many hours before StartsAt a buyer may cancel a paid
+	// order and get the money back (nil: not allowed; API.md "Refunds"); SelfRefundUntil.
+	SelfRefundUntilH *int `db:"self_refund_until_h"`
 	// WaitingRoom: only buyers the show's waiting room admitted may create orders;
 	// AdmitPerMinute is its pace (API.md "Waiting room").
 	WaitingRoom    bool `db:"waiting_room"`
@@ -274,6 +277,15 @@ type Show struct {
 	SeatsLeft    int           `db:"-"`
 	// StoredStatus is the status column as stored; "" when Status was not derived.
 	StoredStatus string `db:"-"`
+}
+
+// SelfRefundUntil returns the instant (UTC) until which (exclusive) buyers may cancel
+// and refund a paid order of the show themselves, and false when the show allows none.
+func (s *Show) SelfRefundUntil() (time.Time, bool) {
+	if s.SelfRefundUntilH == nil {
+		return time.Time{}, false
+	}
+	return s.StartsAt.Add(-time.Duration(*s.SelfRefundUntilH) * time.Hour), true
 }
 
 // Loc returns the time zone of the show's cinema (UTC when the show was read without it).
@@ -350,6 +362,10 @@ type OrderSeat struct {
 	// DiscountMinor is what the order's voucher took off this seat (PriceMinor is the
 	// discounted price); nil when the voucher does not cover it or there is none.
 	DiscountMinor *int64 `db:"discount_minor" json:"-"`
+	// Refunded: the seat was given back by a refund (refund_seats), RefundedMinor the
+	// money it returned (its PriceMinor). A refunded seat is no longer the order's.
+	Refunded      bool  `db:"refunded" json:"-"`
+	RefundedMinor int64 `db:"refunded_minor" json:"-"`
 }
 
 // Order is a buyer's order of seats for one show. Money in minor units, times in UTC.
@@ -375,10 +391,13 @@ type Order struct {
 	// Channel is where the order was sold (ChannelOnline, ChannelBoxOffice) and SoldBy
 	// the staff member who sold it at the counter (nil online). A counter sale to a
 	// walk-in has no buyer account: UserID is WalkIn (NULL in MySQL).
-	Channel  string `db:"channel"`
-	SoldBy   *int64 `db:"sold_by"`
-	Seats    []OrderSeat
-	HoldMark string `db:"-" json:"-"` // the per-user counts' marker its hold saw (orders/limit_check.go)
+	Channel string `db:"channel"`
+	SoldBy  *int64 `db:"sold_by"`
+	// RefundedMinor is the money all refunds of the order gave back so far (minor
+	// units; the sum of its seats' RefundedMinor, set with Seats). Not stored.
+	RefundedMinor int64 `db:"-" json:"-"`
+	Seats         []OrderSeat
+	HoldMark      string `db:"-" json:"-"` // the per-user counts' marker its hold saw (orders/limit_check.go)
 	// Stranded names the seats this order left as lone empty seats when it was created
 	// (labels; the single-seat rule's warn, or a best-available fallback). Not stored.
 	Stranded []string `db:"-" json:"-"`
@@ -396,6 +415,17 @@ const (
 // WalkIn is the UserID of an order with no buyer account (a counter sale to a walk-in;
 // orders.user_id NULL, read as 0). No account has it, so no buyer reads such an order.
 const WalkIn int64 = 0
+
+// KeptSeats returns the order's seats no refund gave back.
+func (o *Order) KeptSeats() []OrderSeat {
+	kept := make([]OrderSeat, 0, len(o.Seats))
+	for _, s := range o.Seats {
+		if !s.Refunded {
+			kept = append(kept, s)
+		}
+	}
+	return kept
+}
 
 // Live reports whether the order still occupies its seats (pending or paid).
 func (o *Order) Live() bool { return o.Status == OrderPending || o.Status == OrderPaid }

@@ -26,4 +26,16 @@ type OrderDetail struct {
 	*StaffOrder
 	Payments []*OrderPayment
 	History  []*AuditEntry
+	Refunds  []RefundItem
+}
+
+// RefundItem is one refund of an order for staff: the money (minor units of Currency),
+// when (UTC), who gave it ("" for the buyer's own cancellation), why, and its seats.
+type RefundItem struct {
+	AmountMinor int64
+	Currency    string
+	At          time.Time
+	Who         string
+	Reason      string
+	Seats       []string
 }

@@ -34,6 +34,25 @@ type OrderPageProps struct {
 	TicketRef string
 	// TicketCode is the paid order's ticket code as shown ("" when none could be read).
 	TicketCode string
+	// SelfRefundUntil is until when (UTC) the buyer may cancel and refund this paid
+	// order themselves (nil: the show does not allow it).
+	SelfRefundUntil *time.Time
+}
+
+// CanSelfRefund reports whether the page offers the buyer to cancel and refund the
+// paid order now (before the show's cut-off).
+func (p OrderPageProps) CanSelfRefund() bool {
+	return p.Order.Status == services.OrderPaid && p.SelfRefundUntil != nil && p.Now.Before(*p.SelfRefundUntil)
+}
+
+// KeptMinor is what the buyer paid for the seats the order still has (what a
+// self-refund gives back).
+func KeptMinor(o *services.Order) int64 {
+	var n int64
+	for _, s := range o.KeptSeats() {
+		n += s.PriceMinor
+	}
+	return n
 }
 
 // PaymentNote tells how the payment the buyer came back from ended, or "" when there
@@ -329,7 +348,11 @@ func (l Lang) EndedText(o *services.Order, loc *time.Location) string {
 	if o.End.Code == services.EndShowCancelled && o.Status == services.OrderRefunded {
 		id += "_refunded"
 	}
-	d := D{"Amount": l.Money(o.TotalMinor, o.Currency), "At": "", "Note": ""}
+	amount := o.TotalMinor
+	if o.Status == services.OrderRefunded && o.RefundedMinor > 0 {
+		amount = o.RefundedMinor // all its refunds, an earlier one of some seats too
+	}
+	d := D{"Amount": l.Money(amount, o.Currency), "At": "", "Note": ""}
 	if o.CancelledAt != nil {
 		d["At"] = l.T("order.end.at", D{"When": l.DayTime(*o.CancelledAt, loc)})
 	}
@@ -385,10 +408,12 @@ type Payment struct {
 	OrderID     int64
 	Provider    string
 	AmountMinor int64
-	Currency    string
-	Status      string
-	CreatedAt   time.Time
-	OrderNo     string
+	// RefundedMinor is how much of AmountMinor refunds gave back
+	RefundedMinor int64
+	Currency      string
+	Status        string
+	CreatedAt     time.Time
+	OrderNo       string
 }
 
 // HallPlace is where a show plays, in one line: "seatflow London · Screen 2", or the

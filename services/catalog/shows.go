@@ -58,6 +58,9 @@ type NewShow struct {
 	SaleClosesAt  time.Time
 	Prices        []ZonePrice
 	PurchaseLimit int
+	// SelfRefundUntilH lets buyers cancel and refund a paid order themselves until that
+	// many hours before the start (0..MaxSelfRefundHours; nil: not allowed).
+	SelfRefundUntilH *int
 	// WaitingRoom turns the show's waiting room on from the start (a show of high
 	// expected demand); AdmitPerMinute is its pace (0 means DefaultAdmitPerMinute).
 	WaitingRoom    bool
@@ -76,6 +79,10 @@ type ShowChange struct {
 	SaleClosesAt  *time.Time
 	PurchaseLimit *int
 	Prices        []ZonePrice
+	// SetSelfRefund, when true, sets the buyers' self-refund cut-off to SelfRefundUntilH
+	// hours before the start (nil: not allowed any more).
+	SetSelfRefund    bool
+	SelfRefundUntilH *int
 	// WaitingRoom turns the waiting room on or off; AdmitPerMinute sets its pace
 	// (1..MaxAdmitPerMinute), live: the queue follows at its next admission.
 	WaitingRoom    *bool
@@ -88,7 +95,7 @@ type ShowChange struct {
 }
 
 func (c ShowChange) empty() bool {
-	return c.SaleOpensAt == nil && c.SaleClosesAt == nil && c.PurchaseLimit == nil && len(c.Prices) == 0 &&
+	return c.SaleOpensAt == nil && c.SaleClosesAt == nil && c.PurchaseLimit == nil && len(c.Prices) == 0 && !c.SetSelfRefund &&
 		c.WaitingRoom == nil && c.AdmitPerMinute == nil && c.SingleSeatRule == nil && len(c.TicketPrices) == 0
 }
 
@@ -102,6 +109,7 @@ type ShowWriteAudit struct {
 	Status        string           `json:"status"`
 	StoredStatus  string           `json:"stored_status"`
 	PurchaseLimit int              `json:"purchase_limit"`
+	SelfRefundH   *int             `json:"self_refund_until_h"`
 	WaitingRoom   bool             `json:"waiting_room"`
 	AdmitPerMin   int              `json:"admit_per_minute"`
 	SingleSeat    string           `json:"single_seat_rule"`
@@ -114,7 +122,7 @@ type ShowWriteAudit struct {
 func showWriteAuditOf(s *services.Show, now time.Time) *ShowWriteAudit {
 	a := &ShowWriteAudit{MovieID: s.MovieID, HallID: s.HallID, StartsAt: s.StartsAt, SaleOpensAt: s.SaleOpensAt,
 		SaleClosesAt: s.SaleClosesAt, Status: s.StatusAt(now), StoredStatus: s.Stored(), PurchaseLimit: s.PurchaseLimit,
-		WaitingRoom: s.WaitingRoom, AdmitPerMin: s.AdmitPerMinute, SingleSeat: s.SingleSeatRule, Currency: s.Currency, Prices: map[string]int64{}}
+		SelfRefundH: s.SelfRefundUntilH, WaitingRoom: s.WaitingRoom, AdmitPerMin: s.AdmitPerMinute, SingleSeat: s.SingleSeatRule, Currency: s.Currency, Prices: map[string]int64{}}
 	for _, z := range s.Zones {
 		a.Prices[z.Code] = z.PriceMinor
 	}
@@ -196,6 +204,19 @@ func checkPace(n int) error {
 	return nil
 }
 
+// MaxSelfRefundHours is the most hours before its start a show may let buyers refund
+// themselves (a year).
+const MaxSelfRefundHours = 8760
+
+// checkSelfRefund refuses a self-refund cut-off outside 0..MaxSelfRefundHours (nil is
+// fine: not allowed). Errors: INVALID_REQUEST.
+func checkSelfRefund(h *int) error {
+	if h != nil && (*h < 0 || *h > MaxSelfRefundHours) {
+		return services.Errorf(services.CodeInvalidRequest, "self_refund_until_h must be null or a whole number from 0 to %d", MaxSelfRefundHours)
+	}
+	return nil
+}
+
 // checkLimit refuses a purchase limit outside 1..MaxPurchaseLimit. Errors: INVALID_REQUEST.
 func checkLimit(n int) error {
 	if n < 1 || n > MaxPurchaseLimit {
@@ -251,7 +272,10 @@ func (w *CatalogWriter) CreateShow(ctx context.Context, actorID int64, in NewSho
 	now := w.clock.Now()
 	s := &services.Show{MovieID: in.MovieID, HallID: in.HallID, StartsAt: in.StartsAt.UTC(), SaleOpensAt: in.SaleOpensAt.UTC(),
 		SaleClosesAt: in.SaleClosesAt.UTC(), Status: services.ShowOnSale, PurchaseLimit: in.PurchaseLimit, Currency: w.currency,
-		CreatedAt: now.UTC().Truncate(time.Microsecond)}
+		CreatedAt: now.UTC().Truncate(time.Microsecond), SelfRefundUntilH: in.SelfRefundUntilH}
+	if err := checkSelfRefund(in.SelfRefundUntilH); err != nil {
+		return nil, err
+	}
 	s.WaitingRoom, s.AdmitPerMinute, s.SingleSeatRule = in.WaitingRoom, in.AdmitPerMinute, in.SingleSeatRule
 	if s.SingleSeatRule == "" {
 		s.SingleSeatRule = RuleOff
@@ -423,6 +447,11 @@ func (w *CatalogWriter) UpdateShow(ctx context.Context, actorID, id int64, ch Sh
 			return nil, err
 		}
 	}
+	if ch.SetSelfRefund {
+		if err := checkSelfRefund(ch.SelfRefundUntilH); err != nil {
+			return nil, err
+		}
+	}
 	if ch.SingleSeatRule != nil {
 		if err := checkRule(*ch.SingleSeatRule); err != nil {
 			return nil, err
@@ -454,6 +483,9 @@ func (w *CatalogWriter) UpdateShow(ctx context.Context, actorID, id int64, ch Sh
 		}
 		if ch.PurchaseLimit != nil {
 			s.PurchaseLimit = *ch.PurchaseLimit
+		}
+		if ch.SetSelfRefund {
+			s.SelfRefundUntilH = ch.SelfRefundUntilH
 		}
 		if ch.WaitingRoom != nil {
 			if *ch.WaitingRoom && !s.WaitingRoom {

@@ -24,6 +24,7 @@ type LocalShow struct {
 	ClosesDate, ClosesTime string
 	Prices                 []ZonePrice
 	PurchaseLimit          int
+	SelfRefundUntilH       *int // buyers' self-refund cut-off in hours before the start (nil: none)
 	Days                   int
 	WaitingRoom            bool
 	SingleSeatRule         string // off, warn or enforce ("" means off)
@@ -157,7 +158,7 @@ func (w *CatalogWriter) createDay(ctx context.Context, actorID int64, in LocalSh
 		return nil, prefixed("sale closes: ", err)
 	}
 	return w.CreateShow(ctx, actorID, NewShow{MovieID: in.MovieID, HallID: in.HallID, StartsAt: starts,
-		SaleOpensAt: opens, SaleClosesAt: closes, Prices: in.Prices, PurchaseLimit: in.PurchaseLimit,
+		SaleOpensAt: opens, SaleClosesAt: closes, Prices: in.Prices, PurchaseLimit: in.PurchaseLimit, SelfRefundUntilH: in.SelfRefundUntilH,
 		WaitingRoom: in.WaitingRoom, AdmitPerMinute: in.AdmitPerMinute, SingleSeatRule: in.SingleSeatRule,
 		TicketPrices: in.TicketPrices})
 }

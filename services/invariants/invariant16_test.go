@@ -160,7 +160,7 @@ func TestInvariant16_EveryOrderEventQueuesOneMail(t *testing.T) {
 			t.Fatalf("second refund: %v", err)
 		}
 		checkMails(t, e, o, created, wantMail{kind: string(mail.OrderPaid)},
-			wantMail{string(mail.OrderRefunded), map[string]string{"reason": "staff", "note": "double booking"}})
+			wantMail{string(mail.OrderRefunded), map[string]string{"reason": "staff", "note": "double booking", "refunded_minor": "4500"}})
 	})
 	t.Run("refunded by staff without a reason", func(t *testing.T) {
 		o := create(t, "B9")
@@ -169,7 +169,28 @@ func TestInvariant16_EveryOrderEventQueuesOneMail(t *testing.T) {
 			t.Fatal(err)
 		}
 		checkMails(t, e, o, created, wantMail{kind: string(mail.OrderPaid)},
-			wantMail{string(mail.OrderRefunded), map[string]string{"reason": "staff"}})
+			wantMail{string(mail.OrderRefunded), map[string]string{"reason": "staff", "refunded_minor": "4500"}})
+	})
+	t.Run("some seats refunded, then the rest: one e-mail per refund", func(t *testing.T) {
+		o := create(t, "G1", "G2", "G3")
+		e.Pay(o)
+		if _, err := so.RefundSeats(ctx, staffID, o.OrderNo, "", e.SeatIDs("G1")); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := so.RefundSeats(ctx, staffID, o.OrderNo, "", e.SeatIDs("G1")); services.ErrorCode(err) != services.CodeOrderState {
+			t.Fatalf("the same seat again: %v", err)
+		}
+		if _, err := so.RefundSeats(ctx, staffID, o.OrderNo, "", e.SeatIDs("G2")); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := so.Refund(ctx, staffID, o.OrderNo, ""); err != nil {
+			t.Fatal(err)
+		}
+		part := func(seat string) wantMail {
+			return wantMail{string(mail.OrderPartRefunded), map[string]string{"reason": "staff", "seats": seat, "refunded_minor": "4500"}}
+		}
+		checkMails(t, e, o, created, wantMail{kind: string(mail.OrderPaid)}, part("G1"), part("G2"),
+			wantMail{string(mail.OrderRefunded), map[string]string{"reason": "staff", "refunded_minor": "4500"}})
 	})
 	t.Run("cancelled by staff releasing its seat", func(t *testing.T) {
 		o := create(t, "C1")
@@ -200,7 +221,7 @@ func TestInvariant16_EveryOrderEventQueuesOneMail(t *testing.T) {
 		}
 		checkMails(t, e, pending, created, wantMail{string(mail.ShowCancelled), map[string]string{"outcome": "cancelled", "note": "projector broken"}})
 		checkMails(t, e, paid, created, wantMail{kind: string(mail.OrderPaid)},
-			wantMail{string(mail.ShowCancelled), map[string]string{"outcome": "refunded", "note": "projector broken"}})
+			wantMail{string(mail.ShowCancelled), map[string]string{"outcome": "refunded", "note": "projector broken", "refunded_minor": "4500"}})
 		checkMails(t, e, ended, created, wantMail{string(mail.OrderCancelled), map[string]string{"reason": "buyer"}})
 	})
 	t.Run("waiting-list offer: the offer's e-mail instead of order_created", func(t *testing.T) {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"hash/maphash"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -62,10 +63,11 @@ const (
 	lzReadDB                        // one consistent MySQL snapshot of the show
 	lzReadCache                     // the show's seat map (SeatStore.States) or all three hashes (ReadCache)
 	lzScript                        // one run of a seat script in Redis
+	lzRefundSeats                   // StaffOrders.RefundSeats: some seats of an order
 )
 
 var lzKindNames = [...]string{"init", "advance", "flush", "create", "pay-start", "pay-approve", "cancel", "expire",
-	"refund", "release", "block", "unblock", "hall-edit", "hall-edit-listed", "reconcile-expire", "read-db", "read-cache", "script"}
+	"refund", "release", "block", "unblock", "hall-edit", "hall-edit-listed", "reconcile-expire", "read-db", "read-cache", "script", "refund-seats"}
 
 // Order statuses as the model stores them (0: no such order in MySQL).
 const (
@@ -464,6 +466,24 @@ func lzStep(w *lzWorld, s *lzState, in *lzIn, out *lzOut) (*lzState, bool) {
 		// declined, which a payment may have changed in between ("the order is paid and
 		// cannot be refunded" for an order that was pending when the refund looked)
 		return n, out.code == services.CodeOrderState
+	case lzRefundSeats:
+		// a paid order gives back those of its seats it still owns; its last ones end it
+		o := in.order
+		if n.status[o] != lzPaid {
+			return n, out.code == services.CodeOrderState
+		}
+		for _, s := range in.seats {
+			if n.owner[s] != int32(o+1) {
+				return n, out.code == services.CodeOrderState // refunded before
+			}
+		}
+		for _, s := range in.seats {
+			n.owner[s] = 0
+		}
+		if !slices.Contains(n.owner, int32(o+1)) {
+			n.setStatus(o, lzRefunded)
+		}
+		return n, out.code == ""
 	case lzRelease:
 		return n, lzReleaseStep(w, n, in, out)
 	case lzBlock, lzUnblock:
@@ -1339,6 +1359,8 @@ func lzDescribe(w *lzWorld, in *lzIn, out *lzOut) string {
 		return fmt.Sprintf("%s %s -> %s", lzKindNames[in.kind], ord(in.order), ans)
 	case lzRelease:
 		return fmt.Sprintf("release %s of %s -> %s %s", labels(in.seats), ord(in.order), ans, out.action)
+	case lzRefundSeats:
+		return fmt.Sprintf("refund-seats %s of %s -> %s", labels(in.seats), ord(in.order), ans)
 	case lzBlock, lzUnblock:
 		return fmt.Sprintf("%s %s -> %s", lzKindNames[in.kind], labels(in.seats), ans)
 	case lzEdit:

@@ -382,7 +382,7 @@ func tighten(op *porcupine.Operation, raw *lzRaw, scriptsOf map[string][]*lzRaw)
 			}
 		}
 	case raw.kind == lzCancel || raw.kind == lzExpire || raw.kind == lzRefund || raw.kind == lzPayApprove ||
-		raw.kind == lzPayStart || raw.kind == lzRelease:
+		raw.kind == lzPayStart || raw.kind == lzRelease || raw.kind == lzRefundSeats:
 		for _, sc := range scriptsOf[raw.orderNo] {
 			if (sc.script == "release" || sc.script == "sell") && mine(sc) && sc.call < op.Return {
 				op.Return = sc.call

@@ -64,6 +64,9 @@ type ShowFacts struct {
 	StartsAt time.Time `json:"starts_at"`
 	Cinema   string    `json:"cinema,omitempty"`
 	TimeZone string    `json:"time_zone,omitempty"`
+	// SelfRefundUntil is until when (UTC) buyers may cancel and refund a paid order
+	// themselves (nil: the show does not allow it).
+	SelfRefundUntil *time.Time `json:"self_refund_until,omitempty"`
 }
 
 // order is the facts' order as a services.Order (number, show, status, money, deadline
@@ -108,6 +111,10 @@ func gatherFacts(ctx context.Context, q store.Querier, ms []Message) ([]*Facts, 
 						Currency: r.Currency, ExpiresAt: r.ExpiresAt.UTC(), Voucher: r.Voucher, DiscountMinor: r.DiscountMinor},
 					Show: &ShowFacts{ID: r.ShowID, Title: r.Title, Hall: r.HallName, StartsAt: r.StartsAt.UTC(),
 						Cinema: r.CinemaName, TimeZone: r.TimeZone},
+				}
+				if r.SelfRefundUntilH != nil {
+					until := r.StartsAt.UTC().Add(-time.Duration(*r.SelfRefundUntilH) * time.Hour)
+					f.Show.SelfRefundUntil = &until
 				}
 				if r.Status == services.OrderPaid {
 					f.Order.TicketCode = r.TicketCode

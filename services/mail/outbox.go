@@ -18,10 +18,13 @@ const (
 	OrderPaid      Kind = "order_paid"      // paid: the ticket, with its QR code
 	OrderCancelled Kind = "order_cancelled" // cancelled by the buyer or by staff
 	OrderExpired   Kind = "order_expired"   // the payment deadline passed
-	OrderRefunded  Kind = "order_refunded"  // a paid order refunded by staff
-	ShowCancelled  Kind = "show_cancelled"  // the show was cancelled; the order ended with it
-	WaitlistOffer  Kind = "waitlist_offer"  // a waiting-list place became a held order
-	PasswordReset  Kind = "password_reset"  // a single-use link to choose a new password
+	OrderRefunded  Kind = "order_refunded"  // a paid order refunded by staff (or by its buyer, where the show allows it)
+	// OrderPartRefunded: some seats of a paid order were refunded; the order stays paid.
+	// Its Key names the refund (one e-mail per refund, not per order).
+	OrderPartRefunded Kind = "order_part_refunded"
+	ShowCancelled     Kind = "show_cancelled" // the show was cancelled; the order ended with it
+	WaitlistOffer     Kind = "waitlist_offer" // a waiting-list place became a held order
+	PasswordReset     Kind = "password_reset" // a single-use link to choose a new password
 )
 
 // Message is one e-mail to queue: who receives it (the user's address and language are

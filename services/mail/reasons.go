@@ -11,6 +11,11 @@ const (
 	DataNote = "note"
 	// DataOutcome is the key of what a show's cancel did to the order (Outcome* below).
 	DataOutcome = "outcome"
+	// DataRefundedMinor is the key of the money a refund gave back (minor units of the
+	// order's currency, decimal); DataSeats of the labels of the seats it gave back
+	// ("F7, F8"), on order_part_refunded.
+	DataRefundedMinor = "refunded_minor"
+	DataSeats         = "seats"
 )
 
 // Reason codes (Data[DataReason]).

@@ -229,6 +229,10 @@ func (r *Renderer) load(ctx context.Context, row *Row) (w *words, data map[strin
 	if s := f.Show; s != nil {
 		vars["movie"], vars["hall"], vars["time"] = services.OneLine(s.Title), services.OneLine(s.Hall), r.when(s.StartsAt, f, row.Lang)
 	}
+	if o := f.Order; o != nil {
+		vars["refunded"] = refundedMoney(o, data)
+		vars["refunded_seats"] = services.OneLine(data[DataSeats])
+	}
 	return w, data, f, vars, nil
 }
 
@@ -257,6 +261,9 @@ func (r *Renderer) factsNow(ctx context.Context, row *Row) (*Facts, error) {
 		}
 		f.Show = &ShowFacts{ID: show.ID, Title: show.Movie.Title, Hall: show.HallName, StartsAt: show.StartsAt,
 			Cinema: show.CinemaName, TimeZone: show.TimeZone}
+		if until, ok := show.SelfRefundUntil(); ok {
+			f.Show.SelfRefundUntil = &until
+		}
 	}
 	if order != nil {
 		names := map[string]string{}
@@ -313,8 +320,19 @@ func (r *Renderer) details(w *words, row *Row, f *Facts, data map[string]string)
 			add("pay_by", r.when(o.ExpiresAt, f, row.Lang))
 		}
 	}
+	if row.Kind == OrderPaid && o != nil && o.Status == services.OrderPaid && f.Show != nil && f.Show.SelfRefundUntil != nil {
+		add("cancel_until", r.when(*f.Show.SelfRefundUntil, f, row.Lang))
+	}
 	switch row.Kind {
+	case OrderPartRefunded:
+		add("refunded_seats", data[DataSeats])
+		add("refunded", refundedMoney(o, data))
+		add("reason", w.reasonText(data[DataReason]))
+		add("note", data[DataNote])
 	case OrderCancelled, OrderRefunded, OrderExpired:
+		if row.Kind == OrderRefunded && data[DataRefundedMinor] != "" {
+			add("refunded", refundedMoney(o, data))
+		}
 		add("reason", w.reasonText(data[DataReason]))
 		add("note", data[DataNote])
 	case ShowCancelled:
@@ -322,6 +340,19 @@ func (r *Renderer) details(w *words, row *Row, f *Facts, data map[string]string)
 		add("note", data[DataNote])
 	}
 	return ds
+}
+
+// refundedMoney is the money a refund e-mail tells of: Data's DataRefundedMinor in the
+// order's currency, else (a row queued before refunds named their amount) the order's
+// total; "" without an order.
+func refundedMoney(o *OrderFacts, data map[string]string) string {
+	if o == nil {
+		return ""
+	}
+	if n, err := strconv.ParseInt(data[DataRefundedMinor], 10, 64); err == nil {
+		return services.Money(n, o.Currency)
+	}
+	return services.Money(o.TotalMinor, o.Currency)
 }
 
 // shownTicketCode is a canonical ticket code as staff read and type it: two groups of

@@ -33,7 +33,8 @@ func (o *Orders) readOne(ctx context.Context, read func(ctx context.Context) (*s
 	return order, nil
 }
 
-// AttachSeats reads the seats of orders in one query, and the codes of their vouchers
+// AttachSeats reads the seats of orders (each marked when a refund gave it back, and the
+// orders' RefundedMinor) in one query, and the codes of their vouchers
 // in one more when any has one (End is set by AttachEnds, which readOne and List call
 // too).
 func (o *Orders) AttachSeats(ctx context.Context, orders []*services.Order) error {
@@ -45,14 +46,16 @@ func (o *Orders) AttachSeats(ctx context.Context, orders []*services.Order) erro
 	for i, ord := range orders {
 		ids[i] = ord.ID
 		byID[ord.ID] = ord
-		ord.Seats = nil
+		ord.Seats, ord.RefundedMinor = nil, 0
 	}
 	rows, err := store.OrderSeatsOf(ctx, o.db, ids)
 	if err != nil {
 		return store.Unavailable("the database", err)
 	}
 	for _, r := range rows {
-		byID[r.OrderID].Seats = append(byID[r.OrderID].Seats, r.OrderSeat)
+		ord := byID[r.OrderID]
+		ord.Seats = append(ord.Seats, r.OrderSeat)
+		ord.RefundedMinor += r.RefundedMinor
 	}
 	return o.attachVoucherCodes(ctx, orders)
 }

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"seatflow/services"
+	"seatflow/services/seats"
 	"seatflow/services/store"
 )
 
@@ -44,12 +45,23 @@ func (o *Orders) QueueSeatSync(order *services.Order, cause error) {
 }
 
 // SyncSeats makes the order's seats in the seat cache match its status in MySQL: sold
-// when paid, released (owner-checked, so never another order's hold) when it ended.
+// when paid (its refunded seats released), released (owner-checked, so never another
+// order's hold) when it ended.
 // A pending order's seats are left alone. Errors: UNAVAILABLE.
 func (o *Orders) SyncSeats(ctx context.Context, order *services.Order) error {
 	switch order.Status {
 	case services.OrderPaid:
-		conflicts, err := o.seats.Sell(ctx, order.ShowID, order.OrderNo, order.UserID, refsOf(order))
+		kept, gone := splitRefunded(order)
+		if len(gone) > 0 {
+			// seats a refund gave back are free again (owner-checked: never another order's)
+			if _, err := o.seats.Release(ctx, order.ShowID, order.OrderNo, gone, true); err != nil {
+				return err
+			}
+		}
+		if len(kept) == 0 {
+			return nil
+		}
+		conflicts, err := o.seats.Sell(ctx, order.ShowID, order.OrderNo, order.UserID, kept)
 		if err != nil {
 			return err
 		}
@@ -64,7 +76,7 @@ func (o *Orders) SyncSeats(ctx context.Context, order *services.Order) error {
 		if err != nil || now.Status == services.OrderPaid {
 			return nil // the reconciler is the backstop when the re-read fails
 		}
-		_, err = o.seats.Release(ctx, order.ShowID, order.OrderNo, refsOf(order), true)
+		_, err = o.seats.Release(ctx, order.ShowID, order.OrderNo, kept, true)
 		return err
 	case services.OrderCancelled, services.OrderExpired, services.OrderRefunded:
 		_, err := o.seats.Release(ctx, order.ShowID, order.OrderNo, refsOf(order), order.Status == services.OrderRefunded)
@@ -110,4 +122,17 @@ func (o *Orders) RetrySeatSyncs(ctx context.Context, limit int) (int, error) {
 		}
 	}
 	return done, nil
+}
+
+// splitRefunded returns the seat references of order's seats no refund gave back (kept)
+// and of those a refund gave back (gone).
+func splitRefunded(order *services.Order) (kept, gone []seats.SeatRef) {
+	for i, r := range refsOf(order) {
+		if order.Seats[i].Refunded {
+			gone = append(gone, r)
+		} else {
+			kept = append(kept, r)
+		}
+	}
+	return kept, gone
 }

@@ -35,7 +35,8 @@ func Allowed(from, to string) bool { return slices.Contains(edges[from], to) }
 // queued only when the change wins (invariant 16). Then, when set,
 // runs in the transaction after the status and seats changed and before the audit entry
 // and the e-mail (a refund marks its payments there). Audit, when set, is the audit
-// entry written in the same transaction.
+// entry written in the same transaction. EndSeats, with To paid on a paid order, ends
+// only those seats (a refund of part of the order): the order stays paid.
 type Change struct {
 	To        string
 	Reason    string
@@ -44,6 +45,7 @@ type Change struct {
 	Mail      *mail.Message
 	Then      func(ctx context.Context, tx *sqlx.Tx) error
 	Audit     *ChangeAudit
+	EndSeats  []int64
 }
 
 // ChangeAudit is the audit entry of a change: Log writes it for staff member Actor (0:
@@ -69,34 +71,46 @@ type ChangeAudit struct {
 // (drawTicketCode) before ch.Then runs and the e-mail is queued. Only the winner writes
 // the code, runs ch.Then and writes the audit entry and the e-mail. order itself is not
 // changed (tx may run again after a deadlock): the caller sets its Status once tx
-// committed. Errors: ORDER_STATE, the database's own and drawTicketCode's (the caller
-// maps them).
+// committed. A change with EndSeats (paid to paid) ends just those seats and gives back
+// their voucher uses; it fails with store.ErrSeatsChanged, for tx to roll back, when one
+// of them is no longer live. Errors: ORDER_STATE, the database's own and
+// drawTicketCode's (the caller maps them).
 func (o *Orders) Transition(ctx context.Context, tx *sqlx.Tx, order *services.Order, ch Change) (bool, error) {
-	if !Allowed(order.Status, ch.To) {
+	partial := len(ch.EndSeats) > 0
+	if partial && (order.Status != services.OrderPaid || ch.To != services.OrderPaid) {
+		return false, services.Errorf(services.CodeOrderState, "only a paid order that stays paid can end some of its seats")
+	}
+	if !partial && !Allowed(order.Status, ch.To) {
 		return false, services.Errorf(services.CodeOrderState, "an order cannot go from %s to %s", order.Status, ch.To)
 	}
 	at := ch.At
 	if at.IsZero() {
 		at = o.clock.Now()
 	}
-	sc := store.OrderStatusChange{OrderID: order.ID, From: order.Status, To: ch.To, At: at, Reason: ch.Reason}
-	switch ch.To {
-	case services.OrderExpired:
+	sc := store.OrderStatusChange{OrderID: order.ID, From: order.Status, To: ch.To, At: at, Reason: ch.Reason, EndSeats: ch.EndSeats}
+	switch {
+	case partial:
+	case ch.To == services.OrderExpired:
 		sc.ExpiresBy = at
-	case services.OrderPaid:
+	case ch.To == services.OrderPaid:
 		sc.ExpiresAfter, sc.Show, sc.Reason = ch.PaidAfter, store.ShowNotCancelled, ""
 	}
 	won, err := store.UpdateOrderStatus(ctx, tx, sc)
 	if err != nil || !won {
 		return false, err
 	}
-	if ch.To != services.OrderPaid {
+	switch {
+	case partial:
+		// the seats that end give their voucher's uses back (invariant 19)
+		if err := store.GiveBackVoucherUsesOfSeats(ctx, tx, order.ID, ch.EndSeats); err != nil {
+			return false, err
+		}
+	case ch.To != services.OrderPaid:
 		// an order that ends gives its voucher's uses back with its seats
 		if err := store.GiveBackVoucherUses(ctx, tx, order.ID); err != nil {
 			return false, err
 		}
-	}
-	if ch.To == services.OrderPaid {
+	default:
 		// the ticket code exists from the payment on, so the ticket e-mail's facts
 		// (frozen by mail.Queue in this transaction) carry it
 		if _, err := drawTicketCode(ctx, tx, o.ticketRand, order.ID, at.UTC()); err != nil {

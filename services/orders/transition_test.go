@@ -6,11 +6,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jmoiron/sqlx"
+
 	"seatflow/services"
 	"seatflow/services/audit"
 	"seatflow/services/internal/testenv"
 	"seatflow/services/mail"
 	"seatflow/services/orders"
+	"seatflow/services/store"
 )
 
 var allStatuses = []string{services.OrderPending, services.OrderPaid, services.OrderCancelled, services.OrderExpired, services.OrderRefunded}
@@ -141,6 +144,11 @@ func TestTransition_EveryEdge(t *testing.T) {
 					ch.At = o.ExpiresAt.Add(time.Second) // only a due order expires
 				case services.OrderPaid:
 					ch.PaidAfter = ch.At.Add(-orders.PaymentGrace)
+				case services.OrderRefunded:
+					// what a refund does besides the door: the money goes back (money adds up)
+					ch.Then = func(ctx context.Context, tx *sqlx.Tx) error {
+						return store.RefundApprovedPayments(ctx, tx, o.ID, ch.At)
+					}
 				}
 				won, err := transition(e, o, ch)
 				after := factsOf(t, e, o)

@@ -410,12 +410,15 @@ func (r *Reconciler) candidateShows(ctx context.Context, showID int64) ([]int64,
 // reconcileShow compares one show's seat cache with MySQL and repairs it: a missing map
 // is rebuilt; otherwise the repair script applies the seat repairs as compare-and-sets
 // and recomputes the counters. Then the show's voucher uses are compared and rebuilt
-// (reconcileVouchers).
+// (reconcileVouchers), and its orders' money is checked (checkMoney).
 func (r *Reconciler) reconcileShow(ctx context.Context, rn *run, showID int64) error {
 	if err := r.reconcileSeats(ctx, rn, showID); err != nil {
 		return err
 	}
-	return r.reconcileVouchers(ctx, rn, showID)
+	if err := r.reconcileVouchers(ctx, rn, showID); err != nil {
+		return err
+	}
+	return r.checkMoney(ctx, rn, showID)
 }
 
 // reconcileSeats is reconcileShow's seat part.

@@ -62,3 +62,24 @@ func (r *Reconciler) reconcileVouchers(ctx context.Context, rn *run, showID int6
 	}
 	return nil
 }
+
+// checkMoney reports every order of the show whose money does not add up (DESIGN.md
+// "money adds up"): what its payments' providers keep (captured less refunded) differs
+// from the prices of its live seats while paid (0 once it ended). A money_mismatch
+// finding names the order and both sums; nothing is repaired (money is for staff to
+// move). Orders no provider took money for (none approved) are not checked.
+func (r *Reconciler) checkMoney(ctx context.Context, rn *run, showID int64) error {
+	var bad []store.MoneyMismatch
+	if err := r.readDB(ctx, func(ctx context.Context) (err error) {
+		bad, err = store.MoneyMismatches(ctx, r.db, showID)
+		return err
+	}); err != nil {
+		return err
+	}
+	for _, m := range bad {
+		rn.add(seats.Finding{Kind: seats.FindingMoney, ShowID: showID, OrderNo: m.OrderNo, Action: seats.ActionReport,
+			Detail: fmt.Sprintf("order %s (%s): the provider keeps %d (captured less refunded), its paid seats cost %d",
+				m.OrderNo, m.Status, m.KeptMinor, m.SeatsMinor)})
+	}
+	return nil
+}

@@ -26,6 +26,7 @@ const (
 	FindingSeatOutsideHall   = "seat_outside_hall"   // a live order holds a seat that is not a seat of its show's hall: reported, staff decide
 	FindingDuplicateLabel    = "duplicate_label"     // two live seats of one show carry one label: reported, staff decide
 	FindingVoucherUses       = "voucher_uses"        // a show's voucher uses in the seat cache differ from voucher_uses: rebuild them
+	FindingMoney             = "money_mismatch"      // an order's money kept by the provider differs from its paid seats' prices: reported, staff decide
 )
 
 // Actions a finding asks for (the same word whether or not the run applied it).

@@ -136,9 +136,23 @@ type OrderDetail struct {
 	*StaffOrder
 	Payments []*OrderPayment
 	History  []*audit.AuditEntry
+	Refunds  []RefundInfo
 }
 
-// Detail returns the order orderNo with its buyer, payments and audit history; a
+// RefundInfo is one refund of an order as staff see it: the money (minor units of
+// Currency), when (UTC), who gave it (ActorEmail; "" for the buyer's own cancellation
+// or the system), the reason and the labels of the seats it gave back.
+type RefundInfo struct {
+	RefundID    string
+	AmountMinor int64
+	Currency    string
+	At          time.Time
+	ActorEmail  string
+	Reason      string
+	Seats       []string
+}
+
+// Detail returns the order orderNo with its buyer, payments, refunds and audit history; a
 // pending order past its deadline is expired first, as Search does.
 // Errors: NOT_FOUND, UNAVAILABLE.
 func (s *StaffOrders) Detail(ctx context.Context, orderNo string) (*OrderDetail, error) {
@@ -161,8 +175,20 @@ func (s *StaffOrders) Detail(ctx context.Context, orderNo string) (*OrderDetail,
 	}
 	for _, p := range pays {
 		d.Payments = append(d.Payments, &OrderPayment{Payment: orders.Payment{ID: p.ID, PaymentID: p.PaymentID, OrderID: p.OrderID,
-			Provider: p.Provider, AmountMinor: p.AmountMinor, Currency: p.Currency, Status: p.Status, CreatedAt: p.CreatedAt,
-			OrderNo: d.OrderNo}, UpdatedAt: p.UpdatedAt})
+			Provider: p.Provider, AmountMinor: p.AmountMinor, RefundedMinor: p.RefundedMinor, Currency: p.Currency, Status: p.Status,
+			CreatedAt: p.CreatedAt, OrderNo: d.OrderNo}, UpdatedAt: p.UpdatedAt})
+	}
+	refunds, err := store.RefundSummariesOf(qctx, s.db, d.ID)
+	if err != nil {
+		return nil, store.Unavailable("the database", err)
+	}
+	for _, r := range refunds {
+		info := RefundInfo{RefundID: r.RefundID, AmountMinor: r.AmountMinor, Currency: r.Currency, At: r.CreatedAt,
+			ActorEmail: r.ActorEmail, Reason: r.Reason}
+		if r.Seats != "" {
+			info.Seats = strings.Split(r.Seats, ", ")
+		}
+		d.Refunds = append(d.Refunds, info)
 	}
 	if d.History, err = s.audit.List(ctx, audit.AuditFilter{Entity: "order", EntityID: d.OrderNo, Limit: 500}); err != nil {
 		return nil, err

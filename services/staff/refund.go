@@ -5,12 +5,9 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/jmoiron/sqlx"
-
 	"seatflow/services"
 	"seatflow/services/mail"
 	"seatflow/services/orders"
-	"seatflow/services/store"
 )
 
 // OrderAudit is how an order appears in the audit log.
@@ -26,6 +23,8 @@ type OrderAudit struct {
 	CancelledAt  *time.Time `json:"cancelled_at,omitempty"`
 	CancelReason *string    `json:"cancel_reason,omitempty"`
 	Payments     []string   `json:"payments,omitempty"`
+	// Refund is the refund an "order.refund" entry records (after only).
+	Refund *RefundAudit `json:"refund,omitempty"`
 }
 
 func auditOrder(o *services.Order) OrderAudit {
@@ -47,15 +46,23 @@ func CheckReason(reason string) error {
 	return services.CheckText("reason", reason, services.SingleLine)
 }
 
-// Refund refunds the paid order orderNo for staff member actorID: one conditional
-// update moves it from paid to refunded (invariant 5), its seats stop being live and its
-// approved payments are marked refunded, with the audit entry, all in one transaction.
-// Only the winner then refunds the money through each payment's provider and frees the
-// seats in the seat cache (owner-checked, from held or sold, invariant 4), so they can be
-// sold again and no longer count toward the buyer's purchase limit.
-// Errors: NOT_FOUND, ORDER_STATE (the order is not paid, also when already refunded),
-// INVALID_REQUEST (reason too long or not one clean line, CheckReason), UNAVAILABLE.
+// Refund refunds what is left of the paid order orderNo for staff member actorID
+// (RefundSeats without seats). Errors: as RefundSeats.
 func (s *StaffOrders) Refund(ctx context.Context, actorID int64, orderNo, reason string) (*services.Order, error) {
+	return s.RefundSeats(ctx, actorID, orderNo, reason, nil)
+}
+
+// RefundSeats refunds the seats seatIDs of the paid order orderNo for staff member
+// actorID, or every seat it still has when seatIDs is empty (orders.Payments.Refund: one
+// refund row with its seats, the payments' refunded part, the order ending refunded with
+// its last seats and staying paid otherwise, the audit entry "order.refund" and the
+// buyer's e-mail naming the seats, in one transaction; then the provider, once, and the
+// seats freed in the seat cache, so they can be sold again and leave the buyer's
+// purchase limit). Errors: NOT_FOUND, ORDER_STATE (the order is not paid, also when
+// already refunded; a seat already refunded, seats naming it), INVALID_REQUEST (reason
+// too long or not one clean line, CheckReason; a seat not in the order or named twice),
+// UNAVAILABLE.
+func (s *StaffOrders) RefundSeats(ctx context.Context, actorID int64, orderNo, reason string, seatIDs []int64) (*services.Order, error) {
 	if err := CheckReason(reason); err != nil {
 		return nil, err
 	}
@@ -69,7 +76,7 @@ func (s *StaffOrders) Refund(ctx context.Context, actorID int64, orderNo, reason
 	if err != nil {
 		return nil, err
 	}
-	won, err := s.refund(ctx, actorID, order, reason, msg)
+	won, err := s.refund(ctx, actorID, order, reason, msg, seatIDs)
 	if err != nil {
 		return nil, err
 	}
@@ -82,67 +89,36 @@ func (s *StaffOrders) Refund(ctx context.Context, actorID int64, orderNo, reason
 	return s.orders.ByNo(ctx, orderNo)
 }
 
-// refund runs the refund of order (read before) and reports whether this call won the
-// paid -> refunded transition; the winner's transaction queues the buyer's e-mail msg
-// (its Kind and Data; the order's user, number and show are filled in, invariant 16).
-// Errors: UNAVAILABLE.
-func (s *StaffOrders) refund(ctx context.Context, actorID int64, order *services.Order, reason string, msg mail.Message) (bool, error) {
+// RefundAudit is how a refund appears in the audit log besides the order: its name, the
+// money it gave back (minor units) and the labels of its seats.
+type RefundAudit struct {
+	RefundID    string   `json:"refund_id"`
+	AmountMinor int64    `json:"amount_minor"`
+	Seats       []string `json:"seats"`
+}
+
+// refund refunds seatIDs (none: all that is left) of order (read before) and reports
+// whether it was still paid; the transaction queues the buyer's e-mail msg (its Kind and
+// Data, for a refund that ends the order; the order's user, number and show are filled
+// in, invariant 16). Errors: as orders.Payments.Refund.
+func (s *StaffOrders) refund(ctx context.Context, actorID int64, order *services.Order, reason string, msg mail.Message, seatIDs []int64) (bool, error) {
 	if order.Status != services.OrderPaid {
 		return false, nil
 	}
-	o := s.orders
-	now := o.Clock().Now()
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), store.DBTimeout)
-	defer cancel()
-	var won bool
-	var pays []*orders.Payment
 	before := auditOrder(order)
-	err := store.InTx(ctx, s.db, func(tx *sqlx.Tx) error {
-		won, pays = false, nil
-		after := before
-		after.Status, after.CancelledAt, after.CancelReason = services.OrderRefunded, &now, &reason
-		markRefunded := func(ctx context.Context, tx *sqlx.Tx) error {
-			var err error
-			if pays, err = store.LockApprovedPayments(ctx, tx, order.ID); err != nil {
-				return err
+	_, won, err := s.payments.Refund(ctx, order, orders.RefundRequest{SeatIDs: seatIDs, ActorID: actorID, Reason: reason, Mail: msg,
+		Audit: s.audit, AuditAction: "order.refund", AuditBefore: before,
+		AuditAfter: func(r *orders.RefundDone) any {
+			after := before
+			if r.Ended {
+				now := r.Refund.CreatedAt
+				after.Status, after.CancelledAt, after.CancelReason = services.OrderRefunded, &now, &reason
 			}
-			for _, p := range pays {
-				after.Payments = append(after.Payments, p.PaymentID)
+			for _, p := range r.Payments {
+				after.Payments = append(after.Payments, p.Payment.PaymentID)
 			}
-			return store.RefundApprovedPayments(ctx, tx, order.ID, now)
-		}
-		var err error
-		won, err = o.Transition(ctx, tx, order, orders.Change{To: services.OrderRefunded, Reason: reason, At: now,
-			Then: markRefunded, Mail: &msg,
-			Audit: &orders.ChangeAudit{Log: s.audit, Actor: actorID, Action: "order.refund", Before: before, After: &after}})
-		return err
-	})
-	if err != nil {
-		if services.ErrorCode(err) != "" {
-			return false, err
-		}
-		return false, store.Unavailable("the database", err)
-	}
-	if !won {
-		return false, nil
-	}
-	o.Metrics().OrdersRefunded.Inc()
-	for _, p := range pays {
-		p.OrderNo = order.OrderNo
-		pr, ok := s.payments.ProviderNamed(p.Provider)
-		if !ok {
-			o.Metrics().RefundErrors.Inc()
-			o.Log().Error("refund: payment provider not configured; refund it by hand", "payment_id", p.PaymentID, "provider", p.Provider)
-			continue
-		}
-		if err := pr.Refund(ctx, p, orders.WholeRefund(p)); err != nil {
-			o.Metrics().RefundErrors.Inc()
-			o.Log().Error("refund failed at the provider; refund it by hand", "payment_id", p.PaymentID, "order_no", order.OrderNo, "err", err)
-		}
-	}
-	order.Status = services.OrderRefunded
-	if err := o.SyncSeats(ctx, order); err != nil {
-		o.QueueSeatSync(order, err)
-	}
-	return true, nil
+			after.Refund = &RefundAudit{RefundID: r.Refund.RefundID, AmountMinor: r.Refund.AmountMinor, Seats: r.Labels}
+			return after
+		}})
+	return won, err
 }

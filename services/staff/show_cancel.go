@@ -150,7 +150,7 @@ func (s *StaffOrders) endOne(ctx context.Context, actorID int64, orderNo, reason
 			}
 			return true, false, nil
 		case services.OrderPaid:
-			won, err := s.refund(ctx, actorID, order, reason, mail.ShowCancelledMessage(mail.OutcomeRefunded, note))
+			won, err := s.refund(ctx, actorID, order, reason, mail.ShowCancelledMessage(mail.OutcomeRefunded, note), nil)
 			return false, won, err
 		default:
 			return false, false, nil

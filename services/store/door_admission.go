@@ -47,12 +47,12 @@ func AdmitOrder(ctx context.Context, q Querier, orderID, actorID int64, now time
 	return n, nil
 }
 
-// DoorSeatCount counts the seats of the paid orders of showIDs (not empty) and those of the admitted ones.
+// DoorSeatCount counts the live seats of the paid orders of showIDs (not empty; refunded seats left out) and those of the admitted ones.
 func DoorSeatCount(ctx context.Context, q Querier, showIDs []int64) (DoorCount, error) {
 	var c DoorCount
 	query, args, err := sqlx.In(`SELECT COUNT(*) AS seats, COUNT(o.admitted_at) AS admitted
 		FROM orders o JOIN order_seats os ON os.order_id = o.id
-		WHERE o.show_id IN (?) AND o.status = 'paid'`, showIDs)
+		WHERE o.show_id IN (?) AND o.status = 'paid' AND os.live = 1`, showIDs)
 	if err != nil {
 		return c, err
 	}

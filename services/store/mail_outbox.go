@@ -170,7 +170,9 @@ type MailOrderFact struct {
 	CinemaName string    `db:"cinema_name"`
 	TimeZone   string    `db:"time_zone"`
 	StartsAt   time.Time `db:"starts_at"`
-	TicketCode string    `db:"ticket_code"`
+	// SelfRefundUntilH is the show's self-refund cut-off in hours before the start (nil: none)
+	SelfRefundUntilH *int   `db:"self_refund_until_h"`
+	TicketCode       string `db:"ticket_code"`
 	// Voucher is the code the order used ("" none), DiscountMinor its saving
 	Voucher       string         `db:"voucher"`
 	DiscountMinor int64          `db:"discount_minor"`
@@ -187,7 +189,7 @@ type MailOrderFact struct {
 // MailOrderFacts returns the orders numbered nos (at least one) with their show's title, hall name, cinema (name, zone) and start, their ticket codes, and their seats with their zones' names (in row and column order), as q sees them: one row per seat, the order's columns repeated (an order without seats: one row, no seat), so one statement reads every fact of the batch's e-mails.
 func MailOrderFacts(ctx context.Context, q Querier, nos []string) ([]MailOrderFact, error) {
 	query, args, err := sqlx.In(`SELECT o.order_no, o.show_id, o.status, o.total_minor, o.currency, o.expires_at,
-		m.title, h.name AS hall_name, c.name AS cinema_name, c.time_zone, sh.starts_at, COALESCE(tc.code, '') AS ticket_code,
+		m.title, h.name AS hall_name, c.name AS cinema_name, c.time_zone, sh.starts_at, sh.self_refund_until_h, COALESCE(tc.code, '') AS ticket_code,
 		COALESCE(v.code, '') AS voucher, o.discount_minor, s.label, os.zone_code, COALESCE(z.name, os.zone_code) AS zone_name,
 		os.ticket_type, tt.name_en AS ticket_name, tt.name_zh AS ticket_name_zh
 		FROM orders o JOIN shows sh ON sh.id = o.show_id JOIN movies m ON m.id = sh.movie_id JOIN halls h ON h.id = sh.hall_id

@@ -2,7 +2,10 @@ package store
 
 import (
 	"context"
+	"errors"
 	"time"
+
+	"github.com/jmoiron/sqlx"
 
 	"seatflow/services"
 )
@@ -23,6 +26,10 @@ const (
 // cancelled_at, and Reason is cancel_reason (ended orders only). A non-zero ExpiresBy
 // requires expires_at <= ExpiresBy (an expiry that is due); a non-zero ExpiresAfter
 // requires expires_at > ExpiresAfter (a payment in time); Show is what the show must be.
+// EndSeats, with From and To both paid, ends only those live seats of a paid order that
+// keeps its status (a refund of part of it): the status is not written, the order must
+// still be paid and every seat named must still be live, else nothing changes
+// (ErrSeatsChanged).
 type OrderStatusChange struct {
 	OrderID      int64
 	From         string
@@ -32,10 +39,33 @@ type OrderStatusChange struct {
 	ExpiresBy    time.Time
 	ExpiresAfter time.Time
 	Show         ShowGuard
+	EndSeats     []int64
 }
+
+// ErrSeatsChanged is an OrderStatusChange.EndSeats whose seats were not all live seats
+// of a paid order any more: the caller's transaction must roll back.
+var ErrSeatsChanged = errors.New("store: the seats to end are not all live seats of the paid order")
 
 // UpdateOrderStatus applies ch (the only UPDATE of orders.status and order_seats.live) and reports whether the row changed; an order that leaves pending or paid has its seats marked not live.
 func UpdateOrderStatus(ctx context.Context, q Querier, ch OrderStatusChange) (bool, error) {
+	if len(ch.EndSeats) > 0 {
+		if ch.From != services.OrderPaid || ch.To != services.OrderPaid {
+			return false, ErrSeatsChanged
+		}
+		query, args, err := sqlx.In(`UPDATE order_seats os JOIN orders o ON o.id = os.order_id SET os.live = NULL
+			WHERE os.order_id = ? AND o.status = ? AND os.live = 1 AND os.seat_id IN (?)`, ch.OrderID, services.OrderPaid, ch.EndSeats)
+		if err != nil {
+			return false, err
+		}
+		res, err := q.ExecContext(ctx, query, args...)
+		if err != nil {
+			return false, err
+		}
+		if n, _ := res.RowsAffected(); n != int64(len(ch.EndSeats)) {
+			return false, ErrSeatsChanged
+		}
+		return true, nil
+	}
 	var query string
 	args := []any{ch.To, ch.At, ch.Reason}
 	switch {

@@ -79,3 +79,80 @@ func RefundedSeatsOf(ctx context.Context, q Querier, orderID int64) ([]RefundSea
 		WHERE order_id = ? ORDER BY seat_id`, orderID)
 	return rows, err
 }
+
+// LockOrderStatus reads order orderID's status locked for update (sql.ErrNoRows when none): refunds of one order take it first, so they run one after another.
+func LockOrderStatus(ctx context.Context, q Querier, orderID int64) (string, error) {
+	var status string
+	err := q.GetContext(ctx, &status, "SELECT status FROM orders WHERE id = ? FOR UPDATE", orderID)
+	return status, err
+}
+
+// LiveOrderSeat is a live seat of an order as a refund reads it: PriceMinor is what it
+// was sold for (already less its voucher saving, DiscountMinor).
+type LiveOrderSeat struct {
+	SeatID        int64  `db:"seat_id"`
+	Label         string `db:"label"`
+	ZoneCode      string `db:"zone_code"`
+	PriceMinor    int64  `db:"price_minor"`
+	DiscountMinor *int64 `db:"discount_minor"`
+}
+
+// LockLiveOrderSeats returns the live seats of order orderID with their labels, locked for update, in row and column order.
+func LockLiveOrderSeats(ctx context.Context, q Querier, orderID int64) ([]LiveOrderSeat, error) {
+	var rows []LiveOrderSeat
+	err := q.SelectContext(ctx, &rows, `SELECT os.seat_id, s.label, os.zone_code, os.price_minor, os.discount_minor
+		FROM order_seats os JOIN seats s ON s.id = os.seat_id WHERE os.order_id = ? AND os.live = 1
+		ORDER BY s.row_no, s.col_no FOR UPDATE`, orderID)
+	return rows, err
+}
+
+// RefundPaymentPart gives amount minor units of payment id back at now (refunded_minor rises; the payment is refunded once none is left).
+func RefundPaymentPart(ctx context.Context, q Querier, id, amount int64, now time.Time) error {
+	_, err := q.ExecContext(ctx, `UPDATE payments SET status = IF(refunded_minor + ? >= amount_minor, 'refunded', status),
+		refunded_minor = refunded_minor + ?, updated_at = ? WHERE id = ?`, amount, amount, now, id)
+	return err
+}
+
+// RefundSummary is one refund of an order as staff see it: the money, when (UTC), who
+// (ActorEmail "" for the buyer or the system), why, and the labels of the seats it gave back.
+type RefundSummary struct {
+	RefundRow
+	ActorEmail string `db:"actor_email"`
+	Seats      string `db:"seats"`
+}
+
+// RefundSummariesOf returns the refunds of order orderID, oldest first, with who gave them and their seats' labels (comma separated).
+func RefundSummariesOf(ctx context.Context, q Querier, orderID int64) ([]RefundSummary, error) {
+	var rows []RefundSummary
+	err := q.SelectContext(ctx, &rows, `SELECT r.id, r.refund_id, r.order_id, r.amount_minor, r.currency, r.reason, r.actor_id, r.created_at,
+		COALESCE(u.email, '') AS actor_email,
+		COALESCE((SELECT GROUP_CONCAT(s.label ORDER BY s.row_no, s.col_no SEPARATOR ', ') FROM refund_seats rs JOIN seats s ON s.id = rs.seat_id
+			WHERE rs.refund_id = r.id), '') AS seats
+		FROM refunds r LEFT JOIN users u ON u.id = r.actor_id WHERE r.order_id = ? ORDER BY r.id`, orderID)
+	return rows, err
+}
+
+// MoneyMismatch is an order whose money does not add up (DESIGN.md "money adds up"):
+// KeptMinor is what its payments' providers keep (captured less refunded), SeatsMinor
+// the prices of its live seats while it is paid (0 otherwise).
+type MoneyMismatch struct {
+	OrderNo    string `db:"order_no"`
+	Status     string `db:"status"`
+	KeptMinor  int64  `db:"kept_minor"`
+	SeatsMinor int64  `db:"seats_minor"`
+}
+
+// MoneyMismatches returns up to 1000 orders of show showID that some provider took money for (an approved or refunded payment) whose kept money differs from their paid seats' prices, read in one statement (one snapshot).
+func MoneyMismatches(ctx context.Context, q Querier, showID int64) ([]MoneyMismatch, error) {
+	var rows []MoneyMismatch
+	err := q.SelectContext(ctx, &rows, `SELECT order_no, status, kept_minor, seats_minor FROM (
+		SELECT o.order_no, o.status,
+			(SELECT COALESCE(SUM(p.amount_minor - p.refunded_minor), 0) FROM payments p
+				WHERE p.order_id = o.id AND p.status IN ('approved', 'refunded')) AS kept_minor,
+			IF(o.status = 'paid', (SELECT COALESCE(SUM(os.price_minor), 0) FROM order_seats os
+				WHERE os.order_id = o.id AND os.live = 1), 0) AS seats_minor
+		FROM orders o WHERE o.show_id = ?
+			AND EXISTS (SELECT 1 FROM payments p WHERE p.order_id = o.id AND p.status IN ('approved', 'refunded'))) m
+		WHERE kept_minor <> seats_minor ORDER BY order_no LIMIT 1000`, showID)
+	return rows, err
+}

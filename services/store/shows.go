@@ -25,7 +25,7 @@ type ShowSaleTerms struct {
 }
 
 const showColumns = `sh.id, sh.movie_id, sh.hall_id, sh.starts_at, sh.sale_opens_at, sh.sale_closes_at,
-	sh.status, sh.purchase_limit, sh.waiting_room, sh.admit_per_minute, sh.room_epoch, sh.single_seat_rule, sh.currency, sh.created_at, h.name AS hall_name,
+	sh.status, sh.purchase_limit, sh.self_refund_until_h, sh.waiting_room, sh.admit_per_minute, sh.room_epoch, sh.single_seat_rule, sh.currency, sh.created_at, h.name AS hall_name,
 	h.cinema_id, c.name AS cinema_name, c.time_zone,
 	m.id AS "movie.id", m.title AS "movie.title", m.runtime_min AS "movie.runtime_min",
 	m.rating AS "movie.rating", m.synopsis AS "movie.synopsis"
@@ -78,7 +78,7 @@ func ShowsStartingIn(ctx context.Context, q Querier, windows []ShowWindow) ([]*s
 func LockShow(ctx context.Context, q Querier, id int64) (*services.Show, error) {
 	s := &services.Show{}
 	err := q.GetContext(ctx, s, `SELECT id, movie_id, hall_id, starts_at, sale_opens_at, sale_closes_at, status,
-		purchase_limit, waiting_room, admit_per_minute, room_epoch, single_seat_rule, currency, created_at FROM shows WHERE id = ? FOR UPDATE`, id)
+		purchase_limit, self_refund_until_h, waiting_room, admit_per_minute, room_epoch, single_seat_rule, currency, created_at FROM shows WHERE id = ? FOR UPDATE`, id)
 	return s, err
 }
 
@@ -104,10 +104,10 @@ func ShowIDAt(ctx context.Context, q Querier, hallID int64, starts time.Time) (i
 }
 
 const insertShowSQL = ` INTO shows (movie_id, hall_id, starts_at, sale_opens_at, sale_closes_at, status, purchase_limit,
-	waiting_room, admit_per_minute, single_seat_rule, currency, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+	self_refund_until_h, waiting_room, admit_per_minute, single_seat_rule, currency, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 
 func insertShowArgs(s *services.Show) []any {
-	return []any{s.MovieID, s.HallID, s.StartsAt, s.SaleOpensAt, s.SaleClosesAt, s.Status, s.PurchaseLimit,
+	return []any{s.MovieID, s.HallID, s.StartsAt, s.SaleOpensAt, s.SaleClosesAt, s.Status, s.PurchaseLimit, s.SelfRefundUntilH,
 		s.WaitingRoom, s.AdmitPerMinute, s.SingleSeatRule, s.Currency, s.CreatedAt}
 }
 
@@ -133,11 +133,11 @@ func InsertShowIfFree(ctx context.Context, q Querier, s *services.Show) (id int6
 	return id, err == nil, err
 }
 
-// SetShowSale writes a show's sale window, purchase limit, waiting room (and its epoch), single-seat rule and StoredStatus.
+// SetShowSale writes a show's sale window, purchase limit, self-refund cut-off, waiting room (and its epoch), single-seat rule and StoredStatus.
 func SetShowSale(ctx context.Context, q Querier, s *services.Show) error {
-	_, err := q.ExecContext(ctx, `UPDATE shows SET sale_opens_at = ?, sale_closes_at = ?, purchase_limit = ?,
+	_, err := q.ExecContext(ctx, `UPDATE shows SET sale_opens_at = ?, sale_closes_at = ?, purchase_limit = ?, self_refund_until_h = ?,
 			waiting_room = ?, admit_per_minute = ?, room_epoch = ?, single_seat_rule = ?, status = ? WHERE id = ?`,
-		s.SaleOpensAt, s.SaleClosesAt, s.PurchaseLimit, s.WaitingRoom, s.AdmitPerMinute, s.RoomEpoch, s.SingleSeatRule, s.StoredStatus, s.ID)
+		s.SaleOpensAt, s.SaleClosesAt, s.PurchaseLimit, s.SelfRefundUntilH, s.WaitingRoom, s.AdmitPerMinute, s.RoomEpoch, s.SingleSeatRule, s.StoredStatus, s.ID)
 	return err
 }
 

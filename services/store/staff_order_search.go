@@ -29,15 +29,17 @@ type StaffOrderFilter struct {
 
 // StaffOrderPayment is a payment of an order with the time its status last changed (UTC).
 type StaffOrderPayment struct {
-	ID          int64     `db:"id"`
-	PaymentID   string    `db:"payment_id"`
-	OrderID     int64     `db:"order_id"`
-	Provider    string    `db:"provider"`
-	AmountMinor int64     `db:"amount_minor"`
-	Currency    string    `db:"currency"`
-	Status      string    `db:"status"`
-	CreatedAt   time.Time `db:"created_at"`
-	UpdatedAt   time.Time `db:"updated_at"`
+	ID          int64  `db:"id"`
+	PaymentID   string `db:"payment_id"`
+	OrderID     int64  `db:"order_id"`
+	Provider    string `db:"provider"`
+	AmountMinor int64  `db:"amount_minor"`
+	// RefundedMinor is how much of AmountMinor went back
+	RefundedMinor int64     `db:"refunded_minor"`
+	Currency      string    `db:"currency"`
+	Status        string    `db:"status"`
+	CreatedAt     time.Time `db:"created_at"`
+	UpdatedAt     time.Time `db:"updated_at"`
 }
 
 // StaffOrderSearch returns the orders matching f with their buyers' emails (” for a walk-in), newest first, without seats.
@@ -78,7 +80,7 @@ func StaffOrderSearch(ctx context.Context, q Querier, f StaffOrderFilter) ([]*St
 // StaffOrderPayments returns the payments of order orderID, oldest first.
 func StaffOrderPayments(ctx context.Context, q Querier, orderID int64) ([]StaffOrderPayment, error) {
 	var out []StaffOrderPayment
-	err := q.SelectContext(ctx, &out, `SELECT id, payment_id, order_id, provider, amount_minor, currency, status,
+	err := q.SelectContext(ctx, &out, `SELECT id, payment_id, order_id, provider, amount_minor, refunded_minor, currency, status,
 		created_at, updated_at FROM payments WHERE order_id = ? ORDER BY id`, orderID)
 	return out, err
 }

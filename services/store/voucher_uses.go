@@ -98,6 +98,28 @@ func GiveBackVoucherUses(ctx context.Context, q Querier, orderID int64) error {
 	return err
 }
 
+// GiveBackVoucherUsesOfSeats gives back the voucher uses of the seats seatIDs (at least one) of order orderID (vouchers.uses less their voucher_uses rows, which it deletes): a refund of part of an order.
+func GiveBackVoucherUsesOfSeats(ctx context.Context, q Querier, orderID int64, seatIDs []int64) error {
+	query, args, err := sqlx.In(`UPDATE vouchers v JOIN (SELECT voucher_id, COUNT(*) AS n FROM voucher_uses
+		WHERE order_id = ? AND seat_id IN (?) GROUP BY voucher_id) u ON u.voucher_id = v.id SET v.uses = v.uses - u.n`, orderID, seatIDs)
+	if err != nil {
+		return err
+	}
+	res, err := q.ExecContext(ctx, query, args...)
+	if err != nil {
+		return err
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return nil
+	}
+	query, args, err = sqlx.In("DELETE FROM voucher_uses WHERE order_id = ? AND seat_id IN (?)", orderID, seatIDs)
+	if err != nil {
+		return err
+	}
+	_, err = q.ExecContext(ctx, query, args...)
+	return err
+}
+
 // VoucherCodes returns the codes of the vouchers with ids (voucher id -> code).
 func VoucherCodes(ctx context.Context, q Querier, ids []int64) (map[int64]string, error) {
 	if len(ids) == 0 {

@@ -21,6 +21,7 @@ import (
 	"seatflow/services/catalog"
 	"seatflow/services/orders"
 	"seatflow/services/seats"
+	"seatflow/services/store"
 )
 
 // testClock is a Clock tests move by hand.
@@ -199,7 +200,7 @@ func (e *TestEnv) CheckInvariants() {
 	ctx := context.Background()
 	var dup int
 	if err := e.DB.Get(&dup, `SELECT COUNT(*) FROM (SELECT seat_id FROM order_seats os JOIN orders o ON o.id = os.order_id
-		WHERE os.show_id = ? AND o.status IN ('pending','paid') GROUP BY seat_id HAVING COUNT(*) > 1) d`, e.Show.ID); err != nil {
+		WHERE os.show_id = ? AND o.status IN ('pending','paid') AND os.live = 1 GROUP BY seat_id HAVING COUNT(*) > 1) d`, e.Show.ID); err != nil {
 		e.T.Fatal(err)
 	}
 	if dup != 0 {
@@ -207,11 +208,12 @@ func (e *TestEnv) CheckInvariants() {
 	}
 	var liveMismatch int
 	if err := e.DB.Get(&liveMismatch, `SELECT COUNT(*) FROM order_seats os JOIN orders o ON o.id = os.order_id
-		WHERE os.show_id = ? AND ((o.status IN ('pending','paid')) <> (os.live IS NOT NULL))`, e.Show.ID); err != nil {
+		WHERE os.show_id = ? AND ((o.status IN ('pending','paid') AND NOT EXISTS (SELECT 1 FROM refund_seats rs
+			WHERE rs.order_id = os.order_id AND rs.seat_id = os.seat_id)) <> (os.live IS NOT NULL))`, e.Show.ID); err != nil {
 		e.T.Fatal(err)
 	}
 	if liveMismatch != 0 {
-		e.T.Errorf("%d order seats have a live flag that disagrees with their order's status", liveMismatch)
+		e.T.Errorf("%d order seats have a live flag that disagrees with their order's status (and refunds)", liveMismatch)
 	}
 	e.checkSeatIdentity()
 	snap, err := e.Seats.SnapshotFromDB(ctx, e.Show)
@@ -242,6 +244,30 @@ func (e *TestEnv) CheckInvariants() {
 		}
 	}
 	e.checkVoucherUses()
+	e.CheckMoney(e.Show.ID)
+}
+
+// CheckMoney checks that money adds up for every order of show showID that a provider
+// took money for (DESIGN.md "money adds up"): captured less refunded equals the prices of
+// its live seats while paid, 0 once it ended (store.MoneyMismatches, what reconciliation
+// reports), and each order's refunds rows add up to its refund_seats rows.
+func (e *TestEnv) CheckMoney(showID int64) {
+	e.T.Helper()
+	bad, err := store.MoneyMismatches(context.Background(), e.DB, showID)
+	if err != nil {
+		e.T.Fatal(err)
+	}
+	for _, m := range bad {
+		e.T.Errorf("money: order %s (%s) keeps %d at the provider, its paid seats cost %d", m.OrderNo, m.Status, m.KeptMinor, m.SeatsMinor)
+	}
+	var split []string
+	if err := e.DB.Select(&split, `SELECT r.refund_id FROM refunds r JOIN orders o ON o.id = r.order_id
+		WHERE o.show_id = ? AND r.amount_minor <> (SELECT COALESCE(SUM(rs.amount_minor), 0) FROM refund_seats rs WHERE rs.refund_id = r.id)`, showID); err != nil {
+		e.T.Fatal(err)
+	}
+	if len(split) > 0 {
+		e.T.Errorf("money: refunds whose amount is not the sum of their seats: %v", split)
+	}
 }
 
 // checkSeatIdentity checks invariant 12 for the env's show in MySQL: no live order seat

@@ -1,0 +1,103 @@
+package store_test
+
+import (
+	"context"
+	"os"
+	"testing"
+	"time"
+
+	"seatflow/services"
+	"seatflow/services/internal/testenv"
+	"seatflow/services/store"
+)
+
+// TestUpgrade_RefundedOrdersGetTheirRefunds migrates a database of migration 60 holding a
+// refunded order (its payment refunded), a paid one and a cancelled one: the refunded
+// order gets one refund at its cancelled_at for all its seats' money, each seat given
+// back once; its payment's refunded part is all of it; the others get none.
+func TestUpgrade_RefundedOrdersGetTheirRefunds(t *testing.T) {
+	testenv.LockStores(t)
+	ctx := context.Background()
+	base := os.Getenv("SEATFLOW_TEST_MYSQL_DSN_BASE")
+	if base == "" {
+		base = "root@tcp(127.0.0.1:3306)/"
+	}
+	name := testenv.TestDBName + "_upgrade_refunds"
+	admin, err := store.OpenDB(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close()
+	if _, err := admin.Exec("DROP DATABASE IF EXISTS `" + name + "`"); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { admin.Exec("DROP DATABASE IF EXISTS `" + name + "`") })
+	if err := store.EnsureDatabase(ctx, base+name); err != nil {
+		t.Fatal(err)
+	}
+	db, err := store.OpenDB(base + name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	settings := services.Cinema{Name: "Kino", TimeZone: "Europe/Berlin", Currency: "EUR"}
+	if _, err := store.MigrateUpTo(ctx, db, settings, 60); err != nil {
+		t.Fatal(err)
+	}
+	at := time.Date(2030, 1, 10, 12, 0, 0, 0, time.UTC)
+	refundedAt := at.Add(3 * time.Hour)
+	for _, q := range []struct {
+		sql  string
+		args []any
+	}{
+		{"INSERT INTO users (id, email, name, password_hash, role, created_at) VALUES (1, 'b@example.test', 'B', 'x', 'customer', ?)", []any{at}},
+		{"INSERT INTO movies (id, title, runtime_min, rating, synopsis) VALUES (1, 'Film', 100, 'PG', '')", nil},
+		{"INSERT INTO halls (id, cinema_id, name, rows_n, cols_n) SELECT 1, id, 'Hall 1', 1, 3 FROM cinemas LIMIT 1", nil},
+		{"INSERT INTO zones (id, hall_id, code, name) VALUES (1, 1, 'standard', 'Standard')", nil},
+		{"INSERT INTO seats (id, hall_id, zone_id, row_no, col_no, label, kind) VALUES (1, 1, 1, 1, 1, 'A1', 'standard'), (2, 1, 1, 1, 2, 'A2', 'standard'), (3, 1, 1, 1, 3, 'A3', 'standard')", nil},
+		{`INSERT INTO shows (id, movie_id, hall_id, starts_at, sale_opens_at, sale_closes_at, status, purchase_limit, currency, created_at)
+			VALUES (1, 1, 1, ?, ?, ?, 'on_sale', 4, 'EUR', ?)`, []any{at.Add(48 * time.Hour), at, at.Add(48 * time.Hour), at}},
+		{`INSERT INTO orders (id, order_no, user_id, show_id, status, total_minor, currency, created_at, expires_at, paid_at, cancelled_at, cancel_reason)
+			VALUES (1, 'SF-REFUNDED', 1, 1, 'refunded', 2100, 'EUR', ?, ?, ?, ?, 'ill'),
+			       (2, 'SF-PAID', 1, 1, 'paid', 1000, 'EUR', ?, ?, ?, NULL, NULL),
+			       (3, 'SF-CANCELLED', 1, 1, 'cancelled', 1000, 'EUR', ?, ?, NULL, ?, 'cancelled by the buyer')`,
+			[]any{at, at.Add(10 * time.Minute), at.Add(time.Minute), refundedAt, at, at.Add(10 * time.Minute), at.Add(time.Minute),
+				at, at.Add(10 * time.Minute), at.Add(5 * time.Minute)}},
+		{`INSERT INTO order_seats (order_id, show_id, seat_id, zone_code, price_minor, discount_minor, live) VALUES
+			(1, 1, 1, 'standard', 1000, NULL, NULL), (1, 1, 2, 'standard', 1100, NULL, NULL), (2, 1, 3, 'standard', 1000, NULL, 1),
+			(3, 1, 1, 'standard', 1000, NULL, NULL)`, nil},
+		{`INSERT INTO payments (payment_id, order_id, provider, amount_minor, currency, status, created_at, updated_at) VALUES
+			('pay_r', 1, 'demo', 2100, 'EUR', 'refunded', ?, ?), ('pay_p', 2, 'demo', 1000, 'EUR', 'approved', ?, ?)`, []any{at, refundedAt, at, at}},
+	} {
+		if _, err := db.Exec(q.sql, q.args...); err != nil {
+			t.Fatalf("%s: %v", q.sql, err)
+		}
+	}
+	if _, err := store.Migrate(ctx, db, settings); err != nil {
+		t.Fatalf("upgrade: %v", err)
+	}
+	for id, want := range map[int64]int{1: 1, 2: 0, 3: 0} {
+		refunds, err := store.RefundsOf(ctx, db, id)
+		if err != nil || len(refunds) != want {
+			t.Fatalf("order %d has refunds %+v (%v), want %d", id, refunds, err, want)
+		}
+		if want == 0 {
+			continue
+		}
+		r := refunds[0]
+		if r.AmountMinor != 2100 || r.Currency != "EUR" || !r.CreatedAt.Equal(refundedAt) || r.ActorID != nil || r.Reason != "ill" {
+			t.Errorf("backfilled refund %+v", r)
+		}
+		seats, err := store.RefundedSeatsOf(ctx, db, id)
+		if err != nil || len(seats) != 2 || seats[0].AmountMinor+seats[1].AmountMinor != 2100 || seats[0].RefundID != r.ID {
+			t.Errorf("backfilled refund seats %+v (%v)", seats, err)
+		}
+	}
+	var refunded []int64
+	if err := db.Select(&refunded, "SELECT refunded_minor FROM payments ORDER BY id"); err != nil || len(refunded) != 2 || refunded[0] != 2100 || refunded[1] != 0 {
+		t.Errorf("payments' refunded parts %v (%v), want [2100 0]", refunded, err)
+	}
+	if bad, err := store.MoneyMismatches(ctx, db, 1); err != nil || len(bad) != 0 {
+		t.Errorf("money after the upgrade: %+v (%v)", bad, err)
+	}
+}
