@@ -62,6 +62,7 @@ func (d *Deps) apiRoutes(app fiber.Router) {
 	user.Get("/orders", d.apiOrders)
 	user.Get("/orders/:no", d.apiOrder)
 	user.Post("/orders/:no/cancel", d.apiCancel)
+	user.Post("/orders/:no/exchange", d.apiExchange)
 	user.Post("/orders/:no/pay", d.apiPay)
 
 	// staff and admins, on every path below /api/v1/admin (anonymous 401, customers 403;

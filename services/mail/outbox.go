@@ -21,6 +21,7 @@ const (
 	OrderRefunded  Kind = "order_refunded"  // a paid order refunded by staff
 	ShowCancelled  Kind = "show_cancelled"  // the show was cancelled; the order ended with it
 	WaitlistOffer  Kind = "waitlist_offer"  // a waiting-list place became a held order
+	OrderExchanged Kind = "order_exchanged" // the buyer moved the order to other seats (a paid one: new tickets)
 	PasswordReset  Kind = "password_reset"  // a single-use link to choose a new password
 )
 

@@ -11,6 +11,9 @@ const (
 	DataNote = "note"
 	// DataOutcome is the key of what a show's cancel did to the order (Outcome* below).
 	DataOutcome = "outcome"
+	// DataOldSeats is the key of the seats an exchange let go ("A1, A2"): the
+	// order_exchanged e-mail names them beside the order's new seats.
+	DataOldSeats = "old_seats"
 )
 
 // Reason codes (Data[DataReason]).

@@ -52,7 +52,7 @@ func DoorSeatCount(ctx context.Context, q Querier, showIDs []int64) (DoorCount, 
 	var c DoorCount
 	query, args, err := sqlx.In(`SELECT COUNT(*) AS seats, COUNT(o.admitted_at) AS admitted
 		FROM orders o JOIN order_seats os ON os.order_id = o.id
-		WHERE o.show_id IN (?) AND o.status = 'paid'`, showIDs)
+		WHERE o.show_id IN (?) AND o.status = 'paid' AND os.exchanged_at IS NULL`, showIDs)
 	if err != nil {
 		return c, err
 	}

@@ -14,10 +14,10 @@ type OrderSeatRow struct {
 	services.OrderSeat
 }
 
-// OrderSeatsOf returns the seats of the orders with ids (at least one), with their labels, in row and column order.
+// OrderSeatsOf returns the seats of the orders with ids (at least one), with their labels, in row and column order (not those an exchange took away).
 func OrderSeatsOf(ctx context.Context, q Querier, ids []int64) ([]OrderSeatRow, error) {
 	query, args, err := sqlx.In(`SELECT os.order_id, os.seat_id, s.label, os.zone_code, os.ticket_type, os.price_minor, os.discount_minor
-		FROM order_seats os JOIN seats s ON s.id = os.seat_id WHERE os.order_id IN (?) ORDER BY s.row_no, s.col_no`, ids)
+		FROM order_seats os JOIN seats s ON s.id = os.seat_id WHERE os.order_id IN (?) AND os.exchanged_at IS NULL ORDER BY s.row_no, s.col_no`, ids)
 	if err != nil {
 		return nil, err
 	}

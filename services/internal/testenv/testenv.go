@@ -199,7 +199,7 @@ func (e *TestEnv) CheckInvariants() {
 	ctx := context.Background()
 	var dup int
 	if err := e.DB.Get(&dup, `SELECT COUNT(*) FROM (SELECT seat_id FROM order_seats os JOIN orders o ON o.id = os.order_id
-		WHERE os.show_id = ? AND o.status IN ('pending','paid') GROUP BY seat_id HAVING COUNT(*) > 1) d`, e.Show.ID); err != nil {
+		WHERE os.show_id = ? AND o.status IN ('pending','paid') AND os.exchanged_at IS NULL GROUP BY seat_id HAVING COUNT(*) > 1) d`, e.Show.ID); err != nil {
 		e.T.Fatal(err)
 	}
 	if dup != 0 {
@@ -207,7 +207,7 @@ func (e *TestEnv) CheckInvariants() {
 	}
 	var liveMismatch int
 	if err := e.DB.Get(&liveMismatch, `SELECT COUNT(*) FROM order_seats os JOIN orders o ON o.id = os.order_id
-		WHERE os.show_id = ? AND ((o.status IN ('pending','paid')) <> (os.live IS NOT NULL))`, e.Show.ID); err != nil {
+		WHERE os.show_id = ? AND os.exchanged_at IS NULL AND ((o.status IN ('pending','paid')) <> (os.live IS NOT NULL))`, e.Show.ID); err != nil {
 		e.T.Fatal(err)
 	}
 	if liveMismatch != 0 {
