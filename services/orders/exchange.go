@@ -205,34 +205,48 @@ func matchExchange(hall *services.Hall, live []services.OrderSeat, ids []int64) 
 	return pairs, nil
 }
 
-// runExchange is Exchange's transaction (see there); it runs once (the script is not
-// repeated on a deadlock), giving back the cache step when anything after it fails.
+// runExchange is Exchange's transaction (see there). The script is not part of a
+// transaction's retry: when anything after it fails, the transaction is rolled back and
+// the cache step given back (undoExchange); a deadlock victim (or a lock wait timeout)
+// then runs again from the start, at most store.TxAttempts times.
 func (o *Orders) runExchange(ctx context.Context, x *exchange) error {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), store.DBTimeout+store.RedisTimeout)
 	defer cancel()
+	for attempt := 0; ; attempt++ {
+		undone, err := o.exchangeOnce(ctx, x)
+		switch {
+		case err == nil:
+			return nil
+		case errors.Is(err, errExchangeCrash):
+			return store.Unavailable("the database", err)
+		case store.IsRetryable(err) && undone && attempt+1 < store.TxAttempts:
+			store.RetryPause(attempt)
+			continue
+		case services.ErrorCode(err) != "":
+			return err
+		}
+		return store.Unavailable("the database", err)
+	}
+}
+
+// exchangeOnce runs one attempt of Exchange's transaction and reports, on failure,
+// whether the seat cache is as it was (the script did not run, or was given back).
+func (o *Orders) exchangeOnce(ctx context.Context, x *exchange) (bool, error) {
+	x.ran = false
 	tx, err := o.db.BeginTxx(ctx, nil)
 	if err != nil {
-		return store.Unavailable("the database", err)
+		return true, err
 	}
 	defer func() { _ = tx.Rollback() }()
 	err = o.exchangeInTx(ctx, x, tx)
 	if err == nil {
 		err = tx.Commit()
 	}
-	if err == nil {
-		return nil
+	if err == nil || errors.Is(err, errExchangeCrash) || !x.ran {
+		return true, err
 	}
-	if errors.Is(err, errExchangeCrash) {
-		return store.Unavailable("the database", err)
-	}
-	if x.ran {
-		_ = tx.Rollback() // first: the undo's hold must not wait for this transaction
-		o.undoExchange(x)
-	}
-	if services.ErrorCode(err) != "" {
-		return err
-	}
-	return store.Unavailable("the database", err)
+	_ = tx.Rollback() // first: the undo's hold must not wait for this transaction
+	return o.undoExchange(x), err
 }
 
 // exchangeInTx runs the steps of Exchange inside tx.
@@ -371,18 +385,19 @@ func (o *Orders) writeExchange(ctx context.Context, x *exchange, tx *sqlx.Tx) er
 	return mail.Queue(ctx, tx, x.now, orderMail(order, msg))
 }
 
-// undoExchange gives back a cache step whose transaction did not commit: the same script
-// the other way round (the old seats taken back while they are free, then the new ones
-// freed owner-checked). When the old seats were taken meanwhile it changes nothing and
-// reconciliation repairs the show from MySQL, where the order still has its old seats.
-func (o *Orders) undoExchange(x *exchange) {
+// undoExchange gives back a cache step whose transaction did not commit and reports
+// whether it did: the same script the other way round (the old seats taken back while
+// they are free, then the new ones freed owner-checked). When the old seats were taken meanwhile it changes nothing (false)
+// and reconciliation repairs the show from MySQL, where the order still has its old seats.
+func (o *Orders) undoExchange(x *exchange) bool {
 	ctx, cancel := context.WithTimeout(context.Background(), store.RedisTimeout)
 	defer cancel()
 	in, out := exchangeRefs(x.pairs)
 	res, err := o.seats.Exchange(ctx, x.show.ID, x.order.OrderNo, x.order.UserID, x.sold, out, in, "", nil)
 	if err == nil && res.Hold.OK() {
-		return
+		return true
 	}
 	o.log.Error("exchange not given back in the seat cache; reconciliation will repair it",
 		"order_no", x.order.OrderNo, "err", err, "taken", res.Hold.Taken)
+	return false
 }
