@@ -30,13 +30,12 @@ func (d *Deps) apiExchange(c *fiber.Ctx) error {
 	return c.JSON(d.buyerOrderOut(o))
 }
 
-// parseExchangeBody reads {"seat_ids":[...]}: seat ids as decimal strings (as an order's
-// seats carry them) or whole numbers, 1..MaxSeatsPerRequest, each once.
-// Errors: INVALID_REQUEST.
+// parseExchangeBody reads {"seat_ids":[...]}: seat ids as decimal strings (as create
+// takes them), 1..MaxSeatsPerRequest, each once. Errors: INVALID_REQUEST.
 func parseExchangeBody(body []byte) ([]int64, error) {
 	const shape = `{"seat_ids":["101","102"]}`
 	var b struct {
-		SeatIDs []json.RawMessage `json:"seat_ids"`
+		SeatIDs json.RawMessage `json:"seat_ids"`
 	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	if err := dec.Decode(&b); err != nil {
@@ -45,23 +44,24 @@ func parseExchangeBody(body []byte) ([]int64, error) {
 	if dec.More() {
 		return nil, invalid("the body holds more than one JSON value")
 	}
-	if len(b.SeatIDs) == 0 {
+	var raw []string
+	if !isSet(b.SeatIDs) {
 		return nil, invalid("seat_ids must list the seats to move to: %s", shape)
 	}
-	if len(b.SeatIDs) > orders.MaxSeatsPerRequest {
+	if err := json.Unmarshal(b.SeatIDs, &raw); err != nil {
+		return nil, invalid("seat_ids must be a list of seat id strings: %s", shape)
+	}
+	if len(raw) == 0 {
+		return nil, invalid("seat_ids is empty: list the seats to move to")
+	}
+	if len(raw) > orders.MaxSeatsPerRequest {
 		return nil, invalid("at most %d seats per order", orders.MaxSeatsPerRequest)
 	}
-	seen := make(map[int64]bool, len(b.SeatIDs))
-	ids := make([]int64, 0, len(b.SeatIDs))
-	for _, raw := range b.SeatIDs {
-		s := string(bytes.TrimSpace(raw))
-		if len(s) > 1 && s[0] == '"' {
-			if err := json.Unmarshal(raw, &s); err != nil {
-				return nil, invalid("seat_ids must be a list of seat id strings")
-			}
-		}
+	seen := make(map[int64]bool, len(raw))
+	ids := make([]int64, 0, len(raw))
+	for _, s := range raw {
 		if !digits.MatchString(s) {
-			return nil, invalid("seat id %s is not a decimal integer", strconv.Quote(s))
+			return nil, invalid("seat id %q is not a decimal integer", s)
 		}
 		n, err := strconv.ParseInt(s, 10, 64)
 		if err != nil || n <= 0 {
