@@ -163,6 +163,8 @@ func (d *Deps) pageRoutes(app fiber.Router) {
 	orders.Get("/:no/calendar.ics", d.calendarFile) // a paid order's show for the buyer's calendar
 	orders.Post("/:no/pay", d.payOrder)
 	orders.Post("/:no/cancel", d.cancelOrder)
+	orders.Get("/:no/exchange", d.exchangePage) // the seat picker, changing the order's seats
+	orders.Post("/:no/exchange", d.exchangeOrder)
 }
 
 // consoleRoutes registers the staff console under /admin. Signed-out visitors are sent

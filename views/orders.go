@@ -34,7 +34,14 @@ type OrderPageProps struct {
 	TicketRef string
 	// TicketCode is the paid order's ticket code as shown ("" when none could be read).
 	TicketCode string
+	// CanExchange offers "Change seats" (a pending or paid order of a show not yet
+	// started); Exchanged tells, once, that the order has just moved to its seats.
+	CanExchange bool
+	Exchanged   bool
 }
+
+// ExchangeURL is an order's seat picker in exchange mode (GET) and its form (POST).
+func ExchangeURL(no string) string { return "/orders/" + no + "/exchange" }
 
 // PaymentNote tells how the payment the buyer came back from ended, or "" when there
 // is nothing to say (no payment, or one that paid the order). A refunded payment is

@@ -162,6 +162,9 @@ type ShowPageProps struct {
 	// TicketCounts are how many of the Selected seats are of each ticket type other
 	// than adult (the seat form's counts, kept when the page comes back); nil: all adult.
 	TicketCounts map[string]int
+	// Exchange, when set, is the seat picker of an order changing its seats (the order's
+	// seats shown as its own and selectable, the form posting to the exchange).
+	Exchange *ExchangeView
 }
 
 // Show returns the page's show.
