@@ -39,7 +39,7 @@ var errExchangeCrash = errors.New("stopped between the seat cache and the databa
 // lua/exchange.lua (SeatStore.Exchange) that holds the new seats for the order, sold
 // when it is paid, before it frees the old ones owner-checked, then the rows: each old
 // row ends (live NULL, exchanged_at), each new row is live with its old seat's ticket
-// type, price and voucher saving, the voucher's uses move with them, a paid order's
+// type, price and voucher saving (store.MoveOrderSeat), the voucher's uses move with them, a paid order's
 // ticket code is drawn anew (the old tickets no longer admit: the reference's signature
 // names the seats, the code is gone), an audit entry and the order_exchanged e-mail.
 // The total, the purchase-limit count and the voucher's uses do not change; refunded
@@ -345,17 +345,15 @@ func exchangeRefs(pairs []exchangePair) (in, out []seats.SeatRef) {
 func (o *Orders) writeExchange(ctx context.Context, x *exchange, tx *sqlx.Tx) error {
 	order := x.order
 	for _, p := range x.pairs {
-		ended, err := store.EndExchangedSeat(ctx, tx, order.ID, p.From.SeatID, x.now)
+		moved, err := store.MoveOrderSeat(ctx, tx, order.ID, order.ShowID, p.From.SeatID, p.To, x.now)
+		if errors.Is(err, store.ErrSeatLive) {
+			return &services.Error{Code: services.CodeSeatTaken, Seats: []string{p.To.Label}, Message: "already taken: " + p.To.Label}
+		}
 		if err != nil {
 			return err
 		}
-		if !ended {
+		if !moved {
 			return services.Errorf(services.CodeUnavailable, "seat %s of the order changed meanwhile; try again", p.From.Label)
-		}
-		if err := store.AddExchangedSeat(ctx, tx, order.ID, order.ShowID, p.To); errors.Is(err, store.ErrSeatLive) {
-			return &services.Error{Code: services.CodeSeatTaken, Seats: []string{p.To.Label}, Message: "already taken: " + p.To.Label}
-		} else if err != nil {
-			return err
 		}
 		if err := store.MoveVoucherUse(ctx, tx, order.ID, p.From.SeatID, p.To.SeatID); err != nil {
 			return err

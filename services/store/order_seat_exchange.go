@@ -48,38 +48,6 @@ func EndedOrderSeatsAmong(ctx context.Context, q Querier, id int64, ids []int64)
 	return out, err
 }
 
-// EndExchangedSeat ends the live seat seatID of order id as exchanged at at (live NULL) and reports whether it was live.
-func EndExchangedSeat(ctx context.Context, q Querier, id, seatID int64, at time.Time) (bool, error) {
-	res, err := q.ExecContext(ctx, "UPDATE order_seats SET live = NULL, exchanged_at = ? WHERE order_id = ? AND seat_id = ? AND live = 1",
-		at, id, seatID)
-	if err != nil {
-		return false, err
-	}
-	n, err := res.RowsAffected()
-	return n == 1, err
-}
-
-// AddExchangedSeat makes seat s live in order id of show showID: a row an earlier exchange ended comes back, else a new row is inserted. Errors: ErrSeatLive.
-func AddExchangedSeat(ctx context.Context, q Querier, id, showID int64, s services.OrderSeat) error {
-	res, err := q.ExecContext(ctx, `UPDATE order_seats SET live = 1, exchanged_at = NULL, zone_code = ?, ticket_type = ?,
-		price_minor = ?, discount_minor = ? WHERE order_id = ? AND seat_id = ? AND exchanged_at IS NOT NULL`,
-		s.ZoneCode, ticketTypeOf(s), s.PriceMinor, s.DiscountMinor, id, s.SeatID)
-	if err == nil {
-		var n int64
-		if n, err = res.RowsAffected(); err == nil && n == 1 {
-			return nil
-		}
-	}
-	if err == nil {
-		_, err = q.ExecContext(ctx, `INSERT INTO order_seats (order_id, show_id, seat_id, zone_code, ticket_type, price_minor, discount_minor, live)
-			VALUES (?, ?, ?, ?, ?, ?, ?, 1)`, id, showID, s.SeatID, s.ZoneCode, ticketTypeOf(s), s.PriceMinor, s.DiscountMinor)
-	}
-	if DuplicateOn(err, "uq_order_seats_live") {
-		return ErrSeatLive
-	}
-	return err
-}
-
 // MoveVoucherUse moves order id's voucher use of seat from to seat to (none: nothing).
 func MoveVoucherUse(ctx context.Context, q Querier, id, from, to int64) error {
 	_, err := q.ExecContext(ctx, "UPDATE voucher_uses SET seat_id = ? WHERE order_id = ? AND seat_id = ?", to, id, from)
