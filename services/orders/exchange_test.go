@@ -4,11 +4,13 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
 	"seatflow/services"
 	"seatflow/services/internal/testenv"
+	"seatflow/services/mail"
 	"seatflow/services/orders"
 )
 
@@ -120,6 +122,28 @@ func TestExchange_PaidOrderGetsNewTickets(t *testing.T) {
 	}
 	if no, err := tickets.OrderNoOfCode(ctx, newCode); err != nil || no != o.OrderNo {
 		t.Errorf("the new code finds %q: %v", no, err)
+	}
+	// the e-mail names the new seats and the old one, and carries the new ticket
+	var id int64
+	if err := e.DB.Get(&id, "SELECT id FROM mail_outbox WHERE kind = 'order_exchanged' AND order_no = ?", o.OrderNo); err != nil {
+		t.Fatal(err)
+	}
+	row, err := mail.NewOutbox(e.DB, e.Clock).Get(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &mail.Renderer{Orders: e.Orders, Shows: e.Catalog, Tickets: tickets, BaseURL: "https://seatflow.test", Zone: time.UTC}
+	out, err := r.Render(ctx, row)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"B2", "E5", "Previous seats", "B1", orders.FormatTicketCode(newCode)} {
+		if !strings.Contains(out.Text, want) {
+			t.Errorf("the e-mail does not say %q:\n%s", want, out.Text)
+		}
+	}
+	if len(out.Images) != 1 {
+		t.Errorf("the e-mail carries %d images, want the new ticket's QR code", len(out.Images))
 	}
 	e.CheckInvariants()
 }
