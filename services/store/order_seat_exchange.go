@@ -59,3 +59,10 @@ func DeleteTicketCode(ctx context.Context, q Querier, id int64) error {
 	_, err := q.ExecContext(ctx, "DELETE FROM ticket_codes WHERE order_id = ?", id)
 	return err
 }
+
+// OrderSeatExchanged reports whether an exchange took seat seatID away from order id (its row ended by an exchange; false when the order still has it or never had it).
+func OrderSeatExchanged(ctx context.Context, q Querier, id, seatID int64) (bool, error) {
+	var n int
+	err := q.GetContext(ctx, &n, "SELECT COUNT(*) FROM order_seats WHERE order_id = ? AND seat_id = ? AND exchanged_at IS NOT NULL", id, seatID)
+	return n > 0, err
+}
