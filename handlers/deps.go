@@ -55,6 +55,8 @@ type OrderService interface {
 	Get(ctx context.Context, userID int64, orderNo string) (*services.Order, error)
 	List(ctx context.Context, userID int64, limit int) ([]*services.Order, error)
 	Cancel(ctx context.Context, userID int64, orderNo string) (*services.Order, error)
+	// Exchange moves a buyer's live order onto other seats (API.md "Exchange").
+	Exchange(ctx context.Context, req orders.ExchangeRequest) (*services.Order, error)
 	// ByNo reads any user's order (the demo payment page shows its deadline).
 	ByNo(ctx context.Context, orderNo string) (*services.Order, error)
 	HoldFor() time.Duration

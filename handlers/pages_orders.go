@@ -84,9 +84,11 @@ func (d *Deps) orderExtras(c *fiber.Ctx, props *views.OrderPageProps) {
 		}
 	}
 	props.Chosen = c.Query("chosen") == "1"
+	props.Exchanged = c.Query("exchanged") == "1"
 	if props.Show == nil {
 		return
 	}
+	props.CanExchange = orders.ExchangeOpen(props.Order, props.Show, props.Now)
 	if m, err := d.Shows.SeatMap(ctx, props.Show.ID); err == nil {
 		props.SeatKinds = make(map[int64]string, len(props.Order.Seats))
 		inHall := make(map[string]bool, len(m.Hall.Seats))

@@ -534,6 +534,10 @@ func (f *fakeOrders) Cancel(context.Context, int64, string) (*services.Order, er
 	f.calls.add("Orders.Cancel")
 	return nil, &services.Error{Code: services.CodeNotFound, Message: "order not found"}
 }
+func (f *fakeOrders) Exchange(context.Context, orders.ExchangeRequest) (*services.Order, error) {
+	f.calls.add("Orders.Exchange")
+	return nil, &services.Error{Code: services.CodeNotFound, Message: "order not found"}
+}
 func (f *fakeOrders) HoldFor() time.Duration { return 15 * time.Minute }
 
 // demoPayment is the one payment the fake provider knows.

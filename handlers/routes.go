@@ -62,6 +62,7 @@ func (d *Deps) apiRoutes(app fiber.Router) {
 	user.Get("/orders", d.apiOrders)
 	user.Get("/orders/:no", d.apiOrder)
 	user.Post("/orders/:no/cancel", d.apiCancel)
+	user.Post("/orders/:no/exchange", d.apiExchange)
 	user.Post("/orders/:no/pay", d.apiPay)
 
 	// staff and admins, on every path below /api/v1/admin (anonymous 401, customers 403;
@@ -170,6 +171,8 @@ func (d *Deps) pageRoutes(app fiber.Router) {
 	orders.Get("/:no/calendar.ics", d.calendarFile) // a paid order's show for the buyer's calendar
 	orders.Post("/:no/pay", d.payOrder)
 	orders.Post("/:no/cancel", d.cancelOrder)
+	orders.Get("/:no/exchange", d.exchangePage) // the seat picker, changing the order's seats
+	orders.Post("/:no/exchange", d.exchangeOrder)
 }
 
 // consoleRoutes registers the staff console under /admin. Signed-out visitors are sent

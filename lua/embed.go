@@ -51,6 +51,14 @@ var releaseBody string
 //go:embed sell.lua
 var sellBody string
 
+// Exchange moves a live order onto other seats: hold's checks and hold of the new
+// seats (sold for a paid order), then the old seats freed owner-checked, in one script.
+// See exchange.lua.
+var Exchange = notify + "local function hold(KEYS, ARGV)\n" + holdBody + "\nend\n" + exchangeBody
+
+//go:embed exchange.lua
+var exchangeBody string
+
 // Load writes a show's seat map and counters built from MySQL. See load.lua.
 //
 //go:embed load.lua
@@ -110,7 +118,7 @@ var WaitingRoom string
 // exercised and that every call keeps its keys in one hash slot.
 func Scripts() map[string]string {
 	return map[string]string{
-		"hold": Hold, "order": Order, "release": Release, "sell": Sell, "load": Load, "repair": Repair,
+		"hold": Hold, "order": Order, "exchange": Exchange, "release": Release, "sell": Sell, "load": Load, "repair": Repair,
 		"house": House, "lease_acquire": LeaseAcquire, "lease_renew": LeaseRenew, "lease_heartbeat": LeaseHeartbeat,
 		"idem_release": IdemRelease, "waiting_room": WaitingRoom, "vouchers": Vouchers,
 	}

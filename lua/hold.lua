@@ -4,10 +4,12 @@
 -- zone's seats are kept for its waiting list
 -- ARGV[1] order_no, ARGV[2] user_id, ARGV[3] purchase limit, or "limit|rule|rows|flags"
 -- with the single-seat rule ("", "warn" or "enforce"), how many row strings end ARGV,
--- and flags: "o" a waiting list's offer (the gate does not apply to it),
+-- and flags: "o" a waiting list's offer (the gate does not apply to it), then
+-- optionally "|leaving": how many seat ids end ARGV after the row strings (an exchange's
+-- seats the order lets go once the batch is held: the rule counts them free),
 -- ARGV[4..] pairs: seat_id, zone_code, then the row strings: one per row the batch
 -- touches, its runs of standard seats side by side separated by ";", each seat
--- "seat_id:zone_code" separated by "," (seats.RuleArgs).
+-- "seat_id:zone_code" separated by "," (seats.RuleArgs), then the leaving seat ids.
 -- Replies: {"OK", users marker (the per-user counts' rebuild time, see load.lua),
 --          stranded seat_id, ...} | {"NOT_LOADED"} | {"TAKEN", seat_id, ...}
 --        | {"LIMIT", held_now} | {"SOLD_OUT", zone_code} | {"DUP", seat_id}
@@ -24,12 +26,15 @@ local opts = {}
 for part in string.gmatch(ARGV[3] .. '|', '([^|]*)|') do opts[#opts + 1] = part end
 local limit, rule = tonumber(opts[1]), opts[2] or ''
 local nrows, flags = tonumber(opts[3] or '0') or 0, opts[4] or ''
+local nleave = tonumber(opts[5] or '0') or 0
 local gate = KEYS[4]
 if redis.call('EXISTS', seats) == 0 or redis.call('EXISTS', zones) == 0
     or redis.call('EXISTS', users) == 0 then
   return {'NOT_LOADED'}
 end
-local n = (#ARGV - 3 - nrows) / 2
+local n = (#ARGV - 3 - nrows - nleave) / 2
+local leaving = {}
+for j = 1, nleave do leaving[ARGV[3 + 2 * n + nrows + j]] = true end
 local taken, need, seen = {}, {}, {}
 for i = 0, n - 1 do
   local id, zone = ARGV[4 + 2 * i], ARGV[5 + 2 * i]
@@ -70,7 +75,7 @@ for r = 1, nrows do
   local free, k = 1, 1
   for _, run in ipairs(runs) do
     for _, s in ipairs(run) do
-      s.free = vals[k] == 'F'
+      s.free = vals[k] == 'F' or leaving[s.id] == true
       k = k + 1
     end
   end

@@ -37,6 +37,10 @@ type OrderPageProps struct {
 	// SelfRefundUntil is until when (UTC) the buyer may cancel and refund this paid
 	// order themselves (nil: the show does not allow it).
 	SelfRefundUntil *time.Time
+	// CanExchange offers "Change seats" (a pending or paid order of a show not yet
+	// started); Exchanged tells, once, that the order has just moved to its seats.
+	CanExchange bool
+	Exchanged   bool
 }
 
 // CanSelfRefund reports whether the page offers the buyer to cancel and refund the
@@ -54,6 +58,9 @@ func KeptMinor(o *services.Order) int64 {
 	}
 	return n
 }
+
+// ExchangeURL is an order's seat picker in exchange mode (GET) and its form (POST).
+func ExchangeURL(no string) string { return "/orders/" + no + "/exchange" }
 
 // PaymentNote tells how the payment the buyer came back from ended, or "" when there
 // is nothing to say (no payment, or one that paid the order). A refunded payment is

@@ -99,6 +99,10 @@ func (m *cellMaker) cell(st *services.Seat, row, col int) SeatCell {
 	desc = append(desc, m.zoneName[st.ZoneCode], l.Money(price, show.Currency))
 	mine := m.userID != 0 && p.Map.Owners[st.ID] == m.userID
 	switch {
+	case p.Exchange != nil && p.Exchange.Seats[st.ID]: // the order's own seat: kept while ticked
+		classes = append(classes, "seat-free", "seat-current")
+		c.Checked = p.Selected[st.ID]
+		desc = append(desc, l.T("seat.current", nil))
 	case state == services.StateFree:
 		classes = append(classes, "seat-free")
 		c.Checked = p.Selected[st.ID]

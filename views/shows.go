@@ -179,6 +179,9 @@ type ShowPageProps struct {
 	// Selected seats, or why it cannot be used (nil: not checked).
 	Voucher       string
 	VoucherResult *VoucherPreviewProps
+	// Exchange, when set, is the seat picker of an order changing its seats (the order's
+	// seats shown as its own and selectable, the form posting to the exchange).
+	Exchange *ExchangeView
 }
 
 // Show returns the page's show.

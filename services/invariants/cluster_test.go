@@ -153,6 +153,9 @@ func TestInvariant9_ClusterScriptsStayInOneSlot(t *testing.T) {
 	paid, err := e.Orders.Create(ctx, orders.CreateOrderRequest{UserID: e.User(1), ShowID: e.Show.ID, SeatIDs: e.SeatIDs("A1", "A2"), IdempotencyKey: "k-1"})
 	step("create with a key", err)
 	e.Pay(paid)
+	// an exchange of the paid order onto another seat
+	_, err = e.Orders.Exchange(ctx, orders.ExchangeRequest{UserID: paid.UserID, OrderNo: paid.OrderNo, SeatIDs: e.SeatIDs("A1", "A3")})
+	step("exchange", err)
 	// best available, then release
 	best, err := e.Orders.Create(ctx, orders.CreateOrderRequest{UserID: e.User(2), ShowID: e.Show.ID, Zone: "standard", Quantity: 2})
 	step("best available", err)

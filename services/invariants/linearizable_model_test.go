@@ -64,10 +64,12 @@ const (
 	lzReadCache                     // the show's seat map (SeatStore.States) or all three hashes (ReadCache)
 	lzScript                        // one run of a seat script in Redis
 	lzRefundSeats                   // StaffOrders.RefundSeats: some seats of an order
+	lzExchange                      // Orders.Exchange: the buyer moves an order onto other seats
 )
 
 var lzKindNames = [...]string{"init", "advance", "flush", "create", "pay-start", "pay-approve", "cancel", "expire",
-	"refund", "release", "block", "unblock", "hall-edit", "hall-edit-listed", "reconcile-expire", "read-db", "read-cache", "script", "refund-seats"}
+	"refund", "release", "block", "unblock", "hall-edit", "hall-edit-listed", "reconcile-expire", "read-db", "read-cache", "script", "refund-seats",
+	"exchange"}
 
 // Order statuses as the model stores them (0: no such order in MySQL).
 const (
@@ -500,8 +502,85 @@ func lzStep(w *lzWorld, s *lzState, in *lzIn, out *lzOut) (*lzState, bool) {
 		return n, lzReadCacheStep(n, out)
 	case lzScript:
 		return n, lzScriptStep(w, n, in, out)
+	case lzExchange:
+		return n, lzExchangeStep(w, n, in, out)
 	}
 	return nil, false
+}
+
+// lzExchangeStep is an exchange, linearized at its MySQL commit (the order's row is locked
+// from before its script to the commit, so no transition of the order falls between).
+// An overdue pending order is expired first (the exchange reads it through Get). Success:
+// the order is live, the request names as many seats as it owns, not all of them, and
+// the others are seats of the hall in no live order and no house seats; then the seats it
+// lets go are free in the truth and the new ones its. A refusal needs its reason: ended
+// or overdue (ORDER_STATE), another count or nothing changing (INVALID_REQUEST), a seat
+// out of the (cached) hall (SEAT_NOT_IN_SHOW), a new seat not free in the cache or owned
+// or kept in MySQL (SEAT_TAKEN), a zone counter below the seats asked (SOLD_OUT).
+func lzExchangeStep(w *lzWorld, n *lzState, in *lzIn, out *lzOut) bool {
+	o := in.order
+	if n.status[o] == lzPending && n.overdue(o) {
+		n.setStatus(o, lzExpired)
+		n.freeSeatsOf(o)
+	}
+	live := n.status[o] == lzPending || n.status[o] == lzPaid
+	var owned []int
+	for i, ow := range n.owner {
+		if ow == int32(o+1) {
+			owned = append(owned, i)
+		}
+	}
+	mine := map[int]bool{}
+	for _, i := range owned {
+		mine[i] = true
+	}
+	var fresh []int
+	for _, i := range in.seats {
+		if !mine[i] {
+			fresh = append(fresh, i)
+		}
+	}
+	switch out.code {
+	case "":
+		if !live || len(in.seats) != len(owned) || len(fresh) == 0 || !sameSet(out.seats, in.seats) {
+			return false
+		}
+		for _, i := range fresh {
+			if !n.inHall[i] || n.house[i] || n.owner[i] != 0 {
+				return false
+			}
+		}
+		for _, i := range owned {
+			n.owner[i] = 0
+		}
+		for _, i := range in.seats {
+			n.owner[i] = int32(o + 1)
+		}
+		return true
+	case services.CodeOrderState:
+		return !live
+	case services.CodeInvalidRequest:
+		return live && (len(in.seats) != len(owned) || len(fresh) == 0)
+	case services.CodeSeatNotInShow:
+		for _, i := range in.seats {
+			if !n.inHall[i] || !n.listed[i] {
+				return true
+			}
+		}
+	case services.CodeSeatTaken:
+		for _, i := range fresh {
+			if n.cacheTaken(w, i) || n.owner[i] != 0 || n.house[i] {
+				return true
+			}
+		}
+	case services.CodeSoldOut:
+		for _, i := range fresh {
+			if v, ok := n.zones[w.seat[i].ZoneCode]; ok && atoi(v) < len(fresh) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // freeSeatsOf ends the truth of an order's seats (live = NULL with its status change).
@@ -927,6 +1006,12 @@ func lzScriptStep(w *lzWorld, n *lzState, in *lzIn, out *lzOut) bool {
 		return sameRepairReply(want, out.reply)
 	case "house":
 		want = n.houseScript(in.argv)
+	case "exchange":
+		want = n.exchange(in.argv)
+		if len(want) > 0 && want[0] == "OK" { // the rest is the users marker, then "|" and the seats freed
+			k := len(out.reply)
+			return k >= 3 && out.reply[0] == "OK" && out.reply[k-2] == "|" && out.reply[k-1] == want[len(want)-1]
+		}
 	default:
 		return false
 	}
@@ -945,15 +1030,22 @@ var (
 // hold is lua/hold.lua.
 func (s *lzState) hold(argv []string) []string {
 	owner, user := argv[0], argv[1]
-	limit, rule, nrows := atoi(argv[2]), "", 0
+	limit, rule, nrows, nleave := atoi(argv[2]), "", 0, 0
 	if parts := strings.Split(argv[2], "|"); len(parts) >= 3 {
 		limit, rule, nrows = atoi(parts[0]), parts[1], atoi(parts[2])
+		if len(parts) >= 5 {
+			nleave = atoi(parts[4])
+		}
 	}
 	if len(s.seats) == 0 || len(s.zones) == 0 || len(s.users) == 0 {
 		return []string{"NOT_LOADED"}
 	}
-	pairs := argv[3 : len(argv)-nrows]
-	rows := argv[len(argv)-nrows:]
+	pairs := argv[3 : len(argv)-nrows-nleave]
+	rows := argv[len(argv)-nrows-nleave : len(argv)-nleave]
+	leaving := map[string]bool{}
+	for _, id := range argv[len(argv)-nleave:] {
+		leaving[id] = true
+	}
 	n := len(pairs) / 2
 	var taken []string
 	need, seen := map[string]int{}, map[string]bool{}
@@ -992,7 +1084,7 @@ func (s *lzState) hold(argv []string) []string {
 			return []string{"SOLD_OUT", zone}
 		}
 	}
-	if stranded, gap := s.strandCheck(rule, rows, seen); gap {
+	if stranded, gap := s.strandCheck(rule, rows, seen, leaving); gap {
 		return append([]string{"GAP"}, stranded...)
 	}
 	for i := 0; i < n; i++ {
@@ -1008,7 +1100,7 @@ func (s *lzState) hold(argv []string) []string {
 // strandCheck is hold.lua's single-seat check over its row strings (runs separated by
 // ";", seats "id:zone" by ","): the seats the batch (chosen) strands, and whether
 // enforce refuses it.
-func (s *lzState) strandCheck(rule string, rows []string, chosen map[string]bool) ([]string, bool) {
+func (s *lzState) strandCheck(rule string, rows []string, chosen, leaving map[string]bool) ([]string, bool) {
 	type cell struct {
 		id, zone string
 		free     bool
@@ -1021,7 +1113,7 @@ func (s *lzState) strandCheck(rule string, rows []string, chosen map[string]bool
 			var run []cell
 			for _, seat := range strings.Split(text, ",") {
 				id, zone, _ := strings.Cut(seat, ":")
-				run = append(run, cell{id, zone, s.seats[id] == "F"})
+				run = append(run, cell{id, zone, s.seats[id] == "F" || leaving[id]})
 			}
 			runs = append(runs, run)
 		}
@@ -1066,6 +1158,36 @@ func (s *lzState) strandCheck(rule string, rows []string, chosen map[string]bool
 		stranded = append(stranded, rowStranded...)
 	}
 	return stranded, gap
+}
+
+// exchange is lua/exchange.lua: hold's checks and hold of the new seats (the hold ARGV
+// after the old pairs, whose leaving seats the rule counts free), sold for state "S",
+// then the old seats freed where the order has them.
+func (s *lzState) exchange(argv []string) []string {
+	state, m := argv[0], atoi(argv[1])
+	old, holdArgv := argv[2:2+2*m], argv[2+2*m:]
+	out := s.hold(holdArgv)
+	if len(out) == 0 || out[0] != "OK" {
+		return out
+	}
+	owner, user := holdArgv[0], holdArgv[1]
+	parts := strings.Split(holdArgv[2], "|")
+	pairs := holdArgv[3 : len(holdArgv)-atoi(parts[2])-m]
+	if state == "S" {
+		for i := 0; i+1 < len(pairs); i += 2 {
+			s.seats[pairs[i]] = "S|" + owner + "|" + user
+		}
+	}
+	freed := 0
+	for i := 0; i+1 < len(old); i += 2 {
+		if v := valueRe.FindStringSubmatch(s.seats[old[i]]); v != nil && v[2] == owner {
+			s.seats[old[i]] = "F"
+			hincr(s.zones, old[i+1], 1)
+			hincr(s.users, user, -1)
+			freed++
+		}
+	}
+	return []string{"OK", "|", strconv.Itoa(freed)}
 }
 
 // release is lua/release.lua.
@@ -1387,6 +1509,11 @@ func lzDescribe(w *lzWorld, in *lzIn, out *lzOut) string {
 			s += fmt.Sprintf(" zones %v users %v", out.cacheZones, out.cacheUsers)
 		}
 		return s
+	case lzExchange:
+		if out.code == "" {
+			ans = "OK " + labels(out.seats)
+		}
+		return fmt.Sprintf("exchange %s to %s -> %s", ord(in.order), labels(in.seats), ans)
 	case lzScript:
 		return fmt.Sprintf("%s.lua %s -> %s", in.script, lzShorten(w, strings.Join(in.argv, " ")), lzShorten(w, strings.Join(out.reply, " ")))
 	}

@@ -81,7 +81,7 @@ type lzRecorder struct {
 func newLzRecorder(brokenHold bool) *lzRecorder {
 	r := &lzRecorder{start: time.Now(), kinds: map[string]string{}, brokenHold: brokenHold}
 	for name, src := range map[string]string{"hold": lua.Hold, "order": lua.Order, "release": lua.Release, "sell": lua.Sell,
-		"load": lua.Load, "repair": lua.Repair, "house": lua.House} {
+		"load": lua.Load, "repair": lua.Repair, "house": lua.House, "exchange": lua.Exchange} {
 		r.kinds[src] = name
 		r.kinds[redis.NewScript(src).Hash()] = name
 	}
@@ -209,6 +209,18 @@ func (r *lzRecorder) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 	}
 }
 
+// lzExchangeOrderNo is the order number an exchange script run names (its hold ARGV's
+// first, after the old seats), or "".
+func lzExchangeOrderNo(raw *lzRaw) string {
+	if raw.kind != lzScript || raw.script != "exchange" || len(raw.argv) < 2 {
+		return ""
+	}
+	if i := 2 + 2*atoi(raw.argv[1]); i < len(raw.argv) {
+		return raw.argv[i]
+	}
+	return ""
+}
+
 var showKeyRe = regexp.MustCompile(`\{show:(\d+)\}`)
 
 // lzShowOfKey is the show id in a seat-map key (sf:{show:42}:seats), -1 for none.
@@ -260,6 +272,9 @@ func compileLz(raws []*lzRaw, w *lzWorld, clients int, shows map[int64][]service
 		if raw.kind == lzScript && len(raw.argv) > 0 && (raw.script == "hold" || raw.script == "release" || raw.script == "sell") {
 			scriptsOf[raw.argv[0]] = append(scriptsOf[raw.argv[0]], raw)
 		}
+		if no := lzExchangeOrderNo(raw); no != "" {
+			scriptsOf[no] = append(scriptsOf[no], raw)
+		}
 	}
 	seatsOf := func(ids []int64) []int {
 		out := make([]int, len(ids))
@@ -291,6 +306,10 @@ func compileLz(raws []*lzRaw, w *lzWorld, clients int, shows map[int64][]service
 				out.status = lzStatusOf[m[1]]
 			}
 			switch out.code {
+			case services.CodeInvalidRequest:
+				if raw.kind != lzExchange { // an exchange of another count of seats, or of none
+					problems = append(problems, fmt.Sprintf("%s: %v", lzKindNames[raw.kind], raw.err))
+				}
 			case services.CodeSeatTaken, services.CodeLimitExceeded, services.CodeSoldOut, services.CodeOrderState,
 				services.CodeNoAdjacentSeats, services.CodeConflict, services.CodeSeatNotInShow, services.CodeNotFound:
 			default:
@@ -378,6 +397,12 @@ func tighten(op *porcupine.Operation, raw *lzRaw, scriptsOf map[string][]*lzRaw)
 	case raw.kind == lzCreate && raw.order != nil:
 		for _, sc := range scriptsOf[raw.order.OrderNo] {
 			if sc.script == "hold" && mine(sc) && len(sc.reply) > 0 && sc.reply[0] == "OK" && sc.ret > op.Call {
+				op.Call = sc.ret
+			}
+		}
+	case raw.kind == lzExchange && raw.err == nil:
+		for _, sc := range scriptsOf[raw.orderNo] {
+			if sc.script == "exchange" && mine(sc) && len(sc.reply) > 0 && sc.reply[0] == "OK" && sc.ret > op.Call {
 				op.Call = sc.ret
 			}
 		}

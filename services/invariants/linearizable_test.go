@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -65,11 +66,15 @@ type lzHistory struct {
 	checking time.Duration
 	visual   string   // the visualisation's file, for a history that is not linearizable
 	problems []string // answers no operation should give (a 500, a failed script)
+	// exchanged counts the exchanges that moved an order: a history without any would
+	// check nothing of them
+	exchanged int
 }
 
 // TestLinearizable_SeatStore checks small histories of every operation on the seat
 // store for linearizability, each about 300 operations by 8 or 12 clients over two shows
-// (10 and 5 seats, or 6 and 3) in three phases with one Redis flush: a seat belongs to at
+// (10 and 5 seats, or 6 and 3) in three phases with one Redis flush, buyers also
+// exchanging their orders' seats (at least one exchange must go through): a seat belongs to at
 // most one live order, a batch is taken whole or not at all, nobody exceeds the purchase
 // limit, an order only moves pending -> paid | cancelled | expired and paid -> refunded,
 // nothing commits on a seat that left the hall, every refusal had its reason when it was
@@ -79,13 +84,19 @@ type lzHistory struct {
 // history is kept under $SEATFLOW_ARTIFACTS (or the temporary directory) and its path
 // printed, with the whole history as text next to it (.html.txt).
 func TestLinearizable_SeatStore(t *testing.T) {
+	exchanged := 0
 	for _, c := range []lzConfig{
 		{name: "8 clients 10 seats", clients: 8, users: 5, layout: "SSSSS\nSSSSS", perOp: 12, phases: 3, flushes: 1, timeout: time.Minute},
 		{name: "12 clients 6 seats", clients: 12, users: 4, layout: "SSS\nSSS", perOp: 9, phases: 3, flushes: 1, timeout: time.Minute},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			lzExpectOk(t, runLinearizability(t, c, false))
+			h := runLinearizability(t, c, false)
+			exchanged += h.exchanged
+			lzExpectOk(t, h)
 		})
+	}
+	if exchanged == 0 {
+		t.Errorf("no exchange moved an order in any history: the check saw none")
 	}
 }
 
@@ -271,6 +282,9 @@ func runLinearizability(t *testing.T, cfg lzConfig, broken bool) lzHistory {
 	h := lzHistory{result: res, steps: len(ops), checking: time.Since(start), problems: problems}
 	var slowest *lzRaw
 	for _, raw := range raws {
+		if raw.kind == lzExchange && raw.err == nil {
+			h.exchanged++
+		}
 		if raw.kind == lzScript {
 			h.scripts++
 		} else if raw.kind != lzAdvance {
@@ -290,8 +304,8 @@ func runLinearizability(t *testing.T, cfg lzConfig, broken bool) lzHistory {
 	if broken {
 		holdName = "broken hold"
 	}
-	t.Logf("%s, %s, seed %d: %d operations by %d clients on 2 shows of %v seats (%d seat-script runs, %d model steps); checked in %v: %s",
-		cfg.name, holdName, seed, h.ops, cfg.clients, h.seats, h.scripts, h.steps, h.checking.Round(time.Millisecond), res)
+	t.Logf("%s, %s, seed %d: %d operations by %d clients on 2 shows of %v seats (%d seat-script runs, %d model steps, %d exchanges made); checked in %v: %s",
+		cfg.name, holdName, seed, h.ops, cfg.clients, h.seats, h.scripts, h.steps, h.exchanged, h.checking.Round(time.Millisecond), res)
 	for _, p := range problems {
 		t.Logf("unexpected answer: %s", p)
 	}
@@ -361,6 +375,7 @@ func (r *lzRun) step(ctx context.Context, rng *rand.Rand, c int) {
 		{3, func() { r.unblock(ctx, rng, c) }},
 		{edits, func() { r.editHall(ctx, rng, c) }},
 		{2, func() { r.reconcile(ctx, c) }},
+		{16, func() { r.exchange(ctx, rng, c) }},
 		{12, func() { r.readCache(ctx, r.shows[rng.IntN(len(r.shows))], c, rng.IntN(2) == 0) }},
 		{10, func() { r.readDB(ctx, r.shows[rng.IntN(len(r.shows))], c) }},
 	}
@@ -513,6 +528,50 @@ func (r *lzRun) cancel(ctx context.Context, rng *rand.Rand, c int) {
 	}
 	raw := &lzRaw{kind: lzCancel, show: o.show, user: o.user, orderNo: o.no}
 	r.record(c, raw, func() { _, raw.err = r.e.Orders.Cancel(ctx, o.user, o.no) })
+}
+
+// exchange has the buyer move an order onto as many seats of its show (some may be its
+// own already, some may have left the hall), whatever its state; a success is
+// remembered as the order's seats.
+func (r *lzRun) exchange(ctx context.Context, rng *rand.Rand, c int) {
+	o, ok := r.pickOrder(rng)
+	if !ok || len(o.seats) == 0 {
+		return
+	}
+	var sh *lzShowRig
+	for _, s := range r.shows {
+		if s.show.ID == o.show {
+			sh = s
+		}
+	}
+	r.mu.Lock()
+	all := append([]int64(nil), sh.universe...)
+	r.mu.Unlock()
+	rng.Shuffle(len(all), func(i, j int) { all[i], all[j] = all[j], all[i] })
+	want := all[:min(len(all), len(o.seats))]
+	if rng.IntN(3) > 0 { // mostly: keep all but one of its seats, move that one
+		want = append([]int64(nil), o.seats[1:]...)
+		for _, id := range all {
+			if !slices.Contains(o.seats, id) {
+				want = append(want, id)
+				break
+			}
+		}
+	}
+	raw := &lzRaw{kind: lzExchange, show: o.show, user: o.user, orderNo: o.no, seatIDs: want}
+	r.record(c, raw, func() {
+		raw.order, raw.err = r.e.Orders.Exchange(ctx, orders.ExchangeRequest{UserID: o.user, OrderNo: o.no, SeatIDs: want})
+	})
+	if raw.order == nil {
+		return
+	}
+	r.mu.Lock()
+	for i := range r.orders {
+		if r.orders[i].no == o.no {
+			r.orders[i].seats = append([]int64(nil), want...)
+		}
+	}
+	r.mu.Unlock()
 }
 
 // expire runs an order's expiry as the expiry task does, whether or not it is due.

@@ -22,9 +22,10 @@ const (
 	// OrderPartRefunded: some seats of a paid order were refunded; the order stays paid.
 	// Its Key names the refund (one e-mail per refund, not per order).
 	OrderPartRefunded Kind = "order_part_refunded"
-	ShowCancelled     Kind = "show_cancelled" // the show was cancelled; the order ended with it
-	WaitlistOffer     Kind = "waitlist_offer" // a waiting-list place became a held order
-	PasswordReset     Kind = "password_reset" // a single-use link to choose a new password
+	ShowCancelled     Kind = "show_cancelled"  // the show was cancelled; the order ended with it
+	WaitlistOffer     Kind = "waitlist_offer"  // a waiting-list place became a held order
+	OrderExchanged    Kind = "order_exchanged" // the buyer moved the order to other seats (a paid one: new tickets)
+	PasswordReset     Kind = "password_reset"  // a single-use link to choose a new password
 )
 
 // Message is one e-mail to queue: who receives it (the user's address and language are

@@ -16,6 +16,9 @@ const (
 	// ("F7, F8"), on order_part_refunded.
 	DataRefundedMinor = "refunded_minor"
 	DataSeats         = "seats"
+	// DataOldSeats is the key of the seats an exchange let go ("A1, A2"): the
+	// order_exchanged e-mail names them beside the order's new seats.
+	DataOldSeats = "old_seats"
 )
 
 // Reason codes (Data[DataReason]).

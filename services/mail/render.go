@@ -149,10 +149,11 @@ func (r *Renderer) render(ctx context.Context, row *Row, reveal bool) (*Rendered
 		}
 	}
 	out := &Rendered{Subject: c.Subject}
-	if row.Kind == OrderPaid && f.Order != nil && f.Order.Status == services.OrderPaid && f.Order.TicketCode != "" {
+	tickets := row.Kind == OrderPaid || row.Kind == OrderExchanged // a paid order's new tickets
+	if tickets && f.Order != nil && f.Order.Status == services.OrderPaid && f.Order.TicketCode != "" {
 		c.CodeLabel, c.TicketCode, c.CodeHint = w.labels["code"], shownTicketCode(f.Order.TicketCode), w.labels["code_hint"]
 	}
-	if row.Kind == OrderPaid && f.Order != nil && f.Order.Status == services.OrderPaid && r.Tickets != nil {
+	if tickets && f.Order != nil && f.Order.Status == services.OrderPaid && r.Tickets != nil {
 		c.TicketLabel, c.TicketRef = w.labels["ticket"], r.Tickets.Ref(f.Order.order())
 		png, err := qrcode.Encode(c.TicketRef, qrcode.Medium, -qrModulePixels)
 		if err != nil {
@@ -335,6 +336,8 @@ func (r *Renderer) details(w *words, row *Row, f *Facts, data map[string]string)
 		}
 		add("reason", w.reasonText(data[DataReason]))
 		add("note", data[DataNote])
+	case OrderExchanged:
+		add("old_seats", data[DataOldSeats])
 	case ShowCancelled:
 		add("reason", w.reasonText("outcome_"+data[DataOutcome]))
 		add("note", data[DataNote])

@@ -11,6 +11,7 @@ import (
 	"github.com/jmoiron/sqlx"
 
 	"seatflow/services"
+	"seatflow/services/audit"
 	"seatflow/services/catalog"
 	"seatflow/services/seats"
 	"seatflow/services/store"
@@ -49,6 +50,7 @@ type Orders struct {
 	vouchers *store.TTLCache[string, cachedVoucher] // by canonical code (vouchers.go)
 	// ticketRand is what a paid order's ticket code is drawn from (crypto/rand)
 	ticketRand io.Reader
+	audit      *audit.Audit // the buyer's exchanges are audited (exchange.go)
 
 	idStepMu    sync.Mutex // guards idStepVal, read from the database once (AutoIncrementStep)
 	idStepKnown bool
@@ -86,7 +88,8 @@ func NewOrders(db *sqlx.DB, catalog *catalog.Catalog, seats *seats.SeatStore, li
 	}
 	o := &Orders{db: db, catalog: catalog, seats: seats, limiter: limiter, clock: clock,
 		metrics: cfg.Metrics, expiry: cfg.Expiry, holdFor: cfg.HoldFor, zone: cfg.Zone, log: cfg.Logger,
-		hallMaps: cfg.HallMaps, locks: newKeyLocks(seats.Redis(), seats.Prefix()), ticketRand: rand.Reader}
+		hallMaps: cfg.HallMaps, locks: newKeyLocks(seats.Redis(), seats.Prefix()), ticketRand: rand.Reader,
+		audit: audit.NewAudit(db, clock)}
 	o.vouchers = store.NewTTLCache(VoucherCacheTTL, o.loadVoucher)
 	if cfg.GroupCommit.MaxOrders != 1 {
 		o.group = newGroupCommit(cfg.GroupCommit, o.persistBatches)

@@ -208,11 +208,11 @@ func (p *Payments) afterRefund(ctx context.Context, order *services.Order, done 
 // ids is empty; labelOf names a seat that is not the order's. Errors: INVALID_REQUEST
 // naming the seats that are not the order's, ORDER_STATE naming those already refunded
 // (or otherwise ended).
-func pickRefundSeats(order *services.Order, live []store.LiveOrderSeat, ids []int64, labelOf func(int64) string) ([]store.LiveOrderSeat, error) {
+func pickRefundSeats(order *services.Order, live []services.OrderSeat, ids []int64, labelOf func(int64) string) ([]services.OrderSeat, error) {
 	if len(ids) == 0 {
 		return live, nil
 	}
-	byID := make(map[int64]store.LiveOrderSeat, len(live))
+	byID := make(map[int64]services.OrderSeat, len(live))
 	for _, s := range live {
 		byID[s.SeatID] = s
 	}
@@ -220,7 +220,7 @@ func pickRefundSeats(order *services.Order, live []store.LiveOrderSeat, ids []in
 	for _, s := range order.Seats {
 		labels[s.SeatID] = s.Label
 	}
-	var pick []store.LiveOrderSeat
+	var pick []services.OrderSeat
 	var foreign, ended []string
 	for _, id := range ids {
 		if s, ok := byID[id]; ok {

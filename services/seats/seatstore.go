@@ -31,7 +31,7 @@ type SeatStore struct {
 	loads   singleflight.Group
 
 	hold, order, release, sell, load, repair *redis.Script
-	vouchers                                 *redis.Script
+	vouchers, exchange                       *redis.Script
 
 	versions sync.Map // show id -> *atomic.Uint64, see Changed
 	follow   func(showID int64)
@@ -106,6 +106,7 @@ func NewSeatStore(rdb redis.UniversalClient, db *sqlx.DB, catalog *catalog.Catal
 		load:     redis.NewScript(lua.Load),
 		repair:   redis.NewScript(lua.Repair),
 		vouchers: redis.NewScript(lua.Vouchers),
+		exchange: redis.NewScript(lua.Exchange),
 	}
 }
 

@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/jmoiron/sqlx"
+
 	"seatflow/services"
 	"seatflow/services/mail"
 	"seatflow/services/orders"
@@ -88,7 +90,7 @@ func (s *ShowSeats) Release(ctx context.Context, actorID, showID, seatID int64, 
 		if order.Status == services.OrderPaid {
 			return nil, services.Errorf(services.CodeOrderState, "seat %s is sold to paid order %s: refund the order to free it", seat.Label, orderNo)
 		}
-		return s.cancelHolding(ctx, actorID, order, reason)
+		return s.cancelHolding(ctx, actorID, order, seat, reason)
 	}
 	if order == nil && seats.InFlight(orderNo, s.clock.Now(), s.grace) {
 		return nil, services.Errorf(services.CodeConflict, "order %s was made moments ago and may still be being saved; try again in a minute", orderNo)
@@ -102,13 +104,25 @@ func (s *ShowSeats) Release(ctx context.Context, actorID, showID, seatID int64, 
 }
 
 // cancelHolding cancels the pending order that holds the seat; its audit entry
-// (order.cancel) and the buyer's e-mail commit with the cancel.
-func (s *ShowSeats) cancelHolding(ctx context.Context, actorID int64, order *services.Order, reason string) (*SeatRelease, error) {
+// (order.cancel) and the buyer's e-mail commit with the cancel. An order that moved off
+// the seat meanwhile (Orders.Exchange; the exchange holds the order's row until it
+// commits) is not cancelled: CONFLICT, nothing written.
+func (s *ShowSeats) cancelHolding(ctx context.Context, actorID int64, order *services.Order, seat *services.Seat, reason string) (*SeatRelease, error) {
 	now := s.clock.Now()
 	before := auditOrder(order)
 	after := before
 	after.Status, after.CancelledAt, after.CancelReason = services.OrderCancelled, &now, &reason
-	won, err := s.orders.End(ctx, order, orders.Change{To: services.OrderCancelled, Reason: reason, At: now,
+	stillHolds := func(ctx context.Context, tx *sqlx.Tx) error {
+		moved, err := store.OrderSeatExchanged(ctx, tx, order.ID, seat.ID)
+		if err != nil {
+			return err
+		}
+		if moved {
+			return services.Errorf(services.CodeConflict, "order %s moved off seat %s meanwhile; nothing was cancelled", order.OrderNo, seat.Label)
+		}
+		return nil
+	}
+	won, err := s.orders.End(ctx, order, orders.Change{To: services.OrderCancelled, Reason: reason, At: now, Then: stillHolds,
 		Mail:  &mail.Message{Kind: mail.OrderCancelled, Data: map[string]string{mail.DataReason: mail.ReasonStaff, mail.DataNote: reason}},
 		Audit: &orders.ChangeAudit{Log: s.audit, Actor: actorID, Action: "order.cancel", Before: before, After: after}})
 	if err != nil {

@@ -94,7 +94,7 @@ func DashboardOldestPending(ctx context.Context, q Querier, limit int, cinemaIDs
 	in, args := showOfCinemasClause("o.show_id", cinemaIDs)
 	if err := q.SelectContext(ctx, &out, `SELECT o.order_no, o.show_id, m.title AS movie_title,
 		COALESCE(u.email, '') AS user_email, o.total_minor, o.currency, o.created_at, o.expires_at,
-		(SELECT COUNT(*) FROM order_seats os WHERE os.order_id = o.id) AS seats
+		(SELECT COUNT(*) FROM order_seats os WHERE os.order_id = o.id AND os.exchanged_at IS NULL) AS seats
 		FROM orders o JOIN shows s ON s.id = o.show_id JOIN movies m ON m.id = s.movie_id
 		LEFT JOIN users u ON u.id = o.user_id
 		WHERE o.status = 'pending'`+in+` ORDER BY o.created_at, o.id LIMIT ?`, append(args, limit)...); err != nil {
@@ -110,7 +110,7 @@ func DashboardRevenue(ctx context.Context, q Querier, from, to time.Time, cinema
 		JOIN movies m ON m.id = s.movie_id JOIN halls h ON h.id = s.hall_id
 		WHERE o.status = 'paid' AND o.paid_at >= ? AND o.paid_at < ?` + in
 	const sums = `COUNT(*) AS orders, COALESCE(SUM(o.total_minor), 0) AS amount_minor,
-		COALESCE(SUM((SELECT COUNT(*) FROM order_seats os WHERE os.order_id = o.id)), 0) AS seats`
+		COALESCE(SUM((SELECT COUNT(*) FROM order_seats os WHERE os.order_id = o.id AND os.exchanged_at IS NULL)), 0) AS seats`
 	queries := []struct {
 		dst *[]*RevenueLine
 		q   string

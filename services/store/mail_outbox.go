@@ -195,7 +195,7 @@ func MailOrderFacts(ctx context.Context, q Querier, nos []string) ([]MailOrderFa
 		FROM orders o JOIN shows sh ON sh.id = o.show_id JOIN movies m ON m.id = sh.movie_id JOIN halls h ON h.id = sh.hall_id
 		JOIN cinemas c ON c.id = h.cinema_id
 		LEFT JOIN ticket_codes tc ON tc.order_id = o.id LEFT JOIN vouchers v ON v.id = o.voucher_id
-		LEFT JOIN order_seats os ON os.order_id = o.id LEFT JOIN seats s ON s.id = os.seat_id
+		LEFT JOIN order_seats os ON os.order_id = o.id AND os.exchanged_at IS NULL LEFT JOIN seats s ON s.id = os.seat_id
 		LEFT JOIN zones z ON z.hall_id = s.hall_id AND z.code = os.zone_code
 		LEFT JOIN ticket_types tt ON tt.code = os.ticket_type
 		WHERE o.order_no IN (?) ORDER BY o.order_no, s.row_no, s.col_no`, nos)

@@ -14,13 +14,13 @@ type OrderSeatRow struct {
 	services.OrderSeat
 }
 
-// OrderSeatsOf returns the seats of the orders with ids (at least one), with their labels and refunds, in row and column order.
+// OrderSeatsOf returns the seats of the orders with ids (at least one), with their labels and refunds, in row and column order (not those an exchange took away).
 func OrderSeatsOf(ctx context.Context, q Querier, ids []int64) ([]OrderSeatRow, error) {
 	query, args, err := sqlx.In(`SELECT os.order_id, os.seat_id, s.label, os.zone_code, os.ticket_type, os.price_minor, os.discount_minor,
 		rs.seat_id IS NOT NULL AS refunded, COALESCE(rs.amount_minor, 0) AS refunded_minor
 		FROM order_seats os JOIN seats s ON s.id = os.seat_id
 		LEFT JOIN refund_seats rs ON rs.order_id = os.order_id AND rs.seat_id = os.seat_id
-		WHERE os.order_id IN (?) ORDER BY s.row_no, s.col_no`, ids)
+		WHERE os.order_id IN (?) AND os.exchanged_at IS NULL ORDER BY s.row_no, s.col_no`, ids)
 	if err != nil {
 		return nil, err
 	}

@@ -131,3 +131,29 @@ func LiveOrderNosOfSeat(ctx context.Context, q Querier, showID, seatID int64) ([
 		WHERE os.show_id = ? AND os.seat_id = ? AND os.live = 1`, showID, seatID)
 	return nos, err
 }
+
+// MoveOrderSeat moves live order id of show showID from its live seat from to seat to (its zone, type, price and saving), exchanged at at: the old row ends (live NULL, exchanged_at), a row an earlier exchange ended comes back or a new one is inserted; the status stays (the exchange's door beside UpdateOrderStatus). It reports whether from was live. Errors: ErrSeatLive.
+func MoveOrderSeat(ctx context.Context, q Querier, id, showID, from int64, to services.OrderSeat, at time.Time) (bool, error) {
+	res, err := q.ExecContext(ctx, "UPDATE order_seats SET live = NULL, exchanged_at = ? WHERE order_id = ? AND seat_id = ? AND live = 1",
+		at, id, from)
+	if err != nil {
+		return false, err
+	}
+	if n, err := res.RowsAffected(); err != nil || n != 1 {
+		return false, err
+	}
+	res, err = q.ExecContext(ctx, `UPDATE order_seats SET live = 1, exchanged_at = NULL, zone_code = ?, ticket_type = ?,
+		price_minor = ?, discount_minor = ? WHERE order_id = ? AND seat_id = ? AND exchanged_at IS NOT NULL`,
+		to.ZoneCode, ticketTypeOf(to), to.PriceMinor, to.DiscountMinor, id, to.SeatID)
+	if err == nil {
+		if n, rerr := res.RowsAffected(); rerr != nil || n == 1 {
+			return true, rerr
+		}
+		_, err = q.ExecContext(ctx, `INSERT INTO order_seats (order_id, show_id, seat_id, zone_code, ticket_type, price_minor, discount_minor, live)
+			VALUES (?, ?, ?, ?, ?, ?, ?, 1)`, id, showID, to.SeatID, to.ZoneCode, ticketTypeOf(to), to.PriceMinor, to.DiscountMinor)
+	}
+	if DuplicateOn(err, "uq_order_seats_live") {
+		return true, ErrSeatLive
+	}
+	return true, err
+}

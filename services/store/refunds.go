@@ -87,25 +87,6 @@ func LockOrderStatus(ctx context.Context, q Querier, orderID int64) (string, err
 	return status, err
 }
 
-// LiveOrderSeat is a live seat of an order as a refund reads it: PriceMinor is what it
-// was sold for (already less its voucher saving, DiscountMinor).
-type LiveOrderSeat struct {
-	SeatID        int64  `db:"seat_id"`
-	Label         string `db:"label"`
-	ZoneCode      string `db:"zone_code"`
-	PriceMinor    int64  `db:"price_minor"`
-	DiscountMinor *int64 `db:"discount_minor"`
-}
-
-// LockLiveOrderSeats returns the live seats of order orderID with their labels, locked for update, in row and column order.
-func LockLiveOrderSeats(ctx context.Context, q Querier, orderID int64) ([]LiveOrderSeat, error) {
-	var rows []LiveOrderSeat
-	err := q.SelectContext(ctx, &rows, `SELECT os.seat_id, s.label, os.zone_code, os.price_minor, os.discount_minor
-		FROM order_seats os JOIN seats s ON s.id = os.seat_id WHERE os.order_id = ? AND os.live = 1
-		ORDER BY s.row_no, s.col_no FOR UPDATE`, orderID)
-	return rows, err
-}
-
 // RefundPaymentPart gives amount minor units of payment id back at now (refunded_minor rises; the payment is refunded once none is left).
 func RefundPaymentPart(ctx context.Context, q Querier, id, amount int64, now time.Time) error {
 	_, err := q.ExecContext(ctx, `UPDATE payments SET status = IF(refunded_minor + ? >= amount_minor, 'refunded', status),

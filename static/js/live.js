@@ -32,6 +32,8 @@
     if (!seat || seat.classList.contains('seat-blocked')) { return null; }
     var mine = seat.classList.contains('seat-yours');
     if (mine && state !== 'free') { return null; } // the buyer's own hold or sale
+    // an order changing its seats: its own seats stay selectable, held or sold as they are
+    if (seat.classList.contains('seat-current')) { return null; }
     var lost = null;
     STATES.forEach(function (c) { seat.classList.remove(c); });
     seat.classList.remove('seat-yours');

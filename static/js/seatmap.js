@@ -14,7 +14,9 @@
 //    only the Book button books);
 //  - a visible notice naming a ticked seat someone else took (live.js unticks it and
 //    tells screen readers), with a close button;
-//  - the one-line summary in the phones' bottom bar.
+//  - the one-line summary in the phones' bottom bar;
+//  - on an order's exchange page (data-exchange), the order's count of seats as the
+//    limit, told as such.
 // The map's zoom is static/js/mapzoom.js.
 (function () {
   "use strict";
@@ -63,12 +65,17 @@
     window.setTimeout(function () { live.textContent = text; }, 30);
   }
 
+  // an order changing its seats (data-exchange): the limit is its count of seats
+  var exchange = summary.hasAttribute("data-exchange");
+
   function limitText(n) {
     var left = Math.max(limit - owned - n, 0);
+    if (exchange) return text("exchange_left", { seats: count("seats", n), limit: limit });
     return text(owned > 0 ? "limit_owned" : "limit", { seats: count("seats", n), left: left, limit: limit, owned: owned });
   }
 
   function reachedText() {
+    if (exchange) return text("exchange_reached", { limit: count("seats", limit) });
     return text(owned > 0 ? "reached_owned" : "reached", { limit: limit, owned: owned, selected: limit - owned });
   }
 

@@ -208,7 +208,7 @@ func (e *TestEnv) CheckInvariants() {
 	}
 	var liveMismatch int
 	if err := e.DB.Get(&liveMismatch, `SELECT COUNT(*) FROM order_seats os JOIN orders o ON o.id = os.order_id
-		WHERE os.show_id = ? AND ((o.status IN ('pending','paid') AND NOT EXISTS (SELECT 1 FROM refund_seats rs
+		WHERE os.show_id = ? AND os.exchanged_at IS NULL AND ((o.status IN ('pending','paid') AND NOT EXISTS (SELECT 1 FROM refund_seats rs
 			WHERE rs.order_id = os.order_id AND rs.seat_id = os.seat_id)) <> (os.live IS NOT NULL))`, e.Show.ID); err != nil {
 		e.T.Fatal(err)
 	}

@@ -1,0 +1,77 @@
+package handlers
+
+import (
+	"bytes"
+	"encoding/json"
+	"strconv"
+
+	"github.com/gofiber/fiber/v2"
+	"github.com/gofiber/fiber/v2/utils"
+
+	"seatflow/services/orders"
+)
+
+// apiExchange moves the signed-in buyer's order onto other seats: {"seat_ids":["12",...]}
+// (as many seats as the order has, in the same zones) -> 200 the order on its new seats
+// (API.md "Exchange"). Errors: 400 INVALID_REQUEST, 404 NOT_FOUND, 409 ORDER_STATE,
+// 409 SEAT_TAKEN (with seats), 422 SEAT_NOT_IN_SHOW, SINGLE_SEAT_GAP, 503 UNAVAILABLE.
+func (d *Deps) apiExchange(c *fiber.Ctx) error {
+	ids, err := parseExchangeBody(c.Body())
+	if err != nil {
+		return err
+	}
+	ctx, cancel := ctxOf(c)
+	defer cancel()
+	o, err := d.Orders.Exchange(ctx, orders.ExchangeRequest{UserID: currentUser(c).ID,
+		OrderNo: utils.CopyString(c.Params("no")), SeatIDs: ids})
+	if err != nil {
+		return err
+	}
+	return c.JSON(d.buyerOrderOut(o))
+}
+
+// parseExchangeBody reads {"seat_ids":[...]}: seat ids as decimal strings (as create
+// takes them), 1..MaxSeatsPerRequest, each once. Errors: INVALID_REQUEST.
+func parseExchangeBody(body []byte) ([]int64, error) {
+	const shape = `{"seat_ids":["101","102"]}`
+	var b struct {
+		SeatIDs json.RawMessage `json:"seat_ids"`
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	if err := dec.Decode(&b); err != nil {
+		return nil, invalid("the body must be a JSON object like %s: %s", shape, jsonProblem(err))
+	}
+	if dec.More() {
+		return nil, invalid("the body holds more than one JSON value")
+	}
+	var raw []string
+	if !isSet(b.SeatIDs) {
+		return nil, invalid("seat_ids must list the seats to move to: %s", shape)
+	}
+	if err := json.Unmarshal(b.SeatIDs, &raw); err != nil {
+		return nil, invalid("seat_ids must be a list of seat id strings: %s", shape)
+	}
+	if len(raw) == 0 {
+		return nil, invalid("seat_ids is empty: list the seats to move to")
+	}
+	if len(raw) > orders.MaxSeatsPerRequest {
+		return nil, invalid("at most %d seats per order", orders.MaxSeatsPerRequest)
+	}
+	seen := make(map[int64]bool, len(raw))
+	ids := make([]int64, 0, len(raw))
+	for _, s := range raw {
+		if !digits.MatchString(s) {
+			return nil, invalid("seat id %q is not a decimal integer", s)
+		}
+		n, err := strconv.ParseInt(s, 10, 64)
+		if err != nil || n <= 0 {
+			return nil, invalid("seat id %q is out of range", s)
+		}
+		if seen[n] {
+			return nil, invalid("seat %s is listed twice", s)
+		}
+		seen[n] = true
+		ids = append(ids, n)
+	}
+	return ids, nil
+}
