@@ -103,14 +103,16 @@ func DashboardOldestPending(ctx context.Context, q Querier, limit int, cinemaIDs
 	return out, nil
 }
 
-// DashboardRevenue sums the orders paid now with paid_at in [from, to) per currency, per movie and per hall (the last two largest first), of cinemaIDs' shows (empty: every cinema).
+// DashboardRevenue sums the orders paid now with paid_at in [from, to), less their part refunds, per currency, per movie and per hall (the last two largest first), of cinemaIDs' shows (empty: every cinema).
 func DashboardRevenue(ctx context.Context, q Querier, from, to time.Time, cinemaIDs []int64) (totals, byMovie, byHall []*RevenueLine, err error) {
 	in, inArgs := cinemaInClause("h.cinema_id", cinemaIDs)
 	paid := `FROM orders o JOIN shows s ON s.id = o.show_id
 		JOIN movies m ON m.id = s.movie_id JOIN halls h ON h.id = s.hall_id
 		WHERE o.status = 'paid' AND o.paid_at >= ? AND o.paid_at < ?` + in
-	const sums = `COUNT(*) AS orders, COALESCE(SUM(o.total_minor), 0) AS amount_minor,
-		COALESCE(SUM((SELECT COUNT(*) FROM order_seats os WHERE os.order_id = o.id AND os.exchanged_at IS NULL)), 0) AS seats`
+	// a paid order's revenue is what it kept: its total less its part refunds; its seats the live ones
+	const sums = `COUNT(*) AS orders, COALESCE(SUM(o.total_minor -
+			(SELECT COALESCE(SUM(rs.amount_minor), 0) FROM refund_seats rs WHERE rs.order_id = o.id)), 0) AS amount_minor,
+		COALESCE(SUM((SELECT COUNT(*) FROM order_seats os WHERE os.order_id = o.id AND os.live = 1)), 0) AS seats`
 	queries := []struct {
 		dst *[]*RevenueLine
 		q   string
