@@ -18,18 +18,9 @@ type shiftJSON struct {
 	ClosedAt          *string     `json:"closed_at"`
 	ClosedBy          *string     `json:"closed_by"`
 	Note              string      `json:"note"`
-	FloatMinor        int64       `json:"float_minor"`
-	CashSales         int         `json:"cash_sales"`
-	CashSalesMinor    int64       `json:"cash_sales_minor"`
-	CardSales         int         `json:"card_sales"`
-	CardSalesMinor    int64       `json:"card_sales_minor"`
-	CashRefunds       int         `json:"cash_refunds"`
-	CashRefundsMinor  int64       `json:"cash_refunds_minor"`
-	CardRefunds       int         `json:"card_refunds"`
-	CardRefundsMinor  int64       `json:"card_refunds_minor"`
+	staff.CashUp                  // the float, sales and refunds by tender, and the count (its JSON fields inline)
 	ExpectedCashMinor int64       `json:"expected_cash_minor"`
 	CardNetMinor      int64       `json:"card_net_minor"`
-	CountedMinor      *int64      `json:"counted_minor"`
 	DifferenceMinor   *int64      `json:"difference_minor"`
 }
 
@@ -37,10 +28,7 @@ func shiftOut(v *staff.ShiftView) shiftJSON {
 	cu := v.CashUp
 	out := shiftJSON{ID: id(v.ID), Status: "open", Staff: userRefJSON{ID: id(v.StaffID), Email: v.StaffEmail},
 		Cinema: cinemaRef{ID: id(v.CinemaID), Name: v.CinemaName}, Currency: v.Currency, OpenedAt: rfc(v.OpenedAt), Note: v.Note,
-		FloatMinor: cu.FloatMinor, CashSales: cu.CashSales, CashSalesMinor: cu.CashSalesMinor, CardSales: cu.CardSales,
-		CardSalesMinor: cu.CardSalesMinor, CashRefunds: cu.CashRefunds, CashRefundsMinor: cu.CashRefundsMinor,
-		CardRefunds: cu.CardRefunds, CardRefundsMinor: cu.CardRefundsMinor, ExpectedCashMinor: cu.ExpectedCashMinor(),
-		CardNetMinor: cu.CardNetMinor(), CountedMinor: cu.CountedMinor}
+		CashUp: cu, ExpectedCashMinor: cu.ExpectedCashMinor(), CardNetMinor: cu.CardNetMinor()}
 	if v.ClosedAt != nil {
 		out.Status, out.ClosedAt = "closed", optString(rfc(*v.ClosedAt))
 	}

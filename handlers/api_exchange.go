@@ -3,7 +3,6 @@ package handlers
 import (
 	"bytes"
 	"encoding/json"
-	"strconv"
 
 	"github.com/gofiber/fiber/v2"
 	"github.com/gofiber/fiber/v2/utils"
@@ -44,34 +43,12 @@ func parseExchangeBody(body []byte) ([]int64, error) {
 	if dec.More() {
 		return nil, invalid("the body holds more than one JSON value")
 	}
-	var raw []string
 	if !isSet(b.SeatIDs) {
 		return nil, invalid("seat_ids must list the seats to move to: %s", shape)
 	}
+	var raw []string
 	if err := json.Unmarshal(b.SeatIDs, &raw); err != nil {
 		return nil, invalid("seat_ids must be a list of seat id strings: %s", shape)
 	}
-	if len(raw) == 0 {
-		return nil, invalid("seat_ids is empty: list the seats to move to")
-	}
-	if len(raw) > orders.MaxSeatsPerRequest {
-		return nil, invalid("at most %d seats per order", orders.MaxSeatsPerRequest)
-	}
-	seen := make(map[int64]bool, len(raw))
-	ids := make([]int64, 0, len(raw))
-	for _, s := range raw {
-		if !digits.MatchString(s) {
-			return nil, invalid("seat id %q is not a decimal integer", s)
-		}
-		n, err := strconv.ParseInt(s, 10, 64)
-		if err != nil || n <= 0 {
-			return nil, invalid("seat id %q is out of range", s)
-		}
-		if seen[n] {
-			return nil, invalid("seat %s is listed twice", s)
-		}
-		seen[n] = true
-		ids = append(ids, n)
-	}
-	return ids, nil
+	return seatIDList(b.SeatIDs, "list the seats to move to", "at most %d seats per order")
 }
