@@ -88,7 +88,7 @@ func BenchmarkSalesReport_YearOfChain(b *testing.B) {
 	}
 	scan := best(func() error { _, err := store.ReportBenchFullScan(ctx, env.DB); return err })
 	fmt.Printf("reports: ceiling, a full scan of order_seats (SUM of a column): %.3f s\n", scan.Seconds())
-	r := reports.New(env.DB)
+	r := reports.New(env.DB, env.Clock)
 	b.ResetTimer()
 	for _, by := range reports.Bys {
 		var rows int
