@@ -65,7 +65,7 @@ func TestSalesRollup_MatchesLive(t *testing.T) {
 		drop  bool
 		days  int // rolled-up (cinema, day) pairs of the range after the step: 2 cinemas
 	}{
-		{"part complete", "2026-11-30T12:00:00Z", false, 2 * 37},          // 24 Oct .. 29 Nov
+		{"part complete", "2026-11-30T12:00:00Z", false, 2 * 37}, // 24 Oct .. 29 Nov
 		{"all complete, rolls the rest up", "2026-12-20T12:00:00Z", false, 2 * 39},
 		{"all complete, from the rollup", "2026-12-20T12:00:00Z", false, 2 * 39},
 		{"after a drop of 25 Oct .. 30 Nov", "2026-12-20T12:00:00Z", true, 2 * 39},
