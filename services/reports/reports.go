@@ -339,5 +339,9 @@ func (r *Reports) Sales(ctx context.Context, q Query) (*Report, error) {
 	return out, nil
 }
 
-// PlanQuery is the store's query of plan (for EXPLAIN in the benchmark).
-func PlanQuery(plan *Plan) store.SalesQuery { return plan.sq }
+// StoreQuery is the store's query of plan as Stream reads it now: complete days from
+// the rollup (rolled up first when they are not yet), the rest live (for EXPLAIN in the
+// benchmark). Errors: the database's.
+func (r *Reports) StoreQuery(ctx context.Context, plan *Plan) (store.SalesQuery, error) {
+	return r.rolledQuery(ctx, plan)
+}

@@ -136,7 +136,7 @@ func rollUpTx(ctx context.Context, db *sqlx.DB, z SalesZone, days []CinemaDay, n
 		}
 		stmt := `INSERT INTO ` + part.into + `
 			SELECT x.cinema_id, m.local_day, ` + part.cols + `, SUM(x.orders), SUM(x.seats), SUM(x.gross), SUM(x.discount), SUM(x.refunded)
-			FROM (` + q + `) x JOIN sales_days m ON m.cinema_id = x.cinema_id AND m.local_day = FROM_DAYS(x.d) AND m.token = ?
+			FROM (` + q + `) x STRAIGHT_JOIN sales_days m ON m.cinema_id = x.cinema_id AND m.local_day = FROM_DAYS(x.d) AND m.token = ?
 			GROUP BY x.cinema_id, m.local_day, ` + part.outerKeys
 		var a []any
 		a = append(a, soldDayArgs...)
