@@ -102,7 +102,7 @@ func BenchmarkSalesReport_YearOfChain(b *testing.B) {
 		if d > 2*time.Second {
 			verdict = "MISS"
 		}
-		fmt.Printf("reports: %-32s %6.3f s  %5.1fx the full scan  %5d rows  seats %d  net %d  (goal < 2 s: %s)\n",
+		fmt.Printf("reports: %-33s %6.3f s  %6.2fx the full scan  %5d rows  seats %d  net %d  (goal < 2 s: %s)\n",
 			what, d.Seconds(), d.Seconds()/scan.Seconds(), rows, tot[0].Seats, tot[0].NetMinor, verdict)
 	}
 	sales := func(q reports.Query) (int, []reports.Totals, error) {
@@ -151,7 +151,7 @@ func BenchmarkSalesReport_YearOfChain(b *testing.B) {
 			_, err := r.Sales(ctx, reports.Query{From: "2026-06-01", To: to, By: reports.ByDay})
 			return err
 		})
-		fmt.Printf("reports: by=day over %2d days (rollup)  %6.3f s  %5.2fx the full scan\n", days, d.Seconds(), d.Seconds()/scan.Seconds())
+		fmt.Printf("reports: by=day over %2d days (rollup)  %6.3f s  %6.3fx the full scan\n", days, d.Seconds(), d.Seconds()/scan.Seconds())
 	}
 	b.StopTimer()
 	plan, err := r.Plan(ctx, reports.Query{From: "2026-01-01", To: "2026-12-31", By: reports.ByDay})

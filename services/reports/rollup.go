@@ -70,8 +70,14 @@ func (r *Reports) rolledQuery(ctx context.Context, plan *Plan) (store.SalesQuery
 	return out, nil
 }
 
+// RollUpChunkDays is how many local days one roll-up transaction covers at most: a year is
+// rolled up month by month, each month committed on its own, so a report cut short (a
+// timeout, a client gone) keeps the months it finished and no transaction holds its
+// markers for long.
+const RollUpChunkDays = 31
+
 // rollUp rolls up the dates from..to of cinemas (one zone) that are not rolled up yet,
-// reading the source tables over the span of the missing dates at once.
+// reading the source tables over the span of the missing dates, RollUpChunkDays at a time.
 func (r *Reports) rollUp(ctx context.Context, cinemas []services.Cinema, from, to, now time.Time) error {
 	ids := make([]int64, len(cinemas))
 	for i, c := range cinemas {
@@ -87,11 +93,25 @@ func (r *Reports) rollUp(ctx context.Context, cinemas []services.Cinema, from, t
 	}
 	var missing []store.CinemaDay
 	var lo, hi time.Time
+	flush := func() error {
+		if len(missing) == 0 {
+			return nil
+		}
+		z := SalesQuery(ByDay, lo, hi, cinemas).Zones[0]
+		_, err := store.RollUpSales(ctx, r.db, z, missing, now)
+		missing = nil
+		return err
+	}
 	for d := from; !d.After(to); d = d.AddDate(0, 0, 1) {
 		for _, id := range ids {
 			cd := store.CinemaDay{CinemaID: id, Day: d}
 			if done[cd] {
 				continue
+			}
+			if len(missing) > 0 && !d.Before(lo.AddDate(0, 0, RollUpChunkDays)) {
+				if err := flush(); err != nil {
+					return err
+				}
 			}
 			if len(missing) == 0 {
 				lo = d
@@ -100,12 +120,7 @@ func (r *Reports) rollUp(ctx context.Context, cinemas []services.Cinema, from, t
 			missing = append(missing, cd)
 		}
 	}
-	if len(missing) == 0 {
-		return nil
-	}
-	z := SalesQuery(ByDay, lo, hi, cinemas).Zones[0]
-	_, err = store.RollUpSales(ctx, r.db, z, missing, now)
-	return err
+	return flush()
 }
 
 // RollUp rolls up the complete local dates from..to (UTC midnights standing for dates,
