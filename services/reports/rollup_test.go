@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"seatflow/services"
+	"seatflow/services/catalog"
 	"seatflow/services/internal/testenv"
 	"seatflow/services/reports"
 	"seatflow/services/store"
@@ -302,5 +303,41 @@ func TestSalesRollup_DSTDay(t *testing.T) {
 	}
 	if seats != 3 {
 		t.Errorf("the rollup of 25 Oct holds %d seats, want 3", seats)
+	}
+}
+
+// TestSalesRollup_ZoneChangeDropsCinema: a cinema moved to another time zone loses its
+// rolled-up days (cut in the old zone) and the other cinemas keep theirs; the next
+// report rolls it up in the new zone and answers what the live query does.
+func TestSalesRollup_ZoneChangeDropsCinema(t *testing.T) {
+	fx := newSalesFixture(t)
+	e := fx.e
+	r := reports.New(e.DB, e.Clock)
+	ctx := context.Background()
+	const from, to = "2026-10-24", "2026-12-01"
+	setClock(e, utc("2026-12-20T12:00:00Z"))
+	report(t, r, from, to, reports.ByDay) // rolls every day up
+	c, err := store.CinemaByID(ctx, e.DB, fx.berlin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.CatalogWriter(e.Shows).UpdateCinema(ctx, 0, fx.berlin, catalog.CinemaInput{Name: c.Name, TimeZone: "Europe/London", Currency: c.Currency}); err != nil {
+		t.Fatal(err)
+	}
+	if n := rolledDays(t, e, from, to); n != 39 {
+		t.Errorf("%d (cinema, day) pairs rolled up after the zone change, want Tokyo's 39", n)
+	}
+	setClock(e, utc("2026-10-20T12:00:00Z"))
+	live := map[string]string{}
+	for _, by := range reports.Bys {
+		live[by] = report(t, r, from, to, by)
+	}
+	setClock(e, utc("2026-12-20T12:00:00Z"))
+	for _, by := range reports.Bys {
+		t.Run(by, func(t *testing.T) {
+			if got := report(t, r, from, to, by); got != live[by] {
+				t.Errorf("with the rollup\n%s\nlive\n%s", got, live[by])
+			}
+		})
 	}
 }

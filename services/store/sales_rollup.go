@@ -185,6 +185,17 @@ func DropSalesRollup(ctx context.Context, db *sqlx.DB, cinemaIDs []int64, from, 
 	return days, err
 }
 
+// ForgetCinemaSalesRollup drops every rolled-up day of cinema id (its days were cut in its
+// old time zone), in the caller's transaction; the next report rolls them up again.
+func ForgetCinemaSalesRollup(ctx context.Context, q Querier, id int64) error {
+	for _, t := range []string{"sales_days", "sales_day_totals", "sales_day_shows"} {
+		if _, err := q.ExecContext(ctx, "DELETE FROM "+t+" WHERE cinema_id = ?", id); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // rolledSQL is the grouped select of report by over the rolled-up days of rolled, in the
 // columns of salesParts' selects (k, currency, orders, seats, gross, discount, refunded).
 func rolledSQL(by string, rolled []RolledDays) (string, []any) {
