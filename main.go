@@ -46,6 +46,9 @@ commands:
   reconcile   [--dry-run] [--show ID] compare the seat cache with MySQL and repair the
               drift (--dry-run only reports; --show limits the run to one show); exits
               non-zero when the run failed or another run held the lease for 60 s
+  reports-rebuild --from YYYY-MM-DD --to YYYY-MM-DD [--cinema ID]
+              drop the sales rollup of those local days (after a repair of past orders
+              or refunds); the next report covering them rolls them up afresh
   loadtest    [flags] start a server (or target -base URL), drive the flash-sale scenarios
               and the ceilings, audit MySQL and Redis, write report.md and plots to
               loadtest-results/<timestamp> (seatflow loadtest -h lists the flags)
@@ -84,6 +87,15 @@ func run(args []string) error {
 			return err
 		}
 		return withApp(cfg, log, func(a *web.App) error { return runReconcile(ctx, a, opts) })
+	case "reports-rebuild":
+		opts, err := rebuildFlags(args[1:])
+		if errors.Is(err, flag.ErrHelp) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		return withApp(cfg, log, func(a *web.App) error { return runRebuild(ctx, a, opts) })
 	case "serve":
 		return serve(ctx, cfg, log)
 	case "loadtest":

@@ -134,8 +134,9 @@ func (w *CatalogWriter) CreateCinema(ctx context.Context, actorID int64, in Cine
 // UpdateCinema changes a cinema's name, time zone or currency, audited as
 // "cinema.update" with before and after. A new zone moves the local time every page
 // shows for its shows (the instants stay); a new currency prices shows created from then
-// on (a show keeps the currency it was priced in). Errors: INVALID_REQUEST, NOT_FOUND,
-// CONFLICT wrapping ErrDuplicateCinemaName, UNAVAILABLE.
+// on (a show keeps the currency it was priced in); a new zone also drops the cinema's
+// sales rollup, whose days were cut in the old one (DESIGN.md "Sales rollup"). Errors:
+// INVALID_REQUEST, NOT_FOUND, CONFLICT wrapping ErrDuplicateCinemaName, UNAVAILABLE.
 func (w *CatalogWriter) UpdateCinema(ctx context.Context, actorID, id int64, in CinemaInput) (services.Cinema, error) {
 	in, err := checkCinemaInput(in)
 	if err != nil {
@@ -148,6 +149,11 @@ func (w *CatalogWriter) UpdateCinema(ctx context.Context, actorID, id int64, in 
 		}
 		if err := store.UpdateCinema(ctx, tx, id, in.Name, in.TimeZone, in.Currency); err != nil {
 			return err
+		}
+		if before.TimeZone != in.TimeZone {
+			if err := store.ForgetCinemaSalesRollup(ctx, tx, id); err != nil {
+				return err
+			}
 		}
 		was := CinemaInput{Name: before.Name, TimeZone: before.TimeZone, Currency: before.Currency}
 		return w.audit.Record(ctx, tx, actorID, "cinema.update", "cinema", strconv.FormatInt(id, 10), was, in)

@@ -67,15 +67,19 @@ type Plan struct {
 	Query
 	Currencies []string
 	sq         store.SalesQuery
+	from, to   time.Time
+	cinemas    []services.Cinema
 }
 
-// Reports reads sales reports from the database.
+// Reports reads sales reports from the database, complete past days from the rollup
+// (rollup.go).
 type Reports struct {
-	db *sqlx.DB
+	db    *sqlx.DB
+	clock services.Clock
 }
 
-// New returns the reports over db.
-func New(db *sqlx.DB) *Reports { return &Reports{db: db} }
+// New returns the reports over db; clock tells which local days are complete.
+func New(db *sqlx.DB, clock services.Clock) *Reports { return &Reports{db: db, clock: clock} }
 
 // Plan checks q against the caller's scope (services.CinemaScopeOf(ctx)) and returns what
 // to read. Errors: INVALID_REQUEST (a date not YYYY-MM-DD, from after to, a range over
@@ -123,7 +127,7 @@ func (r *Reports) Plan(ctx context.Context, q Query) (*Plan, error) {
 	if q.CinemaID != 0 && len(cinemas) == 0 {
 		return nil, services.Errorf(services.CodeNotFound, "cinema %s not found", strconv.FormatInt(q.CinemaID, 10))
 	}
-	p := &Plan{Query: q, sq: SalesQuery(q.By, from, to, cinemas)}
+	p := &Plan{Query: q, sq: SalesQuery(q.By, from, to, cinemas), from: from, to: to, cinemas: cinemas}
 	for _, c := range cinemas {
 		if !slices.Contains(p.Currencies, c.Currency) {
 			p.Currencies = append(p.Currencies, c.Currency)
@@ -217,9 +221,17 @@ type Totals struct {
 // Stream reads plan's rows in the report's order (day: by date; show: by start; movie: by
 // title; ticket_type: by code; channel: online then box_office), calling emit with each as
 // it is read, and returns the totals per currency (sorted by currency; empty without
-// rows). An emit error stops the read and is returned. Errors: UNAVAILABLE.
+// rows). Complete past days are rolled up first when they are not yet (rollup.go) and
+// read from the rollup; the rest live. An emit error stops the read and is returned.
+// Errors: UNAVAILABLE.
 func (r *Reports) Stream(ctx context.Context, plan *Plan, emit func(Row) error) ([]Totals, error) {
-	return stream(ctx, r.db, plan.By, plan.sq, emit)
+	qctx, cancel := context.WithTimeout(ctx, ReadTimeout)
+	defer cancel()
+	sq, err := r.rolledQuery(qctx, plan)
+	if err != nil {
+		return nil, store.Unavailable("the database", err)
+	}
+	return stream(ctx, r.db, plan.By, sq, emit)
 }
 
 func stream(ctx context.Context, q store.Querier, by string, sq store.SalesQuery, emit func(Row) error) ([]Totals, error) {
@@ -327,5 +339,9 @@ func (r *Reports) Sales(ctx context.Context, q Query) (*Report, error) {
 	return out, nil
 }
 
-// PlanQuery is the store's query of plan (for EXPLAIN in the benchmark).
-func PlanQuery(plan *Plan) store.SalesQuery { return plan.sq }
+// StoreQuery is the store's query of plan as Stream reads it now: complete days from
+// the rollup (rolled up first when they are not yet), the rest live (for EXPLAIN in the
+// benchmark). Errors: the database's.
+func (r *Reports) StoreQuery(ctx context.Context, plan *Plan) (store.SalesQuery, error) {
+	return r.rolledQuery(ctx, plan)
+}

@@ -34,7 +34,7 @@ func id(n int64) string { return strconv.FormatInt(n, 10) }
 // once each (a by=ticket_type report has V on two rows).
 func TestSalesReport_EachBy(t *testing.T) {
 	fx := newSalesFixture(t)
-	r := reports.New(fx.e.DB)
+	r := reports.New(fx.e.DB, fx.e.Clock)
 	ctx := context.Background()
 	cny := func(key string, o, s, g, d, ref int64) line { return line{key, "CNY", o, s, g, d, ref, g - d - ref} }
 	jpy := func(key string, o, s, g int64) line { return line{key, "JPY", o, s, g, 0, 0, g} }
@@ -126,7 +126,7 @@ func TestSalesReport_EachBy(t *testing.T) {
 // report without cinema_id covers only their cinemas.
 func TestSalesReport_LocalDayRanges(t *testing.T) {
 	fx := newSalesFixture(t)
-	r := reports.New(fx.e.DB)
+	r := reports.New(fx.e.DB, fx.e.Clock)
 	bg := context.Background()
 	onlyTokyo := services.WithCinemaScope(bg, services.CinemaScope{IDs: []int64{fx.tokyo}})
 	for _, tc := range []struct {
@@ -170,7 +170,7 @@ func TestSalesReport_LocalDayRanges(t *testing.T) {
 // member's is FORBIDDEN; a cinema that does not exist NOT_FOUND. None reads a row.
 func TestSalesReport_Refusals(t *testing.T) {
 	fx := newSalesFixture(t)
-	r := reports.New(fx.e.DB)
+	r := reports.New(fx.e.DB, fx.e.Clock)
 	bg := context.Background()
 	onlyTokyo := services.WithCinemaScope(bg, services.CinemaScope{IDs: []int64{fx.tokyo}})
 	for _, tc := range []struct {

@@ -27,12 +27,14 @@ type OffsetSpan struct {
 // SalesQuery is one sales report to read: By (day, show, movie, ticket_type, channel),
 // the local dates FromDate..ToDate (YYYY-MM-DD, both included) of each zone's cinemas, and
 // Lo, Hi, a UTC range holding every zone's local days of the report (the index's range;
-// the local date decides).
+// the local date decides). Zones are read live from orders and refunds; Rolled, days of
+// other zones or other days (never the same), from the rollup (sales_rollup.go).
 type SalesQuery struct {
 	By               string
 	FromDate, ToDate string
 	Lo, Hi           time.Time
 	Zones            []SalesZone
+	Rolled           []RolledDays
 }
 
 // SalesRow is one line of a sales report: Key (a local date, a show, movie or ticket type
@@ -198,11 +200,23 @@ func SalesReport(ctx context.Context, q Querier, sq SalesQuery, emit func(*Sales
 }
 
 // salesReportSQL is the statement of report sq and its args: the seats sold and the
-// refunds, each grouped by key and currency, summed per key and currency, labelled.
+// refunds of the live days, each grouped by key and currency, and the rolled-up days'
+// figures, summed per key and currency, labelled.
 func salesReportSQL(sq SalesQuery) (string, []any, error) {
 	sold, soldArgs, refunded, refundedArgs, err := salesParts(sq)
 	if err != nil {
 		return "", nil, err
+	}
+	var parts []string
+	var args []any
+	if len(sq.Zones) > 0 || len(sq.Rolled) == 0 {
+		parts = append(parts, sold, refunded)
+		args = append(append(args, soldArgs...), refundedArgs...)
+	}
+	if len(sq.Rolled) > 0 {
+		r, rArgs := rolledSQL(sq.By, sq.Rolled)
+		parts = append(parts, r)
+		args = append(args, rArgs...)
 	}
 	k := salesKeys[sq.By]
 	key := "g.k"
@@ -212,20 +226,34 @@ func salesReportSQL(sq SalesQuery) (string, []any, error) {
 	query := `SELECT ` + key + `, g.currency, g.orders, g.seats, g.gross, g.discount, g.refunded, ` + salesLabels[sq.By] + `
 		FROM (SELECT x.k, x.currency, SUM(x.orders) AS orders, SUM(x.seats) AS seats, SUM(x.gross) AS gross,
 				SUM(x.discount) AS discount, SUM(x.refunded) AS refunded
-			FROM (` + sold + ` UNION ALL ` + refunded + `) x GROUP BY x.k, x.currency) g` + k.label + `
+			FROM (` + strings.Join(parts, " UNION ALL ") + `) x GROUP BY x.k, x.currency) g` + k.label + `
 		ORDER BY ` + k.order
-	return query, append(soldArgs, refundedArgs...), nil
+	return query, args, nil
 }
 
 // SalesOrdersPerCurrency counts the distinct orders paid in sq's range per currency (an
-// order with seats of two ticket types is one order): orders with a seat sold, each
-// checked until its first such seat.
+// order with seats of two ticket types is one order): of the live days, orders with a
+// seat sold, each checked until its first such seat; of the rolled-up days, their sums.
 func SalesOrdersPerCurrency(ctx context.Context, q Querier, sq SalesQuery) (map[string]int64, error) {
-	in, inArgs := inZonesSQL("o.paid_at", sq.Zones)
+	out := map[string]int64{}
 	var rows []struct {
 		Currency string `db:"currency"`
 		Orders   int64  `db:"orders"`
 	}
+	if len(sq.Rolled) > 0 {
+		query, args := rolledOrdersSQL(sq.Rolled)
+		if err := q.SelectContext(ctx, &rows, query, args...); err != nil {
+			return nil, err
+		}
+		for _, r := range rows {
+			out[r.Currency] += r.Orders
+		}
+		if len(sq.Zones) == 0 {
+			return out, nil
+		}
+		rows = nil
+	}
+	in, inArgs := inZonesSQL("o.paid_at", sq.Zones)
 	err := q.SelectContext(ctx, &rows, `SELECT STRAIGHT_JOIN o.currency, COUNT(*) AS orders
 		FROM orders o JOIN shows s ON s.id = o.show_id JOIN halls h ON h.id = s.hall_id
 		WHERE o.paid_at >= ? AND o.paid_at < ? AND `+in+`
@@ -235,9 +263,8 @@ func SalesOrdersPerCurrency(ctx context.Context, q Querier, sq SalesQuery) (map[
 	if err != nil {
 		return nil, err
 	}
-	out := make(map[string]int64, len(rows))
 	for _, r := range rows {
-		out[r.Currency] = r.Orders
+		out[r.Currency] += r.Orders
 	}
 	return out, nil
 }
