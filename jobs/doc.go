@@ -7,9 +7,10 @@
 //     worker's retry delays (RetryDelay);
 //   - scheduler.go: the robfig/cron Scheduler of each process, with its jobs:
 //     reconciliation (reconcile.go), the seat-sync retries, and the loading of seat
-//     maps ahead of a sale (publish.go).
+//     maps ahead of a sale (publish.go), and the roll-up of past days' sales for
+//     the reports (sales_rollup.go).
 //
 // Of seatflow's packages it imports only reconcile (the run's options and report):
 // what it needs of orders, the catalog and mail it declares as small interfaces
-// (Expirer, SeatSyncer, Publisher, MailDeliverer) that web passes the services to.
+// (Expirer, SeatSyncer, Publisher, SalesRoller, MailDeliverer) that web passes the services to.
 package jobs

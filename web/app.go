@@ -224,6 +224,7 @@ func New(cfg Config, clock services.Clock, log *slog.Logger) (*App, error) {
 	a.CatalogWriter = catalog.NewCatalogWriter(db, a.Catalog, a.Shows, a.Audit, clock,
 		catalog.WriterConfig{Currency: cfg.Currency, DefaultLimit: cfg.PurchaseLimit, Zone: cfg.Location()})
 	a.scheduler.AddPublish(a.CatalogWriter, time.Minute, catalog.PublishAhead, log)
+	a.scheduler.AddSalesRollup(reports.New(db, clock), cfg.SalesRollupInterval, log)
 	views.SetTicketTypeSource(a.Catalog.TicketTypes) // names and door notes of ticket types on pages and e-mails
 	a.eviction = evictionCheck{rdb: rdb, queues: qrdb, allow: cfg.AllowEviction, log: log}
 	var providers []orders.PaymentProvider // the first is the default

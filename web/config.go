@@ -100,6 +100,9 @@ type Config struct {
 	// TaskCheckInterval is how long an idle asynq worker waits (half of it plus up to
 	// all of it again) before it looks for new tasks; a shutdown waits out that pause.
 	TaskCheckInterval time.Duration `env:"TASK_CHECK_INTERVAL" envDefault:"1s"`
+	// SalesRollupInterval is how often the past days' sales are rolled up for the reports
+	// (jobs.AddSalesRollup).
+	SalesRollupInterval time.Duration `env:"SALES_ROLLUP_INTERVAL" envDefault:"1h"`
 	// ExpiryEnqueue is "sync" (the expiry task is enqueued before the order is
 	// answered) or "async" (after it, by a few workers; reconciliation is the backstop).
 	ExpiryEnqueue string `env:"EXPIRY_ENQUEUE" envDefault:"sync"`

@@ -341,3 +341,32 @@ func TestSalesRollup_ZoneChangeDropsCinema(t *testing.T) {
 		})
 	}
 }
+
+// TestSalesRollup_RecentRollsUpEveryCinemasPastDays: the scheduled roll-up marks the
+// complete past days of every cinema within its window, none of today's, and leaves the
+// reports' answers as they were.
+func TestSalesRollup_RecentRollsUpEveryCinemasPastDays(t *testing.T) {
+	fx := newSalesFixture(t)
+	e := fx.e
+	r := reports.New(e.DB, e.Clock)
+	const from, to = "2026-10-24", "2026-12-01"
+	setClock(e, utc("2026-10-20T12:00:00Z")) // no day of the range complete: read live
+	before := report(t, r, from, to, "day")
+	setClock(e, utc("2026-12-02T12:00:00Z"))
+	if err := r.RollUpRecent(context.Background(), 60); err != nil {
+		t.Fatal(err)
+	}
+	cinemas, err := store.Cinemas(context.Background(), e.DB)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := rolledDays(t, e, "2026-10-03", "2026-12-01"); n != 60*len(cinemas) {
+		t.Errorf("%d (cinema, day) pairs rolled up over 60 days of %d cinemas, want %d", n, len(cinemas), 60*len(cinemas))
+	}
+	if n := rolledDays(t, e, "2026-12-02", "2100-01-01"); n != 0 {
+		t.Errorf("%d days from today on rolled up, want none", n)
+	}
+	if after := report(t, r, from, to, "day"); after != before {
+		t.Errorf("the report changed after the scheduled roll-up:\nbefore %s\nafter  %s", before, after)
+	}
+}
