@@ -291,7 +291,7 @@ func (a *App) newHTTP() *fiber.App {
 			UserAdmin: accounts.NewUserAdmin(a.DB, a.Audit, a.Users.UserChanged), Audit: a.Audit, Reconcile: a.Reconciler,
 			ShowSeats: staff.NewShowSeats(a.DB, a.Orders, a.Audit, a.Cfg.ReconcileGrace),
 			Door:      door, Scopes: staff.NewCinemaScopes(a.DB, door),
-			Vouchers:  vouchers.New(a.DB, a.Catalog, a.Audit, a.Orders.Clock()), Reports: reports.New(a.DB, a.Orders.Clock()),
+			Vouchers: vouchers.New(a.DB, a.Catalog, a.Audit, a.Orders.Clock()), Reports: reports.New(a.DB, a.Orders.Clock()),
 			BoxOffice: staff.NewBoxOffice(a.DB, a.Orders, a.Audit), Shifts: staff.NewShifts(a.DB, a.Catalog, a.Audit, a.Orders.Clock())},
 		ConsoleDeps: handlers.ConsoleDeps{Currency: a.Cfg.Currency, Dashboard: a.dashboard, ExpiryQueue: a.expiryQueue, Mailbox: a.mailbox},
 	}

@@ -27,7 +27,7 @@ var english = words{
 		OrderPartRefunded: "Seats of order {no} were refunded",
 		ShowCancelled:     "{movie} on {time} is cancelled",
 		WaitlistOffer:     "Seats for {movie} are waiting for you",
-		OrderExchanged: "Your new seats for {movie}",
+		OrderExchanged:    "Your new seats for {movie}",
 		PasswordReset:     "Reset your seatflow password",
 	},
 	intro: map[Kind]string{
@@ -39,7 +39,7 @@ var english = words{
 		OrderPartRefunded: "Seats {refunded_seats} of your order {no} for {movie} were refunded: {refunded} goes back the way you paid. Your other seats stay booked; the ticket is valid for them.",
 		ShowCancelled:     "We are sorry: the show of {movie} on {time} in {hall} was cancelled. Your order {no} ended with it; a paid order is refunded in full.",
 		WaitlistOffer:     "Good news: seats came free for {movie} and we hold them for you as order {no}. Pay by {deadline} to keep them.",
-		OrderExchanged: "Your order {no} for {movie} is now on the seats below; the seats it had before are released. Tickets of the old seats are no longer valid.",
+		OrderExchanged:    "Your order {no} for {movie} is now on the seats below; the seats it had before are released. Tickets of the old seats are no longer valid.",
 		PasswordReset:     "Someone, hopefully you, asked to reset the password of this seatflow account. Use the link below to choose a new one. If it was not you, ignore this e-mail: your password stays as it is.",
 	},
 	action: map[Kind]string{
@@ -84,7 +84,7 @@ var chinese = words{
 		OrderPartRefunded: "订单 {no} 的部分座位已退款",
 		ShowCancelled:     "《{movie}》{time} 场次已取消",
 		WaitlistOffer:     "《{movie}》候补座位已为您保留",
-		OrderExchanged: "您的《{movie}》新座位",
+		OrderExchanged:    "您的《{movie}》新座位",
 		PasswordReset:     "重置您的 seatflow 密码",
 	},
 	intro: map[Kind]string{
@@ -96,7 +96,7 @@ var chinese = words{
 		OrderPartRefunded: "您的订单 {no}（《{movie}》）中的座位 {refunded_seats} 已退款，{refunded} 将原路退回。其余座位保持不变，电影票对其仍然有效。",
 		ShowCancelled:     "非常抱歉，《{movie}》{time} 在{hall}的场次已取消，您的订单 {no} 随之结束；已付款的订单将全额退款。",
 		WaitlistOffer:     "好消息！《{movie}》有座位空出，我们已为您保留为订单 {no}。请在 {deadline} 前付款，以免座位被释放。",
-		OrderExchanged: "您的订单 {no}（《{movie}》）已换到下列座位，原座位已释放。原座位的电影票不再有效。",
+		OrderExchanged:    "您的订单 {no}（《{movie}》）已换到下列座位，原座位已释放。原座位的电影票不再有效。",
 		PasswordReset:     "有人（希望是您本人）申请重置此 seatflow 账户的密码。请点击下方链接设置新密码。如非本人操作，请忽略此邮件，您的密码不会改变。",
 	},
 	action: map[Kind]string{
