@@ -46,8 +46,9 @@ func ticketOut(t *staff.Ticket) ticketCheckJSON {
 	out.Valid = o.Status == services.OrderPaid && !out.Admitted && t.ShowStatus != services.ShowCancelled
 	if o.Status == services.OrderPaid {
 		out.ShowID = id(o.ShowID)
-		out.Seats = make([]string, len(o.Seats))
-		for i, s := range o.Seats {
+		kept := o.KeptSeats() // a refunded seat is no longer the ticket's: it may be sold again
+		out.Seats = make([]string, len(kept))
+		for i, s := range kept {
 			out.Seats[i] = s.Label
 		}
 		out.BuyerName, out.ShowTitle, out.StartsAt = t.BuyerName, t.ShowTitle, rfc(t.ShowStartsAt)

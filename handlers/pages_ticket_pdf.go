@@ -115,7 +115,7 @@ func (d *Deps) ticketDoc(c *fiber.Ctx, o *services.Order) (*ticketpdf.Doc, error
 	if receipt != nil && o.PaidAt != nil {
 		receipt.PaidAt = o.PaidAt.In(loc).Format(layout)
 	}
-	for _, s := range o.Seats {
+	for _, s := range o.KeptSeats() { // a refunded seat gets no ticket
 		doc.Seats = append(doc.Seats, ticketpdf.Seat{Label: s.Label, Zone: views.ZoneName(show, s.ZoneCode),
 			TicketType: views.TicketTypeName(lctx, ticketTypeOrAdult(s.TicketType)), Price: services.Money(s.PriceMinor, o.Currency)})
 	}

@@ -289,10 +289,10 @@ func Clock(seconds int) string {
 	return itoa(m) + ":" + pad2(uint64(s))
 }
 
-// SeatLabels lists an order's seat labels: "F7, F8".
+// SeatLabels lists the labels of the seats an order keeps (not those refunded): "F7, F8".
 func SeatLabels(o *services.Order) string {
 	out := ""
-	for i, s := range o.Seats {
+	for i, s := range o.KeptSeats() {
 		if i > 0 {
 			out += ", "
 		}

@@ -45,7 +45,8 @@ func (a *testApp) seatStateFor(show, id, token string) string {
 // POST /api/v1/admin/orders/{no}/refund with seat_ids: the order stays paid, its seats
 // carry refunded true or false and the order refunded_minor, in the staff and the
 // buyer's views, the seats are free on the seat map; bad bodies and seats are refused in
-// the contract's shape (table below) and change nothing; without seat_ids the rest is
+// the contract's shape (table below) and change nothing; the ticket check lists only the
+// kept seat; without seat_ids the rest is
 // refunded and the order ends refunded.
 func TestRefundSeats_API(t *testing.T) {
 	a := newTestApp(t, nil)
@@ -85,6 +86,13 @@ func TestRefundSeats_API(t *testing.T) {
 		if st := a.seatStateFor(show, id, buyer); st != "free" {
 			t.Errorf("refunded seat %s is %s", id, st)
 		}
+	}
+	// the door's check lists only the seats the ticket still holds: a refunded seat may
+	// be sold again, and must not stand on two valid tickets
+	ref, _ := a.do("GET", "/api/v1/orders/"+no, buyer, nil, nil).json(t)["ticket_ref"].(string)
+	tk := a.do("GET", "/api/v1/admin/tickets/"+ref, staff, nil, nil).json(t)
+	if got, _ := json.Marshal(tk["seats"]); tk["valid"] != true || string(got) != `["`+labelOf(seats[2])+`"]` {
+		t.Errorf("ticket check after the part refund: valid %v, seats %s; want valid, only %s", tk["valid"], got, labelOf(seats[2]))
 	}
 
 	for _, tc := range []struct {

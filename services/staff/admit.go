@@ -144,7 +144,7 @@ func (d *Door) Admit(ctx context.Context, actorID int64, ref string, scope DoorS
 			return nil
 		}
 		won = true
-		before := ticketAudit{OrderNo: t.Order.OrderNo, ShowID: strconv.FormatInt(t.Order.ShowID, 10), Seats: orders.Labels(t.Order.Seats)}
+		before := ticketAudit{OrderNo: t.Order.OrderNo, ShowID: strconv.FormatInt(t.Order.ShowID, 10), Seats: orders.Labels(t.Order.KeptSeats())}
 		after := before
 		after.AdmittedAt, after.AdmittedBy = &now, strconv.FormatInt(actorID, 10)
 		return d.audit.Record(ctx, tx, actorID, "ticket.admit", "order", t.Order.OrderNo, before, after)

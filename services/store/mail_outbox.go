@@ -186,7 +186,7 @@ type MailOrderFact struct {
 	TicketNameZh sql.NullString `db:"ticket_name_zh"`
 }
 
-// MailOrderFacts returns the orders numbered nos (at least one) with their show's title, hall name, cinema (name, zone) and start, their ticket codes, and their seats with their zones' names (in row and column order), as q sees them: one row per seat, the order's columns repeated (an order without seats: one row, no seat), so one statement reads every fact of the batch's e-mails.
+// MailOrderFacts returns the orders numbered nos (at least one) with their show's title, hall name, cinema (name, zone) and start, their ticket codes, and their seats (a paid order's kept ones, not those refunded) with their zones' names (in row and column order), as q sees them: one row per seat, the order's columns repeated (an order without seats: one row, no seat), so one statement reads every fact of the batch's e-mails.
 func MailOrderFacts(ctx context.Context, q Querier, nos []string) ([]MailOrderFact, error) {
 	query, args, err := sqlx.In(`SELECT o.order_no, o.show_id, o.status, o.total_minor, o.currency, o.expires_at,
 		m.title, h.name AS hall_name, c.name AS cinema_name, c.time_zone, sh.starts_at, sh.self_refund_until_h, COALESCE(tc.code, '') AS ticket_code,
@@ -195,7 +195,8 @@ func MailOrderFacts(ctx context.Context, q Querier, nos []string) ([]MailOrderFa
 		FROM orders o JOIN shows sh ON sh.id = o.show_id JOIN movies m ON m.id = sh.movie_id JOIN halls h ON h.id = sh.hall_id
 		JOIN cinemas c ON c.id = h.cinema_id
 		LEFT JOIN ticket_codes tc ON tc.order_id = o.id LEFT JOIN vouchers v ON v.id = o.voucher_id
-		LEFT JOIN order_seats os ON os.order_id = o.id AND os.exchanged_at IS NULL LEFT JOIN seats s ON s.id = os.seat_id
+		LEFT JOIN order_seats os ON os.order_id = o.id AND os.exchanged_at IS NULL
+			AND (o.status <> 'paid' OR os.live = 1) LEFT JOIN seats s ON s.id = os.seat_id
 		LEFT JOIN zones z ON z.hall_id = s.hall_id AND z.code = os.zone_code
 		LEFT JOIN ticket_types tt ON tt.code = os.ticket_type
 		WHERE o.order_no IN (?) ORDER BY o.order_no, s.row_no, s.col_no`, nos)
