@@ -8,8 +8,8 @@ import (
 	"github.com/chromedp/chromedp"
 )
 
-// boxOfficeWidths are the counter's screens: a desktop and a tablet held upright.
-var boxOfficeWidths = []axeWidth{{"1280", 1280, 900, false}, {"768", 768, 1024, true}}
+// boxOfficeWidths are the counter's screens: a desktop, a tablet held upright and a phone.
+var boxOfficeWidths = []axeWidth{{"1280", 1280, 900, false}, {"768", 768, 1024, true}, {"375", 375, 667, true}}
 
 // TestBoxOffice_BrowserSaleAndCashUp drives the counter as staff: open a shift with a
 // float, tick two seats on the counter's seat map, price them, type the cash given and
@@ -56,6 +56,9 @@ func TestBoxOffice_BrowserSaleAndCashUp(t *testing.T) {
 			t.Fatal(err)
 		}
 		checkAxe(t, ctx, "counter screen at "+w.name)
+		if wide, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.documentElement.scrollWidth`)); err != nil || int64(wide) > w.width+1 {
+			t.Errorf("the counter screen at %s px is %d px wide (%v): the seat map should scroll inside it", w.name, wide, err)
+		}
 		screenshot(t, ctx, "box-office-quote-"+w.name)
 	}
 	if err := chromedp.Do(ctx,
