@@ -94,7 +94,8 @@ func (s *CounterSale) validate() error {
 // total in the message), checked once the seats are priced and before the commit.
 func (s *CounterSale) covers(order *services.Order) error {
 	if s.Tender == TenderCash && s.TenderedMinor != nil && *s.TenderedMinor < order.TotalMinor {
-		return services.Errorf(services.CodeInvalidRequest, "the cash given (%d) is less than the total %d", *s.TenderedMinor, order.TotalMinor)
+		return services.Errorf(services.CodeInvalidRequest, "the cash given (%s) is less than the total %s",
+			services.Money(*s.TenderedMinor, order.Currency), services.Money(order.TotalMinor, order.Currency))
 	}
 	return nil
 }

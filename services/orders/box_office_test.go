@@ -2,6 +2,7 @@ package orders_test
 
 import (
 	"context"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -125,6 +126,9 @@ func TestBoxOffice_Errors(t *testing.T) {
 			_, _, err := e.Orders.SellAtCounter(ctx, log, tc.sale)
 			if services.ErrorCode(err) != tc.code {
 				t.Fatalf("got %v, want %s", err, tc.code)
+			}
+			if tc.name == "cash short of the total" && !strings.Contains(err.Error(), "(¥1.00) is less than the total ¥") {
+				t.Errorf("the cashier is told %q: money should read as on the till", err)
 			}
 		})
 	}
