@@ -46,6 +46,9 @@ func TestRefundMails_NameTheSeatsAndTheCutoff(t *testing.T) {
 			if !strings.Contains(part.sent.Text, tc.part) || !strings.Contains(part.sent.Text, want) {
 				t.Errorf("the part refund's e-mail:\n%s\nwant %q and %q", part.sent.Text, tc.part, want)
 			}
+			if strings.Contains(part.sent.Text, "ended the order") || strings.Contains(part.sent.Text, "结束了订单") {
+				t.Errorf("the part refund's e-mail says the order ended; it goes on:\n%s", part.sent.Text)
+			}
 			if _, err := so.RefundSeats(ctx, f.e.User(9), o.OrderNo, "", nil); err != nil {
 				t.Fatal(err)
 			}

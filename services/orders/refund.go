@@ -148,6 +148,7 @@ func (p *Payments) Refund(ctx context.Context, order *services.Order, req Refund
 			ch.To, ch.Reason, ch.EndSeats = services.OrderPaid, "", ids
 			msg.Kind, msg.Key = mail.OrderPartRefunded, string(mail.OrderPartRefunded)+":"+done.Refund.RefundID
 			msg.Data[mail.DataSeats] = strings.Join(done.Labels, ", ")
+			delete(msg.Data, mail.DataReason) // the order goes on: no reason it ended (the staff's note stays)
 		}
 		ch.Mail = &msg
 		if req.Audit != nil {
