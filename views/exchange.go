@@ -17,10 +17,11 @@ type ExchangeView struct {
 	Zones map[string]int
 }
 
-// NewExchangeView is the exchange of order o (its seats as read: live ones).
+// NewExchangeView is the exchange of order o: the seats it keeps (a refunded seat is no
+// longer its own, and the exchange moves only the kept ones).
 func NewExchangeView(o *services.Order) *ExchangeView {
 	v := &ExchangeView{OrderNo: o.OrderNo, Seats: map[int64]bool{}, Zones: map[string]int{}}
-	for _, s := range o.Seats {
+	for _, s := range o.KeptSeats() {
 		v.Seats[s.SeatID] = true
 		v.Zones[s.ZoneCode]++
 		v.Count++
