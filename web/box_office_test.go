@@ -41,6 +41,12 @@ func TestBoxOfficeAPI_Errors(t *testing.T) {
 	show, seats := a.onSaleShow(3)
 	buyer := a.newUser()
 	a.orderSeats(buyer, show, seats[:1])
+	// the console's show page links to the counter while it sells, not before the opening
+	for id, want := range map[string]bool{soon: true, notYet: false} {
+		if got := strings.Contains(string(a.getPage("/admin/shows/"+id, staff).body), "data-box-office-link"); got != want {
+			t.Errorf("show %s's console page links to the box office: %v, want %v", id, got, want)
+		}
+	}
 	before := a.count("SELECT COUNT(*) FROM orders")
 	cases := []struct {
 		name, token, show string
