@@ -59,3 +59,48 @@ func TestRefundMails_NameTheSeatsAndTheCutoff(t *testing.T) {
 		})
 	}
 }
+
+// TestWalkInMail_PromisesNothingOfAnAccount: a counter sale's tickets e-mailed to an
+// address typed at the box office carry the tickets but no link to an order page (a
+// walk-in has no account to see it with), no self-refund cut-off (a buyer without an
+// account cannot cancel), and a footer that says where the address came from; a buyer
+// with an account gets all three.
+func TestWalkInMail_PromisesNothingOfAnAccount(t *testing.T) {
+	f := newFixture(t)
+	f.e.Exec("UPDATE shows SET self_refund_until_h = 24 WHERE id = ?", f.e.Show.ID)
+	buyer := f.user(t, 1, "en")
+	for _, tc := range []struct {
+		name    string
+		walkIn  bool
+		present []string
+		absent  []string
+	}{
+		{"account", false, []string{"Cancel and refund until", "/orders/", "your account's activity"}, []string{"box office"}},
+		{"walk-in", true, []string{"given at the cinema's box office"}, []string{"Cancel and refund until", "/orders/", "your account's activity"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			row := map[bool]string{false: "A", true: "B"}[tc.walkIn]
+			o, err := f.e.Create(buyer, f.e.SeatIDs(row+"1")...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			f.e.Pay(o)
+			r := f.rowOf(t, o.OrderNo, mail.OrderPaid)
+			if tc.walkIn { // as a counter sale writes it: no user, a typed address
+				f.e.Exec("UPDATE mail_outbox SET user_id = NULL, to_addr = 'walk.in@example.com' WHERE id = ?", r.ID)
+				r = f.rowOf(t, o.OrderNo, mail.OrderPaid)
+			}
+			text := f.write(t, r).sent.Text
+			for _, s := range tc.present {
+				if !strings.Contains(text, s) {
+					t.Errorf("the e-mail lacks %q:\n%s", s, text)
+				}
+			}
+			for _, s := range tc.absent {
+				if strings.Contains(text, s) {
+					t.Errorf("the e-mail says %q:\n%s", s, text)
+				}
+			}
+		})
+	}
+}

@@ -127,6 +127,9 @@ func (r *Renderer) render(ctx context.Context, row *Row, reveal bool) (*Rendered
 		return nil, err
 	}
 	c := content{Lang: row.Lang, Hello: w.labels["hello"], Footer: w.labels["footer"], LinkLabel: w.labels["link"], HTMLLang: "en", Sep: w.labels["sep"]}
+	if row.UserID == nil && f.Order != nil { // a walk-in's order: no account, no order page to visit
+		c.Footer = w.labels["footer_counter"]
+	}
 	if isChinese(row.Lang) {
 		c.HTMLLang = "zh-Hans"
 	}
@@ -142,7 +145,7 @@ func (r *Renderer) render(ctx context.Context, row *Row, reveal bool) (*Rendered
 			if c.ActionURL, err = r.resetLink(row, data); err != nil {
 				return nil, err
 			}
-		case f.Order != nil:
+		case f.Order != nil && row.UserID != nil:
 			c.ActionURL = r.link("/orders/" + url.PathEscape(f.Order.No))
 		default:
 			c.Action = ""
@@ -321,7 +324,7 @@ func (r *Renderer) details(w *words, row *Row, f *Facts, data map[string]string)
 			add("pay_by", r.when(o.ExpiresAt, f, row.Lang))
 		}
 	}
-	if row.Kind == OrderPaid && o != nil && o.Status == services.OrderPaid && f.Show != nil && f.Show.SelfRefundUntil != nil {
+	if row.Kind == OrderPaid && o != nil && o.Status == services.OrderPaid && f.Show != nil && f.Show.SelfRefundUntil != nil && row.UserID != nil {
 		add("cancel_until", r.when(*f.Show.SelfRefundUntil, f, row.Lang))
 	}
 	switch row.Kind {
