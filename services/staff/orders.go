@@ -174,9 +174,8 @@ func (s *StaffOrders) Detail(ctx context.Context, orderNo string) (*OrderDetail,
 		return nil, store.Unavailable("the database", err)
 	}
 	for _, p := range pays {
-		d.Payments = append(d.Payments, &OrderPayment{Payment: orders.Payment{ID: p.ID, PaymentID: p.PaymentID, OrderID: p.OrderID,
-			Provider: p.Provider, AmountMinor: p.AmountMinor, RefundedMinor: p.RefundedMinor, Currency: p.Currency, Status: p.Status,
-			CreatedAt: p.CreatedAt, OrderNo: d.OrderNo}, UpdatedAt: p.UpdatedAt})
+		p.OrderNo = d.OrderNo
+		d.Payments = append(d.Payments, &OrderPayment{Payment: p.Payment, UpdatedAt: p.UpdatedAt})
 	}
 	refunds, err := store.RefundSummariesOf(qctx, s.db, d.ID)
 	if err != nil {

@@ -27,19 +27,11 @@ type StaffOrderFilter struct {
 	Limit     int
 }
 
-// StaffOrderPayment is a payment of an order with the time its status last changed (UTC).
+// StaffOrderPayment is a payment of an order (OrderNo and ProviderRef left empty) with
+// the time its status last changed (UTC).
 type StaffOrderPayment struct {
-	ID          int64  `db:"id"`
-	PaymentID   string `db:"payment_id"`
-	OrderID     int64  `db:"order_id"`
-	Provider    string `db:"provider"`
-	AmountMinor int64  `db:"amount_minor"`
-	// RefundedMinor is how much of AmountMinor went back
-	RefundedMinor int64     `db:"refunded_minor"`
-	Currency      string    `db:"currency"`
-	Status        string    `db:"status"`
-	CreatedAt     time.Time `db:"created_at"`
-	UpdatedAt     time.Time `db:"updated_at"`
+	Payment
+	UpdatedAt time.Time `db:"updated_at"`
 }
 
 // StaffOrderSearch returns the orders matching f with their buyers' emails (” for a walk-in), newest first, without seats.
