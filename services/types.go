@@ -368,6 +368,15 @@ type OrderSeat struct {
 	RefundedMinor int64 `db:"refunded_minor" json:"-"`
 }
 
+// ListPriceMinor is the seat's price before the order's voucher (minor units): its
+// PriceMinor plus what the voucher took off it, PriceMinor when none did.
+func (s OrderSeat) ListPriceMinor() int64 {
+	if s.DiscountMinor == nil {
+		return s.PriceMinor
+	}
+	return s.PriceMinor + *s.DiscountMinor
+}
+
 // Order is a buyer's order of seats for one show. Money in minor units, times in UTC.
 type Order struct {
 	ID         int64      `db:"id"`

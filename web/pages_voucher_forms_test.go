@@ -107,4 +107,30 @@ func TestPages_VoucherInTheBookingForms(t *testing.T) {
 			}
 		})
 	}
+
+	// The seat rows list what each seat costs before the voucher and the voucher row
+	// takes its saving off once: before, the rows showed the discounted prices and the
+	// voucher row took the saving off again, so the page's lines did not add up.
+	t.Run("the order page's seat prices less the voucher make the total", func(t *testing.T) {
+		r := a.postPage(page, page+"/book", token, url.Values{"seat": {s1, s2}, "tickets_child": {"1"}, "voucher": {"family-20"}})
+		loc := r.header.Get("Location")
+		if r.status != 303 || !strings.Contains(loc, "/orders/") {
+			t.Fatalf("book: %d to %q", r.status, loc)
+		}
+		doc := a.pageDoc(t, loc, token)
+		var prices []string
+		doc.Find("table.order-seats tbody td:last-child").Each(func(_ int, s *goquery.Selection) {
+			prices = append(prices, strings.TrimSpace(s.Text()))
+		})
+		want := []string{views.Money(adult, currency), views.Money(child, currency)}
+		if len(prices) != 2 || !(prices[0] == want[0] && prices[1] == want[1] || prices[0] == want[1] && prices[1] == want[0]) {
+			t.Errorf("seat prices %q, want %q (before the voucher)", prices, want)
+		}
+		if got := strings.TrimSpace(doc.Find("table.order-seats .order-voucher td").Text()); got != "−"+saving {
+			t.Errorf("voucher row %q, want −%s", got, saving)
+		}
+		if got := strings.TrimSpace(doc.Find("table.order-seats .total").Text()); got != total {
+			t.Errorf("total %q, want %s", got, total)
+		}
+	})
 }
