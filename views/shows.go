@@ -315,6 +315,16 @@ func (p ShowPageProps) SelectedTotal() string {
 	return Money(sum, p.Map.Show.Currency)
 }
 
+// CheckedVoucher is the voucher check that prices the selection summary (the server's
+// "Show the total" without JavaScript): VoucherResult when it applies to ticked seats
+// whose counts fit, nil otherwise (no code, a problem, nothing ticked).
+func (p ShowPageProps) CheckedVoucher() *VoucherPreviewProps {
+	if p.VoucherResult == nil || p.VoucherResult.Problem != "" || p.VoucherResult.Total == "" || len(p.Selected) == 0 || !p.TicketsFit() {
+		return nil
+	}
+	return p.VoucherResult
+}
+
 // TicketsFit reports whether the ticket counts fit the ticked seats (see SelectedTotal).
 func (p ShowPageProps) TicketsFit() bool {
 	_, fits := p.selectedTickets()

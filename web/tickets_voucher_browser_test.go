@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/chromedp/chromedp"
 
@@ -18,7 +19,9 @@ import (
 // saving on both typed prices (each rounded down) and the total after it, in English and
 // Chinese at 1280 and 375 px, and axe finds nothing serious. Each state is a screenshot
 // (types-voucher-<lang>-<width>.png under SEATFLOW_SCREENSHOTS: the booking form from the
-// seat picker down). Booking keeps the code:
+// seat picker down). The selection summary and the phones' bar show the total with the
+// code and its saving, and follow when a seat is unticked and ticked again (the code is
+// checked again on its own). Booking keeps the code:
 // the order page lists the child seat, the voucher and the total the check said.
 func TestBrowserTickets_TypesWithVoucher(t *testing.T) {
 	a := newTestApp(t, nil)
@@ -76,9 +79,30 @@ func TestBrowserTickets_TypesWithVoucher(t *testing.T) {
 			if !strings.Contains(got, "FAMILY-20") || !strings.Contains(got, saving) || !strings.Contains(got, total) {
 				t.Errorf("%s: the check says %q, want the saving %s and the total %s", name, got, saving, total)
 			}
+			summaryTotal, barText, voucherRow := voucherTotals(t, ctx)
+			if summaryTotal != total || !strings.Contains(barText, total) || !strings.Contains(voucherRow, "FAMILY-20") || !strings.Contains(voucherRow, saving) {
+				t.Errorf("%s: summary total %q, bar %q, voucher row %q; want %s and FAMILY-20 −%s", name, summaryTotal, barText, voucherRow, total, saving)
+			}
 			evalJS[bool](t, ctx, `(document.querySelector('.voucher-field').scrollIntoView({block: 'center'}), true)`)
 			checkAxe(t, ctx, name)
 			formShot(t, ctx, w, opts, name)
+		}
+	}
+	// a seat unticked: the code is checked again on what is left (one child seat), and
+	// ticked again, on both; the summary and the bar follow without a click on Apply
+	one := views.Money(child*80/100, currency)
+	for _, step := range []struct {
+		ids  []string
+		want string
+	}{{[]string{s1}, one}, {[]string{s1, s2}, total}} {
+		tick(t, ctx, step.ids...)
+		if err := chromedp.Do(ctx, chromedp.Poll[chromedp.Void](`document.querySelector('[data-summary-total]').textContent === `+strconv.Quote(step.want)+
+			` && !document.querySelector('[data-summary-voucher]').hidden`, chromedp.WithPollingTimeout(10*time.Second))); err != nil {
+			summaryTotal, barText, voucherRow := voucherTotals(t, ctx)
+			t.Fatalf("%d seats ticked: summary total %q, bar %q, voucher row %q; want %s with the voucher: %v", len(step.ids), summaryTotal, barText, voucherRow, step.want, err)
+		}
+		if _, barText, _ := voucherTotals(t, ctx); !strings.Contains(barText, step.want) {
+			t.Errorf("%d seats ticked: the bar says %q, want %s", len(step.ids), barText, step.want)
 		}
 	}
 	if err := chromedp.Do(ctx,
@@ -98,6 +122,16 @@ func TestBrowserTickets_TypesWithVoucher(t *testing.T) {
 	if os.Getenv("SEATFLOW_SCREENSHOTS") != "" {
 		t.Logf("screenshots in %s", os.Getenv("SEATFLOW_SCREENSHOTS"))
 	}
+}
+
+// voucherTotals reads the selection summary's total, the phones' bottom bar and the
+// summary's voucher row ("" when hidden).
+func voucherTotals(t *testing.T, ctx context.Context) (total, bar, voucher string) {
+	t.Helper()
+	v := evalJS[[]string](t, ctx, `(() => { const r = document.querySelector('[data-summary-voucher]');
+		return [document.querySelector('[data-summary-total]').textContent, document.querySelector('[data-bar-summary]').textContent,
+			r && !r.hidden ? r.textContent : '']; })()`)
+	return v[0], v[1], v[2]
 }
 
 // formShot saves, under SEATFLOW_SCREENSHOTS, the booking form from the top of the

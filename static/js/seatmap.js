@@ -15,6 +15,10 @@
 //  - a visible notice naming a ticked seat someone else took (live.js unticks it and
 //    tells screen readers), with a close button;
 //  - the one-line summary in the phones' bottom bar;
+//  - a voucher the server checked on the ticked seats (views.VoucherPreview) prices the
+//    summary and the bar while the seats, counts and code stay as checked; a change
+//    of seats or counts checks the code again after a pause (a new code waits for
+//    Apply), and until it answers they show the plain total;
 //  - on an order's exchange page (data-exchange), the order's count of seats as the
 //    limit, told as such.
 // The map's zoom is static/js/mapzoom.js.
@@ -42,6 +46,10 @@
   var totalCell = summary.querySelector("[data-summary-total]");
   var wheelchairBox = form.querySelector("[data-wheelchair-confirm]");
   var bar = form.querySelector("[data-bar-summary]");
+  var voucherBox = form.querySelector(".voucher-result");
+  var voucherButton = form.querySelector(".voucher-row button");
+  var voucherRow = summary.querySelector("[data-summary-voucher]");
+  var voucherAsked = "", voucherTimer = 0;
 
   function money(minor) {
     var neg = minor < 0 ? "-" : "";
@@ -79,6 +87,42 @@
     return text(owned > 0 ? "reached_owned" : "reached", { limit: limit, owned: owned, selected: limit - owned });
   }
 
+  // selectionKey names what a voucher check priced: the ticked seats, the ticket
+  // counts and the code.
+  function selectionKey() {
+    var parts = picked().map(function (s) { return s.value; });
+    Array.prototype.forEach.call(form.querySelectorAll("input[data-ticket-type]"), function (i) { parts.push(i.name + "=" + i.value); });
+    var v = form.querySelector('input[name="voucher"]');
+    parts.push("voucher=" + (v ? v.value.trim().toUpperCase() : ""));
+    return parts.join(",");
+  }
+
+  // checkedVoucher is the voucher check's answer when it priced exactly the current
+  // selection (its total, saving and code), else null; a check that applied to an
+  // earlier selection is asked again after a pause.
+  function checkedVoucher(n) {
+    var ok = voucherBox && voucherButton && voucherBox.querySelector("[data-voucher-total]");
+    if (!ok || n === 0) return null;
+    if (voucherBox.getAttribute("data-for") === selectionKey()) return ok;
+    var code = form.querySelector('input[name="voucher"]');
+    if (!code || code.value.trim().toUpperCase() !== ok.getAttribute("data-voucher-code")) return null; // a new code waits for Apply
+    window.clearTimeout(voucherTimer);
+    voucherTimer = window.setTimeout(function () {
+      if (voucherBox.getAttribute("data-for") !== selectionKey()) voucherButton.click();
+    }, 400);
+    return null;
+  }
+  if (voucherButton) {
+    form.addEventListener("htmx:beforeRequest", function (ev) {
+      if (ev.target === voucherButton) voucherAsked = selectionKey();
+    });
+    form.addEventListener("htmx:afterSwap", function (ev) {
+      if (ev.target !== voucherBox) return;
+      voucherBox.setAttribute("data-for", voucherAsked);
+      update();
+    });
+  }
+
   // update shows the ticked seats, each at its ticket type's price, and their total as
   // tickets.js prices them (the page's one pricing); counts that do not fit the seats
   // show no total (the line under the counts says why).
@@ -109,6 +153,13 @@
       rows.appendChild(tr);
     });
     var totalText = fits ? money(total) : "—";
+    var v = fits ? checkedVoucher(list.length) : null;
+    if (v) totalText = v.getAttribute("data-voucher-total");
+    if (voucherRow) {
+      voucherRow.hidden = !v;
+      voucherRow.querySelector("[data-summary-voucher-code]").textContent = v ? v.getAttribute("data-voucher-code") : "";
+      voucherRow.querySelector("[data-summary-saving]").textContent = v ? "−" + v.getAttribute("data-voucher-saving") : "";
+    }
     totalCell.textContent = totalText;
     table.hidden = list.length === 0;
     empty.hidden = list.length !== 0;
