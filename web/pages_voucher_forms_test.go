@@ -49,6 +49,9 @@ func TestPages_VoucherInTheBookingForms(t *testing.T) {
 		if !strings.Contains(got, "FAMILY-20") || !strings.Contains(got, saving) || !strings.Contains(got, total) {
 			t.Errorf("the page says %q, want the saving %s and the total %s", got, saving, total)
 		}
+		if got, row := doc.Find("[data-summary-total]").Text(), doc.Find("[data-summary-voucher]:not([hidden])").Text(); got != total || !strings.Contains(row, "−"+saving) {
+			t.Errorf("the selection summary's total %q and voucher row %q, want %s and −%s", got, row, total, saving)
+		}
 	})
 
 	t.Run("the best-available form has the field and its check", func(t *testing.T) {
