@@ -130,16 +130,33 @@ func (d *Deps) voucherInput(c *fiber.Ctx, f views.VoucherForm) (vouchers.Input, 
 		}
 		in.MaxUses = n
 	}
-	n, err := strconv.ParseInt(f.Value, 10, 64)
-	if err != nil {
-		return in, "The discount's value must be a whole number."
+	loc, currency := time.UTC, ""
+	ctx, cancel := ctxOf(c)
+	defer cancel()
+	if in.CinemaID != 0 {
+		if cin, err := d.Cinemas.Cinema(ctx, in.CinemaID); err == nil {
+			loc, currency = services.Location(cin.TimeZone), cin.Currency
+		}
+	} else if all, err := d.Cinemas.Cinemas(ctx); err == nil && len(all) > 0 {
+		currency = all[0].Currency
 	}
 	switch f.Rule {
-	case "amount":
-		in.Rule.AmountOffMinor = &n
-	case "price":
-		in.Rule.PriceMinor = &n
+	case "amount", "price":
+		// money is typed in major units of the cinema's currency ("5", "5.50")
+		n, ok := parsePrice(f.Value, currency)
+		if !ok {
+			return in, "The amount must be money in " + currency + ", like 5 or 5.50."
+		}
+		if f.Rule == "amount" {
+			in.Rule.AmountOffMinor = &n
+		} else {
+			in.Rule.PriceMinor = &n
+		}
 	default:
+		n, err := strconv.ParseInt(f.Value, 10, 64)
+		if err != nil {
+			return in, "The percent off must be a whole number."
+		}
 		in.Rule.PercentOff = &n
 	}
 	if p := dateTimeProblem(dateTimeField{label: "The from date", value: f.FromDate, optional: true},
@@ -148,14 +165,7 @@ func (d *Deps) voucherInput(c *fiber.Ctx, f views.VoucherForm) (vouchers.Input, 
 		dateTimeField{label: "The until time", value: f.UntilTime, clock: true, optional: true}); p != "" {
 		return in, p
 	}
-	loc := time.UTC
-	ctx, cancel := ctxOf(c)
-	defer cancel()
-	if in.CinemaID != 0 {
-		if cin, err := d.Cinemas.Cinema(ctx, in.CinemaID); err == nil {
-			loc = services.Location(cin.TimeZone)
-		}
-	}
+	var err error
 	if in.ValidFrom, err = formInstant(f.FromDate, f.FromTime, "00:00", loc); err != nil {
 		return in, "The from date and time do not exist in the cinema's time zone."
 	}

@@ -20,9 +20,10 @@ func VoucherBatchCSVURL(name string) string {
 }
 
 // VoucherForm is what the new voucher and new batch forms hold, as typed: the rule is
-// Rule ("percent", "amount" or "price") with Value (a whole percent or minor units), the
-// window dates and times in the chosen cinema's zone, ShowIDs comma-separated ids and
-// Types comma-separated ticket type codes.
+// Rule ("percent", "amount" or "price") with Value (a whole percent, or money in major
+// units of the chosen cinema's currency: "5", "5.50"), the window dates and times in
+// that cinema's zone, ShowIDs comma-separated ids and Types comma-separated ticket type
+// codes.
 type VoucherForm struct {
 	Code, CinemaID, MaxUses, Rule, Value     string
 	FromDate, FromTime, UntilDate, UntilTime string

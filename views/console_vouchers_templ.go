@@ -697,7 +697,7 @@ func voucherRuleFields(id string, sites []services.Cinema, f VoucherForm, usesRe
 				return templ_7745c5c3_Err
 			}
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 65, ">Amount off (minor units)</option> <option value=\"price\"")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 65, ">Amount off a seat</option> <option value=\"price\"")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -707,7 +707,7 @@ func voucherRuleFields(id string, sites []services.Cinema, f VoucherForm, usesRe
 				return templ_7745c5c3_Err
 			}
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 67, ">Fixed price (minor units)</option></select></div><div class=\"field\"><label for=\"")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 67, ">Fixed price a seat</option></select></div><div class=\"field\"><label for=\"")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -733,14 +733,14 @@ func voucherRuleFields(id string, sites []services.Cinema, f VoucherForm, usesRe
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 69, "\" name=\"value\" required inputmode=\"numeric\" pattern=\"[0-9]{1,13}\" value=\"")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 69, "\" name=\"value\" required inputmode=\"decimal\" pattern=\"[0-9]{1,9}(\\.[0-9]{1,2})?\" value=\"")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
 		var templ_7745c5c3_Var42 string
 		templ_7745c5c3_Var42, templ_7745c5c3_Err = templruntime.NewAttributeExpression(f.Value).Resolve(ctx)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/console_vouchers.templ`, Line: 107, Col: 170}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/console_vouchers.templ`, Line: 107, Col: 184}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var42)
 		if templ_7745c5c3_Err != nil {
@@ -753,7 +753,7 @@ func voucherRuleFields(id string, sites []services.Cinema, f VoucherForm, usesRe
 		var templ_7745c5c3_Var43 string
 		templ_7745c5c3_Var43, templ_7745c5c3_Err = templruntime.NewAttributeExpression(id + "-value-hint").Resolve(ctx)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/console_vouchers.templ`, Line: 107, Col: 210}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/console_vouchers.templ`, Line: 107, Col: 224}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var43)
 		if templ_7745c5c3_Err != nil {
@@ -766,13 +766,13 @@ func voucherRuleFields(id string, sites []services.Cinema, f VoucherForm, usesRe
 		var templ_7745c5c3_Var44 string
 		templ_7745c5c3_Var44, templ_7745c5c3_Err = templruntime.NewAttributeExpression(id + "-value-hint").Resolve(ctx)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/console_vouchers.templ`, Line: 107, Col: 256}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/console_vouchers.templ`, Line: 107, Col: 270}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var44)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 72, "\">15 for 15 % off; 500 for 5.00</span></div></fieldset><fieldset class=\"console-fieldset\"><legend>Valid (in the cinema's time zone; empty: no bound)</legend><div class=\"field\"><label for=\"")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 72, "\">15 for 15 % off; an amount or price in the cinema's currency: 5 or 5.50</span></div></fieldset><fieldset class=\"console-fieldset\"><legend>Valid (in the cinema's time zone; empty: no bound)</legend><div class=\"field\"><label for=\"")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

@@ -8,7 +8,8 @@ import (
 
 // TestConsoleVouchers_Forms: staff add a voucher and a batch through the console's
 // forms (the window typed in the cinema's zone, stored in UTC), see a bad form again
-// with what was wrong and nothing added, and open the batch's CSV link.
+// with what was wrong and nothing added, and open the batch's CSV link. Amounts are typed in the
+// cinema's currency ("10" is 1000 minor units).
 func TestConsoleVouchers_Forms(t *testing.T) {
 	a := newTestApp(t, nil)
 	staff := a.demoToken("staff")
@@ -16,7 +17,7 @@ func TestConsoleVouchers_Forms(t *testing.T) {
 	if err := a.DB.QueryRow("SELECT CAST(id AS CHAR), time_zone FROM cinemas ORDER BY id LIMIT 1").Scan(&cinema, &zone); err != nil {
 		t.Fatal(err)
 	}
-	form := url.Values{"code": {"winter-10"}, "cinema_id": {cinema}, "max_uses": {"20"}, "rule": {"amount"}, "value": {"1000"},
+	form := url.Values{"code": {"winter-10"}, "cinema_id": {cinema}, "max_uses": {"20"}, "rule": {"amount"}, "value": {"10"},
 		"v-from_date": {"2026-12-24"}, "v-from_time": {"9:00"}, "ticket_types": {"adult"}}
 	r := a.postPage("/admin/vouchers", "/admin/vouchers", staff, form)
 	if r.status != 303 || !strings.HasPrefix(r.header.Get("Location"), "/admin/vouchers/WINTER-10") {
@@ -30,11 +31,14 @@ func TestConsoleVouchers_Forms(t *testing.T) {
 		t.Errorf("valid_from %v, want 09:00 in Shanghai", v["valid_from"])
 	}
 	for name, bad := range map[string]url.Values{
-		"taken":        {"code": {"WINTER-10"}, "cinema_id": {cinema}, "max_uses": {"1"}, "rule": {"percent"}, "value": {"5"}},
-		"percent 150":  {"code": {"HOT-150"}, "cinema_id": {cinema}, "max_uses": {"1"}, "rule": {"percent"}, "value": {"150"}},
-		"bad date":     {"code": {"DATE-1"}, "cinema_id": {cinema}, "max_uses": {"1"}, "rule": {"percent"}, "value": {"5"}, "v-until_date": {"24/12/2026"}},
-		"no value":     {"code": {"NOVAL"}, "cinema_id": {cinema}, "max_uses": {"1"}, "rule": {"percent"}},
-		"unknown show": {"code": {"SHOWS-1"}, "cinema_id": {cinema}, "max_uses": {"1"}, "rule": {"percent"}, "value": {"5"}, "show_ids": {"999999"}},
+		"taken":             {"code": {"WINTER-10"}, "cinema_id": {cinema}, "max_uses": {"1"}, "rule": {"percent"}, "value": {"5"}},
+		"percent 150":       {"code": {"HOT-150"}, "cinema_id": {cinema}, "max_uses": {"1"}, "rule": {"percent"}, "value": {"150"}},
+		"bad date":          {"code": {"DATE-1"}, "cinema_id": {cinema}, "max_uses": {"1"}, "rule": {"percent"}, "value": {"5"}, "v-until_date": {"24/12/2026"}},
+		"no value":          {"code": {"NOVAL"}, "cinema_id": {cinema}, "max_uses": {"1"}, "rule": {"percent"}},
+		"unknown show":      {"code": {"SHOWS-1"}, "cinema_id": {cinema}, "max_uses": {"1"}, "rule": {"percent"}, "value": {"5"}, "show_ids": {"999999"}},
+		"a third of a cent": {"code": {"CENTS-1"}, "cinema_id": {cinema}, "max_uses": {"1"}, "rule": {"amount"}, "value": {"5.505"}},
+		"minus five":        {"code": {"MINUS-5"}, "cinema_id": {cinema}, "max_uses": {"1"}, "rule": {"price"}, "value": {"-5"}},
+		"percent 12.5":      {"code": {"HALF-1"}, "cinema_id": {cinema}, "max_uses": {"1"}, "rule": {"percent"}, "value": {"12.5"}},
 	} {
 		t.Run(name, func(t *testing.T) {
 			before := a.count("SELECT COUNT(*) FROM vouchers")
