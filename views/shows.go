@@ -262,6 +262,10 @@ func (p ShowPageProps) selectedTickets() ([]SeatCell, bool) {
 			out = append(out, c)
 		}
 	}
+	if p.Exchange != nil {
+		p.Exchange.ExchangePrices(out, p.Show().Currency)
+		return out, true
+	}
 	if len(p.TicketCounts) == 0 {
 		return out, true
 	}

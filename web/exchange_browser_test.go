@@ -11,13 +11,17 @@ import (
 // TestBrowserExchange_ChangeSeatsOnAPhoneByKeyboard: at 375 × 667 a buyer books two
 // seats, finds "Change seats" on the order page, opens the seat picker in exchange mode
 // with the keyboard (the order's seats ticked as theirs, the rule and the count told),
-// unticks one seat and ticks another with Space, sends the form with Enter and is back
+// unticks one seat and ticks another with Space (the summary keeps the order's prices,
+// its voucher's saving included, not the seats' list prices), sends the form with Enter and is back
 // on the order page on the new seats, told so; the old seat is free on the show's map.
 // The picker reads in Chinese too. Both pages pass axe at the phone's width; the
 // screenshots are kept under SEATFLOW_SCREENSHOTS.
 func TestBrowserExchange_ChangeSeatsOnAPhoneByKeyboard(t *testing.T) {
 	a := newTestApp(t, nil)
 	show, seats := a.onSaleShow(4)
+	if r := a.do("POST", "/api/v1/admin/vouchers", a.demoToken("staff"), map[string]any{"code": "SWAP-10", "max_uses": 10, "percent_off": 10}, nil); r.status != 201 {
+		t.Fatalf("voucher: %d %s", r.status, r.body)
+	}
 	ctx := newBrowser(t)
 	if err := chromedp.Do(ctx, phone()); err != nil {
 		t.Fatal(err)
@@ -31,10 +35,12 @@ func TestBrowserExchange_ChangeSeatsOnAPhoneByKeyboard(t *testing.T) {
 	}
 	evalJS[bool](t, ctx, `(() => { for (const id of [`+jsString(seats[0])+`, `+jsString(seats[1])+`]) {
 		document.querySelector('input[name="seat"][value="' + id + '"]').click() }
+		document.querySelector('#seat-voucher').value = 'swap-10';
 		document.querySelector('.seat-form button[type="submit"]').click(); return true })()`)
 	if err := chromedp.Do(ctx, chromedp.WaitVisible(chromedp.CSS(`[data-exchange-link]`))); err != nil {
 		t.Fatalf("book: %v", err)
 	}
+	orderTotal := evalJS[string](t, ctx, `document.querySelector('table.order-seats .total').textContent`)
 	screenshot(t, ctx, "exchange-order-375")
 	checkAxe(t, ctx, "order page with Change seats (375)")
 	if err := chromedp.Do(ctx,
@@ -47,6 +53,9 @@ func TestBrowserExchange_ChangeSeatsOnAPhoneByKeyboard(t *testing.T) {
 	checked := evalJS[[]string](t, ctx, `[...document.querySelectorAll('input[name="seat"]:checked')].map(x => x.value).sort()`)
 	if strings.Join(checked, ",") != strings.Join(sorted(seats[:2]), ",") {
 		t.Errorf("the picker ticks %v, want the order's seats %v", checked, seats[:2])
+	}
+	if got := evalJS[string](t, ctx, `document.querySelector('[data-summary-total]').textContent`); got != orderTotal {
+		t.Errorf("the picker's total %q, want the order's %s", got, orderTotal)
 	}
 	if note := evalJS[string](t, ctx, `document.querySelector('[data-summary-limit]').textContent`); !strings.Contains(note, "2 seats selected, as many as your order has") {
 		t.Errorf("the count is told as %q", note)
@@ -65,6 +74,11 @@ func TestBrowserExchange_ChangeSeatsOnAPhoneByKeyboard(t *testing.T) {
 	checked = evalJS[[]string](t, ctx, `[...document.querySelectorAll('input[name="seat"]:checked')].map(x => x.value).sort()`)
 	if strings.Join(checked, ",") != strings.Join(sorted([]string{seats[0], seats[3]}), ",") {
 		t.Fatalf("after the keys the picker ticks %v", checked)
+	}
+	// the new seat takes the order's price (with its voucher), not its list price
+	if got, bar := evalJS[string](t, ctx, `document.querySelector('[data-summary-total]').textContent`),
+		evalJS[string](t, ctx, `document.querySelector('[data-bar-summary]').textContent`); got != orderTotal || !strings.Contains(bar, orderTotal) {
+		t.Errorf("the picker's total %q and bar %q, want the order's %s", got, bar, orderTotal)
 	}
 	if err := chromedp.Do(ctx,
 		chromedp.Focus(chromedp.CSS(`.exchange-form button[type="submit"]`)),

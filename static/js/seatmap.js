@@ -20,7 +20,8 @@
 //    of seats or counts checks the code again after a pause (a new code waits for
 //    Apply), and until it answers they show the plain total;
 //  - on an order's exchange page (data-exchange), the order's count of seats as the
-//    limit, told as such.
+//    limit, told as such, and each picked seat at the ticket type and price it takes
+//    from the order (data-exchange-seats), not at its list price.
 // The map's zoom is static/js/mapzoom.js.
 (function () {
   "use strict";
@@ -75,6 +76,26 @@
 
   // an order changing its seats (data-exchange): the limit is its count of seats
   var exchange = summary.hasAttribute("data-exchange");
+
+  // exchangePrices maps each picked seat to the order seat whose ticket type and price
+  // it takes, as the exchange will (views.ExchangePrices): a seat of the order that
+  // stays keeps its own; the others take, zone by zone in order, those let go.
+  var exchangeSeats = [];
+  try { exchangeSeats = JSON.parse(summary.getAttribute("data-exchange-seats") || "[]"); } catch (e) { exchangeSeats = []; }
+  function exchangePrices(list) {
+    var own = new Map(exchangeSeats.map(function (x) { return [x.id, x]; }));
+    var picked = new Set(list.map(function (s) { return s.value; }));
+    var free = {};
+    exchangeSeats.forEach(function (x) {
+      if (!picked.has(x.id)) (free[x.zone] = free[x.zone] || []).push(x);
+    });
+    var out = new Map();
+    list.forEach(function (s) {
+      var x = own.get(s.value) || (free[s.getAttribute("data-zone-code")] || []).shift();
+      if (x) out.set(s, x);
+    });
+    return out;
+  }
 
   function limitText(n) {
     var left = Math.max(limit - owned - n, 0);
@@ -137,6 +158,12 @@
       priceOf = function (s) { return by.has(s) ? by.get(s).price : 0; };
       nameOf = function (s) { return by.has(s) ? by.get(s).name : ""; };
       fits = p.fits;
+    }
+    if (exchange) {
+      var ex = exchangePrices(list);
+      priceOf = function (s) { return ex.has(s) ? ex.get(s).price : parseInt(s.getAttribute("data-price-minor"), 10) || 0; };
+      nameOf = function (s) { return ex.has(s) ? ex.get(s).name : ""; };
+      fits = true;
     }
     while (rows.firstChild) rows.removeChild(rows.firstChild);
     list.forEach(function (s) {
