@@ -18,6 +18,7 @@ type shiftJSON struct {
 	ClosedAt          *string     `json:"closed_at"`
 	ClosedBy          *string     `json:"closed_by"`
 	Note              string      `json:"note"`
+	CloseNote         string      `json:"close_note"`
 	staff.CashUp                  // the float, sales and refunds by tender, and the count (its JSON fields inline)
 	ExpectedCashMinor int64       `json:"expected_cash_minor"`
 	CardNetMinor      int64       `json:"card_net_minor"`
@@ -27,7 +28,7 @@ type shiftJSON struct {
 func shiftOut(v *staff.ShiftView) shiftJSON {
 	cu := v.CashUp
 	out := shiftJSON{ID: id(v.ID), Status: "open", Staff: userRefJSON{ID: id(v.StaffID), Email: v.StaffEmail},
-		Cinema: cinemaRef{ID: id(v.CinemaID), Name: v.CinemaName}, Currency: v.Currency, OpenedAt: rfc(v.OpenedAt), Note: v.Note,
+		Cinema: cinemaRef{ID: id(v.CinemaID), Name: v.CinemaName}, Currency: v.Currency, OpenedAt: rfc(v.OpenedAt), Note: v.Note, CloseNote: v.CloseNote,
 		CashUp: cu, ExpectedCashMinor: cu.ExpectedCashMinor(), CardNetMinor: cu.CardNetMinor()}
 	if v.ClosedAt != nil {
 		out.Status, out.ClosedAt = "closed", optString(rfc(*v.ClosedAt))

@@ -241,7 +241,7 @@ func (d *Deps) counterError(c *fiber.Ctx, form views.CounterForm, err error) err
 // shiftRow is a shift for the console.
 func shiftRow(v *staff.ShiftView) views.ShiftRow {
 	cu := v.CashUp
-	r := views.ShiftRow{ID: v.ID, Staff: v.StaffEmail, Cinema: v.CinemaName, Currency: v.Currency, Note: v.Note,
+	r := views.ShiftRow{ID: v.ID, Staff: v.StaffEmail, Cinema: v.CinemaName, Currency: v.Currency, Note: v.Note, CloseNote: v.CloseNote,
 		OpenedAt: v.OpenedAt, ClosedAt: v.ClosedAt, ClosedBy: v.ClosedByEmail, Float: cu.FloatMinor, CashSales: cu.CashSales, CashSalesMinor: cu.CashSalesMinor,
 		CardSales: cu.CardSales, CardSalesMinor: cu.CardSalesMinor, CashRefunds: cu.CashRefunds, CashRefundsMinor: cu.CashRefundsMinor,
 		CardRefunds: cu.CardRefunds, CardRefundsMinor: cu.CardRefundsMinor, Expected: cu.ExpectedCashMinor(), CardNet: cu.CardNetMinor(),

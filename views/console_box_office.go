@@ -51,7 +51,8 @@ type CounterDone struct {
 // units of Currency; Counted and Difference nil while open).
 type ShiftRow struct {
 	ID                                    int64
-	Staff, Cinema, Currency, Note         string
+	Staff, Cinema, Currency, Note         string // Note: written at the opening
+	CloseNote                             string // written at the closing
 	OpenedAt                              time.Time
 	ClosedAt                              *time.Time
 	ClosedBy                              string

@@ -165,8 +165,9 @@ func (s *Shifts) List(ctx context.Context, staffID int64, limit int) ([]*ShiftVi
 
 // Close closes open shift shiftID, by actorID (its staff member or a manager of its
 // cinema), with the cash counted in the drawer (minor units, 0..MaxFloatMinor): the
-// cash-up as of now is stored with it (expected cash, card takings) and audited.
-// Errors: INVALID_REQUEST (count), NOT_FOUND, FORBIDDEN, CONFLICT (closed already),
+// cash-up as of now is stored with it (expected cash, card takings) and audited; note
+// is kept as its closing note, beside the opening's.
+// Errors: INVALID_REQUEST (count, a note over 200 characters), NOT_FOUND, FORBIDDEN, CONFLICT (closed already),
 // UNAVAILABLE.
 func (s *Shifts) Close(ctx context.Context, actorID, shiftID, countedMinor int64, note string) (*ShiftView, error) {
 	if countedMinor < 0 || countedMinor > MaxFloatMinor {
@@ -191,9 +192,7 @@ func (s *Shifts) Close(ctx context.Context, actorID, shiftID, countedMinor int64
 		before := *sh
 		now := s.clock.Now().UTC()
 		sh.ClosedAt, sh.ClosedBy, sh.CountedMinor = &now, &actorID, &countedMinor
-		if note != "" {
-			sh.Note = note
-		}
+		sh.CloseNote = note
 		cu, err := s.cashUp(ctx, tx, sh)
 		if err != nil {
 			return err

@@ -17,7 +17,8 @@ import (
 // and the refunds of counter orders its staff member made during it (the refunds table,
 // by actor and time; another member's refund and one after the close do not count):
 // expected = float + cash sales − cash refunds, the difference counted − expected, and
-// the close is audited and refused a second time.
+// the close is audited and refused a second time; the notes at the opening and
+// the closing are both kept.
 func TestShiftCashUp_Arithmetic(t *testing.T) {
 	e := testenv.NewTestEnv(t, testenv.Unlimited)
 	ctx := context.Background()
@@ -82,6 +83,9 @@ func TestShiftCashUp_Arithmetic(t *testing.T) {
 	}
 	if *got.ExpectedCashMinor != 31000 || *got.CardMinor != 9000 || *got.ClosedBy != other {
 		t.Fatalf("stored close %+v", got.Shift)
+	}
+	if got.Note != "till 2" || got.CloseNote != "short 3.00" {
+		t.Errorf("notes %q at the opening and %q at the closing, want both kept", got.Note, got.CloseNote)
 	}
 	if _, err := shifts.Close(ctx, seller, sh.ID, 0, ""); services.ErrorCode(err) != services.CodeConflict {
 		t.Fatalf("closing twice: %v", err)

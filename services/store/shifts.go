@@ -27,7 +27,8 @@ type Shift struct {
 	CountedMinor      *int64     `db:"counted_minor"`
 	ExpectedCashMinor *int64     `db:"expected_cash_minor"`
 	CardMinor         *int64     `db:"card_minor"`
-	Note              string     `db:"note"`
+	Note              string     `db:"note"`       // written when the shift opened
+	CloseNote         string     `db:"close_note"` // written when it closed
 }
 
 // IDString is the shift's id as the API and the audit log name it.
@@ -35,7 +36,7 @@ func (s *Shift) IDString() string { return strconv.FormatInt(s.ID, 10) }
 
 const shiftColumns = `s.id, s.staff_id, u.email AS staff_email, s.cinema_id, c.name AS cinema_name, s.currency, s.float_minor,
 	s.opened_at, s.closed_at, s.closed_by, COALESCE(cb.email, '') AS closed_by_email, s.counted_minor, s.expected_cash_minor,
-	s.card_minor, s.note
+	s.card_minor, s.note, s.close_note
 	FROM shifts s JOIN users u ON u.id = s.staff_id JOIN cinemas c ON c.id = s.cinema_id LEFT JOIN users cb ON cb.id = s.closed_by`
 
 // InsertShift opens shift sh (its ID is set). Errors: ErrShiftOpen.
@@ -73,8 +74,8 @@ func LockShift(ctx context.Context, q Querier, id int64) (*Shift, error) {
 // CloseShift closes open shift sh.ID with its close fields and returns the rows changed.
 func CloseShift(ctx context.Context, q Querier, sh *Shift) (int64, error) {
 	res, err := q.ExecContext(ctx, `UPDATE shifts SET closed_at = ?, closed_by = ?, counted_minor = ?, expected_cash_minor = ?,
-		card_minor = ?, note = ?, open_key = NULL WHERE id = ? AND open_key = 1`,
-		sh.ClosedAt, sh.ClosedBy, sh.CountedMinor, sh.ExpectedCashMinor, sh.CardMinor, sh.Note, sh.ID)
+		card_minor = ?, close_note = ?, open_key = NULL WHERE id = ? AND open_key = 1`,
+		sh.ClosedAt, sh.ClosedBy, sh.CountedMinor, sh.ExpectedCashMinor, sh.CardMinor, sh.CloseNote, sh.ID)
 	if err != nil {
 		return 0, err
 	}
