@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/chromedp/chromedp"
 )
@@ -12,14 +13,15 @@ import (
 var boxOfficeWidths = []axeWidth{{"1280", 1280, 900, false}, {"768", 768, 1024, true}, {"375", 375, 667, true}}
 
 // TestBoxOffice_BrowserSaleAndCashUp drives the counter as staff: open a shift with a
-// float, tick two seats on the counter's seat map, price them, type the cash given and
+// float, see a seat ticked at the counter that an online buyer takes greyed and unticked
+// at once (the map follows the show's seat changes), tick two seats, price them, type the cash given and
 // see the change due, take the payment, see the sale with its printed tickets' link,
 // then count the drawer 5.00 short and close the shift: the cash-up shows the
 // difference. Each screen passes axe at desktop and tablet width (screenshots under
 // SEATFLOW_SCREENSHOTS).
 func TestBoxOffice_BrowserSaleAndCashUp(t *testing.T) {
 	a := newTestApp(t, nil)
-	show, seats := a.onSaleShow(2)
+	show, seats := a.onSaleShow(3)
 	ctx := newBrowser(t)
 	css := func(s string) chromedp.CSS { return chromedp.CSS(s) }
 	if err := a.signIn(ctx, "staff", "/admin/shifts", `#shift-float`); err != nil {
@@ -36,9 +38,24 @@ func TestBoxOffice_BrowserSaleAndCashUp(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// a seat ticked at the counter that an online buyer takes first is greyed and
+	// unticked, and the counter is told, without a reload
 	if err := chromedp.Do(ctx,
 		chromedp.Navigate(a.base+"/admin/shows/"+show+"/box-office"),
-		chromedp.WaitVisible(css(`.bo-grid`)),
+		chromedp.WaitVisible(css(`[data-bo-live-url][data-live="open"]`)),
+		chromedp.Click(css(`input[name="seat"][value="`+seats[2]+`"]`)),
+	); err != nil {
+		t.Fatalf("the counter's live map: %v", err)
+	}
+	a.orderSeats(a.newUser(), show, seats[2:3])
+	if err := chromedp.Do(ctx, chromedp.Poll[chromedp.Void](`(() => { const i = document.querySelector('input[name="seat"][value="`+seats[2]+`"]');
+		return i.disabled && !i.checked && i.closest('.bo-seat').classList.contains('bo-taken'); })()`, chromedp.WithPollingTimeout(10*time.Second))); err != nil {
+		t.Fatalf("the seat taken online is still open at the counter: %v", err)
+	}
+	if _, note := browserAt(t, ctx, `[data-bo-live-note]`); !strings.Contains(note, "unticked") {
+		t.Errorf("the counter is told %q", note)
+	}
+	if err := chromedp.Do(ctx,
 		chromedp.Click(css(`input[name="seat"][value="`+seats[0]+`"]`)),
 		chromedp.Click(css(`input[name="seat"][value="`+seats[1]+`"]`)),
 		chromedp.Click(css(`button[value="quote"]`)),

@@ -1,5 +1,48 @@
-// The counter screen (views.BoxOfficeSalePage): once a sale is priced, the change due as
-// the cash given is typed, in the order's currency (data-total in minor units).
+// The counter screen (views.BoxOfficeSalePage): the seat grid follows the show's seat
+// changes (the stream of data-bo-live-url, as static/js/live.js reads it): a seat taken
+// elsewhere is greyed and cannot be ticked, one ticked here is unticked and named; a
+// freed seat can be ticked again. Without this script the grid is as of the last load.
+(function () {
+  var grid = document.querySelector('[data-bo-live-url]');
+  var note = document.querySelector('[data-bo-live-note]');
+  if (!grid || !window.EventSource) return;
+  function set(id, state) {
+    var input = grid.querySelector('input[name="seat"][value="' + id + '"]');
+    if (!input) return null;
+    var taken = state !== 'free', lost = taken && input.checked;
+    input.closest('.bo-seat').classList.toggle('bo-taken', taken);
+    input.disabled = taken;
+    if (lost) input.checked = false;
+    return lost ? input.closest('.bo-seat').getAttribute('title').split(' · ')[0] : null;
+  }
+  function tell(lost) {
+    if (note && lost.length > 0) note.textContent = 'Taken elsewhere just now, unticked: ' + lost.join(', ') + '.';
+  }
+  var source = new EventSource(grid.getAttribute('data-bo-live-url'));
+  source.addEventListener('snapshot', function (e) {
+    var data = JSON.parse(e.data), taken = {}, lost = [];
+    data.held.forEach(function (id) { taken[id] = 'held'; });
+    data.sold.forEach(function (id) { taken[id] = 'sold'; });
+    grid.querySelectorAll('input[name="seat"]').forEach(function (input) {
+      var l = set(input.value, taken[input.value] || 'free');
+      if (l) lost.push(l);
+    });
+    grid.setAttribute('data-live', 'open');
+    tell(lost);
+  });
+  source.addEventListener('seats', function (e) {
+    var data = JSON.parse(e.data), lost = [];
+    Object.keys(data.seats).forEach(function (id) {
+      var l = set(id, data.seats[id]);
+      if (l) lost.push(l);
+    });
+    tell(lost);
+  });
+  window.addEventListener('pagehide', function () { source.close(); });
+})();
+
+// Once a sale is priced, the change due as the cash given is typed, in the order's
+// currency (data-total in minor units).
 (function () {
   var quote = document.querySelector('.bo-quote');
   var given = document.getElementById('bo-given');
