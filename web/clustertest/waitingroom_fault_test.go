@@ -166,7 +166,9 @@ type roomFault struct {
 	waiting       int           // visitors waiting with a position before the fault
 	admitted      int           // visitors admitted before the fault
 	took          time.Duration // injection until the fault's step was done
-	everyone      time.Duration // injection until every visitor waiting before it had read a place again
+	markAt        time.Time     // the fault's destructive moment (the kill; the injection when no later)
+	everyone      time.Duration // markAt until every visitor waiting before it had read a place again
+	lastFail      time.Time     // when the last read that failed (no answer, or not 200) came
 	checked       int           // answers checked (sent roomSettle after the step)
 	better        int           // visitors whose first checked place was better than before
 	same          int           // ... the same
@@ -217,11 +219,12 @@ func (r *room) metaKey(prefix string) string {
 	return waitingroom.NewRooms(r.c.rdb, prefix, nil, nil, nil, nil).Keys(r.show)[0]
 }
 
-// faultRoom injects one fault into the room while its visitors read, and checks that
+// faultRoom injects one fault into the room while its visitors read (inject calls mark
+// at the fault's destructive moment, when that comes after preparing it), and checks that
 // every visitor waiting before it reads a place no worse afterwards (or is admitted),
 // every visitor admitted before it is still admitted until the same moment, nobody
 // reads 404, and the room's pace goes on; f gets the numbers.
-func (r *room) faultRoom(ctx context.Context, t *testing.T, f *roomFault, inject func() string) {
+func (r *room) faultRoom(ctx context.Context, t *testing.T, f *roomFault, inject func(mark func()) string) {
 	type seen struct {
 		status   string
 		position int
@@ -240,6 +243,7 @@ func (r *room) faultRoom(ctx context.Context, t *testing.T, f *roomFault, inject
 	f.codes = map[string]int{}
 	r.codes = f.codes
 	faultAt = time.Now()
+	f.markAt = faultAt
 	for _, v := range r.vs {
 		before[v.b.ID] = seen{v.status, v.position}
 		switch {
@@ -255,11 +259,16 @@ func (r *room) faultRoom(ctx context.Context, t *testing.T, f *roomFault, inject
 		if a.err == nil && a.status == http.StatusNotFound {
 			t.Errorf("visitor %d (at %d before the fault) read 404: %s", v.b.ID, b.position, a.body)
 		}
+		if (a.err != nil || a.status != http.StatusOK) && a.done.After(f.lastFail) {
+			f.lastFail = a.done
+		}
 		if a.err != nil || a.status != http.StatusOK || b.status != "waiting" || a.sent.Before(faultAt) {
 			return
 		}
-		if _, ok := first[v.b.ID]; !ok {
-			first[v.b.ID] = a.done
+		if a.sent.After(f.markAt) {
+			if _, ok := first[v.b.ID]; !ok {
+				first[v.b.ID] = a.done
+			}
 		}
 		worse := v.status != "admitted" && (v.status != "waiting" || v.position < 1 || v.position > b.position)
 		if checkFrom.IsZero() || a.sent.Before(checkFrom) {
@@ -288,7 +297,12 @@ func (r *room) faultRoom(ctx context.Context, t *testing.T, f *roomFault, inject
 	r.mu.Unlock()
 	f.roomBefore = r.stats(ctx, t)
 
-	f.what = inject()
+	f.what = inject(func() {
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		f.markAt = time.Now()
+		clear(first)
+	})
 	f.took = time.Since(faultAt)
 	r.mu.Lock()
 	checkFrom = time.Now().Add(roomSettle)
@@ -328,7 +342,7 @@ func (r *room) faultRoom(ctx context.Context, t *testing.T, f *roomFault, inject
 			last = first[id]
 		}
 	}
-	f.everyone = last.Sub(faultAt)
+	f.everyone = last.Sub(f.markAt)
 	r.mu.Unlock()
 
 	// everyone admitted before the fault is still admitted, until the same moment (not
@@ -471,7 +485,7 @@ func TestClusterFault_WaitingRoom(t *testing.T) {
 	prefix := env("SEATFLOW_REDIS_KEY_PREFIX", "sf")
 	faults := []*roomFault{{name: "master killed, its replica cut off 3 s before"}, {name: "every master flushed"}}
 	t.Run("master killed", func(t *testing.T) {
-		r.faultRoom(ctx, t, faults[0], func() string {
+		r.faultRoom(ctx, t, faults[0], func(mark func()) string {
 			slot := showSlot(ctx, t, c, show)
 			master, replicas, ok := slotOwner(ctx, t, slot)
 			if !ok || len(replicas) == 0 {
@@ -491,6 +505,7 @@ func TestClusterFault_WaitingRoom(t *testing.T) {
 			}
 			time.Sleep(3 * time.Second)
 			recAdmitted, recHead := r.recorded(ctx, t)
+			mark()
 			pid := killPidFile(t, filepath.Join(runDir(), "redis", port, "pid"))
 			cont()
 			promoted := waitFor(t, "a replica serves the slot", time.Minute, func() bool {
@@ -516,7 +531,7 @@ func TestClusterFault_WaitingRoom(t *testing.T) {
 		})
 	})
 	t.Run("every master flushed", func(t *testing.T) {
-		r.faultRoom(ctx, t, faults[1], func() string {
+		r.faultRoom(ctx, t, faults[1], func(func()) string {
 			ms := masters(ctx, t)
 			for _, m := range ms {
 				if err := node(t, m).FlushAll(ctx).Err(); err != nil {
@@ -575,8 +590,12 @@ func TestClusterFault_WaitingRoom(t *testing.T) {
 		}
 		fmt.Fprintf(&b, "    before: %d visitors waiting with a place, %d admitted (the room: %d waiting, %d admitted, %d abandoned)\n",
 			f.waiting, f.admitted, f.roomBefore.Waiting, f.roomBefore.AdmittedTotal, f.roomBefore.Abandoned)
-		fmt.Fprintf(&b, "    fault step done in %s; every visitor waiting before it read a place again %s after the fault\n",
-			f.took.Round(100*time.Millisecond), f.everyone.Round(100*time.Millisecond))
+		fails := "no read failed"
+		if !f.lastFail.IsZero() {
+			fails = fmt.Sprintf("the last failed read came %s after it", f.lastFail.Sub(f.markAt).Round(100*time.Millisecond))
+		}
+		fmt.Fprintf(&b, "    fault step done in %s; from the fault's destructive moment, every visitor waiting before it read a place again %s later; %s\n",
+			f.took.Round(100*time.Millisecond), f.everyone.Round(100*time.Millisecond), fails)
 		fmt.Fprintf(&b, "    first checked read (sent %s after the step or later): %d better, %d the same, %d admitted since; %d answers checked; %d answers in between with a worse place (unchecked)\n",
 			roomSettle, f.better, f.same, f.nowAdmit, f.checked, f.duringBad)
 		fmt.Fprintf(&b, "    admitted before the fault and reading admitted until the same moment after it: %d of %d\n", f.stillAdmitted, f.admitted)
