@@ -168,6 +168,7 @@ type roomFault struct {
 	took          time.Duration // injection until the fault's step was done
 	markAt        time.Time     // the fault's destructive moment (the kill; the injection when no later)
 	everyone      time.Duration // markAt until every visitor waiting before it had read a place again
+	paced         int           // admitted in the 10 s after every place read again
 	lastFail      time.Time     // when the last read that failed (no answer, or not 200) came
 	checked       int           // answers checked (sent roomSettle after the step)
 	better        int           // visitors whose first checked place was better than before
@@ -365,7 +366,8 @@ func (r *room) faultRoom(ctx context.Context, t *testing.T, f *roomFault, inject
 	s0 := r.stats(ctx, t)
 	time.Sleep(10 * time.Second)
 	f.roomAfter = r.stats(ctx, t)
-	if d := f.roomAfter.AdmittedTotal - s0.AdmittedTotal; d < 10*roomPace/60/2 {
+	f.paced = f.roomAfter.AdmittedTotal - s0.AdmittedTotal
+	if d := f.paced; d < 10*roomPace/60/2 {
 		t.Errorf("the room admitted %d in 10 s after the fault at %d a minute: the pace did not go on", d, roomPace)
 	}
 	r.mu.Lock()
@@ -599,7 +601,8 @@ func TestClusterFault_WaitingRoom(t *testing.T) {
 		fmt.Fprintf(&b, "    first checked read (sent %s after the step or later): %d better, %d the same, %d admitted since; %d answers checked; %d answers in between with a worse place (unchecked)\n",
 			roomSettle, f.better, f.same, f.nowAdmit, f.checked, f.duringBad)
 		fmt.Fprintf(&b, "    admitted before the fault and reading admitted until the same moment after it: %d of %d\n", f.stillAdmitted, f.admitted)
-		fmt.Fprintf(&b, "    10 s later the room: %d waiting, %d admitted, %d abandoned\n", f.roomAfter.Waiting, f.roomAfter.AdmittedTotal, f.roomAfter.Abandoned)
+		fmt.Fprintf(&b, "    the pace: %d admitted in the next 10 s (at %d a minute); then the room: %d waiting, %d admitted, %d abandoned\n",
+			f.paced, roomPace, f.roomAfter.Waiting, f.roomAfter.AdmittedTotal, f.roomAfter.Abandoned)
 		keys := make([]string, 0, len(f.codes))
 		for k := range f.codes {
 			keys = append(keys, k)
