@@ -20,18 +20,24 @@
 -- KEYS[7] drawn zset: pre as the opening's draw found it, when that draw numbered the
 --               queue from 1 (its places are then rank + 1, which an instance counts
 --               from the draws alone: waitingroom.Rooms.ReadPlace)
--- ARGV: op (join|read|advance|close|stats), now ms (the app's clock), sale opening ms,
--- pace (buyers a minute, the show's as the caller read it), user id, new queue id,
+-- ARGV: op (join|read|advance|close|stats|load|restore|beat|catchup), now ms (the app's
+-- clock), sale opening ms, pace (buyers a minute, the show's as the caller read it),
+-- user id, new queue id,
 -- draw (1..2^52, a new pre-opening place's), arg (close: the reason, "" reopens; then it
 -- advances), idle ms (120000), admitted-for ms (600000), the room's epoch as the caller
 -- read it (services.Show.RoomEpoch), durable ("1": the room is rebuilt from a durable
--- record, and every op but load answers {'NOT_LOADED'} until it was).
+-- record, and every op but load answers {'NOT_LOADED'} until it was; "1:<head>": also
+-- the highest head the caller saw, and a room behind it answers {'BEHIND'}: it went
+-- back in time, a failover to a replica that lacked the last writes).
 -- load/restore: ARGV[13] final ("1": the last chunk), head, seq, base, shuffled (0|1),
 -- admitted, abandoned totals, the first queue number left unused for joins that were
 -- being recorded (the numbers from it to seq may be missing), then places "<uid>|<st>|
 -- <seq>|<till ms>|<queue id>|<first position>|<joined ms>|<draw>" (st w, a or x);
 -- restore only adds places the room lacks. beat: ARGV[13..] user ids read since the
--- last beat (their heartbeats, batched per instance).
+-- last beat (their heartbeats, batched per instance). catchup: ARGV[13] the recorded
+-- head, admitted and abandoned totals, then "<uid>|<queue id>|<admitted until ms>" of
+-- each recorded admission still running; its reply's "admitted now" counts the places
+-- it moved out of the queue.
 -- join/read reply: {st, position, admitted until ms, queue id, first position, waiting,
 -- pace, admitted in the last minute, opened 0|1, closed reason, admitted now, abandoned
 -- now, admitted while busy in the last minute, that window in ms, the room's epoch,
@@ -48,8 +54,12 @@ local meta, queue, pre, ent, seen, adm, drawn = KEYS[1], KEYS[2], KEYS[3], KEYS[
 local op, now, opens, pace = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
 local uid, qid, draw, arg = ARGV[5], ARGV[6], tonumber(ARGV[7]), ARGV[8]
 local idle, admit_for = tonumber(ARGV[9]), tonumber(ARGV[10])
-if ARGV[12] == '1' and op ~= 'load' and op ~= 'restore' and not redis.call('HGET', meta, 'loaded') then
+local durable, seen_head = string.match(ARGV[12], '^(%d):?(%d*)$')
+if durable == '1' and op ~= 'load' and op ~= 'restore' and not redis.call('HGET', meta, 'loaded') then
   return {'NOT_LOADED'}
+end
+if seen_head and seen_head ~= '' and (tonumber(redis.call('HGET', meta, 'head')) or 0) < tonumber(seen_head) then
+  return {'BEHIND'} -- the room went back in time: the caller catches it up first
 end
 local created = 0
 -- the room's epoch: the highest any caller passed (a caller whose show is a second old
@@ -270,6 +280,43 @@ elseif op == 'load' or op == 'restore' then
     redis.call('PUBLISH', channel, 'moved')
   end
   return {'ok'}
+elseif op == 'catchup' then
+  -- a room that went back in time (a lossy failover: the promoted replica lacked the last
+  -- writes) catches up with its durable record: whoever waits at or behind the recorded
+  -- head left the queue there, admitted (until the recorded ms, same queue id) or
+  -- expired; the head and the totals never go back, and the admission credit counts
+  -- from now (the rebuild's rule). A room already that far is left.
+  local rec_head = tonumber(ARGV[13])
+  local m = redis.call('HMGET', meta, 'head', 'admitted', 'abandoned')
+  local head = tonumber(m[1]) or 0
+  local moved = 0
+  if rec_head > head then
+    local till = {}
+    for i = 16, #ARGV do
+      local u, id, t = string.match(ARGV[i], '^(%d+)|([^|]*)|(%d+)$')
+      if u then till[u] = {id = id, t = tonumber(t)} end
+    end
+    for _, u in ipairs(redis.call('ZRANGEBYSCORE', queue, '-inf', rec_head)) do
+      redis.call('ZREM', queue, u)
+      local e = get(u)
+      if e then
+        local a = till[u]
+        if a and a.id == e.qid then
+          e.st, e.till, e.ep = 'a', a.t, epoch
+        else
+          e.st = 'x'
+        end
+        put(u, e)
+        moved = moved + 1
+      end
+    end
+    -- the credit of the lost time went to the admissions recorded: it counts from now
+    redis.call('HSET', meta, 'head', int(rec_head), 'admitted', int(math.max(tonumber(m[2]) or 0, tonumber(ARGV[14]))),
+      'abandoned', int(math.max(tonumber(m[3]) or 0, tonumber(ARGV[15]))), 't', int(now), 'credit', 0)
+    if redis.call('ZCARD', queue) == 0 then redis.call('HDEL', meta, 'busy') end
+    redis.call('PUBLISH', channel, 'moved')
+  end
+  return reply(nil, moved, 0, {})
 elseif op == 'beat' then
   for i = 13, #ARGV do
     local v = redis.call('HGET', ent, ARGV[i])

@@ -120,3 +120,12 @@ func RoomDrawRank(ctx context.Context, q Querier, showID, draw int64) (int64, er
 	err := q.GetContext(ctx, &n, `SELECT COUNT(*) FROM waiting_room_places WHERE show_id = ? AND draw > 0 AND draw < ?`, showID, draw)
 	return n, err
 }
+
+// RoomAdmittedSince lists showID's places admitted at or after since (UTC), by user id:
+// the admissions a room that went back in time (a lossy failover) may have lost.
+func RoomAdmittedSince(ctx context.Context, q Querier, showID int64, since time.Time) ([]RoomPlace, error) {
+	var rows []RoomPlace
+	err := q.SelectContext(ctx, &rows, `SELECT show_id, user_id, seq, draw, queue_id, first_position, joined_at, admitted_at
+		FROM waiting_room_places WHERE show_id = ? AND admitted_at >= ? ORDER BY user_id`, showID, since.UTC())
+	return rows, err
+}

@@ -20,10 +20,12 @@ import (
 // INSERT for every join waiting at that moment), and every admission and the queue's
 // progress as the call that made them returns. A room whose marker Redis lost is rebuilt
 // from the record before any script call touches it; a place Redis lost in a room it
-// kept comes back on its buyer's read. Admission tokens are signed, so they never needed
-// Redis. It returns r.
+// kept comes back on its buyer's read; a room whose head went back (a failover to a
+// replica that lacked the last admissions) catches up with the record before any script
+// call of an instance that saw the later head moves it. Admission tokens are signed, so they never needed Redis. It
+// returns r.
 func (r *Rooms) Durable(db *sqlx.DB, log *slog.Logger) *Rooms {
-	r.durable = &durable{db: db, log: log, saved: map[int64]bool{}}
+	r.durable = &durable{db: db, log: log, saved: map[int64]bool{}, high: map[int64]int64{}}
 	return r
 }
 
@@ -36,7 +38,8 @@ type durable struct {
 	mu      sync.Mutex
 	pending []*placeWrite
 	busy    bool
-	saved   map[int64]bool // rooms whose opening's draw this process recorded
+	saved   map[int64]bool  // rooms whose opening's draw this process recorded
+	high    map[int64]int64 // the highest head of each room this process saw
 }
 
 type placeWrite struct {
@@ -288,4 +291,56 @@ func (d *durable) restore(ctx context.Context, r *Rooms, show *services.Show, us
 		return false, err
 	}
 	return true, nil
+}
+
+// saw keeps head as the highest head of showID's room this process saw, when it is.
+func (d *durable) saw(showID, head int64) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.high[showID] = max(d.high[showID], head)
+}
+
+// highest is the highest head of showID's room this process saw (0: none).
+func (d *durable) highest(showID int64) int64 {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.high[showID]
+}
+
+// catchUp brings show's room, which went back in time (its head behind one this process
+// saw: a failover to a replica that lacked the last admissions), back to its record:
+// whoever waits at or behind the recorded head leaves the queue, admitted as recorded
+// (the admissions still running, until their recorded end) or expired, and the head and
+// totals go up to the record's. The head it leaves becomes the highest seen (a record
+// behind the head seen is not asked twice). Errors: UNAVAILABLE.
+func (d *durable) catchUp(ctx context.Context, r *Rooms, show *services.Show) error {
+	_, err, _ := d.once.Do("catchup:"+strconv.FormatInt(show.ID, 10), func() (any, error) {
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), recordTimeout)
+		defer cancel()
+		prog, err := store.RoomProgressOf(ctx, d.db, show.ID)
+		if err != nil {
+			return nil, store.Unavailable("the waiting room's record", err)
+		}
+		admitted, err := store.RoomAdmittedSince(ctx, d.db, show.ID, r.clock.Now().Add(-AdmittedFor))
+		if err != nil {
+			return nil, store.Unavailable("the waiting room's record", err)
+		}
+		extra := []any{prog.Head, prog.Admitted, prog.Abandoned}
+		for _, p := range admitted {
+			extra = append(extra, strconv.FormatInt(p.UserID, 10)+"|"+p.QueueID+"|"+
+				strconv.FormatInt(p.AdmittedAt.Add(AdmittedFor).UnixMilli(), 10))
+		}
+		rep, err := r.call(ctx, show, "catchup", 0, "", extra...)
+		if err != nil {
+			return nil, err
+		}
+		d.mu.Lock()
+		seen := d.high[show.ID]
+		d.high[show.ID] = rep.head
+		d.mu.Unlock()
+		d.log.Warn("waiting room went back in time: caught up with its record", "show", show.ID,
+			"head_seen", seen, "recorded_head", prog.Head, "head", rep.head, "moved", rep.admitted)
+		return nil, nil
+	})
+	return err
 }

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redis/go-redis/v9"
+
 	"seatflow/services"
 	"seatflow/services/internal/testenv"
 	"seatflow/services/waitingroom"
@@ -44,27 +46,54 @@ func usersUpTo(n int64) []int64 {
 
 // TestWaitingRoom_SurvivesLosingRedis: a room of 300 buyers (200 joined before the
 // opening, 100 after) at 60 a minute, 20 s after the opening, loses Redis: the whole
-// database flushed (a FLUSHALL, a restart without data), or one buyer's keys (a lossy
-// failover). Afterwards every waiting buyer reads a place no worse than before (and the
+// database flushed (a FLUSHALL, a restart without data), one buyer's keys (a lossy
+// failover), or its last 5 s (a failover to a replica that lacked them: the room as it
+// was, its admissions since gone). Afterwards every waiting buyer reads a place no worse than before (and the
 // same first position), every
 // admitted buyer is still admitted and their token still admits them, a buyer who joins
 // afterwards queues behind everyone, and the pace goes on in position order.
 func TestWaitingRoom_SurvivesLosingRedis(t *testing.T) {
+	var kept map[string]string // the room's keys as a replica had them (DUMP), "" for a key it lacked
 	for _, tc := range []struct {
 		name string
+		mark func(r *roomEnv, t *testing.T) // 5 s before the loss
 		lose func(r *roomEnv, t *testing.T)
 	}{
-		{"flushed", func(r *roomEnv, t *testing.T) {
+		{"flushed", nil, func(r *roomEnv, t *testing.T) {
 			if err := r.RDB.FlushDB(context.Background()).Err(); err != nil {
 				t.Fatal(err)
 			}
 		}},
-		{"places lost, room kept", func(r *roomEnv, t *testing.T) {
+		{"places lost, room kept", nil, func(r *roomEnv, t *testing.T) {
 			k := r.rooms.Keys(1) // meta, queue, pre, ent, seen, adm
 			for _, u := range []string{"5", "150", "250", "299"} {
 				r.RDB.HDel(context.Background(), k[3], u)
 				r.RDB.ZRem(context.Background(), k[1], u)
 				r.RDB.HDel(context.Background(), k[4], u)
+			}
+		}},
+		// a failover to a replica 5 s behind: the room as it was then, its admissions
+		// since (recorded) lost
+		{"gone back in time", func(r *roomEnv, t *testing.T) {
+			kept = map[string]string{}
+			for _, k := range r.rooms.Keys(1) {
+				v, err := r.RDB.Dump(context.Background(), k).Result()
+				if err != nil && err != redis.Nil {
+					t.Fatal(err)
+				}
+				kept[k] = v
+			}
+		}, func(r *roomEnv, t *testing.T) {
+			for k, v := range kept {
+				var err error
+				if v == "" {
+					err = r.RDB.Del(context.Background(), k).Err()
+				} else {
+					err = r.RDB.RestoreReplace(context.Background(), k, 0, v).Err()
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
 			}
 		}},
 	} {
@@ -81,7 +110,10 @@ func TestWaitingRoom_SurvivesLosingRedis(t *testing.T) {
 				r.join(t, 1, u)
 			}
 			all := usersUpTo(early + late)
-			for range 20 {
+			for i := range 20 {
+				if i == 15 && tc.mark != nil {
+					tc.mark(r, t)
+				}
 				r.tick(t, all)
 			}
 			before := map[int64]*waitingroom.Entry{}

@@ -151,7 +151,8 @@ type reply struct {
 }
 
 // run calls the script once; with a durable record it loads a room Redis lost first,
-// and records what the call moved (joins, admissions, progress) before it answers.
+// catches up a room that went back in time (then calls again), and records what the
+// call moved (joins, admissions, progress) before it answers.
 func (r *Rooms) run(ctx context.Context, show *services.Show, op string, userID int64, arg string) (*reply, error) {
 	out, err := r.call(ctx, show, op, userID, arg)
 	if err == errNotLoaded {
@@ -159,8 +160,17 @@ func (r *Rooms) run(ctx context.Context, show *services.Show, op string, userID 
 			out, err = r.call(ctx, show, op, userID, arg)
 		}
 	}
+	if err == errBehind {
+		// the room went back in time (a lossy failover): up to its record, then again
+		if err = r.durable.catchUp(ctx, r, show); err == nil {
+			out, err = r.call(ctx, show, op, userID, arg)
+		}
+	}
 	if err != nil {
 		return nil, err
+	}
+	if r.durable != nil {
+		r.durable.saw(show.ID, out.head)
 	}
 	if r.durable != nil && op != "stats" {
 		if err := r.durable.record(ctx, show, op, userID, out, out.at); err != nil {
@@ -176,8 +186,12 @@ func (r *Rooms) run(ctx context.Context, show *services.Show, op string, userID 
 // errNotLoaded is the script's answer for a room it must rebuild from the durable record.
 var errNotLoaded = errors.New("waiting room not loaded")
 
-// call runs the script once with op (and, for load and restore, the extra arguments).
-// Errors: errNotLoaded, UNAVAILABLE.
+// errBehind is the script's answer for a room whose head is behind one this process saw:
+// it went back in time and must catch up with the durable record.
+var errBehind = errors.New("waiting room behind its record")
+
+// call runs the script once with op (and, for load, restore, beat and catchup, the
+// extra arguments). Errors: errNotLoaded, errBehind, UNAVAILABLE.
 func (r *Rooms) call(ctx context.Context, show *services.Show, op string, userID int64, arg string, extra ...any) (*reply, error) {
 	var seed [8]byte
 	_, _ = rand.Read(seed[:])
@@ -190,6 +204,9 @@ func (r *Rooms) call(ctx context.Context, show *services.Show, op string, userID
 	durable := "0"
 	if r.durable != nil {
 		durable = "1"
+		if high := r.durable.highest(show.ID); high > 0 && op != "load" && op != "restore" && op != "catchup" && op != "beat" {
+			durable += ":" + strconv.FormatInt(high, 10)
+		}
 	}
 	args := append([]any{op, now.UnixMilli(), show.SaleOpensAt.UnixMilli(),
 		show.AdmitPerMinute, strconv.FormatInt(userID, 10), hex.EncodeToString(qid),
@@ -199,8 +216,11 @@ func (r *Rooms) call(ctx context.Context, show *services.Show, op string, userID
 		return nil, store.Unavailable("the waiting room", err)
 	}
 	if len(raw) == 1 {
-		if s, _ := raw[0].(string); s == "NOT_LOADED" {
+		switch s, _ := raw[0].(string); s {
+		case "NOT_LOADED":
 			return nil, errNotLoaded
+		case "BEHIND":
+			return nil, errBehind
 		}
 		return &reply{status: "none"}, nil // load, restore
 	}

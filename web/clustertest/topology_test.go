@@ -40,6 +40,12 @@ func script(t *testing.T, name string, args ...string) {
 // killPidFile sends SIGKILL to the process named by a pid file and returns its pid.
 func killPidFile(t *testing.T, file string) int {
 	t.Helper()
+	return signalPidFile(t, file, syscall.SIGKILL)
+}
+
+// signalPidFile sends sig to the process named by a pid file and returns its pid.
+func signalPidFile(t *testing.T, file string, sig syscall.Signal) int {
+	t.Helper()
 	b, err := os.ReadFile(file)
 	if err != nil {
 		t.Fatal(err)
@@ -48,8 +54,8 @@ func killPidFile(t *testing.T, file string) int {
 	if err != nil {
 		t.Fatalf("%s: %v", file, err)
 	}
-	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
-		t.Fatalf("kill -9 %d (%s): %v", pid, file, err)
+	if err := syscall.Kill(pid, sig); err != nil {
+		t.Fatalf("kill -s %v %d (%s): %v", sig, pid, file, err)
 	}
 	return pid
 }
