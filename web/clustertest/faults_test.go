@@ -229,8 +229,8 @@ func TestClusterFault_MasterKilled(t *testing.T) {
 }
 
 // TestClusterFault_SlotMigrated moves the busy show's slot to another master during
-// the sale, key by key with a pause between keys (MOVED, ASK and TRYAGAIN for the
-// show's scripts while the slot is split).
+// the sale at the pace of redis-cli --cluster reshard (MOVED, ASK and TRYAGAIN for the
+// show's scripts while the slot is open).
 func TestClusterFault_SlotMigrated(t *testing.T) {
 	runFault(t, "d. slot migrated", func(ctx context.Context, c *cluster, s *sale) string {
 		slot := showSlot(ctx, t, c, s.shows[0])
@@ -246,16 +246,33 @@ func TestClusterFault_SlotMigrated(t *testing.T) {
 			}
 		}
 		t0 := time.Now()
-		moved := migrateSlot(ctx, t, slot, src, dst, 500*time.Millisecond)
+		moved, kinds := migrateSlot(ctx, t, slot, src, dst, slotBatch, slotPause)
 		took := time.Since(t0)
 		waitFor(t, "every node sees the slot on its new master", 30*time.Second, func() bool {
 			m, _, ok := slotOwner(ctx, t, slot)
 			return ok && m == dst
 		})
-		return fmt.Sprintf("slot %d (show %d) migrated from %s to %s: %d keys, 500 ms apart, in %s",
-			slot, s.shows[0], src, dst, moved, took.Round(100*time.Millisecond))
+		names := make([]string, 0, len(kinds))
+		for k := range kinds {
+			names = append(names, k)
+		}
+		sort.Slice(names, func(i, j int) bool {
+			return kinds[names[i]] > kinds[names[j]] || kinds[names[i]] == kinds[names[j]] && names[i] < names[j]
+		})
+		for i, k := range names {
+			names[i] = fmt.Sprintf("%s %d", k, kinds[k])
+		}
+		return fmt.Sprintf("slot %d (show %d) migrated from %s to %s: %d keys (%s), %d per MIGRATE, %s between, in %s",
+			slot, s.shows[0], src, dst, moved, strings.Join(names, ", "), slotBatch, slotPause, took.Round(100*time.Millisecond))
 	})
 }
+
+// slotBatch and slotPause are the slot move's pace: redis-cli --cluster reshard's
+// default pipeline (10 keys per MIGRATE) and no pause.
+const (
+	slotBatch               = 10
+	slotPause time.Duration = 0
+)
 
 // reconciledSince lists what reconciliation runs (any trigger, not dry) found and fixed
 // on the sale's shows since t: "kind found/fixed, ...".

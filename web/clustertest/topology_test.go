@@ -188,11 +188,14 @@ func role(ctx context.Context, t *testing.T, addr string) string {
 }
 
 // migrateSlot moves one hash slot from the master src to the master dst by the manual
-// sequence of redis-cli --cluster: IMPORTING on dst, MIGRATING on src, the slot's keys
-// moved one MIGRATE at a time (pause between keys, so that requests meet the slot half
-// moved: ASK redirects and TRYAGAIN for scripts whose keys are split), then SETSLOT
-// NODE on dst, src and every other master. Returns the number of keys moved.
-func migrateSlot(ctx context.Context, t *testing.T, slot int, src, dst string, pause time.Duration) int {
+// sequence of redis-cli --cluster reshard: IMPORTING on dst, MIGRATING on src, the
+// slot's keys moved batch keys per MIGRATE (redis-cli's --cluster-pipeline, 10 by
+// default) with pause between batches (redis-cli has none), then SETSLOT NODE on dst,
+// src and every other master. While the slot is open a script whose keys are split, or
+// partly missing on src, is answered TRYAGAIN, and one whose keys are all gone ASK.
+// Returns the number of keys moved and how many of each kind (the key's name after the
+// show's tag, ids left out: "seats", "rl:user", "idem-seen").
+func migrateSlot(ctx context.Context, t *testing.T, slot int, src, dst string, batch int, pause time.Duration) (int, map[string]int) {
 	t.Helper()
 	s, d := node(t, src), node(t, dst)
 	srcID, err := s.Do(ctx, "CLUSTER", "MYID").Text()
@@ -211,15 +214,20 @@ func migrateSlot(ctx context.Context, t *testing.T, slot int, src, dst string, p
 	must(d.Do(ctx, "CLUSTER", "SETSLOT", slot, "IMPORTING", srcID).Err(), "IMPORTING on "+dst)
 	must(s.Do(ctx, "CLUSTER", "SETSLOT", slot, "MIGRATING", dstID).Err(), "MIGRATING on "+src)
 	host, port, _ := strings.Cut(dst, ":")
-	moved := 0
+	moved, kinds := 0, map[string]int{}
 	for {
-		keys, err := s.ClusterGetKeysInSlot(ctx, slot, 1).Result()
+		keys, err := s.ClusterGetKeysInSlot(ctx, slot, batch).Result()
 		must(err, "GETKEYSINSLOT")
 		if len(keys) == 0 {
 			break
 		}
-		must(s.Do(ctx, "MIGRATE", host, port, "", 0, 5000, "KEYS", keys[0]).Err(), "MIGRATE "+keys[0])
-		moved++
+		args := []any{"MIGRATE", host, port, "", 0, 60000, "KEYS"}
+		for _, k := range keys {
+			args = append(args, k)
+			kinds[keyKind(k)]++
+		}
+		must(s.Do(ctx, args...).Err(), "MIGRATE "+strings.Join(keys, " "))
+		moved += len(keys)
 		time.Sleep(pause)
 	}
 	must(d.Do(ctx, "CLUSTER", "SETSLOT", slot, "NODE", dstID).Err(), "NODE on "+dst)
@@ -229,5 +237,20 @@ func migrateSlot(ctx context.Context, t *testing.T, slot int, src, dst string, p
 			must(node(t, m).Do(ctx, "CLUSTER", "SETSLOT", slot, "NODE", dstID).Err(), "NODE on "+m)
 		}
 	}
-	return moved
+	return moved, kinds
+}
+
+// keyKind is a key's name after its hash tag without its ids and Idempotency-Key:
+// "sf:{show:7}:rl:user:12" is "rl:user", "sf:{show:7}:idem-seen:12:k" "idem-seen".
+func keyKind(key string) string {
+	_, rest, ok := strings.Cut(key, "}:")
+	if !ok {
+		return key
+	}
+	parts := strings.Split(rest, ":")
+	n := 1
+	for n < len(parts) && !strings.ContainsAny(parts[n], "0123456789") {
+		n++
+	}
+	return strings.Join(parts[:n], ":")
 }
