@@ -191,8 +191,11 @@ func role(ctx context.Context, t *testing.T, addr string) string {
 // sequence of redis-cli --cluster reshard: IMPORTING on dst, MIGRATING on src, the
 // slot's keys moved batch keys per MIGRATE (redis-cli's --cluster-pipeline, 10 by
 // default) with pause between batches (redis-cli has none), then SETSLOT NODE on dst,
-// src and every other master. While the slot is open a script whose keys are split, or
-// partly missing on src, is answered TRYAGAIN, and one whose keys are all gone ASK.
+// src and every other master. While the slot is open src answers TRYAGAIN to a command
+// of which it holds some keys but not all, ASK to one of which it holds none, and dst
+// answers TRYAGAIN to a multi-key command (ASKING) of which it lacks one: a create,
+// whose script names its Idempotency-Key's lock (absent until the script writes it), is
+// refused for as long as the slot is open, wherever the seat map is.
 // Returns the number of keys moved and how many of each kind (the key's name after the
 // show's tag, ids left out: "seats", "rl:user", "idem-seen").
 func migrateSlot(ctx context.Context, t *testing.T, slot int, src, dst string, batch int, pause time.Duration) (int, map[string]int) {
