@@ -23,9 +23,11 @@ import (
 // queues in the waiting room of a show of the big hall whose pace (Options.AdmitPerMinute)
 // is far below what the order path can take. As at a real on-sale, the crowd gathers
 // before the sale opens: the visitors arrive (join) over the first quarter of the run
-// (at most 5 s) and the sale opens when the arrivals end (the room then draws their
-// places at random). Each visitor reads its place every QueuePoll (drawn from 0.5x to
-// 1.5x of it, so the reads spread out); a visitor that reads "admitted" creates one
+// (at most 5 s), or longer for a crowd larger than waitRoomJoinsPerSecond can join in
+// that (arrivalWindow), and the sale opens when the arrivals end (the room then draws
+// their places at random). Each visitor reads its place every QueuePoll (drawn from 0.5x
+// to 1.5x of it, so the reads spread out; by default longer for a larger crowd,
+// defaultPoll); a visitor that reads "admitted" creates one
 // order at once (best-available, 1 or 2 seats) with its Admission-Token: every order
 // is made while the crowd waits. The run goes on at least roomReaction after the opening.
 // The visitors share a bounded pool of VisitorConns connections: each connection's
@@ -43,10 +45,50 @@ const (
 	defaultQueuePoll      = 5 * time.Second
 )
 
+// waitRoomJoinsPerSecond and waitRoomReadsPerSecond are the joins and queue reads a
+// second the scenario asks of the machine by default, whatever the crowd: a crowd of
+// 10,000 arrives over 5 s and reads every 5 s; a larger one arrives over longer and
+// reads less often (as a real crowd of that size is told to), so a 2-core machine that
+// also runs the load client serves it on time and the run measures the read, not a
+// backlog. waitRoomVisitorsPerConn is how many visitors share a connection by default.
+const (
+	waitRoomJoinsPerSecond  = 2000
+	waitRoomReadsPerSecond  = 2000
+	waitRoomVisitorsPerConn = 250
+	// maxQueuePoll is the longest mean poll: its longest wait (1.5x) stays well within the
+	// 120 s after which a silent waiting place is given up (API.md).
+	maxQueuePoll = 60 * time.Second
+)
+
+// defaultPoll is the mean time between a waiting visitor's reads for a crowd of
+// visitors: defaultQueuePoll, or longer so that the crowd reads waitRoomReadsPerSecond
+// a second at most, up to maxQueuePoll (5 s for 10,000, 50 s for 100,000).
+func defaultPoll(visitors int) time.Duration {
+	d := time.Duration(visitors) * time.Second / waitRoomReadsPerSecond
+	return min(max(d, defaultQueuePoll), maxQueuePoll).Round(time.Second)
+}
+
+// defaultConns is the visitors' connections by default for a crowd of visitors:
+// defaultVisitorConns, or one per waitRoomVisitorsPerConn visitors when that is more
+// (400 for 100,000), so that joins waiting for their place in MySQL do not hold back
+// the arrivals.
+func defaultConns(visitors int) int {
+	return max(defaultVisitorConns, visitors/waitRoomVisitorsPerConn)
+}
+
+// arrivalWindow is how long the crowd of visitors takes to arrive in a run of duration:
+// the first quarter of the run, at most waitRoomArrivalMax, or as long as
+// waitRoomJoinsPerSecond takes to join them all when that is longer (5 s for 10,000 in
+// a 20 s run, 50 s for 100,000).
+func arrivalWindow(duration time.Duration, visitors int) time.Duration {
+	return max(min(duration/4, waitRoomArrivalMax), time.Duration(visitors)*time.Second/waitRoomJoinsPerSecond)
+}
+
 const (
 	// waitRoomRefusals is how many orders the scenario sends without a valid token.
 	waitRoomRefusals = 30
-	// waitRoomArrivalMax bounds the arrival window (a quarter of the run).
+	// waitRoomArrivalMax bounds the arrival window of a crowd that can join in it (a
+	// quarter of the run, arrivalWindow).
 	waitRoomArrivalMax = 5 * time.Second
 	// roomReaction is the longest the room may take to let its first buyers know they are
 	// admitted after the opening: the server's show cache learns the sale is open
@@ -189,7 +231,7 @@ func (r *run) waitRoom(ctx context.Context) (*Result, error) {
 		show, o.AdmitPerMinute, len(visitors), time.Since(t0).Round(time.Millisecond))
 	// the sale opens when the arrivals end; the servers' show caches (catalog.ShowCacheTTL,
 	// 1 s) must know that before the first visitor arrives
-	arrive := min(o.Duration/4, waitRoomArrivalMax)
+	arrive := arrivalWindow(o.Duration, o.Visitors)
 	rest := max(o.PreloadLead-time.Since(t0), 1500*time.Millisecond) // the seat map was loaded at t0
 	opensAt := time.Now().Add(rest + arrive).Truncate(time.Second).Add(time.Second)
 	if err := r.fx.SetSaleOpens(ctx, show, opensAt); err != nil {
@@ -214,7 +256,7 @@ func (r *run) waitRoom(ctx context.Context) (*Result, error) {
 
 	c.start = time.Now()
 	c.steady, c.deadline = opensAt, opensAt.Add(max(o.Duration-arrive, roomReaction+o.QueuePoll))
-	secs := int(o.Duration/time.Second) + 60
+	secs := int(c.deadline.Sub(c.start)/time.Second) + 60
 	c.joins, c.early = NewRecorder(c.start, secs), NewRecorder(c.start, secs)
 	c.reads, c.buys = NewRecorder(c.steady, secs), NewRecorder(c.start, secs)
 	if r.rss != nil {

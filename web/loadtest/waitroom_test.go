@@ -123,3 +123,48 @@ func TestWaitRoom_QueueReadBesideNoop(t *testing.T) {
 		t.Errorf("a run without the waiting room has its table:\n%s", b.String())
 	}
 }
+
+// TestWaitRoom_CrowdScales: a crowd of 10,000 keeps the scenario's shape (5 s of
+// arrivals in a 20 s run, a read every 5 s, 200 connections); a larger one arrives over
+// longer and reads less often, so that it asks the machine 2,000 joins and 2,000 reads a
+// second at most, with a poll well within the 120 s a silent place is kept.
+func TestWaitRoom_CrowdScales(t *testing.T) {
+	cases := []struct {
+		name     string
+		duration time.Duration
+		visitors int
+		arrive   time.Duration
+		poll     time.Duration
+		conns    int
+	}{
+		{"the smoke run's crowd", 2 * time.Second, 100, 500 * time.Millisecond, 5 * time.Second, 200},
+		{"10,000 as before", 20 * time.Second, 10000, 5 * time.Second, 5 * time.Second, 200},
+		{"10,000 in a short run", 8 * time.Second, 10000, 5 * time.Second, 5 * time.Second, 200},
+		{"30,000", 20 * time.Second, 30000, 15 * time.Second, 15 * time.Second, 200},
+		{"100,000", 20 * time.Second, 100000, 50 * time.Second, 50 * time.Second, 400},
+		{"a million reads at most every minute", 20 * time.Second, 1000000, 500 * time.Second, time.Minute, 4000},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if got := arrivalWindow(c.duration, c.visitors); got != c.arrive {
+				t.Errorf("arrivals over %s, want %s", got, c.arrive)
+			}
+			if got := defaultPoll(c.visitors); got != c.poll {
+				t.Errorf("poll %s, want %s", got, c.poll)
+			}
+			if got := defaultConns(c.visitors); got != c.conns {
+				t.Errorf("%d connections, want %d", got, c.conns)
+			}
+			o := Options{Clients: 1, Duration: c.duration, Rows: 2, Cols: 4, Buyers: 1, Visitors: c.visitors}
+			if err := o.defaults(); err != nil {
+				t.Fatal(err)
+			}
+			if o.QueuePoll != c.poll || o.VisitorConns != c.conns {
+				t.Errorf("options: poll %s, %d connections; want %s, %d", o.QueuePoll, o.VisitorConns, c.poll, c.conns)
+			}
+			if 3*o.QueuePoll/2+30*time.Second > 120*time.Second {
+				t.Errorf("the longest wait between reads (%s) leaves less than 30 s of the 120 s a silent place is kept", 3*o.QueuePoll/2)
+			}
+		})
+	}
+}
