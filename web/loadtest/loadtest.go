@@ -75,7 +75,7 @@ type Options struct {
 	// flight at once (and so connections), and the mean time between one waiting
 	// visitor's reads of its place (each drawn from 0.5x to 1.5x of it). 0: 10,000
 	// visitors, 600 a minute, and for the crowd's size defaultConns connections (200 up
-	// to 50,000 visitors) and defaultPoll (5 s up to 10,000 visitors, 50 s at 100,000).
+	// to 20,000 visitors) and defaultPoll (5 s up to 10,000 visitors, 50 s at 100,000).
 	Visitors, AdmitPerMinute, VisitorConns int
 	QueuePoll                              time.Duration
 	// Progress receives the progress lines (nil: none): rewritten every second when

@@ -54,7 +54,7 @@ const (
 const (
 	waitRoomJoinsPerSecond  = 2000
 	waitRoomReadsPerSecond  = 2000
-	waitRoomVisitorsPerConn = 250
+	waitRoomVisitorsPerConn = 100
 	// maxQueuePoll is the longest mean poll: its longest wait (1.5x) stays well within the
 	// 120 s after which a silent waiting place is given up (API.md).
 	maxQueuePoll = 60 * time.Second
@@ -70,8 +70,8 @@ func defaultPoll(visitors int) time.Duration {
 
 // defaultConns is the visitors' connections by default for a crowd of visitors:
 // defaultVisitorConns, or one per waitRoomVisitorsPerConn visitors when that is more
-// (400 for 100,000), so that joins waiting for their place in MySQL do not hold back
-// the arrivals.
+// (1,000 for 100,000), so that joins waiting for their place in MySQL (a batch's
+// commit, up to a few hundred ms on a busy machine) do not hold back the arrivals.
 func defaultConns(visitors int) int {
 	return max(defaultVisitorConns, visitors/waitRoomVisitorsPerConn)
 }

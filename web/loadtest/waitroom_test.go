@@ -140,9 +140,9 @@ func TestWaitRoom_CrowdScales(t *testing.T) {
 		{"the smoke run's crowd", 2 * time.Second, 100, 500 * time.Millisecond, 5 * time.Second, 200},
 		{"10,000 as before", 20 * time.Second, 10000, 5 * time.Second, 5 * time.Second, 200},
 		{"10,000 in a short run", 8 * time.Second, 10000, 5 * time.Second, 5 * time.Second, 200},
-		{"30,000", 20 * time.Second, 30000, 15 * time.Second, 15 * time.Second, 200},
-		{"100,000", 20 * time.Second, 100000, 50 * time.Second, 50 * time.Second, 400},
-		{"a million reads at most every minute", 20 * time.Second, 1000000, 500 * time.Second, time.Minute, 4000},
+		{"30,000", 20 * time.Second, 30000, 15 * time.Second, 15 * time.Second, 300},
+		{"100,000", 20 * time.Second, 100000, 50 * time.Second, 50 * time.Second, 1000},
+		{"a million reads at most every minute", 20 * time.Second, 1000000, 500 * time.Second, time.Minute, 10000},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
