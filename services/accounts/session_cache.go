@@ -18,8 +18,9 @@ import (
 
 // maxCachedSessions bounds the cache; when full, its expired entries go, and then
 // random ones until it is a quarter below the bound (a crowd larger than the cache
-// keeps most of its entries rather than losing them all at once).
-const maxCachedSessions = 100_000
+// keeps most of its entries rather than losing them all at once). A waiting room of
+// 100,000 and the show's other buyers fit.
+const maxCachedSessions = 150_000
 
 // SessionCache keeps token -> user for a few seconds in this process, so most requests
 // cost no MySQL query. Logout and role changes publish on a Redis channel that every

@@ -47,12 +47,13 @@ const (
 
 // waitRoomJoinsPerSecond and waitRoomReadsPerSecond are the joins and queue reads a
 // second the scenario asks of the machine by default, whatever the crowd: a crowd of
-// 10,000 arrives over 5 s and reads every 5 s; a larger one arrives over longer and
+// 10,000 arrives over 10 s and reads every 5 s; a larger one arrives over longer and
 // reads less often (as a real crowd of that size is told to), so a 2-core machine that
 // also runs the load client serves it on time and the run measures the read, not a
-// backlog. waitRoomVisitorsPerConn is how many visitors share a connection by default.
+// backlog. A join costs far more than a read (its session is read from MySQL the first
+// time, its place written there before it answers). waitRoomVisitorsPerConn is how many visitors share a connection by default.
 const (
-	waitRoomJoinsPerSecond  = 2000
+	waitRoomJoinsPerSecond  = 1000
 	waitRoomReadsPerSecond  = 2000
 	waitRoomVisitorsPerConn = 100
 	// maxQueuePoll is the longest mean poll: its longest wait (1.5x) stays well within the
@@ -78,8 +79,8 @@ func defaultConns(visitors int) int {
 
 // arrivalWindow is how long the crowd of visitors takes to arrive in a run of duration:
 // the first quarter of the run, at most waitRoomArrivalMax, or as long as
-// waitRoomJoinsPerSecond takes to join them all when that is longer (5 s for 10,000 in
-// a 20 s run, 50 s for 100,000).
+// waitRoomJoinsPerSecond takes to join them all when that is longer (10 s for 10,000,
+// 100 s for 100,000).
 func arrivalWindow(duration time.Duration, visitors int) time.Duration {
 	return max(min(duration/4, waitRoomArrivalMax), time.Duration(visitors)*time.Second/waitRoomJoinsPerSecond)
 }
