@@ -169,3 +169,32 @@ func TestWaitRoom_CrowdScales(t *testing.T) {
 		})
 	}
 }
+
+// TestWaitRoom_ReadCPUFromWhenAllJoined: the CPU time of the window after every visitor
+// joined is divided by the reads of that window, whatever Result.CPUPerOp divides by.
+func TestWaitRoom_ReadCPUFromWhenAllJoined(t *testing.T) {
+	cases := []struct {
+		name          string
+		all, inWindow int64
+		want          float64 // µs per read of the server
+	}{
+		{"every read in the window", 1000, 1000, 100},
+		{"the window began after 600 of 1,000 reads", 1000, 400, 250},
+		{"no read in the window", 1000, 0, -1},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r := &Result{OK: c.all, CPU: perReads(map[string]time.Duration{ProcServer: 100 * time.Millisecond}, c.all, c.inWindow)}
+			got, ok := r.CPUPerOp(ProcServer)
+			if c.want < 0 {
+				if ok {
+					t.Fatalf("%.1f µs per read of a window without reads", got)
+				}
+				return
+			}
+			if !ok || got < c.want-0.01 || got > c.want+0.01 {
+				t.Fatalf("%.2f µs per read (measured %v), want %.2f", got, ok, c.want)
+			}
+		})
+	}
+}
