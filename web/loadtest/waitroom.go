@@ -476,7 +476,7 @@ func (c *crowd) step(ctx context.Context, v *visitor, rng *rand.Rand) bool {
 	if err == nil && rec == c.reads {
 		c.readBytes.Add(int64(a.Wire))
 	}
-	v.due = end.Add(time.Duration(float64(c.poll) * (0.5 + rng.Float64())))
+	v.due = end.Add(nextWait(c.poll, v.joined, rng)) // a failed join is tried again soon
 	if err != nil {
 		if ctx.Err() == nil {
 			rec.Observe(OutError, end.Sub(t0), end, "transport", err.Error())
@@ -498,6 +498,7 @@ func (c *crowd) step(ctx context.Context, v *visitor, rng *rand.Rand) bool {
 	if !v.joined {
 		v.joined = true
 		c.joined.Add(1)
+		v.due = end.Add(nextWait(c.poll, true, rng))
 	}
 	switch q.Status {
 	case waitingroom.StatusWaiting:
@@ -511,6 +512,20 @@ func (c *crowd) step(ctx context.Context, v *visitor, rng *rand.Rand) bool {
 		c.closed.Add(1)
 	}
 	return false
+}
+
+// waitRoomJoinRetry is the mean wait before a visitor tries a failed join again: a
+// browser tries again soon, where a waiting visitor's reads wait a poll (50 s for a
+// large crowd, which would leave the crowd joining long after the opening).
+const waitRoomJoinRetry = time.Second
+
+// nextWait is how long a visitor waits before its next request: a poll (0.5x to 1.5x of
+// it) once it has joined, else waitRoomJoinRetry (as drawn, at most the poll).
+func nextWait(poll time.Duration, joined bool, rng *rand.Rand) time.Duration {
+	if !joined {
+		poll = min(poll, waitRoomJoinRetry)
+	}
+	return time.Duration(float64(poll) * (0.5 + rng.Float64()))
 }
 
 // order sends the one order of an admitted visitor: best-available, 1 or 2 seats.

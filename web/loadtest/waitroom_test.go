@@ -2,6 +2,7 @@ package loadtest
 
 import (
 	"bytes"
+	"math/rand/v2"
 	"strings"
 	"testing"
 	"time"
@@ -194,6 +195,31 @@ func TestWaitRoom_ReadCPUFromWhenAllJoined(t *testing.T) {
 			}
 			if !ok || got < c.want-0.01 || got > c.want+0.01 {
 				t.Fatalf("%.2f µs per read (measured %v), want %.2f", got, ok, c.want)
+			}
+		})
+	}
+}
+
+// TestWaitRoom_FailedJoinTriedAgainSoon: a visitor whose join failed tries again within
+// 1.5 s, not a poll later; a joined visitor waits 0.5x to 1.5x of the poll.
+func TestWaitRoom_FailedJoinTriedAgainSoon(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	cases := []struct {
+		name     string
+		poll     time.Duration
+		joined   bool
+		min, max time.Duration
+	}{
+		{"joined, 50 s poll", 50 * time.Second, true, 25 * time.Second, 75 * time.Second},
+		{"not joined, 50 s poll", 50 * time.Second, false, 500 * time.Millisecond, 1500 * time.Millisecond},
+		{"not joined, a poll shorter than the retry", 200 * time.Millisecond, false, 100 * time.Millisecond, 300 * time.Millisecond},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			for i := 0; i < 1000; i++ {
+				if d := nextWait(c.poll, c.joined, rng); d < c.min || d > c.max {
+					t.Fatalf("waits %s, want %s to %s", d, c.min, c.max)
+				}
 			}
 		})
 	}
