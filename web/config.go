@@ -92,8 +92,10 @@ type Config struct {
 	SessionMaxAge time.Duration `env:"SESSION_MAX_AGE" envDefault:"168h"`
 	// SessionCacheTTL is how long a process answers a session from memory before it asks
 	// MySQL again (logout and role changes reach every process at once through Redis).
-	// At most half of SessionIdle is used (an idle session must not live on in memory).
-	SessionCacheTTL time.Duration `env:"SESSION_CACHE_TTL" envDefault:"30s"`
+	// At most half of SessionIdle is used (an idle session must not live on in memory),
+	// and never past the session's own end. Longer than a waiting room's slowest poll
+	// (90 s), so a waiting crowd's reads ask MySQL nothing.
+	SessionCacheTTL time.Duration `env:"SESSION_CACHE_TTL" envDefault:"2m"`
 	LogLevel        string        `env:"LOG_LEVEL" envDefault:"info"`
 	// ExpiryCheckInterval is how often the asynq worker looks for due expiry tasks.
 	ExpiryCheckInterval time.Duration `env:"EXPIRY_CHECK_INTERVAL" envDefault:"1s"`

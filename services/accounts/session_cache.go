@@ -16,8 +16,11 @@ import (
 	"seatflow/services/store"
 )
 
-// maxCachedSessions bounds the cache; when full it starts afresh.
-const maxCachedSessions = 100_000
+// maxCachedSessions bounds the cache; when full, its expired entries go, and then
+// random ones until it is a quarter below the bound (a crowd larger than the cache
+// keeps most of its entries rather than losing them all at once). A waiting room of
+// 100,000 and the show's other buyers fit.
+const maxCachedSessions = 150_000
 
 // SessionCache keeps token -> user for a few seconds in this process, so most requests
 // cost no MySQL query. Logout and role changes publish on a Redis channel that every
@@ -34,6 +37,7 @@ type SessionCache struct {
 	active  atomic.Bool // the subscription is confirmed
 	mu      sync.Mutex
 	entries map[[32]byte]cachedSession
+	max     int // the most entries (0: maxCachedSessions)
 }
 
 type cachedSession struct {
@@ -63,18 +67,46 @@ func (c *SessionCache) get(h [32]byte) (*services.User, bool) {
 	return &u, true
 }
 
-// put caches u for h for the cache's TTL.
-func (c *SessionCache) put(h [32]byte, u *services.User) {
-	if !c.Active() || c.ttl <= 0 {
+// put caches u for h for the cache's TTL, and never longer than left (how long the
+// session itself has to live, by the app's clock; 0 or less: not cached).
+func (c *SessionCache) put(h [32]byte, u *services.User, left time.Duration) {
+	if !c.Active() || c.ttl <= 0 || left <= 0 {
 		return
 	}
 	cp := *u
+	now := c.now()
+	exp := now.Add(min(c.ttl, left))
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if len(c.entries) >= maxCachedSessions {
-		c.entries = map[[32]byte]cachedSession{}
+	if len(c.entries) >= c.limit() {
+		c.evict(now)
 	}
-	c.entries[h] = cachedSession{user: &cp, expires: c.now().Add(c.ttl)}
+	c.entries[h] = cachedSession{user: &cp, expires: exp}
+}
+
+// limit is the most entries the cache holds (maxCachedSessions unless a test set less).
+func (c *SessionCache) limit() int {
+	if c.max > 0 {
+		return c.max
+	}
+	return maxCachedSessions
+}
+
+// evict drops the expired entries, then random ones (Go's map order) until the cache
+// is a quarter below its limit. Called with c.mu held.
+func (c *SessionCache) evict(now time.Time) {
+	for h, e := range c.entries {
+		if !now.Before(e.expires) {
+			delete(c.entries, h)
+		}
+	}
+	keep := c.limit() * 3 / 4
+	for h := range c.entries {
+		if len(c.entries) <= keep {
+			break
+		}
+		delete(c.entries, h)
+	}
 }
 
 // Forget drops session h here and tells every other process to drop it.

@@ -93,7 +93,7 @@ func (u *Users) Authenticate(ctx context.Context, token string) (*services.User,
 		_ = store.TouchSession(ctx, u.db, h[:], now)
 	}
 	usr := row.User
-	u.cache.put(h, &usr)
+	u.cache.put(h, &usr, row.ExpiresAt.Sub(now)) // never answered from memory past its end
 	return &usr, nil
 }
 

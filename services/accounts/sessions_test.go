@@ -80,6 +80,60 @@ func TestSessions_CacheAnswersWithoutMySQL(t *testing.T) {
 	}
 }
 
+// TestSessions_CacheEndsWithTheSession: a session cached under a TTL far longer than
+// its life is answered from memory no longer than it lives.
+func TestSessions_CacheEndsWithTheSession(t *testing.T) {
+	e := testenv.NewTestEnv(t, orders.Limits{})
+	cache := accounts.NewSessionCache(e.RDB, "sfsess"+t.Name(), time.Hour, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	startCache(t, cache)
+	users := accounts.NewUsers(e.DB, e.Clock, bcrypt.MinCost).WithSessions(accounts.SessionPolicy{MaxAge: 300 * time.Millisecond}, cache)
+	tok, _ := users.NewSession(context.Background(), sessionUser(t, e, users))
+	if _, err := users.Authenticate(context.Background(), tok); err != nil {
+		t.Fatal(err)
+	}
+	e.Clock.Advance(time.Second) // the session has ended in MySQL
+	time.Sleep(400 * time.Millisecond)
+	if _, err := users.Authenticate(context.Background(), tok); services.ErrorCode(err) != services.CodeUnauthenticated {
+		t.Errorf("a session past its end (cache TTL 1 h): err = %v, want UNAUTHENTICATED", err)
+	}
+}
+
+// TestSessions_FullCacheKeepsMostSessions: more sessions than the cache holds leave it
+// at least three quarters full (random entries go, not all at once): after 20 sessions
+// through a cache of 8, at least 6 are still answered with their rows gone from MySQL.
+func TestSessions_FullCacheKeepsMostSessions(t *testing.T) {
+	e := testenv.NewTestEnv(t, orders.Limits{})
+	cache := accounts.NewSessionCache(e.RDB, "sfsess"+t.Name(), time.Hour, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	accounts.SetCacheLimit(cache, 8)
+	startCache(t, cache)
+	users := accounts.NewUsers(e.DB, e.Clock, bcrypt.MinCost).WithSessions(accounts.SessionPolicy{}, cache)
+	uid := sessionUser(t, e, users)
+	ctx := context.Background()
+	var toks []string
+	for i := 0; i < 20; i++ {
+		tok, err := users.NewSession(ctx, uid)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := users.Authenticate(ctx, tok); err != nil {
+			t.Fatal(err)
+		}
+		toks = append(toks, tok)
+	}
+	if _, err := e.DB.Exec("DELETE FROM sessions"); err != nil {
+		t.Fatal(err)
+	}
+	cached := 0
+	for _, tok := range toks {
+		if _, err := users.Authenticate(ctx, tok); err == nil {
+			cached++
+		}
+	}
+	if cached < 6 || cached > 8 {
+		t.Errorf("%d of 20 sessions answered from a cache of 8, want 6 to 8", cached)
+	}
+}
+
 // TestSessions_LogoutEndsEverywhere: two processes (two services with their own caches
 // over the same stores) both have the session cached with a long TTL; logging out in
 // one ends it in the other at once (Redis pub/sub), and so does a role change.

@@ -6,8 +6,10 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/binary"
+	"hash"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"seatflow/services"
@@ -23,6 +25,22 @@ const AdmittedFor = 10 * time.Minute
 type Tokens struct {
 	secret []byte
 	refuse func(reason string) // counts refusals by reason; may be nil
+	macs   sync.Pool           // HMAC-SHA256 states keyed with secret (hash.Hash), reset before use
+}
+
+// sum returns the HMAC-SHA256 under the secret of prefix then body, from a pooled
+// keyed state (hmac.New keys a fresh one each time: most of a place read's hashing).
+func (t *Tokens) sum(prefix, body string) []byte {
+	m, _ := t.macs.Get().(hash.Hash)
+	if m == nil {
+		m = hmac.New(sha256.New, t.secret)
+	}
+	m.Reset()
+	m.Write([]byte(prefix))
+	m.Write([]byte(body))
+	out := m.Sum(nil)
+	t.macs.Put(m)
+	return out
 }
 
 // NewTokens returns Tokens signing with secret; an empty secret is a random one of this
@@ -39,9 +57,7 @@ func NewTokens(secret []byte, refused func(reason string)) *Tokens {
 }
 
 func (t *Tokens) mac(body string) string {
-	m := hmac.New(sha256.New, t.secret)
-	m.Write([]byte("admission|" + body))
-	return base64.RawURLEncoding.EncodeToString(m.Sum(nil))
+	return base64.RawURLEncoding.EncodeToString(t.sum("admission|", body))
 }
 
 // Sign returns the token admitting userID to showID's order path and waiting list
@@ -131,9 +147,7 @@ func (t *Tokens) SignPlace(userID, showID int64, p Place) string {
 
 // drawPad is the pad that seals userID's draw in showID's room.
 func (t *Tokens) drawPad(userID, showID int64) uint64 {
-	m := hmac.New(sha256.New, t.secret)
-	m.Write([]byte("draw|" + strconv.FormatInt(showID, 10) + "|" + strconv.FormatInt(userID, 10)))
-	return binary.BigEndian.Uint64(m.Sum(nil))
+	return binary.BigEndian.Uint64(t.sum("draw|", strconv.FormatInt(showID, 10)+"|"+strconv.FormatInt(userID, 10)))
 }
 
 // CheckPlace returns the place token carries when it is this secret's signature for
@@ -168,7 +182,5 @@ func (t *Tokens) CheckPlace(token string, userID, showID int64) (Place, bool) {
 }
 
 func (t *Tokens) placeMAC(body string) string {
-	m := hmac.New(sha256.New, t.secret)
-	m.Write([]byte("place|" + body))
-	return base64.RawURLEncoding.EncodeToString(m.Sum(nil))
+	return base64.RawURLEncoding.EncodeToString(t.sum("place|", body))
 }

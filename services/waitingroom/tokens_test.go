@@ -1,7 +1,12 @@
 package waitingroom
 
 import (
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/base64"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -85,5 +90,53 @@ func TestEstimateWait(t *testing.T) {
 				t.Errorf("EstimateWait(%d, %d, %d, %v) = %+v, want %+v", c.position, c.pace, c.recent, c.busyFor, got, c.want)
 			}
 		})
+	}
+}
+
+// TestTokens_PooledMACsMatchFreshOnes: the keyed HMAC states are reused across calls
+// and goroutines; every signature is still the HMAC-SHA256 of its own text alone, and
+// a place token reads back as the place it was signed with.
+func TestTokens_PooledMACsMatchFreshOnes(t *testing.T) {
+	secret := []byte("shared")
+	tok := NewTokens(secret, nil)
+	fresh := func(text string) string {
+		m := hmac.New(sha256.New, secret)
+		m.Write([]byte(text))
+		return base64.RawURLEncoding.EncodeToString(m.Sum(nil))
+	}
+	exp := time.Date(2030, 1, 1, 10, 0, 0, 0, time.UTC)
+	var wg sync.WaitGroup
+	errs := make(chan string, 64)
+	for g := 0; g < 8; g++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; i < 200; i++ {
+				user := int64(g*1000 + i)
+				a := tok.Sign(user, 42, 1, exp)
+				body, mac, _ := strings.Cut(a, ".1893492000.")
+				if want := fresh("admission|" + body + ".1893492000"); mac != want {
+					errs <- "admission token of user " + body + ": " + mac + ", want " + want
+					return
+				}
+				p := Place{Seq: int64(i + 1), QueueID: "q" + strconv.FormatInt(user, 36), First: i + 1, Draw: int64(i) * 7919, BeatAt: int64(i)}
+				pt := tok.SignPlace(user, 42, p)
+				got, ok := tok.CheckPlace(pt, user, 42)
+				if !ok || got != p {
+					errs <- "place token read back as " + pt
+					return
+				}
+				i := strings.LastIndexByte(pt, '.')
+				if want := fresh("place|" + pt[:i]); pt[i+1:] != want {
+					errs <- "place token " + pt + ", want the MAC " + want
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Error(e)
 	}
 }

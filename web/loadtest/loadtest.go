@@ -74,7 +74,8 @@ type Options struct {
 	// pace of its waiting room (buyers a minute), the most requests the visitors have in
 	// flight at once (and so connections), and the mean time between one waiting
 	// visitor's reads of its place (each drawn from 0.5x to 1.5x of it). 0: 10,000
-	// visitors, 600 a minute, 200 connections, 5 s.
+	// visitors, 600 a minute, and for the crowd's size defaultConns connections (200 up
+	// to 20,000 visitors) and defaultPoll (5 s up to 10,000 visitors, 50 s at 100,000).
 	Visitors, AdmitPerMinute, VisitorConns int
 	QueuePoll                              time.Duration
 	// Progress receives the progress lines (nil: none): rewritten every second when
@@ -118,12 +119,12 @@ func (o *Options) defaults() error {
 		return errors.New("admit-per-minute must be at most 100000")
 	}
 	if o.VisitorConns <= 0 {
-		o.VisitorConns = defaultVisitorConns
+		o.VisitorConns = defaultConns(o.Visitors)
 	}
 	if o.QueuePoll <= 0 {
-		o.QueuePoll = defaultQueuePoll
+		o.QueuePoll = defaultPoll(o.Visitors)
 	}
-	if o.QueuePoll > 60*time.Second {
+	if o.QueuePoll > maxQueuePoll {
 		return errors.New("queue-poll must be at most 60s: a waiting place unread for 120 s is given up")
 	}
 	if o.KeyPrefix == "" {

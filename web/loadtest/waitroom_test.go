@@ -2,6 +2,7 @@ package loadtest
 
 import (
 	"bytes"
+	"math/rand/v2"
 	"strings"
 	"testing"
 	"time"
@@ -121,5 +122,105 @@ func TestWaitRoom_QueueReadBesideNoop(t *testing.T) {
 	(&Report{Ceilings: []*Result{http}}).WriteTables(&b)
 	if strings.Contains(b.String(), "queue read") {
 		t.Errorf("a run without the waiting room has its table:\n%s", b.String())
+	}
+}
+
+// TestWaitRoom_CrowdScales: a small crowd arrives over the first quarter of the run (at
+// most 5 s) and reads every 5 s over 200 connections; a larger one arrives over longer
+// and reads less often, so that it asks the machine 1,000 joins and 2,000 reads a
+// second at most, with a poll well within the 120 s a silent place is kept.
+func TestWaitRoom_CrowdScales(t *testing.T) {
+	cases := []struct {
+		name     string
+		duration time.Duration
+		visitors int
+		arrive   time.Duration
+		poll     time.Duration
+		conns    int
+	}{
+		{"the smoke run's crowd", 2 * time.Second, 100, 500 * time.Millisecond, 5 * time.Second, 200},
+		{"5,000", 20 * time.Second, 5000, 5 * time.Second, 5 * time.Second, 200},
+		{"10,000", 20 * time.Second, 10000, 10 * time.Second, 5 * time.Second, 200},
+		{"5,000 in a short run", 8 * time.Second, 5000, 5 * time.Second, 5 * time.Second, 200},
+		{"30,000", 20 * time.Second, 30000, 30 * time.Second, 15 * time.Second, 300},
+		{"100,000", 20 * time.Second, 100000, 100 * time.Second, 50 * time.Second, 1000},
+		{"a million reads at most every minute", 20 * time.Second, 1000000, 1000 * time.Second, time.Minute, 10000},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if got := arrivalWindow(c.duration, c.visitors); got != c.arrive {
+				t.Errorf("arrivals over %s, want %s", got, c.arrive)
+			}
+			if got := defaultPoll(c.visitors); got != c.poll {
+				t.Errorf("poll %s, want %s", got, c.poll)
+			}
+			if got := defaultConns(c.visitors); got != c.conns {
+				t.Errorf("%d connections, want %d", got, c.conns)
+			}
+			o := Options{Clients: 1, Duration: c.duration, Rows: 2, Cols: 4, Buyers: 1, Visitors: c.visitors}
+			if err := o.defaults(); err != nil {
+				t.Fatal(err)
+			}
+			if o.QueuePoll != c.poll || o.VisitorConns != c.conns {
+				t.Errorf("options: poll %s, %d connections; want %s, %d", o.QueuePoll, o.VisitorConns, c.poll, c.conns)
+			}
+			if 3*o.QueuePoll/2+30*time.Second > 120*time.Second {
+				t.Errorf("the longest wait between reads (%s) leaves less than 30 s of the 120 s a silent place is kept", 3*o.QueuePoll/2)
+			}
+		})
+	}
+}
+
+// TestWaitRoom_ReadCPUFromWhenAllJoined: the CPU time of the window after every visitor
+// joined is divided by the reads of that window, whatever Result.CPUPerOp divides by.
+func TestWaitRoom_ReadCPUFromWhenAllJoined(t *testing.T) {
+	cases := []struct {
+		name          string
+		all, inWindow int64
+		want          float64 // µs per read of the server
+	}{
+		{"every read in the window", 1000, 1000, 100},
+		{"the window began after 600 of 1,000 reads", 1000, 400, 250},
+		{"no read in the window", 1000, 0, -1},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r := &Result{OK: c.all, CPU: perReads(map[string]time.Duration{ProcServer: 100 * time.Millisecond}, c.all, c.inWindow)}
+			got, ok := r.CPUPerOp(ProcServer)
+			if c.want < 0 {
+				if ok {
+					t.Fatalf("%.1f µs per read of a window without reads", got)
+				}
+				return
+			}
+			if !ok || got < c.want-0.01 || got > c.want+0.01 {
+				t.Fatalf("%.2f µs per read (measured %v), want %.2f", got, ok, c.want)
+			}
+		})
+	}
+}
+
+// TestWaitRoom_FailedJoinTriedAgainSoon: a visitor whose join failed tries again within
+// 1.5 s, not a poll later; a joined visitor waits 0.5x to 1.5x of the poll.
+func TestWaitRoom_FailedJoinTriedAgainSoon(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	cases := []struct {
+		name     string
+		poll     time.Duration
+		joined   bool
+		min, max time.Duration
+	}{
+		{"joined, 50 s poll", 50 * time.Second, true, 25 * time.Second, 75 * time.Second},
+		{"not joined, 50 s poll", 50 * time.Second, false, 500 * time.Millisecond, 1500 * time.Millisecond},
+		{"not joined, a poll shorter than the retry", 200 * time.Millisecond, false, 100 * time.Millisecond, 300 * time.Millisecond},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			for i := 0; i < 1000; i++ {
+				if d := nextWait(c.poll, c.joined, rng); d < c.min || d > c.max {
+					t.Fatalf("waits %s, want %s to %s", d, c.min, c.max)
+				}
+			}
+		})
 	}
 }
