@@ -1,0 +1,101 @@
+package orders_test
+
+import (
+	"context"
+	"sync/atomic"
+	"testing"
+
+	"github.com/redis/go-redis/v9"
+
+	"seatflow/services"
+	"seatflow/services/internal/testenv"
+	"seatflow/services/orders"
+	"seatflow/services/seats"
+)
+
+// TestBestAvailable_LostPicksReadNoWholeMap: best-available picks from its snapshot; when
+// another process took the block it picked (and the snapshot had not heard yet), the
+// create notes the taken seats and picks again from the snapshot, which follows the
+// published changes: two picks lost in a row still read no whole seat map (only a third
+// loss would), and the order gets the next block.
+func TestBestAvailable_LostPicksReadNoWholeMap(t *testing.T) {
+	ctx := context.Background()
+	e := testenv.NewTestEnv(t, testenv.Unlimited)
+	create := func(user int) *services.Order {
+		t.Helper()
+		o, err := e.Orders.Create(ctx, orders.CreateOrderRequest{UserID: e.User(user), ShowID: e.Show.ID, Zone: "standard", Quantity: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return o
+	}
+	create(1) // the show's snapshot exists
+	// the show's subscription was confirmed: the snapshot follows changes from its next read
+	e.Orders.SeatsChanged(seats.SeatChange{ShowID: e.Show.ID, Reload: true})
+	create(2) // read after the confirmation
+	hall, err := e.Catalog.Hall(ctx, e.Show.HallID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	states, err := e.Seats.States(ctx, e.Show.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// another process holds the two blocks the snapshot offers next; their changes have
+	// not reached this one
+	free := seats.FreeOf(hall, states)
+	other := e.User(3)
+	var taken []int64
+	for i := 0; i < 2; i++ {
+		p := seats.ChoosePlain(hall, free, seats.NewFreeBits(hall, free), "standard", 2, false)
+		var refs []seats.SeatRef
+		for _, id := range p.IDs {
+			j, _ := hall.SeatIndex(id)
+			free[j] = false
+			refs = append(refs, seats.SeatRef{ID: id, Zone: "standard"})
+			taken = append(taken, id)
+		}
+		if out, err := e.Seats.Hold(ctx, e.Show.ID, "OTHERPROC"+string(rune('A'+i)), other, 100, refs); err != nil || !out.OK() {
+			t.Fatal(out, err)
+		}
+	}
+	var reads atomic.Int64
+	e.RDB.AddHook(countWholeMapReads{key: e.Seats.Keys(e.Show.ID)[0], n: &reads})
+	o := create(4)
+	if n := reads.Load(); n != 0 {
+		t.Errorf("two lost picks read the whole seat map %d times, want 0", n)
+	}
+	for _, s := range o.Seats {
+		for _, id := range taken {
+			if s.SeatID == id {
+				t.Fatalf("order holds seat %d, which the other process holds", id)
+			}
+		}
+	}
+	if _, err := e.Seats.Release(ctx, e.Show.ID, "OTHERPROCA", []seats.SeatRef{{ID: taken[0], Zone: "standard"}, {ID: taken[1], Zone: "standard"}}, false); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Seats.Release(ctx, e.Show.ID, "OTHERPROCB", []seats.SeatRef{{ID: taken[2], Zone: "standard"}, {ID: taken[3], Zone: "standard"}}, false); err != nil {
+		t.Fatal(err)
+	}
+	e.CheckInvariants()
+}
+
+// countWholeMapReads counts HGETALL commands of one seats hash (whole seat-map reads).
+type countWholeMapReads struct {
+	key string
+	n   *atomic.Int64
+}
+
+func (c countWholeMapReads) DialHook(next redis.DialHook) redis.DialHook { return next }
+func (c countWholeMapReads) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+	return func(ctx context.Context, cmd redis.Cmder) error {
+		if args := cmd.Args(); cmd.Name() == "hgetall" && len(args) > 1 && args[1] == c.key {
+			c.n.Add(1)
+		}
+		return next(ctx, cmd)
+	}
+}
+func (c countWholeMapReads) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return next
+}
