@@ -2,6 +2,7 @@ package orders_test
 
 import (
 	"context"
+	"slices"
 	"sync/atomic"
 	"testing"
 
@@ -98,4 +99,72 @@ func (c countWholeMapReads) ProcessHook(next redis.ProcessHook) redis.ProcessHoo
 }
 func (c countWholeMapReads) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
 	return next
+}
+
+// TestBestAvailable_GapReadsOnlyItsRows: when the hold script refuses a picked block for
+// the seat it would strand beside a seat another process took (and the snapshot had not
+// heard of), best-available reads that block's rows again, not the whole seat map, and
+// holds another block that strands none.
+func TestBestAvailable_GapReadsOnlyItsRows(t *testing.T) {
+	ctx := context.Background()
+	e := testenv.NewTestEnv(t, testenv.Unlimited)
+	hall := e.MakeLayout("Gap hall", testenv.RowSpec{Zone: "standard", Seats: "SSSSSSSSSSSS"}, testenv.RowSpec{Zone: "standard", Seats: "SSSSSSSSSSSS"})
+	show := e.OnSaleShow(hall.ID, 0)
+	create := func(user int) *services.Order {
+		t.Helper()
+		o, err := e.Orders.Create(ctx, orders.CreateOrderRequest{UserID: e.User(user), ShowID: show.ID, Zone: "standard", Quantity: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return o
+	}
+	create(1)
+	e.Orders.SeatsChanged(seats.SeatChange{ShowID: show.ID, Reload: true}) // followed from the next read
+	create(2)
+	states, err := e.Seats.States(ctx, show.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	free := seats.FreeOf(hall, states)
+	next := seats.ChoosePlain(hall, free, seats.NewFreeBits(hall, free), "standard", 2, false).IDs
+	// another process takes the seat two beyond the next block: that block would strand
+	// the seat between
+	var row, hi, lo int
+	lo = 1 << 30
+	for _, id := range next {
+		s, _ := hall.Seat(id)
+		row, hi, lo = s.Row, max(hi, s.Col), min(lo, s.Col)
+	}
+	var beyond *services.Seat
+	for i := range hall.Seats {
+		s := &hall.Seats[i]
+		if s.Row == row && (s.Col == hi+2 || s.Col == lo-2) && free[i] {
+			beyond = s
+			break
+		}
+	}
+	if beyond == nil {
+		t.Fatalf("no free seat two beyond the next block %v", next)
+	}
+	ref := []seats.SeatRef{{ID: beyond.ID, Zone: "standard"}}
+	if out, err := e.Seats.Hold(ctx, show.ID, "OTHERPROCG", e.User(3), 100, ref); err != nil || !out.OK() {
+		t.Fatal(out, err)
+	}
+	var reads atomic.Int64
+	e.RDB.AddHook(countWholeMapReads{key: e.Seats.Keys(show.ID)[0], n: &reads})
+	o := create(4)
+	if n := reads.Load(); n != 0 {
+		t.Errorf("a gap refusal read the whole seat map %d times, want 0", n)
+	}
+	if len(o.Stranded) > 0 {
+		t.Errorf("the order strands %v", o.Stranded)
+	}
+	for _, s := range o.Seats {
+		if slices.Contains(next, s.SeatID) {
+			t.Fatalf("the order holds %v, a block stranding a seat beside %s", next, beyond.Label)
+		}
+	}
+	if _, err := e.Seats.Release(ctx, show.ID, "OTHERPROCG", ref, false); err != nil {
+		t.Fatal(err)
+	}
 }

@@ -27,6 +27,9 @@ const bestSnapshotFollowedTTL = 2 * time.Second
 type BestSnapshots struct {
 	mu    sync.Mutex
 	shows map[int64]*bestSnapshot
+	// shows whose subscription was confirmed (a reload arrived through it), also before
+	// their snapshot was made: a snapshot of one follows the changes from its first read
+	confirmed map[int64]bool
 }
 
 type bestSnapshot struct {
@@ -54,9 +57,9 @@ func (b *BestSnapshots) Of(showID int64) *bestSnapshot {
 	s, ok := b.shows[showID]
 	if !ok {
 		if len(b.shows) > 1000 {
-			b.shows = map[int64]*bestSnapshot{}
+			b.shows, b.confirmed = map[int64]*bestSnapshot{}, nil
 		}
-		s = &bestSnapshot{}
+		s = &bestSnapshot{followed: b.confirmed[showID]}
 		b.shows[showID] = s
 	}
 	return s
@@ -164,11 +167,18 @@ func (s *bestSnapshot) markLocked(ids []int64) {
 
 // Apply writes a published change into the show's snapshot, if it has one: seats in it
 // become free or taken as they are now, and a reload drops the snapshot (the next
-// choice reads the map). Changes come from every process, a few milliseconds late, so
+// choice reads the map) and marks the show followed (its subscription is confirmed:
+// bestSnapshotFollowedTTL). Changes come from every process, a few milliseconds late, so
 // best-available rarely offers a seat another buyer took meanwhile.
 func (b *BestSnapshots) Apply(c SeatChange) {
 	b.mu.Lock()
 	s := b.shows[c.ShowID]
+	if c.Reload && !b.confirmed[c.ShowID] {
+		if b.confirmed == nil {
+			b.confirmed = map[int64]bool{}
+		}
+		b.confirmed[c.ShowID] = true
+	}
 	b.mu.Unlock()
 	if s == nil {
 		return

@@ -195,3 +195,31 @@ func TestBestSnapshot_FollowedIsReadLessOften(t *testing.T) {
 		})
 	}
 }
+
+// TestBestSnapshot_FollowedWhenConfirmedBeforeItWasMade: the show's subscription is
+// often confirmed before best-available first picks for it (a seat-map read followed it
+// first); the snapshot made later follows the changes from its first read all the same.
+func TestBestSnapshot_FollowedWhenConfirmedBeforeItWasMade(t *testing.T) {
+	h := &services.Hall{Rows: 1, Cols: 3}
+	for c := 1; c <= 3; c++ {
+		h.Seats = append(h.Seats, services.Seat{ID: int64(c), ZoneCode: "standard", Row: 1, Col: c, Kind: services.KindStandard})
+	}
+	h.Index()
+	var b seats.BestSnapshots
+	b.Apply(seats.SeatChange{ShowID: 9, Reload: true}) // no snapshot of show 9 yet
+	reads := 0
+	read := func(context.Context) (map[int64]string, error) {
+		reads++
+		return map[int64]string{1: seats.SeatFree, 2: seats.SeatFree, 3: seats.SeatFree}, nil
+	}
+	snap := b.Of(9)
+	for i := 0; i < 2; i++ {
+		if _, err := snap.Choose(context.Background(), false, h, read, func([]bool, seats.FreeBits) []int64 { return nil }); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(400 * time.Millisecond)
+	}
+	if reads != 1 {
+		t.Fatalf("%d reads of the map 400 ms apart, want 1", reads)
+	}
+}
