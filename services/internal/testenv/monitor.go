@@ -36,8 +36,10 @@ func (e *TestEnv) Watch(t testing.TB, fn func()) []Watched {
 		t.Fatal(err)
 	}
 	defer conn.Close()
+	oks := 1 // MONITOR's, after AUTH's
 	if opts.Password != "" {
 		fmt.Fprintf(conn, "AUTH %s\r\n", opts.Password)
+		oks++
 	}
 	fmt.Fprintf(conn, "MONITOR\r\n")
 	lines := make(chan string, 1<<16)
@@ -57,7 +59,9 @@ func (e *TestEnv) Watch(t testing.TB, fn func()) []Watched {
 		select {
 		case l := <-lines:
 			if l == "OK" {
-				goto on
+				if oks--; oks == 0 {
+					goto on
+				}
 			}
 		case <-wait:
 			t.Fatal("MONITOR did not start")
