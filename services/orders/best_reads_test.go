@@ -168,3 +168,51 @@ func TestBestAvailable_GapReadsOnlyItsRows(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestBestAvailable_SoldOutZoneRefusedWithoutWholeMapRead: when the snapshot (fresh, and
+// following the changes) has no block left in the zone, the order script's precheck
+// refuses a zone with fewer free seats than asked for, before any read of the whole
+// seat map: the last seconds of a sale refuse at the cost of one call each.
+func TestBestAvailable_SoldOutZoneRefusedWithoutWholeMapRead(t *testing.T) {
+	ctx := context.Background()
+	e := testenv.NewTestEnv(t, testenv.Unlimited)
+	hall := e.MakeLayout("Sold-out hall", testenv.RowSpec{Zone: "standard", Seats: "SSSSSS"})
+	show := e.OnSaleShow(hall.ID, 0)
+	if _, err := e.Orders.Create(ctx, orders.CreateOrderRequest{UserID: e.User(1), ShowID: show.ID, Zone: "standard", Quantity: 2}); err != nil {
+		t.Fatal(err)
+	}
+	e.Orders.SeatsChanged(seats.SeatChange{ShowID: show.ID, Reload: true}) // followed from the next read
+	if _, err := e.Orders.Create(ctx, orders.CreateOrderRequest{UserID: e.User(2), ShowID: show.ID, Zone: "standard", Quantity: 2}); err != nil {
+		t.Fatal(err)
+	}
+	states, err := e.Seats.States(ctx, show.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// another process holds all but one of the free seats; its change reaches the snapshot
+	var refs []seats.SeatRef
+	change := map[int64]string{}
+	for _, s := range hall.Seats {
+		if states[s.ID] == seats.SeatFree {
+			refs = append(refs, seats.SeatRef{ID: s.ID, Zone: "standard"})
+			change[s.ID] = services.StateHeld
+		}
+	}
+	refs = refs[:len(refs)-1]
+	if out, err := e.Seats.Hold(ctx, show.ID, "OTHERPROCS", e.User(3), 100, refs); err != nil || !out.OK() {
+		t.Fatal(out, err)
+	}
+	e.Orders.SeatsChanged(seats.SeatChange{ShowID: show.ID, Seats: change})
+	var reads atomic.Int64
+	e.RDB.AddHook(countWholeMapReads{key: e.Seats.Keys(show.ID)[0], n: &reads})
+	_, err = e.Orders.Create(ctx, orders.CreateOrderRequest{UserID: e.User(4), ShowID: show.ID, Zone: "standard", Quantity: 2})
+	if services.ErrorCode(err) != services.CodeSoldOut {
+		t.Fatalf("2 seats of a zone with 1 free: %v, want SOLD_OUT", err)
+	}
+	if n := reads.Load(); n != 0 {
+		t.Errorf("the refusal read the whole seat map %d times, want 0", n)
+	}
+	if _, err := e.Seats.Release(ctx, show.ID, "OTHERPROCS", refs, false); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -220,6 +220,13 @@ func (o *Orders) holdBestAvailable(ctx context.Context, c *creation, g *gate, or
 		}
 		if ids == nil {
 			if !fresh {
+				if zone != "" && !g.counted {
+					// the script refuses a zone with too few free seats first, so the
+					// sale's last seconds do not read the whole map for each refusal
+					if err := o.refuseAfterLimits(ctx, c, g, order, nil, "l", zone); err != nil {
+						return err
+					}
+				}
 				fresh = true // the snapshot may be stale or over-marked: decide on the map as it is
 				continue
 			}
