@@ -8,8 +8,11 @@
 -- optionally "|leaving": how many seat ids end ARGV after the row strings (an exchange's
 -- seats the order lets go once the batch is held: the rule counts them free),
 -- ARGV[4..] pairs: seat_id, zone_code, then the row strings: one per row the batch
--- touches, its runs of standard seats side by side separated by ";", each seat
--- "seat_id:zone_code" separated by "," (seats.RuleArgs), then the leaving seat ids.
+-- touches, "window/whole row", each part runs of standard seats side by side separated
+-- by ";", each seat "seat_id:zone_code" separated by "," (seats.RuleArgs): the window
+-- holds the batch's seats and two seats each side in their runs (all a batch can
+-- strand; the whole row is read only to look for another block under enforce; a
+-- string without "/" is both), then the leaving seat ids.
 -- Replies: {"OK", users marker (the per-user counts' rebuild time, see load.lua),
 --          stranded seat_id, ...} | {"NOT_LOADED"} | {"TAKEN", seat_id, ...}
 --        | {"LIMIT", held_now} | {"SOLD_OUT", zone_code} | {"DUP", seat_id}
@@ -61,9 +64,11 @@ for zone, k in pairs(need) do
   end
 end
 local stranded, gap = {}, false
-for r = 1, nrows do
+-- a row string is "window/whole row" (seats.RuleArgs): its runs, each seat "id:zone";
+-- runsOf reads one part's runs with whether each seat is free (or leaving)
+local function runsOf(text)
   local runs, ids = {}, {}
-  for runText in string.gmatch(ARGV[3 + 2 * n + r], '[^;]+') do
+  for runText in string.gmatch(text, '[^;]+') do
     local run = {}
     for id, zone in string.gmatch(runText, '(%d+):([^,]+)') do
       run[#run + 1] = {id = id, zone = zone}
@@ -72,13 +77,21 @@ for r = 1, nrows do
     runs[#runs + 1] = run
   end
   local vals = redis.call('HMGET', seats, unpack(ids))
-  local free, k = 1, 1
+  local k = 1
   for _, run in ipairs(runs) do
     for _, s in ipairs(run) do
       s.free = vals[k] == 'F' or leaving[s.id] == true
       k = k + 1
     end
   end
+  return runs
+end
+for r = 1, nrows do
+  local text = ARGV[3 + 2 * n + r]
+  local near, whole = string.match(text, '^([^/]*)/(.*)$')
+  if not near then near = text end
+  -- the window: the only seats the batch can strand, and their neighbours
+  local runs = runsOf(near)
   local function freeAfter(s) return s ~= nil and s.free and not seen[s.id] end
   local rowStranded, want = {}, {}
   for _, run in ipairs(runs) do
@@ -97,6 +110,8 @@ for r = 1, nrows do
     return not past or not past.free
   end
   if #rowStranded > 0 and rule == 'enforce' and not gap then
+    -- another block of the row may strand none: that search needs the whole row
+    if whole then runs = runsOf(whole) end
     for zone, want_k in pairs(want) do
       for _, run in ipairs(runs) do
         local streak = 0

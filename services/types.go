@@ -3,6 +3,7 @@ package services
 import (
 	"math"
 	"sort"
+	"sync"
 	"time"
 )
 
@@ -111,6 +112,29 @@ type Hall struct {
 	// set when seats p and p+1 of the row are side by side; and where each seat sits
 	joined map[string][][]uint64
 	where  []RowPos
+	memo   *rowMemo // RowMemo's strings, per row number
+}
+
+// rowMemo holds strings built once per hall and row (RowMemo).
+type rowMemo struct {
+	mu sync.Mutex
+	m  map[int]string
+}
+
+// RowMemo returns build's string for row, built once per indexed hall (a hall is never
+// changed once indexed: an edit makes a new one); a hall not indexed builds it each time.
+func (h *Hall) RowMemo(row int, build func() string) string {
+	if h.memo == nil {
+		return build()
+	}
+	h.memo.mu.Lock()
+	defer h.memo.mu.Unlock()
+	if s, ok := h.memo.m[row]; ok {
+		return s
+	}
+	s := build()
+	h.memo.m[row] = s
+	return s
 }
 
 // RowPos is where a seat sits among its zone's rows (Hall.ZoneRows): the zone, the row's
@@ -157,6 +181,7 @@ func (h *Hall) Index() {
 		return sa.Col < sb.Col
 	})
 	h.indexRuns(order)
+	h.memo = &rowMemo{m: map[int]string{}}
 	h.rows = map[string][][]int32{}
 	last := map[string]int{}
 	for _, i := range order {

@@ -1099,7 +1099,9 @@ func (s *lzState) hold(argv []string) []string {
 
 // strandCheck is hold.lua's single-seat check over its row strings (runs separated by
 // ";", seats "id:zone" by ","): the seats the batch (chosen) strands, and whether
-// enforce refuses it.
+// enforce refuses it. A row string is "window/whole row" (seats.RuleArgs): the model
+// decides on the whole row, as the definition does; the script's reading of the window
+// first must come to the same answer.
 func (s *lzState) strandCheck(rule string, rows []string, chosen, leaving map[string]bool) ([]string, bool) {
 	type cell struct {
 		id, zone string
@@ -1108,6 +1110,9 @@ func (s *lzState) strandCheck(rule string, rows []string, chosen, leaving map[st
 	var stranded []string
 	gap := false
 	for _, row := range rows {
+		if _, whole, ok := strings.Cut(row, "/"); ok {
+			row = whole
+		}
 		var runs [][]cell
 		for _, text := range strings.Split(row, ";") {
 			var run []cell

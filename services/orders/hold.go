@@ -3,6 +3,7 @@ package orders
 import (
 	"context"
 	"errors"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -219,6 +220,13 @@ func (o *Orders) holdBestAvailable(ctx context.Context, c *creation, g *gate, or
 		}
 		if ids == nil {
 			if !fresh {
+				if zone != "" && !g.counted {
+					// the script refuses a zone with too few free seats first, so the
+					// sale's last seconds do not read the whole map for each refusal
+					if err := o.refuseAfterLimits(ctx, c, g, order, nil, "l", zone); err != nil {
+						return err
+					}
+				}
 				fresh = true // the snapshot may be stale or over-marked: decide on the map as it is
 				continue
 			}
@@ -234,17 +242,21 @@ func (o *Orders) holdBestAvailable(ctx context.Context, c *creation, g *gate, or
 			return o.refuseAfterLimits(ctx, c, g, order, refusal, "l", zone)
 		}
 		if err := price(show, hall, order, ids, typesOf(req, ids), c.voucher, req.ExpectedTotalMinor); err != nil {
+			snap.Done(ids)
 			return o.refuseAfterLimits(ctx, c, g, order, err, "l", zone)
 		}
 		ruleName, rows := seats.RuleArgs(hall, rule, ids)
 		out, err := o.runOrder(ctx, c, g, order, ruleName, rows, zone, req.Quantity)
+		snap.Done(ids)
 		if err != nil {
 			return err
 		}
 		if out.Gap {
-			// the seats beside the block changed since the snapshot: choose again on a
-			// fresh read
-			fresh = true
+			// the seats beside the block changed since the snapshot: read its rows again
+			// (not the whole map) and choose again
+			if err := o.refreshRows(ctx, snap, show, hall, ids); err != nil {
+				return err
+			}
 			continue
 		}
 		if len(out.Taken) == 0 {
@@ -253,12 +265,43 @@ func (o *Orders) holdBestAvailable(ctx context.Context, c *creation, g *gate, or
 			return o.holdError(show, hall, out)
 		}
 		// another buyer took one of these seats between the read and the hold: note it
-		// and look again, on a fresh read the second time round
+		// and look again; the snapshot follows the published changes, so only the last
+		// attempt reads the whole map
 		snap.Mark(out.Taken)
-		fresh = attempt >= 1
+		fresh = attempt >= 2
 	}
 	o.metrics.HoldConflicts.Inc()
 	return services.Errorf(services.CodeNoAdjacentSeats, "seats are selling fast; no block could be held, try again")
+}
+
+// refreshRows reads the rows of the seats ids (their runs of standard seats) from the
+// seat cache and writes them into the best-available snapshot. Errors: UNAVAILABLE.
+func (o *Orders) refreshRows(ctx context.Context, snap interface {
+	Refresh(*services.Hall, map[int64]string)
+}, show *services.Show, hall *services.Hall, ids []int64) error {
+	var rowIDs []int64
+	var seen []int
+	for _, id := range ids {
+		s, ok := hall.Seat(id)
+		if !ok || slices.Contains(seen, s.Row) {
+			continue
+		}
+		seen = append(seen, s.Row)
+		for _, run := range hall.Runs(s.Row) {
+			for _, i := range run {
+				rowIDs = append(rowIDs, hall.Seats[i].ID)
+			}
+		}
+	}
+	if len(rowIDs) == 0 {
+		return nil
+	}
+	states, _, err := o.seats.StatesOf(ctx, show.ID, rowIDs, 0)
+	if err != nil {
+		return err
+	}
+	snap.Refresh(hall, states)
+	return nil
 }
 
 // releaseAfterFailure frees the holds of an order that was never committed.

@@ -5,6 +5,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 
@@ -96,6 +97,7 @@ func TestBestSnapshot_FollowsPublishedChanges(t *testing.T) {
 	if got := pick(); len(got) != 1 || got[0] != 3 {
 		t.Fatalf("first pick %v, want the centre seat 3", got)
 	}
+	b.Of(9).Done([]int64{3}) // its hold answered
 	// another process sold seats 2 and 4, then seat 3 was released
 	b.Apply(seats.SeatChange{ShowID: 9, Seats: map[int64]string{2: services.StateSold, 4: services.StateHeld, 3: services.StateFree}})
 	if got := pick(); len(got) != 1 || got[0] != 3 || reads != 1 {
@@ -110,4 +112,114 @@ func TestBestSnapshot_FollowsPublishedChanges(t *testing.T) {
 		t.Fatalf("a reload did not drop the snapshot (%d reads)", reads)
 	}
 	b.Apply(seats.SeatChange{ShowID: 10, Seats: map[int64]string{1: services.StateSold}}) // a show without a snapshot: nothing to do
+}
+
+// TestBestSnapshot_SeatsInFlightStayTakenAcrossARead: a read of the map cannot see the
+// seats chosen but not yet held, so they stay taken in the snapshot until their hold
+// answered (Done): a buyer choosing right after a read is not offered them again.
+func TestBestSnapshot_SeatsInFlightStayTakenAcrossARead(t *testing.T) {
+	h := &services.Hall{Rows: 1, Cols: 5}
+	for c := 1; c <= 5; c++ {
+		h.Seats = append(h.Seats, services.Seat{ID: int64(c), ZoneCode: "standard", Row: 1, Col: c, Kind: services.KindStandard})
+	}
+	h.Index()
+	var b seats.BestSnapshots
+	read := func(context.Context) (map[int64]string, error) { // the map as Redis has it: nothing held yet
+		return map[int64]string{1: seats.SeatFree, 2: seats.SeatFree, 3: seats.SeatFree, 4: seats.SeatFree, 5: seats.SeatFree}, nil
+	}
+	pick := func(fresh bool) []int64 {
+		ids, err := b.Of(9).Choose(context.Background(), fresh, h, read, func(free []bool, bits seats.FreeBits) []int64 {
+			return seats.ChoosePlain(h, free, bits, "standard", 1, false).IDs
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ids
+	}
+	cases := []struct {
+		name string
+		done []int64 // holds answered before the pick
+		want int64
+	}{
+		{"the centre seat first", nil, 3},
+		{"after a read, the centre seat is still in flight", nil, 2},
+		{"its hold answered (refused): offered again", []int64{3}, 3},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			b.Of(9).Done(tc.done)
+			if got := pick(true); len(got) != 1 || got[0] != tc.want {
+				t.Fatalf("picked %v after a read, want seat %d", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestBestSnapshot_FollowedIsReadLessOften: a snapshot read after the show's
+// subscription was confirmed (a reload arrived through it) follows every change, so it
+// is read again only after bestSnapshotFollowedTTL (2 s); one not followed after 250 ms.
+func TestBestSnapshot_FollowedIsReadLessOften(t *testing.T) {
+	h := &services.Hall{Rows: 1, Cols: 3}
+	for c := 1; c <= 3; c++ {
+		h.Seats = append(h.Seats, services.Seat{ID: int64(c), ZoneCode: "standard", Row: 1, Col: c, Kind: services.KindStandard})
+	}
+	h.Index()
+	for _, followed := range []bool{false, true} {
+		t.Run(map[bool]string{false: "not followed", true: "followed"}[followed], func(t *testing.T) {
+			var b seats.BestSnapshots
+			reads := 0
+			read := func(context.Context) (map[int64]string, error) {
+				reads++
+				return map[int64]string{1: seats.SeatFree, 2: seats.SeatFree, 3: seats.SeatFree}, nil
+			}
+			snap := b.Of(9)
+			if followed {
+				b.Apply(seats.SeatChange{ShowID: 9, Reload: true})
+			}
+			choose := func() {
+				ids, err := snap.Choose(context.Background(), false, h, read, func(free []bool, bits seats.FreeBits) []int64 { return nil })
+				if err != nil || ids != nil {
+					t.Fatal(ids, err)
+				}
+			}
+			choose()
+			time.Sleep(400 * time.Millisecond)
+			choose()
+			want := 2
+			if followed {
+				want = 1
+			}
+			if reads != want {
+				t.Fatalf("%d reads of the map 400 ms apart, want %d", reads, want)
+			}
+		})
+	}
+}
+
+// TestBestSnapshot_FollowedWhenConfirmedBeforeItWasMade: the show's subscription is
+// often confirmed before best-available first picks for it (a seat-map read followed it
+// first); the snapshot made later follows the changes from its first read all the same.
+func TestBestSnapshot_FollowedWhenConfirmedBeforeItWasMade(t *testing.T) {
+	h := &services.Hall{Rows: 1, Cols: 3}
+	for c := 1; c <= 3; c++ {
+		h.Seats = append(h.Seats, services.Seat{ID: int64(c), ZoneCode: "standard", Row: 1, Col: c, Kind: services.KindStandard})
+	}
+	h.Index()
+	var b seats.BestSnapshots
+	b.Apply(seats.SeatChange{ShowID: 9, Reload: true}) // no snapshot of show 9 yet
+	reads := 0
+	read := func(context.Context) (map[int64]string, error) {
+		reads++
+		return map[int64]string{1: seats.SeatFree, 2: seats.SeatFree, 3: seats.SeatFree}, nil
+	}
+	snap := b.Of(9)
+	for i := 0; i < 2; i++ {
+		if _, err := snap.Choose(context.Background(), false, h, read, func([]bool, seats.FreeBits) []int64 { return nil }); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(400 * time.Millisecond)
+	}
+	if reads != 1 {
+		t.Fatalf("%d reads of the map 400 ms apart, want 1", reads)
+	}
 }

@@ -122,41 +122,87 @@ func strandsBeyond(free []bool, run []int32, at, dir int) bool {
 }
 
 // RuleArgs are the hold script's single-seat arguments for an order's seats under rule
-// (see lua/hold.lua): the rule, then one string per row the order touches, its runs of
-// standard seats separated by ";", each seat "id:zone" separated by ",". Off (or an
-// order of no standard seat) needs none.
+// (see lua/hold.lua): the rule, then one string per row the order touches: its window,
+// "/", then the whole row. The whole row is its runs of standard seats separated by
+// ";", each seat "id:zone" separated by ","; the window is, of each run holding an
+// order's seat, the part from two seats before its first order's seat to two after its
+// last, in the same form: the only seats the order can strand, and those deciding it.
+// The script reads the whole row only to look for another block when the order strands
+// a seat under enforce. Off (or an order of no standard seat) needs none.
 func RuleArgs(hall *services.Hall, rule string, chosen []int64) (string, []string) {
 	if rule != RuleWarn && rule != RuleEnforce {
 		return "", nil
 	}
-	seen := map[int]bool{}
-	var rows []string
+	mine := make(map[int32]bool, len(chosen))
+	var order []int // rows in the order of the chosen seats
 	for _, id := range chosen {
-		s, ok := hall.Seat(id)
-		if !ok || s.Kind != services.KindStandard || seen[s.Row] {
+		i, ok := hall.SeatIndex(id)
+		if !ok || hall.Seats[i].Kind != services.KindStandard {
 			continue
 		}
-		seen[s.Row] = true
+		mine[int32(i)] = true
+		if r := hall.Seats[i].Row; !slices.Contains(order, r) {
+			order = append(order, r)
+		}
+	}
+	if len(order) == 0 {
+		return "", nil
+	}
+	rows := make([]string, 0, len(order))
+	var b strings.Builder
+	for _, row := range order {
+		b.Reset()
+		first := true
+		for _, run := range hall.Runs(row) {
+			lo, hi := -1, -1
+			for j, i := range run {
+				if mine[i] {
+					if lo < 0 {
+						lo = j
+					}
+					hi = j
+				}
+			}
+			if lo < 0 {
+				continue
+			}
+			if !first {
+				b.WriteByte(';')
+			}
+			first = false
+			writeRun(&b, hall, run[max(0, lo-2):min(len(run), hi+3)])
+		}
+		b.WriteByte('/')
+		b.WriteString(wholeRow(hall, row))
+		rows = append(rows, b.String())
+	}
+	return rule, rows
+}
+
+// wholeRow is a row's runs of standard seats in RuleArgs's form, built once per hall.
+func wholeRow(hall *services.Hall, row int) string {
+	return hall.RowMemo(row, func() string {
 		var b strings.Builder
-		for r, run := range hall.Runs(s.Row) {
+		for r, run := range hall.Runs(row) {
 			if r > 0 {
 				b.WriteByte(';')
 			}
-			for j, i := range run {
-				if j > 0 {
-					b.WriteByte(',')
-				}
-				b.WriteString(strconv.FormatInt(hall.Seats[i].ID, 10))
-				b.WriteByte(':')
-				b.WriteString(hall.Seats[i].ZoneCode)
-			}
+			writeRun(&b, hall, run)
 		}
-		rows = append(rows, b.String())
+		return b.String()
+	})
+}
+
+// writeRun writes seats (indexes in hall.Seats) as "id:zone" separated by ",".
+func writeRun(b *strings.Builder, hall *services.Hall, run []int32) {
+	for j, i := range run {
+		if j > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(strconv.FormatInt(hall.Seats[i].ID, 10))
+		b.WriteByte(':')
+		b.WriteString(hall.Seats[i].ZoneCode)
 	}
-	if len(rows) == 0 {
-		return "", nil
-	}
-	return rule, rows
 }
 
 // Indexes returns the hall indexes of seat ids (ids not in the hall are left out).
