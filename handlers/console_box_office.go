@@ -268,7 +268,8 @@ func (d *Deps) renderShifts(c *fiber.Ctx, status int, msg, float string) error {
 	if err != nil {
 		return errorPage(c, err)
 	}
-	p := views.ShiftsProps{Page: page(c, "Shifts"), Current: d.currentShiftRow(c), Zone: d.Shows.Zone(), Error: msg, Float: float}
+	p := views.ShiftsProps{Page: page(c, "Shifts"), Current: d.currentShiftRow(c), Zone: d.Shows.Zone(), Error: msg, Float: float,
+		Note: utils.CopyString(c.FormValue("note"))}
 	for _, v := range list {
 		p.List = append(p.List, shiftRow(v))
 	}
@@ -282,7 +283,8 @@ func (d *Deps) renderShifts(c *fiber.Ctx, status int, msg, float string) error {
 	return render(c, status, views.ShiftsPage(p))
 }
 
-// openShiftForm opens the caller's shift from the form (cinema_id, float in major units).
+// openShiftForm opens the caller's shift from the form (cinema_id, float in major units,
+// an optional note).
 func (d *Deps) openShiftForm(c *fiber.Ctx) error {
 	cinemaID, ok := parseID(c.FormValue("cinema_id"))
 	float := utils.CopyString(c.FormValue("float"))
@@ -299,7 +301,7 @@ func (d *Deps) openShiftForm(c *fiber.Ctx) error {
 	if !ok {
 		return d.renderShifts(c, fiber.StatusBadRequest, "Type the float as an amount such as 200.00.", float)
 	}
-	v, err := d.Shifts.Open(ctx, currentUser(c).ID, cinemaID, minor, "")
+	v, err := d.Shifts.Open(ctx, currentUser(c).ID, cinemaID, minor, utils.CopyString(c.FormValue("note")))
 	if code := services.ErrorCode(err); code == services.CodeConflict || code == services.CodeInvalidRequest {
 		return d.renderShifts(c, fiber.StatusConflict, upperFirst(err.(*services.Error).Message)+".", float)
 	}

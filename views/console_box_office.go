@@ -102,7 +102,8 @@ type ShiftsProps struct {
 	List    []ShiftRow
 	Zone    *time.Location
 	Error   string
-	Float   string
+	Float   string // as typed
+	Note    string // the opening note, as typed
 }
 
 // ShiftProps are the props of one shift's cash-up page.

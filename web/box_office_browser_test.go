@@ -17,7 +17,7 @@ var boxOfficeWidths = []axeWidth{{"1280", 1280, 900, false}, {"768", 768, 1024, 
 // at once (the map follows the show's seat changes), tick two seats, price them, type the cash given and
 // see the change due, take the payment, see the sale with its printed tickets' link,
 // then count the drawer 5.00 short and close the shift: the cash-up shows the
-// difference. Each screen passes axe at desktop and tablet width (screenshots under
+// difference, and the notes typed at the opening and at the closing. Each screen passes axe at desktop and tablet width (screenshots under
 // SEATFLOW_SCREENSHOTS).
 func TestBoxOffice_BrowserSaleAndCashUp(t *testing.T) {
 	a := newTestApp(t, nil)
@@ -29,6 +29,7 @@ func TestBoxOffice_BrowserSaleAndCashUp(t *testing.T) {
 	}
 	if err := chromedp.Do(ctx,
 		chromedp.SendKeys(css(`#shift-float`), "200.00"),
+		chromedp.SendKeys(css(`#shift-note`), "till 3"),
 		chromedp.Submit(css(`#shift-float`)),
 		chromedp.WaitVisible(css(`#counted`)),
 	); err != nil {
@@ -106,6 +107,7 @@ func TestBoxOffice_BrowserSaleAndCashUp(t *testing.T) {
 		chromedp.Navigate(cashUp),
 		chromedp.WaitVisible(css(`#counted`)),
 		chromedp.SendKeys(css(`#counted`), fmt.Sprintf("%d.%02d", counted/100, counted%100)),
+		chromedp.SendKeys(css(`#close-note`), "short a fiver"),
 		chromedp.Submit(css(`#counted`)),
 		chromedp.WaitVisible(css(`.cash-short`)),
 	); err != nil {
@@ -113,6 +115,12 @@ func TestBoxOffice_BrowserSaleAndCashUp(t *testing.T) {
 	}
 	if _, diff := browserAt(t, ctx, `.cash-short`); diff != "¥5.00 short" {
 		t.Errorf("difference reads %q", diff)
+	}
+	if _, open := browserAt(t, ctx, `.shift-note`); !strings.Contains(open, "till 3") {
+		t.Errorf("the opening note reads %q", open)
+	}
+	if _, closing := browserAt(t, ctx, `.shift-close-note`); !strings.Contains(closing, "short a fiver") {
+		t.Errorf("the closing note reads %q", closing)
 	}
 	for _, w := range boxOfficeWidths {
 		if err := setViewport(ctx, w); err != nil {
