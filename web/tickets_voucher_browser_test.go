@@ -105,6 +105,20 @@ func TestBrowserTickets_TypesWithVoucher(t *testing.T) {
 			t.Errorf("%d seats ticked: the bar says %q, want %s", len(step.ids), barText, step.want)
 		}
 	}
+	// another code typed over the checked one: its words and its total go until Apply
+	typed := func(code string) {
+		evalJS[bool](t, ctx, `(() => { const i = document.querySelector('#seat-voucher'); i.value = `+strconv.Quote(code)+`;
+			i.dispatchEvent(new Event('input', {bubbles: true})); return true; })()`)
+	}
+	typed("family-2")
+	if res, _, row := voucherTotals(t, ctx); evalJS[string](t, ctx, `document.querySelector('#seat-voucher-result').textContent`) != "" || row != "" || res == total {
+		t.Errorf("another code typed: the old check still shows (total %q, voucher row %q)", res, row)
+	}
+	typed("family-20")
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`.seat-form .voucher-row button`)),
+		chromedp.Poll[chromedp.Void](`document.querySelector('[data-summary-total]').textContent === `+strconv.Quote(total), chromedp.WithPollingTimeout(10*time.Second))); err != nil {
+		t.Fatalf("the code applied again: %v", err)
+	}
 	if err := chromedp.Do(ctx,
 		chromedp.EmulateViewport(1280, 900),
 		chromedp.Click(chromedp.CSS(`.seat-form .form-actions button[type="submit"]`)),

@@ -134,6 +134,16 @@
     return null;
   }
   if (voucherButton) {
+    // a code typed over a checked one: the old check's words go (the totals go back
+    // to the plain ones at once, update below) until Apply checks the new code
+    var voucherInput = form.querySelector('input[name="voucher"]');
+    if (voucherInput) voucherInput.addEventListener("input", function () {
+      var ok = voucherBox.querySelector("[data-voucher-code]");
+      if (ok && voucherInput.value.trim().toUpperCase() !== ok.getAttribute("data-voucher-code")) {
+        voucherBox.textContent = "";
+        voucherBox.removeAttribute("data-for");
+      }
+    });
     form.addEventListener("htmx:beforeRequest", function (ev) {
       if (ev.target === voucherButton) voucherAsked = selectionKey();
     });
