@@ -134,9 +134,11 @@ func (d *Deps) voucherInput(c *fiber.Ctx, f views.VoucherForm) (vouchers.Input, 
 	ctx, cancel := ctxOf(c)
 	defer cancel()
 	if in.CinemaID != 0 {
-		if cin, err := d.Cinemas.Cinema(ctx, in.CinemaID); err == nil {
-			loc, currency = services.Location(cin.TimeZone), cin.Currency
+		cin, err := d.Cinemas.Cinema(ctx, in.CinemaID)
+		if err != nil {
+			return in, "Pick the voucher's cinema."
 		}
+		loc, currency = services.Location(cin.TimeZone), cin.Currency
 	} else if all, err := d.Cinemas.Cinemas(ctx); err == nil && len(all) > 0 {
 		currency = all[0].Currency
 	}

@@ -39,6 +39,7 @@ func TestConsoleVouchers_Forms(t *testing.T) {
 		"a third of a cent": {"code": {"CENTS-1"}, "cinema_id": {cinema}, "max_uses": {"1"}, "rule": {"amount"}, "value": {"5.505"}},
 		"minus five":        {"code": {"MINUS-5"}, "cinema_id": {cinema}, "max_uses": {"1"}, "rule": {"price"}, "value": {"-5"}},
 		"percent 12.5":      {"code": {"HALF-1"}, "cinema_id": {cinema}, "max_uses": {"1"}, "rule": {"percent"}, "value": {"12.5"}},
+		"unknown cinema":    {"code": {"NOWHERE-1"}, "cinema_id": {"999999"}, "max_uses": {"1"}, "rule": {"amount"}, "value": {"5"}},
 	} {
 		t.Run(name, func(t *testing.T) {
 			before := a.count("SELECT COUNT(*) FROM vouchers")
