@@ -93,9 +93,11 @@ type Config struct {
 	// SessionCacheTTL is how long a process answers a session from memory before it asks
 	// MySQL again (logout and role changes reach every process at once through Redis).
 	// At most half of SessionIdle is used (an idle session must not live on in memory),
-	// and never past the session's own end. Longer than a waiting room's slowest poll
-	// (90 s), so a waiting crowd's reads ask MySQL nothing.
-	SessionCacheTTL time.Duration `env:"SESSION_CACHE_TTL" envDefault:"2m"`
+	// and never past the session's own end. A cache whose subscription broke starts
+	// empty (messages may have been lost), so the TTL only bounds changes made to MySQL
+	// behind the app's back; 10 minutes costs a waiting crowd's visitor one MySQL read
+	// of their session per 10 minutes of polling.
+	SessionCacheTTL time.Duration `env:"SESSION_CACHE_TTL" envDefault:"10m"`
 	LogLevel        string        `env:"LOG_LEVEL" envDefault:"info"`
 	// ExpiryCheckInterval is how often the asynq worker looks for due expiry tasks.
 	ExpiryCheckInterval time.Duration `env:"EXPIRY_CHECK_INTERVAL" envDefault:"1s"`

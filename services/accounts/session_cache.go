@@ -25,7 +25,8 @@ const maxCachedSessions = 150_000
 // SessionCache keeps token -> user for a few seconds in this process, so most requests
 // cost no MySQL query. Logout and role changes publish on a Redis channel that every
 // process listens to (Run), so a session ended in one process ends in all at once;
-// a message lost while Redis is away is made good by the TTL. A nil *SessionCache
+// when the subscription breaks the cache is emptied, since messages may have been lost
+// meanwhile. A nil *SessionCache
 // caches nothing.
 type SessionCache struct {
 	rdb     redis.UniversalClient
@@ -162,7 +163,8 @@ func (c *SessionCache) drop(msg string) {
 // Run subscribes to the channel and applies the messages of other processes until ctx
 // ends, subscribing again a second after a failure. Nothing is served from the cache
 // until Redis has confirmed the subscription, so no logout published before can be
-// missed; a message lost while go-redis reconnects is made good by the TTL.
+// missed; when go-redis had to subscribe again by itself (store.ErrResubscribed), the
+// entries go, since what was published in between is lost.
 func (c *SessionCache) Run(ctx context.Context) {
 	if c == nil {
 		return

@@ -2,11 +2,15 @@ package accounts_test
 
 import (
 	"context"
+	"crypto/sha256"
+	"fmt"
 	"io"
 	"log/slog"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/redis/go-redis/v9"
 	"golang.org/x/crypto/bcrypt"
 
 	"seatflow/services"
@@ -177,6 +181,65 @@ func TestSessions_LogoutEndsEverywhere(t *testing.T) {
 		return err == nil && u.Role == services.RoleStaff
 	}) {
 		t.Error("the other process still serves the old role from its cache")
+	}
+}
+
+// TestSessions_BrokenSubscriptionForgetsTheCache: when the cache's subscription breaks
+// and go-redis makes it again by itself, what was published in between is lost, so
+// the cache drops every entry: a session ended meanwhile (here in MySQL alone, the
+// lost message) is not answered from memory for the rest of a long TTL.
+func TestSessions_BrokenSubscriptionForgetsTheCache(t *testing.T) {
+	e := testenv.NewTestEnv(t, orders.Limits{})
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	one, ok := e.RDB.(*redis.Client)
+	if !ok {
+		t.Skip("needs one Redis node")
+	}
+	opts := one.Options()
+	name := fmt.Sprintf("sfsess-%d", time.Now().UnixNano())
+	own := redis.NewClient(&redis.Options{Addr: opts.Addr, DB: opts.DB, ClientName: name})
+	t.Cleanup(func() { _ = own.Close() })
+	c := accounts.NewSessionCache(own, "sfsess"+t.Name(), time.Hour, log)
+	startCache(t, c)
+	users := accounts.NewUsers(e.DB, e.Clock, bcrypt.MinCost).WithSessions(accounts.SessionPolicy{}, c)
+	ctx := context.Background()
+	tok, err := users.NewSession(ctx, sessionUser(t, e, users))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := users.Authenticate(ctx, tok); err != nil {
+		t.Fatal(err)
+	}
+	h := sha256.Sum256([]byte(tok))
+	if _, err := e.DB.Exec("DELETE FROM sessions WHERE token_hash = ?", h[:]); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := users.Authenticate(ctx, tok); err != nil {
+		t.Fatalf("the cache should still answer (its message was lost): %v", err)
+	}
+	// break the subscription's connection (only this client's, by its name)
+	list, err := e.RDB.ClientList(ctx).Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	killed := 0
+	for _, line := range strings.Split(list, "\n") {
+		if strings.Contains(line, " name="+name+" ") && strings.Contains(line, " sub=1 ") {
+			id := strings.TrimPrefix(strings.Fields(line)[0], "id=")
+			if err := e.RDB.Do(ctx, "CLIENT", "KILL", "ID", id).Err(); err != nil {
+				t.Fatal(err)
+			}
+			killed++
+		}
+	}
+	if killed != 1 {
+		t.Fatalf("found %d subscription connections named %s, want 1:\n%s", killed, name, list)
+	}
+	if !eventually(func() bool { _, err := users.Authenticate(ctx, tok); return err != nil }) {
+		t.Error("after its subscription broke, the cache still answers a session that ended meanwhile")
+	}
+	if !eventually(c.Active) {
+		t.Error("the cache did not subscribe again")
 	}
 }
 

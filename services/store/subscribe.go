@@ -12,15 +12,17 @@ import (
 
 // SubscribeOnce runs one Redis subscription: it waits (up to 5 s) until Redis confirms
 // sub, calls ready, then hands every message to handle until ctx ends or the
-// subscription closes. The caller subscribes again after a failure. Errors: the
-// confirmation's.
+// subscription closes. go-redis reconnects a broken subscription by itself and
+// subscribes again, losing what was published in between; SubscribeOnce returns
+// ErrResubscribed at that new confirmation, so the caller, which subscribes again, knows
+// messages may be missing. Errors: the confirmation's, ErrResubscribed.
 func SubscribeOnce(ctx context.Context, sub *redis.PubSub, ready func(), handle func(*redis.Message), opts ...redis.ChannelOption) error {
 	defer sub.Close()
 	if err := confirmed(ctx, sub); err != nil {
 		return err
 	}
 	ready()
-	ch := sub.Channel(append([]redis.ChannelOption{redis.WithChannelHealthCheckInterval(10 * time.Second)}, opts...)...)
+	ch := sub.ChannelWithSubscriptions(append([]redis.ChannelOption{redis.WithChannelHealthCheckInterval(10 * time.Second)}, opts...)...)
 	for {
 		select {
 		case <-ctx.Done():
@@ -29,10 +31,19 @@ func SubscribeOnce(ctx context.Context, sub *redis.PubSub, ready func(), handle 
 			if !ok {
 				return nil
 			}
-			handle(m)
+			switch m := m.(type) {
+			case *redis.Message:
+				handle(m)
+			case *redis.Subscription:
+				return ErrResubscribed
+			}
 		}
 	}
 }
+
+// ErrResubscribed is SubscribeOnce's answer when go-redis subscribed again after a
+// broken connection: messages published meanwhile were lost.
+var ErrResubscribed = errors.New("the subscription was broken and made again: messages may have been lost")
 
 // KeepSubscribed runs listen (one subscription, SubscribeOnce) until ctx ends, again a
 // second after it returns; again tells listen that messages may have been missed since
