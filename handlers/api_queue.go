@@ -86,9 +86,10 @@ func queueOut(showID int64, e *waitingroom.Entry) queueJSON {
 
 // setAdmission gives the browser the admission as a cookie of the show (HttpOnly,
 // until the token expires) when e is admitted, and its place while waiting (when the
-// request did not carry that place already, as a cookie or the header).
+// request did not carry that place already as a cookie; a client sending the
+// Queue-Place header keeps place_token itself and gets no cookie).
 func (d *Deps) setAdmission(c *fiber.Ctx, showID int64, e *waitingroom.Entry) {
-	if e.Status == waitingroom.StatusWaiting && e.Place != "" && placeToken(c, showID) != e.Place {
+	if e.Status == waitingroom.StatusWaiting && e.Place != "" && c.Get(PlaceHeader) == "" && c.Cookies(placeCookie(showID)) != e.Place {
 		c.Cookie(&fiber.Cookie{Name: placeCookie(showID), Value: e.Place, Path: "/", MaxAge: 86400,
 			HTTPOnly: true, Secure: d.SecureCookies, SameSite: fiber.CookieSameSiteLaxMode})
 	}

@@ -1,7 +1,6 @@
 package handlers
 
 import (
-	"context"
 	"slices"
 	"strings"
 
@@ -33,9 +32,8 @@ func (d *Deps) Authenticate(c *fiber.Ctx) error {
 	if tok == "" {
 		return c.Next()
 	}
-	ctx, cancel := context.WithTimeout(c.UserContext(), requestTimeout)
-	defer cancel()
-	u, err := d.Users.Authenticate(ctx, utils.CopyString(tok))
+	// Users.Authenticate bounds its own MySQL read (a cached session needs no deadline)
+	u, err := d.Users.Authenticate(c.UserContext(), utils.CopyString(tok))
 	if err != nil {
 		if services.ErrorCode(err) == services.CodeUnavailable {
 			return err

@@ -318,10 +318,14 @@ elseif op == 'catchup' then
   end
   return reply(nil, moved, 0, {})
 elseif op == 'beat' then
+  -- one HSET a few thousand at a time, without reading the entries: seen is read only for
+  -- a waiting entry at the front, so a beat of a buyer admitted meanwhile is harmless
+  local kv, t = {}, int(now)
   for i = 13, #ARGV do
-    local v = redis.call('HGET', ent, ARGV[i])
-    if v and string.sub(v, 1, 1) == 'w' then redis.call('HSET', seen, ARGV[i], int(now)) end
+    kv[#kv + 1] = ARGV[i]
+    kv[#kv + 1] = t
   end
+  for i = 1, #kv, 4000 do redis.call('HSET', seen, unpack(kv, i, math.min(i + 3999, #kv))) end
   return {'ok'}
 elseif op == 'stats' then
   local m = redis.call('HMGET', meta, 'admitted', 'abandoned')

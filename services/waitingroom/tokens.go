@@ -129,8 +129,11 @@ type Place struct {
 	Seq     int64
 	QueueID string
 	First   int
-	Draw    int64
+	Draw    int64 // read from a token only while Seq is 0 (before the place is numbered)
 	BeatAt  int64
+
+	sealed    uint64 // the token's sealed draw, signed again as it was
+	hasSealed bool
 }
 
 // SignPlace returns the place token of userID's place p in showID's room:
@@ -139,9 +142,13 @@ type Place struct {
 // the opening where it will put them. It admits nothing; it lets an instance answer the
 // buyer's read without asking Redis.
 func (t *Tokens) SignPlace(userID, showID int64, p Place) string {
+	sealed := p.sealed
+	if !p.hasSealed {
+		sealed = uint64(p.Draw) ^ t.drawPad(userID, showID)
+	}
 	body := strconv.FormatInt(showID, 10) + "." + strconv.FormatInt(userID, 10) + "." +
 		strconv.FormatInt(p.Seq, 10) + "." + p.QueueID + "." + strconv.Itoa(p.First) + "." +
-		strconv.FormatUint(uint64(p.Draw)^t.drawPad(userID, showID), 36) + "." + strconv.FormatInt(p.BeatAt, 36)
+		strconv.FormatUint(sealed, 36) + "." + strconv.FormatInt(p.BeatAt, 36)
 	return body + "." + t.placeMAC(body)
 }
 
@@ -152,7 +159,7 @@ func (t *Tokens) drawPad(userID, showID int64) uint64 {
 
 // CheckPlace returns the place token carries when it is this secret's signature for
 // userID and showID; false otherwise. A token signed before it carried the heartbeat's
-// time (six parts) reads as BeatAt 0.
+// time (six parts) reads as BeatAt 0. Draw is unsealed only while Seq is 0.
 func (t *Tokens) CheckPlace(token string, userID, showID int64) (Place, bool) {
 	i := strings.LastIndexByte(token, '.')
 	if i < 0 || !hmac.Equal([]byte(token[i+1:]), []byte(t.placeMAC(token[:i]))) {
@@ -178,7 +185,11 @@ func (t *Tokens) CheckPlace(token string, userID, showID int64) (Place, bool) {
 	if err1 != nil || err2 != nil || err3 != nil || err4 != nil || err5 != nil || show != showID || user != userID || seq < 0 {
 		return Place{}, false
 	}
-	return Place{Seq: seq, QueueID: parts[3], First: first, Draw: int64(sealed ^ t.drawPad(userID, showID)), BeatAt: beatAt}, true
+	p := Place{Seq: seq, QueueID: parts[3], First: first, BeatAt: beatAt, sealed: sealed, hasSealed: true}
+	if seq == 0 { // the draw places a place not yet numbered; unsealing costs an HMAC
+		p.Draw = int64(sealed ^ t.drawPad(userID, showID))
+	}
+	return p, true
 }
 
 func (t *Tokens) placeMAC(body string) string {
