@@ -284,8 +284,12 @@ const (
 )
 
 // roomGoals are the waitroom scenario's goals for a room of a million visitors (room
-// nil: not run; http is the HTTP no-op of the same run): the server's CPU per queue read
-// <= 2x the no-op's per answer, Redis's <= 5 µs per read, the measured pace within ±5 %.
+// nil: not run; http is the saturated HTTP no-op of the same run): the server's CPU per
+// queue read <= 2x the no-op's per answer, Redis's <= 5 µs per read, the measured pace
+// within ±5 %. The no-op the read is held to is the one sent at the reads' pace over as
+// many connections (RoomFigures.PacedNoop) when the run measured it: both pay the same
+// transport and background per answer, so the ratio is what the read itself adds; the
+// saturated no-op's ratio is printed beside it.
 func roomGoals(room, http *Result) []Target {
 	out := []Target{
 		{Name: "waiting room goal: server CPU per queue read vs HTTP no-op", Want: "<= 2.00x", Got: "-", Status: StatusNotRun},
@@ -298,9 +302,17 @@ func roomGoals(room, http *Result) []Target {
 	f := room.Room
 	if a, ok := f.Reads.CPUPerOp(ProcServer); ok {
 		out[0].Got = fmt.Sprintf("%.1f µs/read", a)
-		if b, ok := http.CPUPerOp(ProcServer); ok {
+		sat, okSat := http.CPUPerOp(ProcServer)
+		if b, ok := f.PacedNoop.CPUPerOp(ProcServer); ok {
 			r := Ratio(a, b)
-			out[0].Got = fmt.Sprintf("%.2fx (%.1f vs %.1f µs/op)", r, a, b)
+			out[0].Got = fmt.Sprintf("%.2fx (%.1f vs %.1f µs/op of the no-op at the reads' pace)", r, a, b)
+			if okSat {
+				out[0].Got += fmt.Sprintf("; %.2fx the saturated no-op's %.1f", Ratio(a, sat), sat)
+			}
+			out[0].Status = passMiss(r <= goalRoomReadVsNoop)
+		} else if okSat {
+			r := Ratio(a, sat)
+			out[0].Got = fmt.Sprintf("%.2fx (%.1f vs %.1f µs/op)", r, a, sat)
 			out[0].Status = passMiss(r <= goalRoomReadVsNoop)
 		}
 	}
@@ -340,6 +352,22 @@ func (rep *Report) writeRoomVsNoop(w io.Writer) {
 	for _, p := range CPUProcs {
 		a, okA := q.CPUPerOp(p)
 		b, okB := http.CPUPerOp(p)
+		if okA && okB {
+			fmt.Fprintf(w, "| %s µs/op | %.1f | %.1f | %.2f |\n", p, a, b, Ratio(a, b))
+		}
+	}
+	room := rep.find(rep.Scenarios, ScenarioWaitRoom)
+	if room == nil || room.Room == nil || room.Room.PacedNoop == nil {
+		return
+	}
+	paced := room.Room.PacedNoop
+	fmt.Fprintln(w)
+	fmt.Fprintf(w, "| waiting room | queue read | HTTP no-op at the reads' pace (%.0f/s over %d connections) | ratio |\n", paced.Rate(), paced.Clients)
+	fmt.Fprintln(w, "|---|---:|---:|---:|")
+	fmt.Fprintf(w, "| p50 / p99 | %s / %s | %s / %s | - |\n", fmtMS(q.P50), fmtMS(q.P99), fmtMS(paced.P50), fmtMS(paced.P99))
+	for _, p := range CPUProcs {
+		a, okA := q.CPUPerOp(p)
+		b, okB := paced.CPUPerOp(p)
 		if okA && okB {
 			fmt.Fprintf(w, "| %s µs/op | %.1f | %.1f | %.2f |\n", p, a, b, Ratio(a, b))
 		}

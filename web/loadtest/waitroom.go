@@ -133,6 +133,9 @@ type RoomFigures struct {
 	OrdersInMySQL, OrdersUnadmitted int64
 	// Reads is the queue reads of the steady crowd (after the arrivals), a row of its own.
 	Reads *Result
+	// PacedNoop is the HTTP no-op sent at the reads' pace over as many connections
+	// (pacedNoop), measured before the crowd came: what a read's transport costs.
+	PacedNoop *Result
 	// BytesPerVisitorMinute is what a waiting visitor receives a minute: the mean bytes
 	// of a read's answer (status line, headers, body) times the reads a minute of its poll.
 	BytesPerVisitorMinute float64
@@ -230,6 +233,13 @@ func (r *run) waitRoom(ctx context.Context) (*Result, error) {
 	}
 	logf("waitroom: show %d (waiting room on, %d a minute), %d visitors and their sessions inserted in MySQL in %s",
 		show, o.AdmitPerMinute, len(visitors), time.Since(t0).Round(time.Millisecond))
+	// the HTTP no-op sent as the crowd will read, before the crowd comes
+	conns := min(o.VisitorConns, len(visitors))
+	paced, err := r.pacedNoop(ctx, conns, float64(len(visitors))/o.QueuePoll.Seconds(), pacedNoopFor)
+	if err != nil {
+		return nil, err
+	}
+	logf("HTTP no-op at the crowd's pace: %d answers over %d connections in %s", paced.OK, conns, paced.Elapsed.Round(time.Millisecond))
 	// the sale opens when the arrivals end; the servers' show caches (catalog.ShowCacheTTL,
 	// 1 s) must know that before the first visitor arrives
 	arrive := arrivalWindow(o.Duration, o.Visitors)
@@ -244,7 +254,6 @@ func (r *run) waitRoom(ctx context.Context) (*Result, error) {
 		return nil, ctx.Err()
 	case <-time.After(time.Until(opensAt.Add(-arrive))):
 	}
-	conns := min(o.VisitorConns, len(visitors))
 	c := &crowd{r: r, cl: NewClient(r.opts.Base, conns+1), show: show, poll: o.QueuePoll,
 		queuePath: "/api/v1/shows/" + strconv.FormatInt(show, 10) + "/queue",
 		orders:    "/api/v1/shows/" + strconv.FormatInt(show, 10) + "/orders"}
@@ -323,7 +332,7 @@ func (r *run) waitRoom(ctx context.Context) (*Result, error) {
 		reads.RSSMaxKB = res.RSSMaxKB
 	}
 	fig := &RoomFigures{Visitors: len(c.v), Pace: o.AdmitPerMinute, AdmittedSeen: c.admitted.Load(), Joined: c.joined.Load(),
-		Refusals: ref.sent, RefusedNotAdmitted: ref.refused, RefusalCodes: ref.codes, Reads: reads}
+		Refusals: ref.sent, RefusedNotAdmitted: ref.refused, RefusalCodes: ref.codes, Reads: reads, PacedNoop: paced}
 	fig.MeasuredPace, fig.PaceWindow = measuredPace(samples)
 	if okReads, _, _ := c.reads.Counts(); okReads > 0 {
 		fig.BytesPerVisitorMinute = float64(c.readBytes.Load()) / float64(okReads) * float64(time.Minute) / float64(o.QueuePoll)

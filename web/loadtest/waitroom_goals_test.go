@@ -9,14 +9,19 @@ import (
 
 // TestWaitRoom_Goals: the million-visitor room's goals pass at their limits (a read at
 // 2x the no-op's server CPU, 5 µs of Redis, the pace 5 % off) and miss just beyond them;
-// without the no-op the read's ratio is not run; the room table prints the bytes a
-// waiting visitor receives a minute.
+// without the no-op the read's ratio is not run; with the no-op at the reads' pace
+// measured, the read is held to that one; the room tables print the bytes a waiting
+// visitor receives a minute and the read beside the paced no-op.
 func TestWaitRoom_Goals(t *testing.T) {
 	http := withCPU(res(CeilingHTTP, 20000, time.Millisecond), map[string]float64{ProcServer: 20})
 	room := func(serverUS, redisUS, pace float64) *Result {
 		r := res(ScenarioWaitRoom, 100, time.Millisecond)
 		r.Room = &RoomFigures{Pace: 600, MeasuredPace: pace, PaceWindow: 10 * time.Second, BytesPerVisitorMinute: 4321,
 			Reads: withCPU(res(ScenarioWaitRoomQueue, 10000, time.Millisecond), map[string]float64{ProcServer: serverUS, ProcRedis: redisUS})}
+		return r
+	}
+	paced := func(r *Result, noopUS float64) *Result {
+		r.Room.PacedNoop = withCPU(res(CeilingHTTPPaced, 2000, time.Millisecond), map[string]float64{ProcServer: noopUS})
 		return r
 	}
 	const (
@@ -36,6 +41,11 @@ func TestWaitRoom_Goals(t *testing.T) {
 		{"just beyond", room(40.5, 5.1, 631), http, map[string]string{read: StatusMiss, redis: StatusMiss, pace: StatusMiss}},
 		{"the pace 6 % short", room(1, 0, 564), http, map[string]string{pace: StatusMiss}},
 		{"no no-op measured", room(1, 0, 600), nil, map[string]string{read: StatusNotRun, redis: StatusPass}},
+		// with the no-op at the reads' pace measured, the read is held to it, not to the
+		// saturated one
+		{"at 2x the paced no-op", paced(room(100, 1, 600), 50), http, map[string]string{read: StatusPass}},
+		{"beyond 2x the paced no-op", paced(room(101, 1, 600), 50), http, map[string]string{read: StatusMiss}},
+		{"the paced no-op alone", paced(room(100, 1, 600), 50), nil, map[string]string{read: StatusPass}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -53,6 +63,13 @@ func TestWaitRoom_Goals(t *testing.T) {
 	rep.WriteTables(&b)
 	if want := "| bytes a waiting visitor receives a minute | 4321 | - | - |"; !strings.Contains(b.String(), want) {
 		t.Errorf("tables lack %q:\n%s", want, b.String())
+	}
+	b.Reset()
+	r = paced(room(90, 5, 600), 45)
+	rep = &Report{Ceilings: []*Result{http}, Scenarios: []*Result{r, r.Room.Reads}}
+	rep.WriteTables(&b)
+	if want := "| server µs/op | 90.0 | 45.0 | 2.00 |"; !strings.Contains(b.String(), want) {
+		t.Errorf("tables lack the read beside the paced no-op %q:\n%s", want, b.String())
 	}
 }
 
