@@ -11,7 +11,7 @@ import (
 // scenario's own ceiling (pacedNoop).
 const CeilingHTTPPaced = CeilingHTTP + "-paced"
 
-// pacedNoopFor is how long pacedNoop measures.
+// pacedNoopFor is how long pacedNoop measures (the run's duration when shorter).
 const pacedNoopFor = 10 * time.Second
 
 // pacedNoop measures GET /healthz sent as the waiting crowd sends its reads: over conns

@@ -190,8 +190,8 @@ func TestSmoke_WholeRunAgainstInProcessServer(t *testing.T) {
 // checkRoom checks the waitroom scenario of the smoke run: a tiny crowd (100 visitors,
 // 20 admitted a second from the opening, which follows the arrivals) joined, someone
 // was admitted and ordered, every order sent without a valid token was refused
-// NOT_ADMITTED, and MySQL holds no order of a buyer who was not admitted; it asserts no
-// speed.
+// NOT_ADMITTED, MySQL holds no order of a buyer who was not admitted, and the HTTP no-op
+// was sent at the crowd's pace; it asserts no speed.
 func checkRoom(t *testing.T, s *Result) {
 	t.Helper()
 	f := s.Room
@@ -218,5 +218,11 @@ func checkRoom(t *testing.T, s *Result) {
 	}
 	if s.Errors > 0 || f.Reads.Errors > 0 {
 		t.Errorf("waitroom: %d order errors (%s), %d read errors (%s)", s.Errors, s.FirstError, f.Reads.Errors, f.Reads.FirstError)
+	}
+	// the no-op at the crowd's pace: 8 connections, 100 visitors every 200 ms
+	if p := f.PacedNoop; p == nil || p.OK == 0 || p.Errors > 0 || p.Clients != 8 {
+		t.Errorf("waitroom: the HTTP no-op at the crowd's pace was not measured as the crowd reads: %+v", p)
+	} else if _, ok := p.CPUPerOp(ProcServer); !ok {
+		t.Error("waitroom: the paced no-op has no server CPU per answer")
 	}
 }

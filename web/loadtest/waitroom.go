@@ -235,7 +235,7 @@ func (r *run) waitRoom(ctx context.Context) (*Result, error) {
 		show, o.AdmitPerMinute, len(visitors), time.Since(t0).Round(time.Millisecond))
 	// the HTTP no-op sent as the crowd will read, before the crowd comes
 	conns := min(o.VisitorConns, len(visitors))
-	paced, err := r.pacedNoop(ctx, conns, float64(len(visitors))/o.QueuePoll.Seconds(), pacedNoopFor)
+	paced, err := r.pacedNoop(ctx, conns, float64(len(visitors))/o.QueuePoll.Seconds(), min(o.Duration, pacedNoopFor))
 	if err != nil {
 		return nil, err
 	}
