@@ -302,7 +302,7 @@ func (r *run) waitRoom(ctx context.Context) (*Result, error) {
 	go func() { wg.Wait(); close(done) }()
 	c.progress(done)
 	elapsed := time.Since(c.start)
-	cpuEnd := r.cpu.snapshot()
+	cpuEnd, cmdsEnd := r.cpu.snapshot(), redisCommandTimes(ctx, r.rdb)
 	ref := <-refusals
 	stopSampler()
 	samples := <-samplesDone
@@ -325,6 +325,9 @@ func (r *run) waitRoom(ctx context.Context) (*Result, error) {
 	if j := <-joinedAt; j.ok && j.cpu != nil {
 		readCPU, inWindow = cpuSince(j.cpu, cpuEnd), okReads-j.reads
 		from = fmt.Sprintf("%.1f s after the opening, when every visitor had joined (%d reads then on)", j.at.Sub(c.steady).Seconds(), inWindow)
+		if cmds := perOpCommands(j.cmds, cmdsEnd, inWindow, 6); cmds != "" {
+			reads.Notes = append(reads.Notes, "Redis's time executing commands per read from then on (INFO commandstats; a script's commands also count in its EVALSHA): "+cmds)
+		}
 	}
 	reads.CPU = perReads(readCPU, okReads, inWindow)
 	if r.rss != nil {
@@ -394,6 +397,7 @@ func (r *run) waitRoom(ctx context.Context) (*Result, error) {
 type crowdJoined struct {
 	at    time.Time
 	cpu   map[string]int64
+	cmds  map[string]int64 // Redis's command times then (redisCommandTimes)
 	reads int64
 	ok    bool
 }
@@ -407,7 +411,7 @@ func (c *crowd) awaitJoined(ctx context.Context) crowdJoined {
 	for {
 		if now := time.Now(); !now.Before(c.steady) && c.joined.Load() >= int64(len(c.v)) {
 			reads, _, _ := c.reads.Counts()
-			return crowdJoined{at: now, cpu: c.r.cpu.snapshot(), reads: reads, ok: true}
+			return crowdJoined{at: now, cpu: c.r.cpu.snapshot(), cmds: redisCommandTimes(ctx, c.r.rdb), reads: reads, ok: true}
 		}
 		if !time.Now().Before(c.deadline) {
 			return crowdJoined{}
