@@ -57,7 +57,9 @@ func perOpCommands(before, after map[string]int64, ops int64, n int) string {
 			all = append(all, cost{name, d})
 		}
 	}
-	sort.Slice(all, func(i, j int) bool { return all[i].us > all[j].us || all[i].us == all[j].us && all[i].name < all[j].name })
+	sort.Slice(all, func(i, j int) bool {
+		return all[i].us > all[j].us || all[i].us == all[j].us && all[i].name < all[j].name
+	})
 	parts := make([]string, 0, n)
 	for i := 0; i < len(all) && i < n; i++ {
 		parts = append(parts, fmt.Sprintf("%s %.2f µs", all[i].name, float64(all[i].us)/float64(ops)))
