@@ -26,8 +26,12 @@ type fast struct {
 	mu    sync.Mutex
 	snaps map[int64]*snapshot
 	beats map[int64]map[int64]struct{}
-	draws map[int64][]int64 // the opening's draws of a room, ascending (the drawn key)
-	sf    singleflight.Group
+	// when a room's heartbeats were last written (flushBeats), by the process's time and
+	// the app's clock: a snapshot read again within SnapshotEvery of it by both leaves
+	// them for the next batch
+	flushed map[int64][2]time.Time
+	draws   map[int64][]int64 // the opening's draws of a room, ascending (the drawn key)
+	sf      singleflight.Group
 }
 
 // snapshot is a room's counters as one script call without an entry answered them.
@@ -107,8 +111,10 @@ func (r *Rooms) ReadPlace(ctx context.Context, showID, userID int64, token strin
 
 // snapshotOf returns show's room as this instance last read it, reading it again (once
 // for all callers) when it is SnapshotEvery old (by the process's time or the app's
-// clock) or the room moved; the heartbeats
-// queued so far go in the same step. Errors: UNAVAILABLE.
+// clock) or the room moved; the heartbeats queued so far go in the same step when the
+// last batch is SnapshotEvery old (each admission moves the room, and a batch per move
+// would cost Redis a call for a few beats; the ticker writes them before each advance
+// anyway). Errors: UNAVAILABLE.
 func (r *Rooms) snapshotOf(ctx context.Context, show *services.Show) (*reply, error) {
 	r.fast.mu.Lock()
 	s := r.fast.snaps[show.ID]
@@ -119,8 +125,14 @@ func (r *Rooms) snapshotOf(ctx context.Context, show *services.Show) (*reply, er
 	}
 	v, err, _ := r.fast.sf.Do(strconv.FormatInt(show.ID, 10), func() (any, error) {
 		ctx := context.WithoutCancel(ctx)
-		if err := r.flushBeats(ctx, show); err != nil {
-			return nil, err
+		r.fast.mu.Lock()
+		last := r.fast.flushed[show.ID]
+		r.fast.mu.Unlock()
+		due := time.Since(last[0]) >= SnapshotEvery || r.clock.Now().Sub(last[1]) >= SnapshotEvery || r.clock.Now().Before(last[1])
+		if due {
+			if err := r.flushBeats(ctx, show); err != nil {
+				return nil, err
+			}
 		}
 		rep, err := r.run(ctx, show, "stats", 0, "")
 		if err != nil {
@@ -233,5 +245,11 @@ func (r *Rooms) flushBeats(ctx context.Context, show *services.Show) error {
 		r.fast.mu.Unlock()
 		return err
 	}
+	r.fast.mu.Lock()
+	if r.fast.flushed == nil {
+		r.fast.flushed = map[int64][2]time.Time{}
+	}
+	r.fast.flushed[show.ID] = [2]time.Time{time.Now(), r.clock.Now()}
+	r.fast.mu.Unlock()
 	return nil
 }
