@@ -17,8 +17,10 @@ const bestSnapshotTTL = 250 * time.Millisecond
 // show's published changes (its subscription confirmed since the read): every change
 // after the read reaches it (Apply), and the seats chosen in this process are kept taken
 // until their hold answers, so a read only guards against a change lost to a broken
-// subscription (which a reload follows once it is back).
-const bestSnapshotFollowedTTL = 2 * time.Second
+// subscription (which a reload follows once it is back). A lost change costs at most a
+// re-pick (the hold refuses the seat), so the guard is loose: a 20,000-seat map read
+// costs Redis 1.6 ms, and a busy show's buyers would otherwise pay one every 2 s.
+const bestSnapshotFollowedTTL = 10 * time.Second
 
 // BestSnapshots keeps, per show, the seat values best-available chooses from, so a
 // flash sale of best-available orders does not read the whole seat map from Redis for

@@ -157,7 +157,7 @@ func TestBestSnapshot_SeatsInFlightStayTakenAcrossARead(t *testing.T) {
 
 // TestBestSnapshot_FollowedIsReadLessOften: a snapshot read after the show's
 // subscription was confirmed (a reload arrived through it) follows every change, so it
-// is read again only after bestSnapshotFollowedTTL (2 s); one not followed after 250 ms.
+// is read again only after bestSnapshotFollowedTTL (10 s); one not followed after 250 ms.
 func TestBestSnapshot_FollowedIsReadLessOften(t *testing.T) {
 	h := &services.Hall{Rows: 1, Cols: 3}
 	for c := 1; c <= 3; c++ {
