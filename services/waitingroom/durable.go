@@ -25,7 +25,7 @@ import (
 // call of an instance that saw the later head moves it. Admission tokens are signed, so they never needed Redis. It
 // returns r.
 func (r *Rooms) Durable(db *sqlx.DB, log *slog.Logger) *Rooms {
-	r.durable = &durable{db: db, log: log, saved: map[int64]bool{}, high: map[int64]int64{}}
+	r.durable = &durable{db: db, log: log, saved: map[int64]bool{}, high: map[int64]int64{}, known: map[int64]bool{}}
 	return r
 }
 
@@ -40,6 +40,7 @@ type durable struct {
 	busy    bool
 	saved   map[int64]bool  // rooms whose opening's draw this process recorded
 	high    map[int64]int64 // the highest head of each room this process saw
+	known   map[int64]bool  // rooms whose recorded head high counts already (highestKnown)
 }
 
 type placeWrite struct {
@@ -305,6 +306,34 @@ func (d *durable) highest(showID int64) int64 {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	return d.high[showID]
+}
+
+// highestKnown is highest, counting the head recorded in MySQL too: the first time this
+// process calls a room (it started after the room did: every instance may have
+// restarted since the room last moved) it reads the record's head once, so a room that
+// went back behind its record is caught up with it (BEHIND) although no process saw its
+// head in memory. The record is written after the room moves, never ahead of it. A read
+// that fails leaves the in-memory head and is tried again on the next call.
+func (d *durable) highestKnown(ctx context.Context, showID int64) int64 {
+	d.mu.Lock()
+	known := d.known[showID]
+	d.mu.Unlock()
+	if !known {
+		_, _, _ = d.once.Do("head:"+strconv.FormatInt(showID, 10), func() (any, error) {
+			ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), recordTimeout)
+			defer cancel()
+			prog, err := store.RoomProgressOf(ctx, d.db, showID)
+			if err != nil && !store.IsNoRows(err) {
+				return nil, err
+			}
+			d.mu.Lock()
+			d.high[showID] = max(d.high[showID], prog.Head)
+			d.known[showID] = true
+			d.mu.Unlock()
+			return nil, nil
+		})
+	}
+	return d.highest(showID)
 }
 
 // catchUp brings show's room, which went back in time (its head behind one this process

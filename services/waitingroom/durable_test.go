@@ -18,9 +18,15 @@ import (
 func newDurableRoomEnv(t *testing.T) *roomEnv {
 	e := testenv.NewTestEnv(t, testenv.Unlimited)
 	f := &fakeShows{shows: map[int64]*services.Show{}}
-	rooms := waitingroom.NewRooms(e.RDB, "sf", f, e.Clock, waitingroom.NewTokens([]byte("k"), nil), nil).
-		Durable(e.DB, slog.New(slog.NewTextHandler(io.Discard, nil)))
-	return &roomEnv{TestEnv: e, shows: f, rooms: rooms}
+	r := &roomEnv{TestEnv: e, shows: f}
+	r.rooms = r.restarted()
+	return r
+}
+
+// restarted is the rooms of a process started now (nothing in memory) on r's stores.
+func (r *roomEnv) restarted() *waitingroom.Rooms {
+	return waitingroom.NewRooms(r.RDB, "sf", r.shows, r.Clock, waitingroom.NewTokens([]byte("k"), nil), nil).
+		Durable(r.DB, slog.New(slog.NewTextHandler(io.Discard, nil)))
 }
 
 // tick is a second of the room: the tickers' advance, then every buyer in users reads
@@ -95,6 +101,31 @@ func TestWaitingRoom_SurvivesLosingRedis(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
+		}},
+		// the same, and every instance restarted too: no process saw the lost head in
+		// memory, so the record's head tells that the room went back
+		{"gone back in time, every instance restarted", func(r *roomEnv, t *testing.T) {
+			kept = map[string]string{}
+			for _, k := range r.rooms.Keys(1) {
+				v, err := r.RDB.Dump(context.Background(), k).Result()
+				if err != nil && err != redis.Nil {
+					t.Fatal(err)
+				}
+				kept[k] = v
+			}
+		}, func(r *roomEnv, t *testing.T) {
+			for k, v := range kept {
+				var err error
+				if v == "" {
+					err = r.RDB.Del(context.Background(), k).Err()
+				} else {
+					err = r.RDB.RestoreReplace(context.Background(), k, 0, v).Err()
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+			}
+			r.rooms = r.restarted()
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -204,8 +204,12 @@ func (r *Rooms) call(ctx context.Context, show *services.Show, op string, userID
 	durable := "0"
 	if r.durable != nil {
 		durable = "1"
-		if high := r.durable.highest(show.ID); high > 0 && op != "load" && op != "restore" && op != "catchup" && op != "beat" {
-			durable += ":" + strconv.FormatInt(high, 10)
+		// load, restore and catchup bring the room back and beat only notes reads: no head
+		// to compare for them
+		if op != "load" && op != "restore" && op != "catchup" && op != "beat" {
+			if high := r.durable.highestKnown(ctx, show.ID); high > 0 {
+				durable += ":" + strconv.FormatInt(high, 10)
+			}
 		}
 	}
 	args := append([]any{op, now.UnixMilli(), show.SaleOpensAt.UnixMilli(),
