@@ -79,6 +79,10 @@ func (g *gzipped) of(body []byte) []byte {
 	return g.body
 }
 
+// maxLayouts bounds the layouts kept (a 20,000-seat hall's is about 2 MB); past it they
+// are dropped and made again on the next rebuild of each map.
+const maxLayouts = 64
+
 // layout returns the JSON layout of showID's map for hall, made when the show has none
 // or one of another hall (a hall edit replaces the hall). Errors: newSeatMapLayout's.
 func (c *seatMapCache) layout(showID int64, hall *services.Hall) (*seatMapLayout, error) {
@@ -93,7 +97,7 @@ func (c *seatMapCache) layout(showID int64, hall *services.Hall) (*seatMapLayout
 		return nil, err
 	}
 	c.mu.Lock()
-	if c.layouts == nil || len(c.layouts) > 1000 {
+	if c.layouts == nil || len(c.layouts) >= maxLayouts {
 		c.layouts = map[int64]*seatMapLayout{}
 	}
 	c.layouts[showID] = l

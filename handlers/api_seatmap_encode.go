@@ -22,9 +22,12 @@ const segmentSeats = 256
 type seatMapLayout struct {
 	showID int64
 	hall   *services.Hall
-	head   []byte   // `{"show_id":"5","rows":…,"seats":[`
-	pre    [][]byte // per seat: `{"id":…,"state":"` (with the comma before it but the first)
-	tail   []byte   // `]}`
+	head   []byte // `{"show_id":"5","rows":…,"seats":[`
+	// pre holds, seat after seat, each seat's JSON up to its state, `{"id":…,"state":"`
+	// (with the comma before it but the first); seat i's ends at ends[i]
+	pre  []byte
+	ends []int32
+	tail []byte // `]}`
 
 	mu   sync.Mutex
 	segs []gzSegment // per segment: the last compressed encoding
@@ -51,7 +54,7 @@ func newSeatMapLayout(showID int64, hall *services.Hall) (*seatMapLayout, error)
 	if err != nil {
 		return nil, err
 	}
-	l := &seatMapLayout{showID: showID, hall: hall, head: head[:len(head)-2], tail: []byte("]}"), pre: make([][]byte, len(hall.Seats))}
+	l := &seatMapLayout{showID: showID, hall: hall, head: head[:len(head)-2], tail: []byte("]}"), ends: make([]int32, len(hall.Seats))}
 	for i, s := range hall.Seats {
 		kind := s.Kind
 		if kind == services.KindBlocked {
@@ -61,11 +64,11 @@ func newSeatMapLayout(showID int64, hall *services.Hall) (*seatMapLayout, error)
 		if err != nil {
 			return nil, err
 		}
-		b = b[:len(b)-2] // `…,"state":"` : the state and `"}` follow
 		if i > 0 {
-			b = append([]byte{','}, b...)
+			l.pre = append(l.pre, ',')
 		}
-		l.pre[i] = b
+		l.pre = append(l.pre, b[:len(b)-2]...) // `…,"state":"` : the state and `"}` follow
+		l.ends[i] = int32(len(l.pre))
 	}
 	return l, nil
 }
@@ -73,15 +76,15 @@ func newSeatMapLayout(showID int64, hall *services.Hall) (*seatMapLayout, error)
 // encode returns the map's JSON with states written in (byte for byte json.Marshal of
 // seatMapOut), and one code byte per seat for the segments.
 func (l *seatMapLayout) encode(states []string) (body, codes []byte) {
-	n := len(l.head) + len(l.tail)
-	for i := range l.pre {
-		n += len(l.pre[i]) + len(states[i]) + 2
+	n := len(l.head) + len(l.pre) + len(l.tail)
+	for _, st := range states {
+		n += len(st) + 2
 	}
 	body = make([]byte, 0, n)
 	codes = make([]byte, len(states))
 	body = append(body, l.head...)
-	for i, p := range l.pre {
-		body = append(append(append(body, p...), states[i]...), '"', '}')
+	for i := range l.ends {
+		body = append(append(append(body, l.seatPre(i)...), states[i]...), '"', '}')
 		if states[i] != "" {
 			codes[i] = states[i][0] // free, held, sold, blocked: one letter each
 		}
@@ -92,22 +95,31 @@ func (l *seatMapLayout) encode(states []string) (body, codes []byte) {
 // segmentBounds returns where each segment's bytes start in body (and the end), as
 // encode laid them out: the head goes with the first segment, the tail with the last.
 func (l *seatMapLayout) segmentBounds(body []byte, states []string) []int {
-	nseg := (len(l.pre) + segmentSeats - 1) / segmentSeats
+	nseg := (len(l.ends) + segmentSeats - 1) / segmentSeats
 	if nseg == 0 {
 		return []int{0, len(body)}
 	}
 	out := make([]int, 0, nseg+1)
 	at := 0
-	for i, p := range l.pre {
+	for i := range l.ends {
 		if i%segmentSeats == 0 {
 			out = append(out, at)
 			if i == 0 {
 				at += len(l.head)
 			}
 		}
-		at += len(p) + len(states[i]) + 2
+		at += len(l.seatPre(i)) + len(states[i]) + 2
 	}
 	return append(out, len(body))
+}
+
+// seatPre is seat i's JSON up to its state.
+func (l *seatMapLayout) seatPre(i int) []byte {
+	from := int32(0)
+	if i > 0 {
+		from = l.ends[i-1]
+	}
+	return l.pre[from:l.ends[i]]
 }
 
 // flateWriters are BestSpeed compressors reused across segments.
