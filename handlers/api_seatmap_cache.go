@@ -84,12 +84,12 @@ func (g *gzipped) of(body []byte) []byte {
 const maxLayouts = 64
 
 // layout returns the JSON layout of showID's map for hall, made when the show has none
-// or one of another hall (a hall edit replaces the hall). Errors: newSeatMapLayout's.
+// or one of other seats (a hall edit). Errors: newSeatMapLayout's.
 func (c *seatMapCache) layout(showID int64, hall *services.Hall) (*seatMapLayout, error) {
 	c.mu.Lock()
 	l := c.layouts[showID]
 	c.mu.Unlock()
-	if l != nil && l.hall == hall {
+	if l != nil && l.fits(hall) {
 		return l, nil
 	}
 	l, err := newSeatMapLayout(showID, hall)

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"hash/crc32"
 	"sync"
+	"sync/atomic"
 
 	"seatflow/services"
 )
@@ -31,6 +32,30 @@ type seatMapLayout struct {
 
 	mu   sync.Mutex
 	segs []gzSegment // per segment: the last compressed encoding
+
+	// fitted is the last hall read again from MySQL (the catalog's cache renews it every
+	// minute) found to have hall's very seats (fits)
+	fitted atomic.Pointer[services.Hall]
+}
+
+// fits reports whether the layout writes hall's seat map: hall is the one it was made
+// for, or a reading of it with the same grid and seats (id, label, place, zone, kind).
+func (l *seatMapLayout) fits(h *services.Hall) bool {
+	if h == l.hall || h == l.fitted.Load() {
+		return true
+	}
+	a := l.hall
+	if a.Rows != h.Rows || a.Cols != h.Cols || len(a.Seats) != len(h.Seats) {
+		return false
+	}
+	for i := range a.Seats {
+		x, y := &a.Seats[i], &h.Seats[i]
+		if x.ID != y.ID || x.Label != y.Label || x.Row != y.Row || x.Col != y.Col || x.ZoneCode != y.ZoneCode || x.Kind != y.Kind {
+			return false
+		}
+	}
+	l.fitted.Store(h)
+	return true
 }
 
 // gzSegment is one segment's raw deflate encoding (ended by a sync flush) and the

@@ -124,3 +124,32 @@ func TestSeatMapLayout_RecompressesOnlyChangedSegments(t *testing.T) {
 		}
 	}
 }
+
+// TestSeatMapLayout_FitsTheSameSeatsOnly: a hall read again with the same seats keeps
+// its layout; a seat moved, renamed, rezoned or of another kind needs a new one.
+func TestSeatMapLayout_FitsTheSameSeatsOnly(t *testing.T) {
+	l, err := newSeatMapLayout(1, layoutTestHall(3, 4))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		edit func(*services.Hall)
+		fits bool
+	}{
+		{"read again", func(*services.Hall) {}, true},
+		{"a label", func(h *services.Hall) { h.Seats[5].Label = "Z9" }, false},
+		{"a zone", func(h *services.Hall) { h.Seats[9].ZoneCode = "vip" }, false},
+		{"a kind", func(h *services.Hall) { h.Seats[7].Kind = services.KindBlocked }, false},
+		{"a place", func(h *services.Hall) { h.Seats[0].Col = 9 }, false},
+		{"a seat fewer", func(h *services.Hall) { h.Seats = h.Seats[1:] }, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := layoutTestHall(3, 4)
+			tc.edit(h)
+			if got := l.fits(h); got != tc.fits {
+				t.Errorf("fits %v, want %v", got, tc.fits)
+			}
+		})
+	}
+}
