@@ -158,6 +158,8 @@ func showOut(s *services.Show, detail bool, holdFor time.Duration) showJSON {
 	return out
 }
 
+// seatMapOut is the API's seat map of m, the definition of its JSON: GET .../seats
+// writes it through a seatMapLayout, whose bytes the tests hold to json.Marshal of this.
 func seatMapOut(m *seats.SeatMap) seatMapJSON {
 	out := seatMapJSON{ShowID: id(m.Show.ID), Rows: m.Hall.Rows, Cols: m.Hall.Cols, Seats: make([]seatJSON, len(m.Hall.Seats))}
 	for i, s := range m.Hall.Seats {

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"golang.org/x/sync/singleflight"
+
+	"seatflow/services"
 )
 
 // seatMapTTL bounds how long an encoded seat map is served even when no change was
@@ -37,9 +39,10 @@ const (
 // process publishes, moves it, so a buyer who just booked reads the seat as held.
 // One encoding per show is made at a time (single-flight).
 type seatMapCache struct {
-	mu    sync.Mutex
-	maps  map[int64]encodedSeatMap
-	group singleflight.Group
+	mu      sync.Mutex
+	maps    map[int64]encodedSeatMap
+	layouts map[int64]*seatMapLayout // per show, for its hall: see layout
+	group   singleflight.Group
 }
 
 type encodedSeatMap struct {
@@ -54,11 +57,19 @@ type encodedSeatMap struct {
 type gzipped struct {
 	once sync.Once
 	body []byte
+	// from is set when the body was written into a layout: the gzip is then made of
+	// the layout's segments, compressing only those whose states changed
+	from  *seatMapBody
+	codes []byte
 }
 
 // of returns body gzipped (best speed: a 2 MB map shrinks about tenfold in a few ms).
 func (g *gzipped) of(body []byte) []byte {
 	g.once.Do(func() {
+		if g.from != nil {
+			g.body = g.from.layout.gzip(body, g.from.states, g.codes)
+			return
+		}
 		var buf bytes.Buffer
 		w, _ := gzip.NewWriterLevel(&buf, gzip.BestSpeed)
 		_, _ = w.Write(body)
@@ -66,6 +77,32 @@ func (g *gzipped) of(body []byte) []byte {
 		g.body = buf.Bytes()
 	})
 	return g.body
+}
+
+// maxLayouts bounds the layouts kept (a 20,000-seat hall's is about 2 MB); past it they
+// are dropped and made again on the next rebuild of each map.
+const maxLayouts = 64
+
+// layout returns the JSON layout of showID's map for hall, made when the show has none
+// or one of other seats (a hall edit). Errors: newSeatMapLayout's.
+func (c *seatMapCache) layout(showID int64, hall *services.Hall) (*seatMapLayout, error) {
+	c.mu.Lock()
+	l := c.layouts[showID]
+	c.mu.Unlock()
+	if l != nil && l.fits(hall) {
+		return l, nil
+	}
+	l, err := newSeatMapLayout(showID, hall)
+	if err != nil {
+		return nil, err
+	}
+	c.mu.Lock()
+	if c.layouts == nil || len(c.layouts) >= maxLayouts {
+		c.layouts = map[int64]*seatMapLayout{}
+	}
+	c.layouts[showID] = l
+	c.mu.Unlock()
+	return l, nil
 }
 
 // get returns the show's encoded seat map, building it with build when the cached one
@@ -103,15 +140,19 @@ func (c *seatMapCache) entry(ctx context.Context, showID int64, lag time.Duratio
 		if err != nil {
 			return nil, err
 		}
-		body, err := json.Marshal(val)
-		if err != nil {
+		gz := &gzipped{}
+		var body []byte
+		if b, ok := val.(seatMapBody); ok {
+			body, gz.codes = b.layout.encode(b.states)
+			gz.from = &b
+		} else if body, err = json.Marshal(val); err != nil {
 			return nil, err
 		}
 		c.mu.Lock()
 		if c.maps == nil || len(c.maps) > 10000 {
 			c.maps = map[int64]encodedSeatMap{}
 		}
-		m := encodedSeatMap{body: body, version: v, at: at, gz: &gzipped{}}
+		m := encodedSeatMap{body: body, version: v, at: at, gz: gz}
 		if prev, ok := c.maps[showID]; ok {
 			moves, secs := float64(v-prev.version), at.Sub(prev.at).Seconds()
 			m.busy = v > prev.version && moves >= busyMoves && (secs <= 0 || moves/secs >= busyRate)

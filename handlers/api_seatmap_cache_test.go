@@ -1,10 +1,14 @@
 package handlers
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"seatflow/services"
 )
 
 // TestSeatMapCache_ServesUntilTheVersionMoves: a show's encoded seat map is built once
@@ -86,5 +90,46 @@ func TestSeatMapCache_AnonymousReadersMayLagOnBusyShows(t *testing.T) {
 	c.mu.Unlock()
 	if get(seatMapAnonymousLag); builds != 6 {
 		t.Fatalf("an anonymous read got a map older than the lag after a change (%d builds)", builds)
+	}
+}
+
+// TestSeatMapCache_GzipFollowsEveryChange: a map built into a layout is served, plain
+// and gzipped, with the states of its build: after a change (the version moves) both
+// carry the new state at once, while the segments that did not change are reused.
+func TestSeatMapCache_GzipFollowsEveryChange(t *testing.T) {
+	var c seatMapCache
+	var version atomic.Uint64
+	hall := layoutTestHall(3, segmentSeats)
+	states := make([]string, len(hall.Seats))
+	for i := range states {
+		states[i] = services.StateFree
+	}
+	build := func(context.Context) (any, error) {
+		l, err := c.layout(9, hall)
+		if err != nil {
+			return nil, err
+		}
+		return seatMapBody{layout: l, states: append([]string(nil), states...)}, nil
+	}
+	for i, seat := range []int{0, segmentSeats + 1, segmentSeats + 1, 2*segmentSeats + 7} {
+		if i > 0 {
+			states[seat] = []string{services.StateHeld, services.StateSold}[i%2]
+			version.Add(1)
+		}
+		plain, err := c.get(context.Background(), 9, 0, version.Load, build)
+		if err != nil {
+			t.Fatal(err)
+		}
+		gz, err := c.getGzip(context.Background(), 9, 0, version.Load, build)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var m seatMapJSON
+		if err := json.Unmarshal(gunzip(t, gz), &m); err != nil || !bytes.Equal(gunzip(t, gz), plain) {
+			t.Fatalf("change %d: gzipped map differs from the plain one (%v)", i, err)
+		}
+		if got := m.Seats[seat].State; got != states[seat] {
+			t.Fatalf("change %d: seat %d is %s in the served map, %s in Redis", i, seat, got, states[seat])
+		}
 	}
 }

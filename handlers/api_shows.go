@@ -70,11 +70,15 @@ func (d *Deps) apiSeats(c *fiber.Ctx) error {
 	}
 	version := func() uint64 { return d.Shows.SeatMapVersion(showID) }
 	build := func(ctx context.Context) (any, error) {
-		m, err := d.Shows.SeatMap(ctx, showID)
+		hall, states, err := d.Shows.SeatStates(ctx, showID)
 		if err != nil {
 			return nil, err
 		}
-		return seatMapOut(m), nil
+		layout, err := d.seatMaps.layout(showID, hall)
+		if err != nil {
+			return nil, err
+		}
+		return seatMapBody{layout: layout, states: states}, nil
 	}
 	// a big hall's map is about 100 bytes a seat: gzipped (once per build) it is a
 	// tenth of that, for every client that accepts it

@@ -45,6 +45,9 @@ type ShowService interface {
 	SeatMap(ctx context.Context, id int64) (*seats.SeatMap, error)
 	SeatMapOf(ctx context.Context, id int64, pick func(*services.Hall) []int64, userID int64) (*seats.SeatMap, error)
 	SeatMapVersion(id int64) uint64
+	// SeatStates is the show's hall and each seat's state in its seat order (the
+	// states of SeatMap, without the owners).
+	SeatStates(ctx context.Context, id int64) (*services.Hall, []string, error)
 	Today() string
 	Zone() *time.Location
 }

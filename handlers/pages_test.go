@@ -493,8 +493,21 @@ func (f *fakeShows) SeatMapOf(ctx context.Context, id int64, _ func(*services.Ha
 	return f.SeatMap(ctx, id)
 }
 func (f *fakeShows) SeatMapVersion(int64) uint64 { return f.version.Load() }
-func (f *fakeShows) Today() string               { return "" }
-func (f *fakeShows) Zone() *time.Location        { return shanghai }
+
+// SeatStates answers the fake map's states in its hall's seat order.
+func (f *fakeShows) SeatStates(ctx context.Context, id int64) (*services.Hall, []string, error) {
+	m, err := f.SeatMap(ctx, id)
+	if err != nil {
+		return nil, nil, err
+	}
+	states := make([]string, len(m.Hall.Seats))
+	for i, s := range m.Hall.Seats {
+		states[i] = m.States[s.ID]
+	}
+	return m.Hall, states, nil
+}
+func (f *fakeShows) Today() string        { return "" }
+func (f *fakeShows) Zone() *time.Location { return shanghai }
 
 type fakeOrders struct {
 	order     *services.Order // what Get answers (NOT_FOUND when nil)

@@ -191,7 +191,10 @@ func New(cfg Config, clock services.Clock, log *slog.Logger) (*App, error) {
 	})
 	// cached seat maps and best-available's snapshot follow every process's changes
 	a.Waitlist = waitlist.NewLists(db, a.Orders, log)
+	mirrors := seats.NewSeatMirrors(a.SeatEvents.Sync)
+	a.Shows.SetMirrors(mirrors)
 	a.SeatEvents.OnChange(func(c seats.SeatChange) {
+		mirrors.Apply(c) // before the version moves: a read at the new version sees it
 		a.Seats.Changed(c.ShowID)
 		a.Orders.SeatsChanged(c)
 		a.Waitlist.SeatsChanged(c) // seats that came back go to a waiting list first

@@ -67,6 +67,7 @@ type SeatEvents struct {
 	// show's follow under mu (half of FollowFor after the last renewal); before it,
 	// Follow returns without the lock, so the seat-map read path does not queue on mu.
 	renewAt sync.Map
+	syncs   uint64 // Sync calls so far: each ping's payload
 }
 
 // showSub is the subscription of one show's channel.
@@ -75,6 +76,10 @@ type showSub struct {
 	ready  chan struct{} // closed when Redis first confirmed the subscription
 	late   bool          // a viewer stopped waiting for ready: reload it when ready
 	done   chan struct{} // closed when the subscription's goroutine ended
+	// ps is the confirmed subscription (nil before, and after it ended) and waiters the
+	// Sync calls waiting for the answer to their ping, by its payload
+	ps      *redis.PubSub
+	waiters map[string]chan bool
 }
 
 // NewSeatEvents returns the fan-out for keys under prefix, streaming to at most
@@ -220,9 +225,12 @@ func (e *SeatEvents) Listening() []int64 {
 func (e *SeatEvents) listenShow(ctx context.Context, showID int64, sub *showSub) {
 	channel := e.Channel(showID)
 	store.KeepSubscribed(ctx, e.log, "seat events of show "+strconv.FormatInt(showID, 10), func(ctx context.Context, again bool) error {
+		ps := e.rdb.SSubscribe(ctx, channel)
+		defer e.endSyncs(sub, ps)
 		ready := func() {
 			e.changed(SeatChange{ShowID: showID, Reload: true})
 			e.mu.Lock()
+			sub.ps = ps
 			tell := again || sub.late
 			sub.late = false
 			select {
@@ -235,12 +243,12 @@ func (e *SeatEvents) listenShow(ctx context.Context, showID int64, sub *showSub)
 				e.publish(SeatChange{ShowID: showID, Reload: true})
 			}
 		}
-		return store.SubscribeShardOnce(ctx, e.rdb.SSubscribe(ctx, channel), ready, func(m *redis.Message) {
+		return store.SubscribeShardOnce(ctx, ps, ready, func(m *redis.Message) {
 			if c, ok := ParseSeatChange(m.Channel, m.Payload); ok && c.ShowID == showID {
 				e.changed(c)
 				e.publish(c)
 			}
-		})
+		}, func(payload string) { e.synced(sub, payload) })
 	})
 }
 

@@ -19,6 +19,7 @@ type Listing struct {
 	seats   *SeatStore
 	clock   services.Clock
 	zone    *time.Location
+	mirrors *SeatMirrors // SeatStates answers from it when set (SetMirrors)
 }
 
 // NewListing returns the browsing service; zone is the cinema's time zone (dates given by

@@ -425,6 +425,22 @@ func (s *SeatStore) runLoadedOn(ctx context.Context, showID int64, sc *redis.Scr
 // States returns the raw seat values of a show (seat_id -> value), loading the map
 // from MySQL first when it is missing.
 func (s *SeatStore) States(ctx context.Context, showID int64) (map[int64]string, error) {
+	m, err := s.rawStates(ctx, showID)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[int64]string, len(m))
+	for k, v := range m {
+		if id, err := strconv.ParseInt(k, 10, 64); err == nil {
+			out[id] = v
+		}
+	}
+	return out, nil
+}
+
+// rawStates is the show's seat hash as Redis holds it (field -> value, the "_" marker
+// included), loading the map first when it is missing. Errors: UNAVAILABLE.
+func (s *SeatStore) rawStates(ctx context.Context, showID int64) (map[string]string, error) {
 	for attempt := 0; attempt < 3; attempt++ {
 		rctx, cancel := context.WithTimeout(ctx, store.RedisTimeout)
 		m, err := s.rdb.HGetAll(rctx, s.Keys(showID)[0]).Result()
@@ -438,13 +454,7 @@ func (s *SeatStore) States(ctx context.Context, showID int64) (map[int64]string,
 			}
 			continue
 		}
-		out := make(map[int64]string, len(m))
-		for k, v := range m {
-			if id, err := strconv.ParseInt(k, 10, 64); err == nil {
-				out[id] = v
-			}
-		}
-		return out, nil
+		return m, nil
 	}
 	return nil, store.Unavailable("the seat cache", errNotLoaded)
 }

@@ -71,8 +71,11 @@ var ErrUnsubscribed = errors.New("redis ended the shard channel subscription (it
 // SubscribeShardOnce is SubscribeOnce for a sharded subscription (SSUBSCRIBE): it also
 // returns ErrUnsubscribed when Redis unsubscribes the channel by itself, which
 // go-redis's message channel would pass over in silence. It reads with Receive and
-// pings after 10 s without a message, so a dead connection is noticed.
-func SubscribeShardOnce(ctx context.Context, sub *redis.PubSub, ready func(), handle func(*redis.Message)) error {
+// pings after 10 s without a message, so a dead connection is noticed. pong (nil: none)
+// is told the payload of every ping's answer, in turn with the messages: Redis answers
+// a ping on the subscription after every message it queued there before (sub.Ping with
+// a payload is a barrier).
+func SubscribeShardOnce(ctx context.Context, sub *redis.PubSub, ready func(), handle func(*redis.Message), pong func(payload string)) error {
 	defer sub.Close()
 	stop := context.AfterFunc(ctx, func() { _ = sub.Close() }) // ends a Receive in progress
 	defer stop()
@@ -104,6 +107,10 @@ func SubscribeShardOnce(ctx context.Context, sub *redis.PubSub, ready func(), ha
 		case *redis.Subscription:
 			if m.Kind == "sunsubscribe" {
 				return ErrUnsubscribed
+			}
+		case *redis.Pong:
+			if pong != nil {
+				pong(m.Payload)
 			}
 		}
 	}
