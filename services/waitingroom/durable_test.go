@@ -60,6 +60,29 @@ func usersUpTo(n int64) []int64 {
 // afterwards queues behind everyone, and the pace goes on in position order.
 func TestWaitingRoom_SurvivesLosingRedis(t *testing.T) {
 	var kept map[string]string // the room's keys as a replica had them (DUMP), "" for a key it lacked
+	keep := func(r *roomEnv, t *testing.T) {
+		kept = map[string]string{}
+		for _, k := range r.rooms.Keys(1) {
+			v, err := r.RDB.Dump(context.Background(), k).Result()
+			if err != nil && err != redis.Nil {
+				t.Fatal(err)
+			}
+			kept[k] = v
+		}
+	}
+	goBack := func(r *roomEnv, t *testing.T) { // the failover: the room as kept
+		for k, v := range kept {
+			var err error
+			if v == "" {
+				err = r.RDB.Del(context.Background(), k).Err()
+			} else {
+				err = r.RDB.RestoreReplace(context.Background(), k, 0, v).Err()
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
 	for _, tc := range []struct {
 		name string
 		mark func(r *roomEnv, t *testing.T) // 5 s before the loss
@@ -80,51 +103,11 @@ func TestWaitingRoom_SurvivesLosingRedis(t *testing.T) {
 		}},
 		// a failover to a replica 5 s behind: the room as it was then, its admissions
 		// since (recorded) lost
-		{"gone back in time", func(r *roomEnv, t *testing.T) {
-			kept = map[string]string{}
-			for _, k := range r.rooms.Keys(1) {
-				v, err := r.RDB.Dump(context.Background(), k).Result()
-				if err != nil && err != redis.Nil {
-					t.Fatal(err)
-				}
-				kept[k] = v
-			}
-		}, func(r *roomEnv, t *testing.T) {
-			for k, v := range kept {
-				var err error
-				if v == "" {
-					err = r.RDB.Del(context.Background(), k).Err()
-				} else {
-					err = r.RDB.RestoreReplace(context.Background(), k, 0, v).Err()
-				}
-				if err != nil {
-					t.Fatal(err)
-				}
-			}
-		}},
+		{"gone back in time", keep, goBack},
 		// the same, and every instance restarted too: no process saw the lost head in
 		// memory, so the record's head tells that the room went back
-		{"gone back in time, every instance restarted", func(r *roomEnv, t *testing.T) {
-			kept = map[string]string{}
-			for _, k := range r.rooms.Keys(1) {
-				v, err := r.RDB.Dump(context.Background(), k).Result()
-				if err != nil && err != redis.Nil {
-					t.Fatal(err)
-				}
-				kept[k] = v
-			}
-		}, func(r *roomEnv, t *testing.T) {
-			for k, v := range kept {
-				var err error
-				if v == "" {
-					err = r.RDB.Del(context.Background(), k).Err()
-				} else {
-					err = r.RDB.RestoreReplace(context.Background(), k, 0, v).Err()
-				}
-				if err != nil {
-					t.Fatal(err)
-				}
-			}
+		{"gone back in time, every instance restarted", keep, func(r *roomEnv, t *testing.T) {
+			goBack(r, t)
 			r.rooms = r.restarted()
 		}},
 	} {
