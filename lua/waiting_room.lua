@@ -49,7 +49,11 @@
 -- ops reply the same without an entry; stats gives the totals admitted and abandoned
 -- in place of "now".
 -- Moves are published on the show's room channel (meta with "meta" replaced by "moves")
--- when anyone was admitted or expired at the front, or the room closed.
+-- when anyone was admitted or expired at the front ("room,<now ms>,<admitted until
+-- ms>," then the reply of stats without an entry, then <user id, wait ms> of each
+-- admitted now, comma-separated: every instance's snapshot of the room, and who it may
+-- tell they were admitted, without a call of its own), or the room closed ("closed")
+-- or was rebuilt ("moved").
 local meta, queue, pre, ent, seen, adm, drawn = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7]
 local op, now, opens, pace = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
 local uid, qid, draw, arg = ARGV[5], ARGV[6], tonumber(ARGV[7]), ARGV[8]
@@ -76,6 +80,7 @@ end
 local channel = (string.gsub(meta, 'meta$', 'moves'))
 
 local function int(n) return string.format('%d', n) end
+local publish_move -- (admitted until ms, waits): the move's message (after reply)
 
 local function get(u)
   local v = redis.call('HGET', ent, u)
@@ -167,7 +172,7 @@ local function advance()
   if abandoned > 0 then redis.call('HINCRBY', meta, 'abandoned', abandoned) end
   redis.call('ZREMRANGEBYSCORE', adm, '-inf', '(' .. int(now - 60000))
   if redis.call('ZCARD', queue) == 0 then redis.call('HDEL', meta, 'busy') end
-  redis.call('PUBLISH', channel, 'moved')
+  publish_move(now + admit_for, waits)
   return admitted, abandoned, waits
 end
 
@@ -207,6 +212,15 @@ local function reply(e, admitted, abandoned, waits)
     if i % 2 == 1 then out[#out + 1] = w else out[#out + 1] = int(w) end
   end
   return out
+end
+
+-- the room as stats answers it (totals admitted and abandoned), with who was admitted
+-- now, for every instance's snapshot: the op's last write is behind it (reads follow)
+publish_move = function(till, waits)
+  local m = redis.call('HMGET', meta, 'admitted', 'abandoned')
+  local out = reply(nil, tonumber(m[1]) or 0, tonumber(m[2]) or 0, waits)
+  for i = 1, #out do out[i] = tostring(out[i]) end
+  redis.call('PUBLISH', channel, 'room,' .. int(now) .. ',' .. int(till) .. ',' .. table.concat(out, ','))
 end
 
 if op == 'join' then

@@ -219,7 +219,7 @@ func New(cfg Config, clock services.Clock, log *slog.Logger) (*App, error) {
 	a.Rooms = waitingroom.NewRooms(rdb, cfg.KeyPrefix, a.Catalog, clock, tokens, a.Metrics).Durable(db, log)
 	a.Orders.SetAdmission(tokens)
 	a.roomMoves = waitingroom.NewMoves(rdb, cfg.KeyPrefix, log)
-	a.roomMoves.Also(a.Rooms.Moved)
+	a.roomMoves.Also(a.Rooms.Told)
 	go a.roomMoves.Run(bg)
 	go waitingroom.NewTicker(a.Rooms, a.Seats, a.Metrics, log).Run(bg)
 	a.scheduler = jobs.NewScheduler(a.Reconciler, a.Orders, cfg.ReconcileInterval, log)

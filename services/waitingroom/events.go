@@ -23,13 +23,13 @@ type Moves struct {
 
 	mu       sync.Mutex
 	watchers map[int64]map[chan struct{}]struct{}
-	also     []func(showID int64)
+	also     []func(showID int64, message string)
 }
 
-// Also calls f with a room's show id when it moves (0: any room may have moved), before
-// its watchers are told (Rooms.Moved: the snapshot the watchers read is read again).
-// Call it before Run.
-func (m *Moves) Also(f func(showID int64)) {
+// Also calls f with a room's show id and its channel's message when it moves (0 and "":
+// any room may have moved), before its watchers are told (Rooms.Told: the snapshot the
+// watchers read is the message's, or read again). Call it before Run.
+func (m *Moves) Also(f func(showID int64, message string)) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.also = append(m.also, f)
@@ -64,11 +64,11 @@ func (m *Moves) Watch(showID int64) (<-chan struct{}, func()) {
 }
 
 // tell signals every watcher of showID (all shows when showID is 0) without waiting.
-func (m *Moves) tell(showID int64) {
+func (m *Moves) tell(showID int64, message string) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	for _, f := range m.also {
-		f(showID)
+		f(showID, message)
 	}
 	for show, set := range m.watchers {
 		if showID != 0 && show != showID {
@@ -89,11 +89,11 @@ func (m *Moves) Run(ctx context.Context) {
 	store.KeepSubscribed(ctx, m.log, "waiting room moves", func(ctx context.Context, again bool) error {
 		return store.SubscribeOnce(ctx, m.rdb.PSubscribe(ctx, m.pattern), func() {
 			if again {
-				m.tell(0)
+				m.tell(0, "")
 			}
 		}, func(msg *redis.Message) {
 			if id := showOfChannel(msg.Channel); id > 0 {
-				m.tell(id)
+				m.tell(id, msg.Payload)
 			}
 		}, redis.WithChannelSize(1024))
 	})

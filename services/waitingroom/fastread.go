@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -31,8 +32,25 @@ type fast struct {
 	// them for the next batch
 	flushed map[int64][2]time.Time
 	draws   map[int64][]int64 // the opening's draws of a room, ascending (the drawn key)
-	sf      singleflight.Group
+	// admits holds who the rooms' moves admitted (Told), for answering them without a
+	// call: room -> user -> their admission
+	admits map[int64]map[int64]admit
+	pruned time.Time // when admits was last rid of admissions told AdmitsKept ago
+	sf     singleflight.Group
 }
+
+// admit is one admission a room's move told: until when (the app's clock) and in which
+// room epoch, and when this process was told (time.Now).
+type admit struct {
+	till  time.Time
+	epoch int
+	told  time.Time
+}
+
+// AdmitsKept is how long an instance keeps an admission a room's move told it, to answer
+// the admitted buyer's next read without a call: longer than the slowest poll of a
+// waiting buyer's read (a buyer who reads later is answered from Redis).
+const AdmitsKept = 2 * time.Minute
 
 // snapshot is a room's counters as one script call without an entry answered them.
 type snapshot struct {
@@ -83,8 +101,13 @@ func (r *Rooms) ReadPlace(ctx context.Context, showID, userID int64, token strin
 		return r.Read(ctx, showID, userID)
 	case p.Seq == 0 && !snap.opened: // before the opening nobody has a position
 		e.FirstPosition = 0
-	case p.Seq == 0 || p.Seq <= snap.head:
-		return r.Read(ctx, showID, userID) // drawn since, or admitted or expired at the front
+	case p.Seq > 0 && p.Seq <= snap.head:
+		if e := r.toldAdmitted(show, userID, p, snap); e != nil {
+			return e, nil
+		}
+		return r.Read(ctx, showID, userID) // expired at the front, or an admission this instance was not told
+	case p.Seq == 0:
+		return r.Read(ctx, showID, userID) // drawn since
 	case snap.gapTo > snap.head && p.Seq > snap.gapFrom:
 		return r.Read(ctx, showID, userID) // numbers ahead may be missing after a rebuild
 	default:
@@ -138,12 +161,7 @@ func (r *Rooms) snapshotOf(ctx context.Context, show *services.Show) (*reply, er
 		if err != nil {
 			return nil, err
 		}
-		r.fast.mu.Lock()
-		if r.fast.snaps == nil {
-			r.fast.snaps = map[int64]*snapshot{}
-		}
-		r.fast.snaps[show.ID] = &snapshot{rep: rep, read: time.Now()}
-		r.fast.mu.Unlock()
+		r.install(show.ID, rep)
 		return rep, nil
 	})
 	if err != nil {
@@ -202,6 +220,91 @@ func (s *snapshot) repAt() time.Time {
 		return time.Time{}
 	}
 	return s.rep.at
+}
+
+// install makes rep this instance's snapshot of showID's room, unless the one it holds
+// is further along (a read that crossed a move's message) and younger than SnapshotEvery.
+func (r *Rooms) install(showID int64, rep *reply) {
+	r.fast.mu.Lock()
+	defer r.fast.mu.Unlock()
+	if r.fast.snaps == nil {
+		r.fast.snaps = map[int64]*snapshot{}
+	}
+	if old := r.fast.snaps[showID]; old != nil && old.rep.head > rep.head && time.Since(old.read) < SnapshotEvery {
+		return
+	}
+	r.fast.snaps[showID] = &snapshot{rep: rep, read: time.Now()}
+}
+
+// Told takes a message of showID's room channel (lua/waiting_room.lua): a move's carries
+// the room's counters, which become this instance's snapshot, and who it admitted, whose
+// next read is answered from them; any other message (closed, rebuilt, or none after a
+// gap in the subscription) marks the snapshot stale, as Moved.
+func (r *Rooms) Told(showID int64, message string) {
+	rest, ok := strings.CutPrefix(message, "room,")
+	if !ok || showID == 0 {
+		r.Moved(showID)
+		return
+	}
+	parts := strings.Split(rest, ",")
+	if len(parts) < 2+26 {
+		r.Moved(showID)
+		return
+	}
+	at, err1 := strconv.ParseInt(parts[0], 10, 64)
+	till, err2 := strconv.ParseInt(parts[1], 10, 64)
+	raw := make([]any, len(parts)-2)
+	for i, v := range parts[2:] {
+		raw[i] = v
+	}
+	rep, err3 := parseReply(raw, time.UnixMilli(at))
+	if err1 != nil || err2 != nil || err3 != nil {
+		r.Moved(showID)
+		return
+	}
+	r.install(showID, rep)
+	now := time.Now()
+	r.fast.mu.Lock()
+	defer r.fast.mu.Unlock()
+	if r.fast.admits == nil {
+		r.fast.admits = map[int64]map[int64]admit{}
+	}
+	if now.Sub(r.fast.pruned) >= AdmitsKept/4 {
+		for id, room := range r.fast.admits {
+			for u, a := range room {
+				if now.Sub(a.told) >= AdmitsKept {
+					delete(room, u)
+				}
+			}
+			if len(room) == 0 {
+				delete(r.fast.admits, id)
+			}
+		}
+		r.fast.pruned = now
+	}
+	for _, u := range rep.admittedUsers {
+		if r.fast.admits[showID] == nil {
+			r.fast.admits[showID] = map[int64]admit{}
+		}
+		r.fast.admits[showID][u] = admit{till: time.UnixMilli(till), epoch: rep.epoch, told: now}
+	}
+}
+
+// toldAdmitted answers a buyer whose place the front passed from the admission a room's
+// move told this instance, as Read would (status admitted, the same token); nil when it
+// was told none, or the admission may have ended (its time, the room's epoch moved on).
+func (r *Rooms) toldAdmitted(show *services.Show, userID int64, p Place, snap *reply) *Entry {
+	r.fast.mu.Lock()
+	a, ok := r.fast.admits[show.ID][userID]
+	r.fast.mu.Unlock()
+	epoch := max(snap.epoch, show.RoomEpoch)
+	if !ok || a.epoch < epoch || !a.till.After(r.clock.Now()) {
+		return nil
+	}
+	e := &Entry{QueueID: p.QueueID, Status: StatusAdmitted, FirstPosition: p.First, Waiting: snap.waiting,
+		Opened: snap.opened, AdmissionExpiresAt: a.till.UTC().Truncate(time.Second)}
+	e.AdmissionToken = r.tokens.Sign(userID, show.ID, epoch, e.AdmissionExpiresAt)
+	return e
 }
 
 // Moved marks this instance's snapshot of showID's room stale (its room's script moved

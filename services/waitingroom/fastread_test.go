@@ -2,6 +2,7 @@ package waitingroom_test
 
 import (
 	"context"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -193,4 +194,119 @@ func TestWaitingRoom_PlaceReadsWriteAHeartbeatEveryBeatEvery(t *testing.T) {
 	if waitingroom.BeatEvery*2 > waitingroom.IdleFor {
 		t.Errorf("BeatEvery %s leaves less than one heartbeat's margin before IdleFor %s", waitingroom.BeatEvery, waitingroom.IdleFor)
 	}
+}
+
+// TestWaitingRoom_AdmittedReadTheAdmissionTheMoveTold: every admission publishes the
+// room's counters and who it admitted on the room's channel (what Moves hands to
+// Rooms.Told on every instance). An instance told so answers each admitted buyer's next
+// read from their place token with no Redis call, as a read of Redis answers it (status,
+// queue id, first position, admission expiry, a token the order path accepts); an
+// instance that was not told, an admission whose time ended and one whose room epoch
+// moved on are read from Redis instead.
+func TestWaitingRoom_AdmittedReadTheAdmissionTheMoveTold(t *testing.T) {
+	r := newDurableRoomEnv(t)
+	ctx := context.Background()
+	const show = 7331 // its own channel: other packages' rooms publish on show 1's
+	r.shows.add(show, r.Clock.Now().Add(-time.Minute), 60)
+	sub := r.RDB.Subscribe(ctx, strings.TrimSuffix(r.rooms.Keys(show)[0], "meta")+"moves")
+	defer sub.Close()
+	if _, err := sub.Receive(ctx); err != nil {
+		t.Fatal(err)
+	}
+	const n = 12
+	place := map[int64]string{}
+	for u := int64(1); u <= n; u++ {
+		place[u] = r.join(t, show, u).Place
+	}
+	r.Clock.Advance(3 * time.Second)
+	if _, err := r.rooms.Advance(ctx, mustShow(t, r, show)); err != nil {
+		t.Fatal(err)
+	}
+	told, admittedTold := 0, map[int64]bool{}
+	for told == 0 || len(sub.Channel()) > 0 {
+		select {
+		case msg := <-sub.Channel():
+			told++
+			r.rooms.Told(show, msg.Payload)
+			fresh := r.restarted() // a second instance, told the same
+			fresh.Told(show, msg.Payload)
+		case <-time.After(5 * time.Second):
+			t.Fatal("no move published")
+		}
+	}
+	calls := &countCalls{}
+	r.RDB.AddHook(calls)
+	for u := int64(1); u <= n; u++ {
+		if place[u] == "" {
+			continue // admitted by their own join: its answer carried the admission
+		}
+		before := calls.n.Load()
+		e, err := r.rooms.ReadPlace(ctx, show, u, place[u])
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := calls.n.Load() - before
+		want, err := r.rooms.Read(ctx, show, u)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if e.Status != want.Status || e.QueueID != want.QueueID || e.FirstPosition != want.FirstPosition ||
+			!e.AdmissionExpiresAt.Equal(want.AdmissionExpiresAt) || e.Position != want.Position {
+			t.Errorf("user %d from the move: %s %s first %d pos %d until %s; from Redis: %s %s first %d pos %d until %s", u,
+				e.Status, e.QueueID, e.FirstPosition, e.Position, e.AdmissionExpiresAt, want.Status, want.QueueID, want.FirstPosition, want.Position, want.AdmissionExpiresAt)
+		}
+		if e.Status == waitingroom.StatusAdmitted {
+			admittedTold[u] = true
+			if c != 0 {
+				t.Errorf("user %d, admitted: their read cost %d Redis calls, want none (the move told this instance)", u, c)
+			}
+			if err := r.rooms.Tokens().Check(e.AdmissionToken, u, show, 0, r.Clock.Now()); err != nil {
+				t.Errorf("user %d: the token of the told admission is refused: %v", u, err)
+			}
+		}
+	}
+	if len(admittedTold) < 2 || len(admittedTold) == n {
+		t.Fatalf("%d of %d admitted by %d moves: the case needs some admitted and some waiting", len(admittedTold), n, told)
+	}
+	t.Logf("%d moves told %d admissions", told, len(admittedTold))
+
+	readOf := func(rooms *waitingroom.Rooms, u int64) (*waitingroom.Entry, int64) {
+		t.Helper()
+		before := calls.n.Load()
+		e, err := rooms.ReadPlace(ctx, show, u, place[u])
+		if err != nil {
+			t.Fatal(err)
+		}
+		return e, calls.n.Load() - before
+	}
+	t.Run("an instance that was not told", func(t *testing.T) {
+		for u := range admittedTold {
+			if e, c := readOf(r.restarted(), u); e.Status != waitingroom.StatusAdmitted || c == 0 {
+				t.Errorf("user %d: %s with %d Redis calls, want admitted, read from Redis", u, e.Status, c)
+			}
+		}
+	})
+	t.Run("the room's epoch moved on", func(t *testing.T) {
+		r.shows.mu.Lock()
+		r.shows.shows[show].RoomEpoch++
+		r.shows.mu.Unlock()
+		defer func() {
+			r.shows.mu.Lock()
+			r.shows.shows[show].RoomEpoch--
+			r.shows.mu.Unlock()
+		}()
+		for u := range admittedTold {
+			if e, c := readOf(r.rooms, u); e.Status == waitingroom.StatusAdmitted || c == 0 {
+				t.Errorf("user %d: %s with %d Redis calls, want the admission ended, read from Redis", u, e.Status, c)
+			}
+		}
+	})
+	t.Run("the admission's time ended", func(t *testing.T) {
+		r.Clock.Advance(waitingroom.AdmittedFor)
+		for u := range admittedTold {
+			if e, c := readOf(r.rooms, u); e.Status != waitingroom.StatusExpired || c == 0 {
+				t.Errorf("user %d: %s with %d Redis calls, want expired, read from Redis", u, e.Status, c)
+			}
+		}
+	})
 }

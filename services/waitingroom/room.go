@@ -228,6 +228,13 @@ func (r *Rooms) call(ctx context.Context, show *services.Show, op string, userID
 		}
 		return &reply{status: "none"}, nil // load, restore
 	}
+	return parseReply(raw, now)
+}
+
+// parseReply reads the script's reply of a call made at at (the caller's clock): 26
+// values, then <user id, wait ms> pairs; a move's message carries the same values as
+// strings (Rooms.Told).
+func parseReply(raw []any, at time.Time) (*reply, error) {
 	if len(raw) < 26 {
 		return nil, fmt.Errorf("waiting room: reply of %d values", len(raw))
 	}
@@ -248,7 +255,7 @@ func (r *Rooms) call(ctx context.Context, show *services.Show, op string, userID
 		admitted: int(num(raw[10])), abandoned: int(num(raw[11])),
 		busyAdmitted: int(num(raw[12])), busyFor: time.Duration(num(raw[13])) * time.Millisecond, epoch: int(num(raw[14])),
 		created: num(raw[15]) == 1, seq: num(raw[16]), head: num(raw[17]), base: num(raw[18]), shuffled: num(raw[19]) == 1,
-		admittedTotal: num(raw[20]), abandonedTotal: num(raw[21]), gapFrom: num(raw[22]), gapTo: num(raw[23]), drawn: num(raw[24]), draw: num(raw[25]), at: now}
+		admittedTotal: num(raw[20]), abandonedTotal: num(raw[21]), gapFrom: num(raw[22]), gapTo: num(raw[23]), drawn: num(raw[24]), draw: num(raw[25]), at: at}
 	for i := 26; i+1 < len(raw); i += 2 {
 		out.admittedUsers = append(out.admittedUsers, num(raw[i]))
 		out.waits = append(out.waits, time.Duration(num(raw[i+1]))*time.Millisecond)
