@@ -200,6 +200,7 @@ type crowd struct {
 	keys                       atomic.Int64
 	waiting                    atomic.Int64 // the room's, from the sampler
 	roomAdmitted               atomic.Int64 // the room's total, from the sampler
+	drawn                      atomic.Bool  // the room made the opening's draw (its shuffled mark), from the sampler
 }
 
 // admission is an admitted visitor's token, for a refusal that sends another buyer's.
@@ -324,7 +325,10 @@ func (r *run) waitRoom(ctx context.Context) (*Result, error) {
 	readCPU, inWindow, from := cpuSince(cpuA, cpuEnd), okReads, "the opening (not every visitor had joined by the end)"
 	if j := <-joinedAt; j.ok && j.cpu != nil {
 		readCPU, inWindow = cpuSince(j.cpu, cpuEnd), okReads-j.reads
-		from = fmt.Sprintf("%.1f s after the opening, when every visitor had joined (%d reads then on)", j.at.Sub(c.steady).Seconds(), inWindow)
+		from = fmt.Sprintf("%.1f s after the opening, when every visitor had joined and the room had made its draw (%d reads then on)", j.at.Sub(c.steady).Seconds(), inWindow)
+		if d := cpuSince(cpuA, j.cpu)[ProcRedis]; d > 0 {
+			reads.Notes = append(reads.Notes, fmt.Sprintf("Redis's CPU from the opening to then (the draw that queued %d visitors, and %.1f s of the room): %.1f ms", len(c.v), j.at.Sub(c.steady).Seconds(), float64(d)/float64(time.Millisecond)))
+		}
 		if cmds := perOpCommands(j.cmds, cmdsEnd, inWindow, 6); cmds != "" {
 			reads.Notes = append(reads.Notes, "Redis's time executing commands per read from then on (INFO commandstats; a script's commands also count in its EVALSHA): "+cmds)
 		}
@@ -402,14 +406,16 @@ type crowdJoined struct {
 	ok    bool
 }
 
-// awaitJoined waits for the opening, then until every visitor has joined (checked every
-// 50 ms), and snapshots then: a join still served after the opening (a late arrival on
-// a busy machine) is not a read, and must not count in a read's CPU time.
+// awaitJoined waits for the opening, then until every visitor has joined and the room
+// made the opening's draw (checked every 50 ms), and snapshots then: a join still served
+// after the opening (a late arrival on a busy machine) is not a read, nor is the draw
+// (one call that queues everyone who joined before the opening: a join's cost, made by
+// whichever call comes first after the opening), and neither counts in a read's CPU time.
 func (c *crowd) awaitJoined(ctx context.Context) crowdJoined {
 	t := time.NewTicker(50 * time.Millisecond)
 	defer t.Stop()
 	for {
-		if now := time.Now(); !now.Before(c.steady) && c.joined.Load() >= int64(len(c.v)) {
+		if now := time.Now(); !now.Before(c.steady) && c.joined.Load() >= int64(len(c.v)) && c.drawn.Load() {
 			reads, _, _ := c.reads.Counts()
 			return crowdJoined{at: now, cpu: c.r.cpu.snapshot(), cmds: redisCommandTimes(ctx, c.r.rdb), reads: reads, ok: true}
 		}
@@ -626,7 +632,7 @@ func (c *crowd) refuse(ctx context.Context) refusalTally {
 func (c *crowd) readRoom(ctx context.Context, keys []string) (roomSample, error) {
 	pipe := c.r.rdb.Pipeline()
 	q := pipe.ZCard(ctx, keys[1])
-	m := pipe.HMGet(ctx, keys[0], "admitted", "abandoned", "closed")
+	m := pipe.HMGet(ctx, keys[0], "admitted", "abandoned", "closed", "shuffled")
 	if _, err := pipe.Exec(ctx); err != nil {
 		return roomSample{}, err
 	}
@@ -639,6 +645,9 @@ func (c *crowd) readRoom(ctx context.Context, keys []string) (roomSample, error)
 	}
 	c.waiting.Store(s.waiting)
 	c.roomAdmitted.Store(s.admitted)
+	if vals[3] != nil {
+		c.drawn.Store(true)
+	}
 	return s, nil
 }
 
