@@ -82,18 +82,21 @@ local channel = (string.gsub(meta, 'meta$', 'moves'))
 local function int(n) return string.format('%d', n) end
 local publish_move -- (admitted until ms, waits): the move's message (after reply)
 
-local function get(u)
-  local v = redis.call('HGET', ent, u)
+local function parse(v)
   if not v then return nil end
   local st, seq, till, id, first, joined, ep = string.match(v, '^(%a)|(%d+)|(%d+)|([^|]*)|(%d+)|(%d+)|?(%d*)$')
   return {st = st, seq = tonumber(seq), till = tonumber(till), qid = id, first = tonumber(first), joined = tonumber(joined),
     ep = tonumber(ep) or 0}
 end
 
-local function put(u, e)
-  redis.call('HSET', ent, u, e.st .. '|' .. int(e.seq) .. '|' .. int(e.till) .. '|' .. e.qid .. '|' .. int(e.first) .. '|' ..
-    int(e.joined) .. '|' .. int(e.ep))
+local function encode(e)
+  return e.st .. '|' .. int(e.seq) .. '|' .. int(e.till) .. '|' .. e.qid .. '|' .. int(e.first) .. '|' .. int(e.joined) ..
+    '|' .. int(e.ep)
 end
+
+local function get(u) return parse(redis.call('HGET', ent, u)) end
+
+local function put(u, e) redis.call('HSET', ent, u, encode(e)) end
 
 -- shuffle: at a call at or after the opening, everyone who joined before it (pre) is
 -- queued behind whoever is already queued, in the order of their draws (independent,
@@ -107,11 +110,19 @@ local function shuffle()
   if #all > 0 then
     local base, ahead = tonumber(redis.call('HGET', meta, 'seq')) or 0, redis.call('ZCARD', queue)
     if ahead == 0 then redis.call('HSET', meta, 'busy', int(now)) end
-    for i, u in ipairs(all) do
-      redis.call('ZADD', queue, base + i, u)
-      local e = get(u)
-      e.seq, e.first = base + i, ahead + i
-      put(u, e)
+    -- a few thousand places a call of each command: the draw is one step, and a call per
+    -- place made a draw of 100,000 hold Redis for most of a second
+    for c = 1, #all, 2000 do
+      local last = math.min(c + 1999, #all)
+      local vals, zs, hs = redis.call('HMGET', ent, unpack(all, c, last)), {}, {}
+      for i = c, last do
+        local u, e = all[i], parse(vals[i - c + 1])
+        e.seq, e.first = base + i, ahead + i
+        zs[#zs + 1], zs[#zs + 2] = int(base + i), u
+        hs[#hs + 1], hs[#hs + 2] = u, encode(e)
+      end
+      redis.call('ZADD', queue, unpack(zs))
+      redis.call('HSET', ent, unpack(hs))
     end
     if base == 0 and ahead == 0 and redis.call('EXISTS', drawn) == 0 then
       redis.call('RENAME', pre, drawn)
