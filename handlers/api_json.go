@@ -158,18 +158,15 @@ func showOut(s *services.Show, detail bool, holdFor time.Duration) showJSON {
 	return out
 }
 
-// seatMapOut is the API's seat map of m, the definition of its JSON: GET .../seats
-// writes it through a seatMapLayout, whose bytes the tests hold to json.Marshal of this.
-func seatMapOut(m *seats.SeatMap) seatMapJSON {
-	out := seatMapJSON{ShowID: id(m.Show.ID), Rows: m.Hall.Rows, Cols: m.Hall.Cols, Seats: make([]seatJSON, len(m.Hall.Seats))}
-	for i, s := range m.Hall.Seats {
-		kind := s.Kind
-		if kind == services.KindBlocked {
-			kind = services.KindStandard
-		}
-		out.Seats[i] = seatJSON{ID: id(s.ID), Label: s.Label, Row: s.Row, Col: s.Col, Zone: s.ZoneCode, Kind: kind, State: m.States[s.ID]}
+// seatOut is one seat of the API's seat map in state (a blocked seat reads as a
+// standard one whose state is blocked): GET .../seats writes these through a
+// seatMapLayout.
+func seatOut(s services.Seat, state string) seatJSON {
+	kind := s.Kind
+	if kind == services.KindBlocked {
+		kind = services.KindStandard
 	}
-	return out
+	return seatJSON{ID: id(s.ID), Label: s.Label, Row: s.Row, Col: s.Col, Zone: s.ZoneCode, Kind: kind, State: state}
 }
 
 func orderOut(o *services.Order) orderJSON {

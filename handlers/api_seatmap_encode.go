@@ -81,11 +81,7 @@ func newSeatMapLayout(showID int64, hall *services.Hall) (*seatMapLayout, error)
 	}
 	l := &seatMapLayout{showID: showID, hall: hall, head: head[:len(head)-2], tail: []byte("]}"), ends: make([]int32, len(hall.Seats))}
 	for i, s := range hall.Seats {
-		kind := s.Kind
-		if kind == services.KindBlocked {
-			kind = services.KindStandard
-		}
-		b, err := json.Marshal(seatJSON{ID: id(s.ID), Label: s.Label, Row: s.Row, Col: s.Col, Zone: s.ZoneCode, Kind: kind})
+		b, err := json.Marshal(seatOut(s, ""))
 		if err != nil {
 			return nil, err
 		}

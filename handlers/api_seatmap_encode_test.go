@@ -153,3 +153,13 @@ func TestSeatMapLayout_FitsTheSameSeatsOnly(t *testing.T) {
 		})
 	}
 }
+
+// seatMapOut is the API's seat map of m as json.Marshal writes it: the definition the
+// layout's bytes are held to.
+func seatMapOut(m *seats.SeatMap) seatMapJSON {
+	out := seatMapJSON{ShowID: id(m.Show.ID), Rows: m.Hall.Rows, Cols: m.Hall.Cols, Seats: make([]seatJSON, len(m.Hall.Seats))}
+	for i, s := range m.Hall.Seats {
+		out.Seats[i] = seatOut(s, m.States[s.ID])
+	}
+	return out
+}
