@@ -85,7 +85,8 @@ func statesInHallOrder(hall *services.Hall, raw map[string]string) (states []str
 	return states, seen == len(hall.Seats)
 }
 
-// stateOf is SeatValue's state alone, without reading the order and the owner.
+// stateOf is a seat value's state (SeatValue's, which also reads the order and the
+// owner); "" for a value it cannot read.
 func stateOf(v string) string {
 	switch {
 	case v == SeatFree:

@@ -492,23 +492,14 @@ func (s *SeatStore) ZoneFree(ctx context.Context, showIDs []int64) (map[int64]ma
 // SeatValue decodes a stored seat value into its state (StateFree, StateHeld, StateSold,
 // StateBlocked) and, for held and sold seats, the owning order number and user id.
 func SeatValue(v string) (state, orderNo string, userID int64) {
-	switch {
-	case v == SeatFree:
-		return services.StateFree, "", 0
-	case v == seatBlocked:
-		return services.StateBlocked, "", 0
-	case strings.HasPrefix(v, "H|") || strings.HasPrefix(v, "S|"):
-		parts := strings.SplitN(v, "|", 3)
-		if len(parts) == 3 {
+	state = stateOf(v)
+	if state == services.StateHeld || state == services.StateSold {
+		if parts := strings.SplitN(v, "|", 3); len(parts) == 3 {
 			userID, _ = strconv.ParseInt(parts[2], 10, 64)
 			orderNo = parts[1]
 		}
-		if v[0] == 'H' {
-			return services.StateHeld, orderNo, userID
-		}
-		return services.StateSold, orderNo, userID
 	}
-	return "", "", 0
+	return state, orderNo, userID
 }
 
 // Load builds the show's seat map from MySQL and writes it with the load script, once
