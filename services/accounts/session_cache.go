@@ -22,12 +22,12 @@ import (
 // 100,000 and the show's other buyers fit.
 const maxCachedSessions = 150_000
 
-// SessionCache keeps token -> user for a few seconds in this process, so most requests
-// cost no MySQL query. Logout and role changes publish on a Redis channel that every
-// process listens to (Run), so a session ended in one process ends in all at once;
-// when the subscription breaks the cache is emptied, since messages may have been lost
-// meanwhile. A nil *SessionCache
-// caches nothing.
+// SessionCache keeps token -> user in this process for up to its TTL
+// (SEATFLOW_SESSION_CACHE_TTL), so most requests cost no MySQL query. Logout and role
+// changes publish on a Redis channel that every process listens to (Run), so a session
+// ended in one process ends in all at once; when the subscription breaks the cache is
+// emptied, since messages may have been lost meanwhile. A nil *SessionCache caches
+// nothing.
 type SessionCache struct {
 	rdb     redis.UniversalClient
 	channel string
