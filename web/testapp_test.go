@@ -289,7 +289,11 @@ func (a *testApp) newUser() string {
 	return r.json(a.t)["token"].(string)
 }
 
-// onSaleShow returns a show on sale now with at least n free standard seats and those seats' ids.
+// onSaleShowLead is how far from now the shows onSaleShow picks start at the earliest.
+const onSaleShowLead = 3 * time.Hour
+
+// onSaleShow returns a show on sale now, starting onSaleShowLead or more from now, with
+// at least n free standard seats and those seats' ids.
 func (a *testApp) onSaleShow(n int) (string, []string) {
 	a.t.Helper()
 	now := a.clock.Now()
@@ -300,13 +304,17 @@ func (a *testApp) onSaleShow(n int) (string, []string) {
 			Shows []struct {
 				ID, Status  string
 				SaleOpensAt string `json:"sale_opens_at"`
+				StartsAt    string `json:"starts_at"`
 				SeatsLeft   int    `json:"seats_left"`
 			}
 		}
 		json.Unmarshal(r.body, &v)
 		for _, s := range v.Shows {
 			opens, _ := time.Parse(time.RFC3339, s.SaleOpensAt)
-			if s.Status != "on_sale" || opens.After(now) || s.SeatsLeft < n+10 {
+			starts, _ := time.Parse(time.RFC3339, s.StartsAt)
+			// a show that starts within onSaleShowLead of now could start (or pass a
+			// cut-off before its start) while the test runs, whatever the hour it runs at
+			if s.Status != "on_sale" || opens.After(now) || starts.Before(now.Add(onSaleShowLead)) || s.SeatsLeft < n+10 {
 				continue
 			}
 			if ids := a.freeSeats(s.ID, n); len(ids) == n {
