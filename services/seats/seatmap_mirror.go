@@ -111,19 +111,29 @@ func (m *SeatMirrors) States(ctx context.Context, showID int64, hall *services.H
 	gen := s.gen
 	s.mu.Unlock()
 	if fresh && m.sync(ctx, showID) {
-		s.mu.Lock()
-		defer s.mu.Unlock()
-		if s.codes != nil && s.hall == hall && s.gen == gen {
+		if states := s.answer(hall, gen); states != nil {
 			m.fromMirror.Add(1)
-			states := make([]string, len(s.codes))
-			for i, c := range s.codes {
-				states[i] = codeStates[c]
-			}
 			return states, true, nil
 		}
 	}
 	m.wholeReads.Add(1)
 	return m.readWhole(ctx, s, confirmed, hall, read)
+}
+
+// answer is the mirror's states when it is still of hall and of read generation gen
+// (no reload since); nil otherwise (the caller then reads the whole map, locking s
+// again: s is unlocked on return either way).
+func (s *seatMirror) answer(hall *services.Hall, gen uint64) []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.codes == nil || s.hall != hall || s.gen != gen {
+		return nil
+	}
+	states := make([]string, len(s.codes))
+	for i, c := range s.codes {
+		states[i] = codeStates[c]
+	}
+	return states
 }
 
 // Answers returns how many States answers came from a mirror and how many from a

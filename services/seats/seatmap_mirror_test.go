@@ -146,3 +146,25 @@ func TestSeatMirrors_AnswerTheMapAsOfTheCall(t *testing.T) {
 		t.Fatalf("answers: %d from the mirror, %d whole reads", from, whole)
 	}
 }
+
+// TestSeatMirrors_ReloadDuringTheSyncReadsTheWholeMap: a reload delivered while States
+// waits for its Sync (the subscription was made again) drops the mirror under the
+// answer: States then reads the whole map, once, and answers it (it used to wait
+// forever for the mirror's own lock).
+func TestSeatMirrors_ReloadDuringTheSyncReadsTheWholeMap(t *testing.T) {
+	w := newMirrorWorld(t)
+	w.m.Apply(SeatChange{ShowID: 7, Reload: true})
+	w.check("first read once confirmed", 1)
+	w.publish(2, "H|o1|5", services.StateHeld)
+	w.queue = append(w.queue, SeatChange{ShowID: 7, Reload: true})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		w.check("a reload during the sync", 2)
+	}()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		t.Fatal("States did not answer within 5 s of a reload during its Sync")
+	}
+}
