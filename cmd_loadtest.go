@@ -48,7 +48,7 @@ func loadtestFlags(cfg web.Config, args []string) (loadtest.Options, error) {
 	fs.IntVar(&opts.Visitors, "visitors", 10000, "waitroom: visitors queueing for the show (accounts and sessions inserted in MySQL before the timed part)")
 	fs.IntVar(&opts.AdmitPerMinute, "admit-per-minute", 600, "waitroom: pace of the show's waiting room, buyers a minute")
 	fs.IntVar(&opts.VisitorConns, "visitor-conns", 0, "waitroom: most requests the visitors have in flight at once (and connections) (default 200, one per 100 visitors above 20,000)")
-	fs.DurationVar(&opts.QueuePoll, "queue-poll", 0, "waitroom: mean time between one waiting visitor's reads of its place (each 0.5x to 1.5x of it) (default 5s, longer above 10,000 visitors: 2,000 reads a second, at most 1m0s)")
+	fs.DurationVar(&opts.QueuePoll, "queue-poll", 0, "waitroom: mean time between one waiting visitor's reads of its place (each 0.5x to 1.5x of it) (default 5s, longer for a larger crowd: 2,000 reads a second or 15% of the saturated HTTP no-op's answers, whichever is more, at most 1m0s)")
 	if err := fs.Parse(args); err != nil {
 		return opts, err
 	}

@@ -47,14 +47,20 @@ const (
 
 // waitRoomJoinsPerSecond and waitRoomReadsPerSecond are the joins and queue reads a
 // second the scenario asks of the machine by default, whatever the crowd: a crowd of
-// 10,000 arrives over 10 s and reads every 5 s; a larger one arrives over longer and
-// reads less often (as a real crowd of that size is told to), so a 2-core machine that
-// also runs the load client serves it on time and the run measures the read, not a
-// backlog. A join costs far more than a read (its session is read from MySQL the first
-// time, its place written there before it answers). waitRoomVisitorsPerConn is how many visitors share a connection by default.
+// 10,000 arrives over 10 s and reads every 5 s (the page's poll, static/js/queue.js); a
+// larger one arrives over longer and reads less often than the page would, so a 2-core
+// machine that also runs the load client serves it on time and the run measures the
+// read, not a backlog. The reads a second are waitRoomReadsPerSecond or
+// waitRoomReadShare of the saturated HTTP no-op measured in the same run, whichever is
+// more: a read costs the server up to twice the no-op, so the crowd takes about a third
+// of what the machine's HTTP can serve and the load client the rest. A join costs far
+// more than a read (its session is read from MySQL the first time, its place written
+// there before it answers). waitRoomVisitorsPerConn is how many visitors share a
+// connection by default.
 const (
 	waitRoomJoinsPerSecond  = 1000
 	waitRoomReadsPerSecond  = 2000
+	waitRoomReadShare       = 0.15
 	waitRoomVisitorsPerConn = 100
 	// maxQueuePoll is the longest mean poll: its longest wait (1.5x) stays well within the
 	// 120 s after which a silent waiting place is given up (API.md).
@@ -62,10 +68,13 @@ const (
 )
 
 // defaultPoll is the mean time between a waiting visitor's reads for a crowd of
-// visitors: defaultQueuePoll, or longer so that the crowd reads waitRoomReadsPerSecond
-// a second at most, up to maxQueuePoll (5 s for 10,000, 50 s for 100,000).
-func defaultPoll(visitors int) time.Duration {
-	d := time.Duration(visitors) * time.Second / waitRoomReadsPerSecond
+// visitors when the saturated HTTP no-op answered noopPerSecond (0: not measured):
+// defaultQueuePoll, or longer so that the crowd reads at most waitRoomReadsPerSecond a
+// second or waitRoomReadShare of noopPerSecond, whichever is more, up to maxQueuePoll
+// (5 s for 10,000; 50 s for 100,000 beside a no-op of 13,000/s, 24 s beside 28,000/s).
+func defaultPoll(visitors int, noopPerSecond float64) time.Duration {
+	reads := max(waitRoomReadsPerSecond, noopPerSecond*waitRoomReadShare)
+	d := time.Duration(float64(visitors) / reads * float64(time.Second))
 	return min(max(d, defaultQueuePoll), maxQueuePoll).Round(time.Second)
 }
 
@@ -219,6 +228,9 @@ type roomSample struct {
 // waitRoom runs the waitroom scenario (see the top of this file).
 func (r *run) waitRoom(ctx context.Context) (*Result, error) {
 	o := r.opts
+	if o.QueuePoll == 0 {
+		o.QueuePoll = defaultPoll(o.Visitors, r.noopRate)
+	}
 	logf := func(format string, a ...any) { fmt.Fprintf(o.Log, format+"\n", a...) }
 	show, err := r.fx.NewRoomShow(ctx, r.big, roomPurchaseLimit, o.AdmitPerMinute)
 	if err != nil {

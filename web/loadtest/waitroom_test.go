@@ -128,7 +128,8 @@ func TestWaitRoom_QueueReadBesideNoop(t *testing.T) {
 // TestWaitRoom_CrowdScales: a small crowd arrives over the first quarter of the run (at
 // most 5 s) and reads every 5 s over 200 connections; a larger one arrives over longer
 // and reads less often, so that it asks the machine 1,000 joins and 2,000 reads a
-// second at most, with a poll well within the 120 s a silent place is kept.
+// second at most (or 15 % of the saturated no-op's answers a second, when more), with a
+// poll well within the 120 s a silent place is kept.
 func TestWaitRoom_CrowdScales(t *testing.T) {
 	cases := []struct {
 		name     string
@@ -151,7 +152,7 @@ func TestWaitRoom_CrowdScales(t *testing.T) {
 			if got := arrivalWindow(c.duration, c.visitors); got != c.arrive {
 				t.Errorf("arrivals over %s, want %s", got, c.arrive)
 			}
-			if got := defaultPoll(c.visitors); got != c.poll {
+			if got := defaultPoll(c.visitors, 0); got != c.poll {
 				t.Errorf("poll %s, want %s", got, c.poll)
 			}
 			if got := defaultConns(c.visitors); got != c.conns {
@@ -161,11 +162,30 @@ func TestWaitRoom_CrowdScales(t *testing.T) {
 			if err := o.defaults(); err != nil {
 				t.Fatal(err)
 			}
-			if o.QueuePoll != c.poll || o.VisitorConns != c.conns {
-				t.Errorf("options: poll %s, %d connections; want %s, %d", o.QueuePoll, o.VisitorConns, c.poll, c.conns)
+			if o.QueuePoll != 0 || o.VisitorConns != c.conns {
+				t.Errorf("options: poll %s, %d connections; want 0 (the scenario's defaultPoll), %d", o.QueuePoll, o.VisitorConns, c.conns)
 			}
-			if 3*o.QueuePoll/2+30*time.Second > 120*time.Second {
-				t.Errorf("the longest wait between reads (%s) leaves less than 30 s of the 120 s a silent place is kept", 3*o.QueuePoll/2)
+			if 3*c.poll/2+30*time.Second > 120*time.Second {
+				t.Errorf("the longest wait between reads (%s) leaves less than 30 s of the 120 s a silent place is kept", 3*c.poll/2)
+			}
+		})
+	}
+	// beside the saturated no-op: 15 % of its answers a second, when that is more than 2,000
+	for _, c := range []struct {
+		name     string
+		visitors int
+		noop     float64
+		poll     time.Duration
+	}{
+		{"100,000 beside a slow machine's no-op", 100000, 8000, 50 * time.Second},
+		{"100,000 beside a no-op of 28,000/s", 100000, 28000, 24 * time.Second},
+		{"100,000 beside a no-op of 200,000/s: never under the page's 5 s", 100000, 200000, 5 * time.Second},
+		{"10,000 beside a no-op of 28,000/s: the page's 5 s", 10000, 28000, 5 * time.Second},
+		{"a million beside a no-op of 28,000/s: at most a minute", 1000000, 28000, time.Minute},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if got := defaultPoll(c.visitors, c.noop); got != c.poll {
+				t.Errorf("poll %s, want %s", got, c.poll)
 			}
 		})
 	}
