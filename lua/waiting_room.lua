@@ -98,43 +98,86 @@ local function get(u) return parse(redis.call('HGET', ent, u)) end
 
 local function put(u, e) redis.call('HSET', ent, u, encode(e)) end
 
+-- DRAW_CHUNK is how many places one call of the opening's draw numbers: a draw of
+-- 100,000 in one call held Redis for about 0.55 s, so a million would have held it (and
+-- every other show on the node) for over 5 s; in chunks it holds Redis ~60 ms a call.
+local DRAW_CHUNK = 10000
+
+-- drawing: while the opening's draw runs, how many of pre it has not numbered yet and
+-- the highest queue number it has given so far; 0, 0 when no draw runs
+local function drawing()
+  local m = redis.call('HMGET', meta, 'drawing', 'draw_base')
+  if not m[1] then return 0, 0 end
+  return redis.call('ZCARD', pre) - tonumber(m[1]), tonumber(m[2]) + tonumber(m[1])
+end
+
 -- shuffle: at a call at or after the opening, everyone who joined before it (pre) is
 -- queued behind whoever is already queued, in the order of their draws (independent,
 -- uniform and unseen: a uniform random order, reproducible from the durable record);
--- pre is emptied in the same step, so each place is drawn once, even when staff move the
--- opening or a caller's show is stale.
+-- pre is emptied when the draw ends, so each place is drawn once, even when staff move
+-- the opening or a caller's show is stale. A call numbers at most DRAW_CHUNK places:
+-- the first reserves the draw's queue numbers (base+1 .. base+#pre: whoever joins
+-- from then on comes after them) and every later call (a read, a join, the tickers',
+-- which go on until it ends) numbers the next chunk; until then a place not yet
+-- numbered is counted from its rank in pre (reply), and advance numbers the next chunk
+-- before it would admit past the numbered ones. A draw that began ends, even when the
+-- opening has since moved later.
 -- The first time, the admission credit starts counting at the opening.
-local function shuffle()
-  if now < opens then return end
-  local all = redis.call('ZRANGE', pre, 0, -1)
-  if #all > 0 then
-    local base, ahead = tonumber(redis.call('HGET', meta, 'seq')) or 0, redis.call('ZCARD', queue)
-    if ahead == 0 then redis.call('HSET', meta, 'busy', int(now)) end
-    -- a few thousand places a call of each command: the draw is one step, and a call per
-    -- place made a draw of 100,000 hold Redis for most of a second
+local drew = false -- this call numbered a chunk: the next shuffle numbers another only when forced
+
+local function shuffle(force)
+  local m = redis.call('HMGET', meta, 'drawing', 'draw_base', 'draw_ahead', 'seq')
+  if now < opens and not m[1] then return end
+  if m[1] and drew and not force then return end
+  drew = true
+  local total = redis.call('ZCARD', pre)
+  if total > 0 then
+    local done, base, ahead = tonumber(m[1]), tonumber(m[2]), tonumber(m[3])
+    if not done then
+      done, base, ahead = 0, tonumber(m[4]) or 0, redis.call('ZCARD', queue)
+      if ahead == 0 then redis.call('HSET', meta, 'busy', int(now)) end
+      redis.call('HSET', meta, 'seq', base + total, 'base', base, 'drawing', 0, 'draw_base', base, 'draw_ahead', ahead)
+    end
+    local upto = math.min(done + DRAW_CHUNK, total)
+    local all = redis.call('ZRANGE', pre, done, upto - 1)
+    -- a few thousand places a call of each command: a call per place made a draw of
+    -- 100,000 hold Redis for most of a second
     for c = 1, #all, 2000 do
       local last = math.min(c + 1999, #all)
       local vals, zs, hs = redis.call('HMGET', ent, unpack(all, c, last)), {}, {}
       for i = c, last do
         local u, e = all[i], parse(vals[i - c + 1])
-        e.seq, e.first = base + i, ahead + i
-        zs[#zs + 1], zs[#zs + 2] = int(base + i), u
+        e.seq, e.first = base + done + i, ahead + done + i
+        zs[#zs + 1], zs[#zs + 2] = int(e.seq), u
         hs[#hs + 1], hs[#hs + 2] = u, encode(e)
       end
       redis.call('ZADD', queue, unpack(zs))
       redis.call('HSET', ent, unpack(hs))
     end
-    if base == 0 and ahead == 0 and redis.call('EXISTS', drawn) == 0 then
-      redis.call('RENAME', pre, drawn)
+    if upto < total then
+      redis.call('HSET', meta, 'drawing', upto)
     else
-      redis.call('DEL', pre)
+      redis.call('HDEL', meta, 'drawing', 'draw_base', 'draw_ahead')
+      if base == 0 and ahead == 0 and redis.call('EXISTS', drawn) == 0 then
+        redis.call('RENAME', pre, drawn)
+      else
+        redis.call('DEL', pre)
+      end
     end
-    redis.call('HSET', meta, 'seq', base + #all, 'base', base)
+  elseif m[1] then
+    redis.call('HDEL', meta, 'drawing', 'draw_base', 'draw_ahead')
   end
+  if now < opens then return end
   if tonumber(redis.call('HGET', meta, 'drawn_at')) ~= opens then redis.call('HSET', meta, 'drawn_at', int(opens)) end
   if not redis.call('HGET', meta, 'shuffled') then
     redis.call('HSET', meta, 'shuffled', 1, 't', int(opens), 'credit', 0)
   end
+end
+
+-- finish_draw numbers every place a running draw has left (a join before a moved
+-- opening and a restore add to pre, whose ranks the running draw counts by)
+local function finish_draw()
+  while redis.call('HEXISTS', meta, 'drawing') == 1 do shuffle(true) end
 end
 
 -- advance admits from the front as the pace's credit allows: an entry unread for idle
@@ -155,7 +198,12 @@ local function advance()
   if credit > cap then credit = cap end
   local admitted, abandoned = 0, 0
   while credit >= 1 and admitted + abandoned < 5000 do
-    local head = redis.call('ZRANGE', queue, 0, 0)
+    local head = redis.call('ZRANGE', queue, 0, 0, 'WITHSCORES')
+    local undrawn, upto = drawing()
+    if undrawn > 0 and (#head == 0 or tonumber(head[2]) > upto) then
+      shuffle(true) -- the draw's next places come before whoever joined since it began
+      head = redis.call('ZRANGE', queue, 0, 0, 'WITHSCORES')
+    end
     if #head == 0 then break end
     local u = head[1]
     redis.call('ZREM', queue, u)
@@ -189,7 +237,9 @@ end
 
 local function reply(e, admitted, abandoned, waits)
   local closed = redis.call('HGET', meta, 'closed')
+  local undrawn, upto = drawing()
   local waiting = redis.call('ZCARD', queue) + redis.call('ZCARD', pre)
+  if upto > 0 or undrawn > 0 then waiting = redis.call('ZCARD', queue) + undrawn end
   local recent = redis.call('ZCOUNT', adm, now - 60000, '+inf')
   local busy, busy_n, busy_ms = tonumber(redis.call('HGET', meta, 'busy')), 0, 0
   if busy then
@@ -204,20 +254,31 @@ local function reply(e, admitted, abandoned, waits)
   local shuffled = 0
   if m[3] then shuffled = 1 end
   local out = {'none', 0, 0, '', 0, waiting, pace, recent, opened, closed or '', admitted, abandoned, busy_n, int(busy_ms), epoch,
-    created, 0, m[1] or '0', m[2] or '0', shuffled, m[4] or '0', m[5] or '0', m[6] or '0', m[7] or '0', ndrawn, '0'}
+    created, 0, m[1] or '0', m[2] or '0', shuffled, m[4] or '0', m[5] or '0', m[6] or '0', m[7] or '0', ndrawn, '0', undrawn}
   if e then
-    local st, pos = e.st, 0
+    local st, pos, unnumbered = e.st, 0, e.seq == 0
     if st == 'w' and closed then
       st = 'c'
     elseif st == 'w' then
       local r = redis.call('ZRANK', queue, uid)
       if r then pos = r + 1 end
+      if r and undrawn > 0 and e.seq > upto then pos = pos + undrawn end -- joined since the draw began
+      if e.seq == 0 and undrawn > 0 then
+        -- not numbered yet by a running draw: its number and place are its rank in pre's
+        -- (the draw numbers pre in that order, behind the numbered ones still waiting)
+        local k = redis.call('ZRANK', pre, uid)
+        local d = redis.call('HMGET', meta, 'drawing', 'draw_base', 'draw_ahead')
+        if k and d[1] then
+          e.seq, e.first = tonumber(d[2]) + k + 1, tonumber(d[3]) + k + 1
+          pos = redis.call('ZCOUNT', queue, '-inf', upto) + k - tonumber(d[1]) + 1
+        end
+      end
     elseif st == 'a' and (e.till <= now or e.ep < epoch) then
       st = 'x'
     end
     out[1], out[2], out[3], out[4], out[5] = st, pos, int(e.till), e.qid, e.first
     out[17] = int(e.seq)
-    if e.seq == 0 then out[26] = redis.call('ZSCORE', pre, uid) or '0' end
+    if unnumbered then out[26] = redis.call('ZSCORE', pre, uid) or '0' end
   end
   for i, w in ipairs(waits) do
     if i % 2 == 1 then out[#out + 1] = w else out[#out + 1] = int(w) end
@@ -247,12 +308,13 @@ if op == 'join' then
     -- a join whose caller's clock is a moment behind a draw already made for this
     -- opening queues behind it, as if it came a moment later (no second draw)
     if now < opens and tonumber(redis.call('HGET', meta, 'drawn_at')) ~= opens then
+      finish_draw() -- an opening moved later: the last opening's draw ends before pre grows
       redis.call('ZADD', pre, draw, uid)
     else
       e.seq = redis.call('HINCRBY', meta, 'seq', 1)
       if redis.call('ZCARD', queue) == 0 then redis.call('HSET', meta, 'busy', int(now)) end
       redis.call('ZADD', queue, e.seq, uid)
-      e.first = redis.call('ZRANK', queue, uid) + 1
+      e.first = redis.call('ZRANK', queue, uid) + 1 + drawing() -- behind the places a running draw has yet to number
     end
     put(uid, e)
   end
@@ -280,6 +342,7 @@ elseif op == 'load' or op == 'restore' then
   -- waiting one seen now: a flush is nobody's silence); the last chunk of a load sets the
   -- counters and the marker. A room already loaded takes no chunk of a load.
   if op == 'load' and redis.call('HGET', meta, 'loaded') then return {'loaded'} end
+  finish_draw() -- pre may grow: a running draw counts by its ranks
   for i = 21, #ARGV do
     local u, st, seq, till, id, first, joined, d = string.match(ARGV[i], '^(%d+)|(%a)|(%d+)|(%d+)|([^|]*)|(%d+)|(%d+)|(%d+)$')
     if u and not redis.call('HGET', ent, u) then

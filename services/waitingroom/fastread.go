@@ -247,7 +247,7 @@ func (r *Rooms) Told(showID int64, message string) {
 		return
 	}
 	parts := strings.Split(rest, ",")
-	if len(parts) < 2+26 {
+	if len(parts) < 2+replyValues {
 		r.Moved(showID)
 		return
 	}

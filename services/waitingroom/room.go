@@ -135,6 +135,7 @@ type reply struct {
 	abandonedTotal                 int64
 	gapFrom, gapTo                 int64     // queue numbers that may be missing after a rebuild
 	drawn                          int64     // how many the opening's draw numbered from 1 (the drawn key)
+	undrawn                        int64     // how many a running draw has yet to number (DRAW_CHUNK a call)
 	admittedUsers                  []int64   // admitted by this call
 	at                             time.Time // the caller's clock at the call
 	status                         string
@@ -231,11 +232,15 @@ func (r *Rooms) call(ctx context.Context, show *services.Show, op string, userID
 	return parseReply(raw, now)
 }
 
-// parseReply reads the script's reply of a call made at at (the caller's clock): 26
-// values, then <user id, wait ms> pairs; a move's message carries the same values as
-// strings (Rooms.Told).
+// replyValues is how many values a reply of the script has before its <user id, wait
+// ms> pairs (lua/waiting_room.lua).
+const replyValues = 27
+
+// parseReply reads the script's reply of a call made at at (the caller's clock):
+// replyValues values, then <user id, wait ms> pairs; a move's message carries the same
+// values as strings (Rooms.Told).
 func parseReply(raw []any, at time.Time) (*reply, error) {
-	if len(raw) < 26 {
+	if len(raw) < replyValues {
 		return nil, fmt.Errorf("waiting room: reply of %d values", len(raw))
 	}
 	num := func(v any) int64 {
@@ -255,8 +260,8 @@ func parseReply(raw []any, at time.Time) (*reply, error) {
 		admitted: int(num(raw[10])), abandoned: int(num(raw[11])),
 		busyAdmitted: int(num(raw[12])), busyFor: time.Duration(num(raw[13])) * time.Millisecond, epoch: int(num(raw[14])),
 		created: num(raw[15]) == 1, seq: num(raw[16]), head: num(raw[17]), base: num(raw[18]), shuffled: num(raw[19]) == 1,
-		admittedTotal: num(raw[20]), abandonedTotal: num(raw[21]), gapFrom: num(raw[22]), gapTo: num(raw[23]), drawn: num(raw[24]), draw: num(raw[25]), at: at}
-	for i := 26; i+1 < len(raw); i += 2 {
+		admittedTotal: num(raw[20]), abandonedTotal: num(raw[21]), gapFrom: num(raw[22]), gapTo: num(raw[23]), drawn: num(raw[24]), draw: num(raw[25]), undrawn: num(raw[26]), at: at}
+	for i := replyValues; i+1 < len(raw); i += 2 {
 		out.admittedUsers = append(out.admittedUsers, num(raw[i]))
 		out.waits = append(out.waits, time.Duration(num(raw[i+1]))*time.Millisecond)
 	}
@@ -386,6 +391,23 @@ func (r *Rooms) Advance(ctx context.Context, show *services.Show) (int, error) {
 	if err != nil {
 		return 0, err
 	}
+	return r.drawRest(ctx, show, rep)
+}
+
+// drawCalls bounds the calls one tick makes while the opening's draw runs: a million
+// places in DRAW_CHUNKs of 10,000, each a call of its own, so that other commands run
+// between them.
+const drawCalls = 200
+
+// drawRest goes on numbering the places of a running draw (rep says how many are left)
+// a chunk a call, and returns how many wait. Errors: UNAVAILABLE.
+func (r *Rooms) drawRest(ctx context.Context, show *services.Show, rep *reply) (int, error) {
+	for i := 0; rep.undrawn > 0 && i < drawCalls; i++ {
+		var err error
+		if rep, err = r.run(ctx, show, "advance", 0, ""); err != nil {
+			return 0, err
+		}
+	}
 	return rep.waiting, nil
 }
 
@@ -398,7 +420,7 @@ func (r *Rooms) Close(ctx context.Context, show *services.Show, reason string) (
 	if err != nil {
 		return 0, err
 	}
-	return rep.waiting, nil
+	return r.drawRest(ctx, show, rep)
 }
 
 // Stats reads a show's room as staff see it (drafts too); Closed is the room's reason,
