@@ -644,7 +644,7 @@ func (c *crowd) refuse(ctx context.Context) refusalTally {
 func (c *crowd) readRoom(ctx context.Context, keys []string) (roomSample, error) {
 	pipe := c.r.rdb.Pipeline()
 	q := pipe.ZCard(ctx, keys[1])
-	m := pipe.HMGet(ctx, keys[0], "admitted", "abandoned", "closed", "shuffled")
+	m := pipe.HMGet(ctx, keys[0], "admitted", "abandoned", "closed", "shuffled", "drawing")
 	if _, err := pipe.Exec(ctx); err != nil {
 		return roomSample{}, err
 	}
@@ -657,7 +657,7 @@ func (c *crowd) readRoom(ctx context.Context, keys []string) (roomSample, error)
 	}
 	c.waiting.Store(s.waiting)
 	c.roomAdmitted.Store(s.admitted)
-	if vals[3] != nil {
+	if vals[3] != nil && vals[4] == nil { // the opening's draw has begun and ended (it takes several calls)
 		c.drawn.Store(true)
 	}
 	return s, nil
