@@ -17,8 +17,9 @@ const drawChunk = 10000
 // draw takes three calls. The first call after the opening numbers one chunk, nobody
 // more; while the rest wait to be numbered, the room still counts all of them, a buyer
 // who joins then comes after every one of them, and the buyer the draw numbers last
-// reads the place it will give them. When the draw has ended the early buyers hold
-// places 1..20,001 once each and the late one 20,002, as a draw in one call gives.
+// reads the place it will give them. A room closed meanwhile draws nothing until it
+// opens again. When the draw has ended the early buyers hold places 1..20,001 once each
+// and the late one 20,002, as a draw in one call gives.
 func TestWaitingRoom_OpeningDrawIsChunked(t *testing.T) {
 	r := newRoomEnv(t)
 	opens := r.Clock.Now().Add(10 * time.Minute)
@@ -80,9 +81,17 @@ func TestWaitingRoom_OpeningDrawIsChunked(t *testing.T) {
 		t.Errorf("after the second call %d places are numbered, want %d", got, 2*drawChunk+1)
 	}
 
-	// the ticker's call ends the draw
-	if _, err := r.rooms.Advance(ctx, mustShow(t, r, 1)); err != nil {
+	// a room closed meanwhile draws nothing; the
+	// tickers' call once it opens again ends the draw
+	show := mustShow(t, r, 1)
+	if _, err := r.rooms.Close(ctx, show, waitingroom.ClosedSoldOut); err != nil {
 		t.Fatal(err)
+	}
+	if got := r.RDB.ZCard(ctx, keys[1]).Val(); got != 2*drawChunk+1 {
+		t.Errorf("a closed room numbered places: %d numbered, want %d", got, 2*drawChunk+1)
+	}
+	if waiting, err := r.rooms.Close(ctx, show, ""); err != nil || waiting != n+1 {
+		t.Fatalf("the room opened again: %d waiting (%v), want %d", waiting, err, n+1)
 	}
 	if r.RDB.Exists(ctx, keys[2]).Val() != 0 {
 		t.Errorf("the draw has not ended after the tickers' call")

@@ -400,12 +400,17 @@ func (r *Rooms) Advance(ctx context.Context, show *services.Show) (int, error) {
 const drawCalls = 200
 
 // drawRest goes on numbering the places of a running draw (rep says how many are left)
-// a chunk a call, and returns how many wait. Errors: UNAVAILABLE.
+// a chunk a call, until it ends or a call numbers none (a closed room draws nothing
+// until it opens again), and returns how many wait. Errors: UNAVAILABLE.
 func (r *Rooms) drawRest(ctx context.Context, show *services.Show, rep *reply) (int, error) {
 	for i := 0; rep.undrawn > 0 && i < drawCalls; i++ {
+		left := rep.undrawn
 		var err error
 		if rep, err = r.run(ctx, show, "advance", 0, ""); err != nil {
 			return 0, err
+		}
+		if rep.undrawn >= left {
+			break
 		}
 	}
 	return rep.waiting, nil
