@@ -103,12 +103,14 @@ local function put(u, e) redis.call('HSET', ent, u, encode(e)) end
 -- every other show on the node) for over 5 s; in chunks it holds Redis ~60 ms a call.
 local DRAW_CHUNK = 10000
 
--- drawing: while the opening's draw runs, how many of pre it has not numbered yet and
--- the highest queue number it has given so far; 0, 0 when no draw runs
+-- drawing: while the opening's draw runs, how many of pre it has not numbered yet, the
+-- highest queue number it has given so far, how many it has numbered, and the queue
+-- number and place it numbers after; all 0 when no draw runs
 local function drawing()
-  local m = redis.call('HMGET', meta, 'drawing', 'draw_base')
-  if not m[1] then return 0, 0 end
-  return redis.call('ZCARD', pre) - tonumber(m[1]), tonumber(m[2]) + tonumber(m[1])
+  local m = redis.call('HMGET', meta, 'drawing', 'draw_base', 'draw_ahead')
+  if not m[1] then return 0, 0, 0, 0, 0 end
+  local done, base = tonumber(m[1]), tonumber(m[2])
+  return redis.call('ZCARD', pre) - done, base + done, done, base, tonumber(m[3])
 end
 
 -- shuffle: at a call at or after the opening, everyone who joined before it (pre) is
@@ -237,9 +239,10 @@ end
 
 local function reply(e, admitted, abandoned, waits)
   local closed = redis.call('HGET', meta, 'closed')
-  local undrawn, upto = drawing()
-  local waiting = redis.call('ZCARD', queue) + redis.call('ZCARD', pre)
-  if upto > 0 or undrawn > 0 then waiting = redis.call('ZCARD', queue) + undrawn end
+  local undrawn, upto, done, base, ahead = drawing()
+  -- pre is all waiting before the draw, and its unnumbered part while the draw runs
+  -- (a running draw always has some left)
+  local waiting = redis.call('ZCARD', queue) + (undrawn > 0 and undrawn or redis.call('ZCARD', pre))
   local recent = redis.call('ZCOUNT', adm, now - 60000, '+inf')
   local busy, busy_n, busy_ms = tonumber(redis.call('HGET', meta, 'busy')), 0, 0
   if busy then
@@ -267,10 +270,9 @@ local function reply(e, admitted, abandoned, waits)
         -- not numbered yet by a running draw: its number and place are its rank in pre's
         -- (the draw numbers pre in that order, behind the numbered ones still waiting)
         local k = redis.call('ZRANK', pre, uid)
-        local d = redis.call('HMGET', meta, 'drawing', 'draw_base', 'draw_ahead')
-        if k and d[1] then
-          e.seq, e.first = tonumber(d[2]) + k + 1, tonumber(d[3]) + k + 1
-          pos = redis.call('ZCOUNT', queue, '-inf', upto) + k - tonumber(d[1]) + 1
+        if k then
+          e.seq, e.first = base + k + 1, ahead + k + 1
+          pos = redis.call('ZCOUNT', queue, '-inf', upto) + k - done + 1
         end
       end
     elseif st == 'a' and (e.till <= now or e.ep < epoch) then
