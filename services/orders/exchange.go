@@ -28,7 +28,9 @@ type ExchangeRequest struct {
 }
 
 // errExchangeCrash is what a failHook's error at "exchanged" stands for: the process died
-// between the seat cache step and the MySQL transaction (tests of convergence).
+// between the seat cache step and the MySQL transaction (tests of convergence). A
+// retryable MySQL error (store.IsRetryable) from the hook is returned as it is instead:
+// the transaction fails as a deadlock victim's would, and the cache step is given back.
 var errExchangeCrash = errors.New("stopped between the seat cache and the database")
 
 // Exchange moves a pending or paid order of a show not yet started onto other seats and
@@ -303,6 +305,9 @@ func (o *Orders) exchangeInTx(ctx context.Context, x *exchange, tx *sqlx.Tx) err
 	}
 	if o.failHook != nil {
 		if err := o.failHook("exchanged"); err != nil {
+			if store.IsRetryable(err) {
+				return err // a deadlock victim's answer after the script: rolled back, given back
+			}
 			return errExchangeCrash
 		}
 	}
@@ -385,8 +390,11 @@ func (o *Orders) writeExchange(ctx context.Context, x *exchange, tx *sqlx.Tx) er
 
 // undoExchange gives back a cache step whose transaction did not commit and reports
 // whether it did: the same script the other way round (the old seats taken back while
-// they are free, then the new ones freed owner-checked). When the old seats were taken meanwhile it changes nothing (false)
-// and reconciliation repairs the show from MySQL, where the order still has its old seats.
+// they are free, then the new ones freed owner-checked). When the old seats were taken
+// meanwhile that script changes nothing (false); the new seats are then freed on their
+// own (owner-checked: MySQL never gave them to the order, so a hold of them would turn
+// buyers away from free seats), and reconciliation gives the old seats back to the order
+// from MySQL, where it still has them (their taker's order cannot commit on them).
 func (o *Orders) undoExchange(x *exchange) bool {
 	ctx, cancel := context.WithTimeout(context.Background(), store.RedisTimeout)
 	defer cancel()
@@ -395,7 +403,8 @@ func (o *Orders) undoExchange(x *exchange) bool {
 	if err == nil && res.Hold.OK() {
 		return true
 	}
-	o.log.Error("exchange not given back in the seat cache; reconciliation will repair it",
-		"order_no", x.order.OrderNo, "err", err, "taken", res.Hold.Taken)
+	freed, rerr := o.seats.Release(ctx, x.show.ID, x.order.OrderNo, in, x.sold)
+	o.log.Error("exchange not given back in the seat cache; its new seats freed, reconciliation will repair the old ones",
+		"order_no", x.order.OrderNo, "err", err, "taken", res.Hold.Taken, "freed", freed, "release_err", rerr)
 	return false
 }

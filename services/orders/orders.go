@@ -42,7 +42,7 @@ type Orders struct {
 	holdFor  time.Duration
 	zone     *time.Location
 	log      *slog.Logger
-	failHook func(stage string) error // tests act at "held" (before the commit) and "insert" (inside it)
+	failHook func(stage string) error // tests act at "held" (before the commit), "insert" (inside it) and "exchanged"
 	hallMaps HallMaps
 	locks    *keyLocks
 	best     seats.BestSnapshots                    // seat values best-available chooses from (best_snapshot.go)
