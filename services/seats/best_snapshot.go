@@ -2,6 +2,7 @@ package seats
 
 import (
 	"context"
+	"slices"
 	"sync"
 	"time"
 
@@ -71,17 +72,23 @@ func (b *BestSnapshots) Of(showID int64) *bestSnapshot {
 // bestSnapshotTTL, when fresh is set, or when the hall changed), with its index, and
 // marks the seats it returns as held in the snapshot, and in flight until Done is
 // called with them (after their hold answered, whatever it answered): a read meanwhile
-// keeps them taken. Errors: those of read.
+// keeps them taken, unless fresh is set and pick finds nothing without them (then pick
+// runs on the map as read, so a refusal is never decided on a hold that has not
+// happened). Errors: those of read.
 func (s *bestSnapshot) Choose(ctx context.Context, fresh bool, hall *services.Hall, read func(context.Context) (map[int64]string, error),
 	pick func(free []bool, bits FreeBits) []int64) ([]int64, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	var asRead []bool // the map as read, when a fresh read found seats in flight
 	if fresh || s.staleLocked(hall) {
 		states, err := read(ctx)
 		if err != nil {
 			return nil, err
 		}
 		s.hall, s.free, s.readAt = hall, FreeOf(hall, states), time.Now()
+		if fresh && len(s.inflight) > 0 {
+			asRead = slices.Clone(s.free)
+		}
 		for id := range s.inflight {
 			if i, ok := hall.SeatIndex(id); ok {
 				s.free[i] = false
@@ -90,6 +97,13 @@ func (s *bestSnapshot) Choose(ctx context.Context, fresh bool, hall *services.Ha
 		s.bits = NewFreeBits(hall, s.free)
 	}
 	ids := pick(s.free, s.bits)
+	if ids == nil && asRead != nil {
+		// a fresh read decides a refusal, and seats another buyer of this process chose
+		// are not taken until their hold answers: that hold may be refused (a purchase
+		// limit, a gap), so a refusal counting them would be wrong. Choose on the map as
+		// it is: the hold script settles who gets a seat both were offered.
+		ids = pick(asRead, NewFreeBits(hall, asRead))
+	}
 	s.markLocked(ids)
 	if len(ids) > 0 && s.inflight == nil {
 		s.inflight = map[int64]int{}

@@ -155,6 +155,50 @@ func TestBestSnapshot_SeatsInFlightStayTakenAcrossARead(t *testing.T) {
 	}
 }
 
+// TestBestSnapshot_RefusalCountsSeatsInFlightFree: a fresh read decides whether a request
+// is refused, and seats another buyer chose but has not held yet may come back (their
+// hold refused by a purchase limit or a gap). When nothing is left without them, the
+// choice is made on the map as read, so a buyer is never told "no seats side by side"
+// while they are free; a stale choice (fresh not set) still keeps them taken.
+func TestBestSnapshot_RefusalCountsSeatsInFlightFree(t *testing.T) {
+	h := &services.Hall{Rows: 1, Cols: 5}
+	for c := 1; c <= 5; c++ {
+		h.Seats = append(h.Seats, services.Seat{ID: int64(c), ZoneCode: "standard", Row: 1, Col: c, Kind: services.KindStandard})
+	}
+	h.Index()
+	var b seats.BestSnapshots
+	read := func(context.Context) (map[int64]string, error) { // nothing held yet
+		return map[int64]string{1: seats.SeatFree, 2: seats.SeatFree, 3: seats.SeatFree, 4: seats.SeatFree, 5: seats.SeatFree}, nil
+	}
+	pick := func(fresh bool, n int) []int64 {
+		ids, err := b.Of(9).Choose(context.Background(), fresh, h, read, func(free []bool, bits seats.FreeBits) []int64 {
+			return seats.ChoosePlain(h, free, bits, "standard", n, false).IDs
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ids
+	}
+	first := pick(true, 3) // the centre block, in flight from now on
+	if len(first) != 3 {
+		t.Fatalf("first pick %v", first)
+	}
+	for _, tc := range []struct {
+		name  string
+		fresh bool
+		want  int
+	}{
+		{"from the snapshot: the block in flight stays taken", false, 0},
+		{"on a fresh read: chosen on the map as it is", true, 3},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := pick(tc.fresh, 3); len(got) != tc.want {
+				t.Fatalf("picked %v, want %d seats", got, tc.want)
+			}
+		})
+	}
+}
+
 // TestBestSnapshot_FollowedIsReadLessOften: a snapshot read after the show's
 // subscription was confirmed (a reload arrived through it) follows every change, so it
 // is read again only after bestSnapshotFollowedTTL (10 s); one not followed after 250 ms.
