@@ -88,6 +88,12 @@ func (o *Orders) Exchange(ctx context.Context, req ExchangeRequest) (*services.O
 	if err != nil {
 		return nil, err
 	}
+	// the seats this exchange committed: a second exchange of the order may have
+	// committed since, and its answer is its own
+	out.Seats, out.RefundedMinor = nil, 0
+	for _, r := range x.seats {
+		out.Seats, out.RefundedMinor = append(out.Seats, r.OrderSeat), out.RefundedMinor+r.RefundedMinor
+	}
 	out.Stranded = x.stranded
 	return out, nil
 }
@@ -141,6 +147,9 @@ type exchange struct {
 	pairs    []exchangePair // old seat -> new seat
 	ran      bool           // the script may have run
 	stranded []string
+	// seats: the order's seats as the transaction leaves them (read before its commit),
+	// the answer's seats even when another change of the order commits right after
+	seats []store.OrderSeatRow
 }
 
 // exchangePair is one seat the order lets go (From, as its row was) and the seat that
@@ -311,7 +320,11 @@ func (o *Orders) exchangeInTx(ctx context.Context, x *exchange, tx *sqlx.Tx) err
 			return errExchangeCrash
 		}
 	}
-	return o.writeExchange(ctx, x, tx)
+	if err := o.writeExchange(ctx, x, tx); err != nil {
+		return err
+	}
+	x.seats, err = store.OrderSeatsOf(ctx, tx, []int64{order.ID})
+	return err
 }
 
 // exchangeInCache runs lua/exchange.lua for x's pairs and maps a refusal to the
