@@ -140,34 +140,43 @@ func (s *ShowSeats) cancelHolding(ctx context.Context, actorID int64, order *ser
 }
 
 // releaseStuck frees a hold without a live order: the audit entry is written in a
-// transaction that commits only when the owner-checked release freed the seat.
+// transaction that commits only when the owner-checked release freed the seat. A
+// deadlock victim runs again (store.InTx), without releasing a second time.
 func (s *ShowSeats) releaseStuck(ctx context.Context, actorID int64, show *services.Show, seat *services.Seat, state, orderNo, reason string) (*SeatRelease, error) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), store.DBTimeout)
 	defer cancel()
-	tx, err := s.db.BeginTxx(ctx, nil)
-	if err != nil {
-		return nil, store.Unavailable("the database", err)
-	}
-	defer tx.Rollback()
 	sid, seatID := strconv.FormatInt(show.ID, 10), strconv.FormatInt(seat.ID, 10)
-	if err := s.audit.Record(ctx, tx, actorID, "seat.release", "show_seat", sid+":"+seatID,
-		SeatReleaseAudit{ShowID: sid, SeatID: seatID, Label: seat.Label, State: state, OrderNo: orderNo},
-		SeatReleaseAudit{ShowID: sid, SeatID: seatID, Label: seat.Label, State: services.StateFree, Reason: reason}); err != nil {
-		return nil, err
-	}
-	n, err := s.seats.Release(ctx, show.ID, orderNo, []seats.SeatRef{{ID: seat.ID, Zone: seat.ZoneCode}}, true)
-	if err != nil {
-		return nil, err
-	}
-	if n == 0 {
-		return nil, services.Errorf(services.CodeConflict, "seat %s is no longer held by order %s; nothing was released", seat.Label, orderNo)
-	}
-	if err := tx.Commit(); err != nil {
+	released := false
+	err := store.InTx(ctx, s.db, func(tx *sqlx.Tx) error {
+		if err := s.audit.Record(ctx, tx, actorID, "seat.release", "show_seat", sid+":"+seatID,
+			SeatReleaseAudit{ShowID: sid, SeatID: seatID, Label: seat.Label, State: state, OrderNo: orderNo},
+			SeatReleaseAudit{ShowID: sid, SeatID: seatID, Label: seat.Label, State: services.StateFree, Reason: reason}); err != nil {
+			return err
+		}
+		if released { // an attempt before this one freed the seat; its commit failed
+			return nil
+		}
+		n, err := s.seats.Release(ctx, show.ID, orderNo, []seats.SeatRef{{ID: seat.ID, Zone: seat.ZoneCode}}, true)
+		if err != nil {
+			return err
+		}
+		if n == 0 {
+			return services.Errorf(services.CodeConflict, "seat %s is no longer held by order %s; nothing was released", seat.Label, orderNo)
+		}
+		released = true
+		return nil
+	})
+	switch {
+	case err == nil:
+		return &SeatRelease{Action: ReleaseHoldReleased, OrderNo: orderNo, Seats: []string{seat.Label}}, nil
+	case released:
 		s.orders.Log().Error("stuck hold released but its audit entry was not written", "show_id", show.ID,
 			"seat_id", seat.ID, "order_no", orderNo, "err", err)
 		return nil, store.Unavailable("the database", err)
+	case services.ErrorCode(err) != "":
+		return nil, err
 	}
-	return &SeatRelease{Action: ReleaseHoldReleased, OrderNo: orderNo, Seats: []string{seat.Label}}, nil
+	return nil, store.Unavailable("the database", err)
 }
 
 // liveOrderOf returns the order number of the live order MySQL records for the seat, or "".
