@@ -219,7 +219,8 @@ func matchExchange(hall *services.Hall, live []services.OrderSeat, ids []int64) 
 // runExchange is Exchange's transaction (see there). The script is not part of a
 // transaction's retry: when anything after it fails, the transaction is rolled back and
 // the cache step given back (undoExchange); a deadlock victim (or a lock wait timeout)
-// then runs again from the start, at most store.TxAttempts times.
+// then runs again from the start, at most store.TxAttempts times, as does a transaction
+// whose script found the seat map missing, after loading it outside the transaction.
 func (o *Orders) runExchange(ctx context.Context, x *exchange) error {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), store.DBTimeout+store.RedisTimeout)
 	defer cancel()
@@ -230,6 +231,13 @@ func (o *Orders) runExchange(ctx context.Context, x *exchange) error {
 			return nil
 		case errors.Is(err, errExchangeCrash):
 			return store.Unavailable("the database", err)
+		case seats.IsNotLoaded(err) && attempt+1 < store.TxAttempts:
+			// the seat map is missing (a flush, a failover): load it outside the
+			// transaction, now rolled back, and run it again
+			if lerr := o.seats.Load(ctx, x.show.ID); lerr != nil {
+				return lerr
+			}
+			continue
 		case store.IsRetryable(err) && undone && attempt+1 < store.TxAttempts:
 			store.RetryPause(attempt)
 			continue
@@ -337,7 +345,12 @@ func (o *Orders) exchangeInCache(ctx context.Context, x *exchange) error {
 	}
 	rule, rows := seats.RuleArgs(x.hall, x.show.SingleSeatRule, inIDs)
 	x.ran = true
-	res, err := o.seats.Exchange(ctx, x.show.ID, x.order.OrderNo, x.order.UserID, x.sold, in, out, rule, rows)
+	// inside the transaction: a missing map is not loaded here (the load's locking reads
+	// would wait for this transaction's locks); runExchange loads it after the rollback
+	res, err := o.seats.ExchangeInTx(ctx, x.show.ID, x.order.OrderNo, x.order.UserID, x.sold, in, out, rule, rows)
+	if seats.IsNotLoaded(err) {
+		x.ran = false // the script found no map and wrote nothing
+	}
 	if err != nil {
 		return err
 	}

@@ -24,6 +24,17 @@ type ExchangeOutcome struct {
 // voucher uses stay. A missing map is loaded from MySQL first. Errors: UNAVAILABLE (the
 // script may have run), INVALID_REQUEST (a seat listed twice).
 func (s *SeatStore) Exchange(ctx context.Context, showID int64, orderNo string, userID int64, sold bool, in, out []SeatRef, rule string, rows []string) (ExchangeOutcome, error) {
+	return s.exchangeRun(ctx, showID, orderNo, userID, sold, in, out, rule, rows, true)
+}
+
+// ExchangeInTx is Exchange for a caller inside a MySQL transaction: a missing map is not
+// loaded (the load's locking reads may wait for the transaction's own locks, until its
+// timeout) but answered as UNAVAILABLE with IsNotLoaded: roll back, Load, try again.
+func (s *SeatStore) ExchangeInTx(ctx context.Context, showID int64, orderNo string, userID int64, sold bool, in, out []SeatRef, rule string, rows []string) (ExchangeOutcome, error) {
+	return s.exchangeRun(ctx, showID, orderNo, userID, sold, in, out, rule, rows, false)
+}
+
+func (s *SeatStore) exchangeRun(ctx context.Context, showID int64, orderNo string, userID int64, sold bool, in, out []SeatRef, rule string, rows []string, load bool) (ExchangeOutcome, error) {
 	state := "H"
 	if sold {
 		state = "S"
@@ -43,7 +54,7 @@ func (s *SeatStore) Exchange(ctx context.Context, showID int64, orderNo string, 
 	for _, r := range out {
 		args = append(args, strconv.FormatInt(r.ID, 10))
 	}
-	res, err := s.runLoadedOn(ctx, showID, s.exchange, s.Keys(showID), args)
+	res, err := s.runOn(ctx, showID, s.exchange, s.Keys(showID), args, load)
 	if err != nil {
 		return ExchangeOutcome{}, err
 	}

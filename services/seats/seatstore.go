@@ -399,6 +399,14 @@ func (s *SeatStore) runLoaded(ctx context.Context, showID int64, sc *redis.Scrip
 // runLoadedOn is runLoaded with the script's keys given (the show's three, then more of
 // the same slot).
 func (s *SeatStore) runLoadedOn(ctx context.Context, showID int64, sc *redis.Script, keys []string, args []any) ([]string, error) {
+	return s.runOn(ctx, showID, sc, keys, args, true)
+}
+
+// runOn runs a seat script on keys; with load, a missing map is loaded from MySQL and
+// the script run again (at most three runs), without it the first NOT_LOADED is
+// answered as errNotLoaded (a caller inside a MySQL transaction must not load: the
+// load's locking reads may wait for the transaction's own locks).
+func (s *SeatStore) runOn(ctx context.Context, showID int64, sc *redis.Script, keys []string, args []any, load bool) ([]string, error) {
 	defer s.Changed(showID) // whatever the outcome: the script may have run
 	for attempt := 0; ; attempt++ {
 		rctx, cancel := context.WithTimeout(ctx, store.RedisTimeout)
@@ -413,7 +421,7 @@ func (s *SeatStore) runLoadedOn(ctx context.Context, showID int64, sc *redis.Scr
 		if res[0] != "NOT_LOADED" {
 			return res, nil
 		}
-		if attempt == 2 {
+		if attempt == 2 || !load {
 			return nil, store.Unavailable("the seat cache", errNotLoaded)
 		}
 		if err := s.Load(ctx, showID); err != nil {
