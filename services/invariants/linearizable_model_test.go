@@ -203,10 +203,15 @@ type lzState struct {
 	house  []bool  // truth
 	owner  []int32 // truth: live order index + 1, 0: none
 	// by order index, shared between states until a step changes them (setStatus...)
-	status      []byte  // truth
-	born        []int16 // the epoch an order was created in
-	held        []bool  // the order's hold script answered OK (it may commit now)
-	ordersOwned bool
+	status []byte  // truth
+	born   []int16 // the epoch an order was created in
+	held   []bool  // the order's hold script answered OK (it may commit now)
+	// refunded: the seats (a bit per seat index) a refund of some seats took from the
+	// order, which an exchange may not name; had: every seat the order ever had (a row
+	// of it, live or not), which a refund of seats may name (ORDER_STATE when no longer
+	// live; a seat it never had is INVALID_REQUEST)
+	refunded, had []uint64
+	ordersOwned   bool
 	// the seat cache: the show's three hashes ("_" markers included) and its fence,
 	// shared between states until a step changes them (ownCache)
 	seats, zones, users map[string]string
@@ -237,6 +242,8 @@ func (s *lzState) ownOrders() {
 	s.status = append([]byte(nil), s.status...)
 	s.born = append([]int16(nil), s.born...)
 	s.held = append([]bool(nil), s.held...)
+	s.refunded = append([]uint64(nil), s.refunded...)
+	s.had = append([]uint64(nil), s.had...)
 	s.ordersOwned, s.ordersKey = true, ""
 }
 
@@ -287,6 +294,10 @@ func (s *lzState) seal() *lzState {
 				b = strconv.AppendInt(b, int64(i), 10)
 				b = append(b, ':', s.status[i]+'0', flag(s.held[i]))
 				b = strconv.AppendInt(b, int64(s.born[i]), 10)
+				b = append(b, '/')
+				b = strconv.AppendUint(b, s.refunded[i], 36)
+				b = append(b, '/')
+				b = strconv.AppendUint(b, s.had[i], 36)
 				b = append(b, ',')
 			}
 		}
@@ -387,9 +398,12 @@ func lzStep(w *lzWorld, s *lzState, in *lzIn, out *lzOut) (*lzState, bool) {
 		if s.ready {
 			return nil, false
 		}
+		if len(w.seatIDs) > 64 {
+			panic(fmt.Sprintf("a show of the history has %d seat ids; the model's refunded sets hold 64", len(w.seatIDs)))
+		}
 		n := &lzState{ready: true, inHall: make([]bool, len(w.seatIDs)), listed: make([]bool, len(w.seatIDs)), house: make([]bool, len(w.seatIDs)),
 			owner: make([]int32, len(w.seatIDs)), status: make([]byte, len(w.orderNos)), born: make([]int16, len(w.orderNos)),
-			held: make([]bool, len(w.orderNos)), seats: map[string]string{}, zones: map[string]string{}, users: map[string]string{}}
+			held: make([]bool, len(w.orderNos)), refunded: make([]uint64, len(w.orderNos)), had: make([]uint64, len(w.orderNos)), seats: map[string]string{}, zones: map[string]string{}, users: map[string]string{}}
 		for _, i := range in.seats {
 			n.inHall[i], n.listed[i] = true, true
 		}
@@ -469,18 +483,40 @@ func lzStep(w *lzWorld, s *lzState, in *lzIn, out *lzOut) (*lzState, bool) {
 		// cannot be refunded" for an order that was pending when the refund looked)
 		return n, out.code == services.CodeOrderState
 	case lzRefundSeats:
-		// a paid order gives back those of its seats it still owns; its last ones end it
+		// a paid order gives back those of its seats it still owns; its last ones end it.
+		// A seat it does not own is refused: INVALID_REQUEST when it was never the
+		// order's (the client's list of the order's seats may predate an exchange),
+		// ORDER_STATE when a refund took it before; a seat an exchange took away is not
+		// the order's (INVALID_REQUEST), or ended (ORDER_STATE) to a refund that read the
+		// order before the exchange committed
 		o := in.order
 		if n.status[o] != lzPaid {
 			return n, out.code == services.CodeOrderState
 		}
+		foreign, ended, moved := false, false, false
 		for _, s := range in.seats {
-			if n.owner[s] != int32(o+1) {
-				return n, out.code == services.CodeOrderState // refunded before
+			switch {
+			case n.owner[s] == int32(o+1):
+			case n.refunded[o]&(1<<s) != 0:
+				ended = true
+			case n.had[o]&(1<<s) != 0:
+				moved = true
+			default:
+				foreign = true
 			}
 		}
+		switch {
+		case foreign:
+			return n, out.code == services.CodeInvalidRequest
+		case moved && out.code == services.CodeInvalidRequest:
+			return n, true
+		case ended || moved:
+			return n, out.code == services.CodeOrderState
+		}
+		n.ownOrders()
 		for _, s := range in.seats {
 			n.owner[s] = 0
+			n.refunded[o] |= 1 << s
 		}
 		if !slices.Contains(n.owner, int32(o+1)) {
 			n.setStatus(o, lzRefunded)
@@ -553,14 +589,22 @@ func lzExchangeStep(w *lzWorld, n *lzState, in *lzIn, out *lzOut) bool {
 		for _, i := range owned {
 			n.owner[i] = 0
 		}
+		n.ownOrders()
 		for _, i := range in.seats {
 			n.owner[i] = int32(o + 1)
+			n.had[o] |= 1 << i
 		}
 		return true
+	case services.CodeUnavailable:
+		// a deadlock victim (or a lock wait timeout) whose cache step could not be given
+		// back, so it was not run again: nothing was written in MySQL; the cache's steps
+		// (the script, the give-back, the new seats freed) are steps of their own
+		return strings.Contains(out.msg, "Deadlock found") || strings.Contains(out.msg, "Lock wait timeout")
 	case services.CodeOrderState:
 		return !live
 	case services.CodeInvalidRequest:
-		return live && (len(in.seats) != len(owned) || len(fresh) == 0)
+		// another count, nothing changing, or a seat a refund took from the order
+		return live && (len(in.seats) != len(owned) || len(fresh) == 0 || refundedFrom(n, o, in.seats))
 	case services.CodeSeatNotInShow:
 		for _, i := range in.seats {
 			if !n.inHall[i] || !n.listed[i] {
@@ -578,6 +622,16 @@ func lzExchangeStep(w *lzWorld, n *lzState, in *lzIn, out *lzOut) bool {
 			if v, ok := n.zones[w.seat[i].ZoneCode]; ok && atoi(v) < len(fresh) {
 				return true
 			}
+		}
+	}
+	return false
+}
+
+// refundedFrom reports whether a refund of some seats took one of seats from order o.
+func refundedFrom(n *lzState, o int, seats []int) bool {
+	for _, s := range seats {
+		if n.refunded[o]&(1<<s) != 0 {
+			return true
 		}
 	}
 	return false
@@ -646,8 +700,10 @@ func lzCreateStep(w *lzWorld, n *lzState, in *lzIn, out *lzOut) bool {
 		if n.truthCount(w, in.user)+len(out.seats) > w.limit {
 			return false
 		}
+		n.ownOrders()
 		for _, i := range out.seats {
 			n.owner[i] = int32(o + 1)
+			n.had[o] |= 1 << i
 		}
 		n.setStatus(o, lzPending)
 		n.setBorn(o, n.epoch)
@@ -659,6 +715,19 @@ func lzCreateStep(w *lzWorld, n *lzState, in *lzIn, out *lzOut) bool {
 	}
 	cacheCount := atoi(n.users[strconv.FormatInt(w.userIDs[in.user], 10)])
 	switch out.code {
+	case services.CodeUnavailable:
+		// "seat map not loaded" after its loads: the map is there but has no field for a
+		// chosen seat, which a hall edit put back and whose refresh of the map has not run
+		// yet (the loads filled in the hall as cached before the edit); nothing was written
+		if best || !strings.Contains(out.msg, "seat map not loaded") || len(n.seats) == 0 {
+			return false
+		}
+		for _, i := range in.seats {
+			if _, ok := n.seats[strconv.FormatInt(w.seatIDs[i], 10)]; !ok {
+				return true
+			}
+		}
+		return false
 	case services.CodeLimitExceeded:
 		return want > w.limit || cacheCount+want > w.limit || n.truthCount(w, in.user)+want > w.limit
 	case services.CodeSeatNotInShow:
@@ -795,8 +864,8 @@ func lzHasBlock(w *lzWorld, n *lzState, hall []bool, zone string, qty int) bool 
 }
 
 // lzReleaseStep is a staff release of a seat the staff member saw held by an order: a
-// pending order that has the seat in MySQL is cancelled; a hold without a live order is
-// freed in the cache (its script is a step of its own); a paid or ended order is
+// pending order that has the seat in MySQL is cancelled; a hold no live order has in
+// MySQL is freed in the cache (its script is a step of its own); a paid or ended order is
 // ORDER_STATE; a seat that is not held by the order, or is live elsewhere, or whose order
 // may still be committing, is CONFLICT.
 func lzReleaseStep(w *lzWorld, n *lzState, in *lzIn, out *lzOut) bool {
@@ -810,7 +879,10 @@ func lzReleaseStep(w *lzWorld, n *lzState, in *lzIn, out *lzOut) bool {
 		n.freeSeatsOf(o)
 		return true
 	case out.code == "" && out.action == "hold_released":
-		return n.status[o] != lzPending && n.status[o] != lzPaid && n.owner[seat] == 0
+		// no live order has the seat in MySQL: the order ended, or it is live on other
+		// seats (an exchange moved it off this one after reconciliation had put the
+		// seat's hold back from MySQL while the exchange was committing)
+		return n.owner[seat] == 0
 	case out.code == services.CodeConflict:
 		v := n.seats[strconv.FormatInt(w.seatIDs[seat], 10)]
 		held := strings.HasPrefix(v, "H|"+w.orderNos[o]+"|") || strings.HasPrefix(v, "S|"+w.orderNos[o]+"|")
