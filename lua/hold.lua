@@ -31,8 +31,9 @@ local limit, rule = tonumber(opts[1]), opts[2] or ''
 local nrows, flags = tonumber(opts[3] or '0') or 0, opts[4] or ''
 local nleave = tonumber(opts[5] or '0') or 0
 local gate = KEYS[4]
-if redis.call('EXISTS', seats) == 0 or redis.call('EXISTS', zones) == 0
-    or redis.call('EXISTS', users) == 0 then
+-- LOADED: the caller (order.lua, in the same script) found the three keys already
+if not LOADED and (redis.call('EXISTS', seats) == 0 or redis.call('EXISTS', zones) == 0
+    or redis.call('EXISTS', users) == 0) then
   return {'NOT_LOADED'}
 end
 local n = (#ARGV - 3 - nrows - nleave) / 2

@@ -125,7 +125,7 @@ if voucher ~= '' then
   local here = tonumber(redis.call('HGET', KEYS[10], voucher) or '0')
   if here + tonumber(gate[14]) > tonumber(gate[15]) then return reply('VOUCHER', {tostring(here)}) end
 end
-local out = hold(KEYS, holdArgv)
+local out = hold(KEYS, holdArgv, true) -- the three keys were found above, in this script
 if out[1] == 'OK' and voucher ~= '' then redis.call('HINCRBY', KEYS[10], voucher, tonumber(gate[14])) end
 if out[1] == 'OK' and has('k') then
   redis.call('SET', KEYS[7], gate[8], 'PX', tonumber(gate[9]))
