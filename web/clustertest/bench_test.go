@@ -299,6 +299,7 @@ func TestClusterBench_Instances(t *testing.T) {
 			}
 		}
 	}
+	flashScale := 0.0
 	for _, name := range []string{"rejection", "flash"} {
 		var one, many []float64
 		for _, p := range phases {
@@ -322,7 +323,11 @@ func TestClusterBench_Instances(t *testing.T) {
 		}
 		fmt.Fprintf(&b, "  %-9s %d instances / 1: median %.2f (rounds %s); median rates %.0f/s and %.0f/s\n", name, len(c.instances),
 			median(rs), strings.Join(ratios, ", "), median(many), median(one))
+		if name == "flash" {
+			flashScale = median(rs)
+		}
 	}
+	b.WriteString(flashGoals(phases, len(c.instances), flashScale))
 	t.Log("\n" + b.String())
 	writeBench(t, b.String())
 }
