@@ -71,14 +71,20 @@ func (c countHGetAll) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.
 	return next
 }
 
-// TestBestSnapshot_FollowsPublishedChanges: a change another process published makes
-// the snapshot offer other seats without reading the map again, and a reload drops it.
-func TestBestSnapshot_FollowsPublishedChanges(t *testing.T) {
-	h := &services.Hall{Rows: 1, Cols: 5}
-	for c := 1; c <= 5; c++ {
+// oneRow is a hall of one row of cols standard seats with ids 1..cols, indexed.
+func oneRow(cols int) *services.Hall {
+	h := &services.Hall{Rows: 1, Cols: cols}
+	for c := 1; c <= cols; c++ {
 		h.Seats = append(h.Seats, services.Seat{ID: int64(c), ZoneCode: "standard", Row: 1, Col: c, Kind: services.KindStandard})
 	}
 	h.Index()
+	return h
+}
+
+// TestBestSnapshot_FollowsPublishedChanges: a change another process published makes
+// the snapshot offer other seats without reading the map again, and a reload drops it.
+func TestBestSnapshot_FollowsPublishedChanges(t *testing.T) {
+	h := oneRow(5)
 	var b seats.BestSnapshots
 	reads := 0
 	read := func(context.Context) (map[int64]string, error) {
@@ -118,11 +124,7 @@ func TestBestSnapshot_FollowsPublishedChanges(t *testing.T) {
 // seats chosen but not yet held, so they stay taken in the snapshot until their hold
 // answered (Done): a buyer choosing right after a read is not offered them again.
 func TestBestSnapshot_SeatsInFlightStayTakenAcrossARead(t *testing.T) {
-	h := &services.Hall{Rows: 1, Cols: 5}
-	for c := 1; c <= 5; c++ {
-		h.Seats = append(h.Seats, services.Seat{ID: int64(c), ZoneCode: "standard", Row: 1, Col: c, Kind: services.KindStandard})
-	}
-	h.Index()
+	h := oneRow(5)
 	var b seats.BestSnapshots
 	read := func(context.Context) (map[int64]string, error) { // the map as Redis has it: nothing held yet
 		return map[int64]string{1: seats.SeatFree, 2: seats.SeatFree, 3: seats.SeatFree, 4: seats.SeatFree, 5: seats.SeatFree}, nil
@@ -161,11 +163,7 @@ func TestBestSnapshot_SeatsInFlightStayTakenAcrossARead(t *testing.T) {
 // choice is made on the map as read, so a buyer is never told "no seats side by side"
 // while they are free; a stale choice (fresh not set) still keeps them taken.
 func TestBestSnapshot_RefusalCountsSeatsInFlightFree(t *testing.T) {
-	h := &services.Hall{Rows: 1, Cols: 5}
-	for c := 1; c <= 5; c++ {
-		h.Seats = append(h.Seats, services.Seat{ID: int64(c), ZoneCode: "standard", Row: 1, Col: c, Kind: services.KindStandard})
-	}
-	h.Index()
+	h := oneRow(5)
 	var b seats.BestSnapshots
 	read := func(context.Context) (map[int64]string, error) { // nothing held yet
 		return map[int64]string{1: seats.SeatFree, 2: seats.SeatFree, 3: seats.SeatFree, 4: seats.SeatFree, 5: seats.SeatFree}, nil
@@ -203,11 +201,7 @@ func TestBestSnapshot_RefusalCountsSeatsInFlightFree(t *testing.T) {
 // subscription was confirmed (a reload arrived through it) follows every change, so it
 // is read again only after bestSnapshotFollowedTTL (10 s); one not followed after 250 ms.
 func TestBestSnapshot_FollowedIsReadLessOften(t *testing.T) {
-	h := &services.Hall{Rows: 1, Cols: 3}
-	for c := 1; c <= 3; c++ {
-		h.Seats = append(h.Seats, services.Seat{ID: int64(c), ZoneCode: "standard", Row: 1, Col: c, Kind: services.KindStandard})
-	}
-	h.Index()
+	h := oneRow(3)
 	for _, followed := range []bool{false, true} {
 		t.Run(map[bool]string{false: "not followed", true: "followed"}[followed], func(t *testing.T) {
 			var b seats.BestSnapshots
@@ -244,11 +238,7 @@ func TestBestSnapshot_FollowedIsReadLessOften(t *testing.T) {
 // often confirmed before best-available first picks for it (a seat-map read followed it
 // first); the snapshot made later follows the changes from its first read all the same.
 func TestBestSnapshot_FollowedWhenConfirmedBeforeItWasMade(t *testing.T) {
-	h := &services.Hall{Rows: 1, Cols: 3}
-	for c := 1; c <= 3; c++ {
-		h.Seats = append(h.Seats, services.Seat{ID: int64(c), ZoneCode: "standard", Row: 1, Col: c, Kind: services.KindStandard})
-	}
-	h.Index()
+	h := oneRow(3)
 	var b seats.BestSnapshots
 	b.Apply(seats.SeatChange{ShowID: 9, Reload: true}) // no snapshot of show 9 yet
 	reads := 0
