@@ -90,10 +90,7 @@ func (o *Orders) Exchange(ctx context.Context, req ExchangeRequest) (*services.O
 	}
 	// the seats this exchange committed: a second exchange of the order may have
 	// committed since, and its answer is its own
-	out.Seats, out.RefundedMinor = nil, 0
-	for _, r := range x.seats {
-		out.Seats, out.RefundedMinor = append(out.Seats, r.OrderSeat), out.RefundedMinor+r.RefundedMinor
-	}
+	putSeats(map[int64]*services.Order{out.ID: out}, x.seats)
 	out.Stranded = x.stranded
 	return out, nil
 }

@@ -46,18 +46,26 @@ func (o *Orders) AttachSeats(ctx context.Context, orders []*services.Order) erro
 	for i, ord := range orders {
 		ids[i] = ord.ID
 		byID[ord.ID] = ord
-		ord.Seats, ord.RefundedMinor = nil, 0
 	}
 	rows, err := store.OrderSeatsOf(ctx, o.db, ids)
 	if err != nil {
 		return store.Unavailable("the database", err)
+	}
+	putSeats(byID, rows)
+	return o.attachVoucherCodes(ctx, orders)
+}
+
+// putSeats sets the Seats and RefundedMinor of the orders of byID (by id) from rows, as
+// store.OrderSeatsOf reads them, in place of what they had.
+func putSeats(byID map[int64]*services.Order, rows []store.OrderSeatRow) {
+	for _, ord := range byID {
+		ord.Seats, ord.RefundedMinor = nil, 0
 	}
 	for _, r := range rows {
 		ord := byID[r.OrderID]
 		ord.Seats = append(ord.Seats, r.OrderSeat)
 		ord.RefundedMinor += r.RefundedMinor
 	}
-	return o.attachVoucherCodes(ctx, orders)
 }
 
 // attachVoucherCodes sets Voucher, the code, on the orders that used one (one query;
