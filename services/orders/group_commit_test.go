@@ -238,6 +238,17 @@ type roundTrips struct {
 	mu    sync.Mutex
 	total int
 	by    map[string]int
+	evals int // scripts run, inside pipelines too
+}
+
+func (h *roundTrips) countEvals(cmds ...redis.Cmder) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for _, c := range cmds {
+		if n := c.Name(); n == "evalsha" || n == "eval" {
+			h.evals++
+		}
+	}
 }
 
 func (h *roundTrips) add(name string) {
@@ -254,6 +265,7 @@ func (h *roundTrips) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 		if n := cmd.Name(); n != "hello" && n != "client" && n != "select" { // a new connection's set-up
 			h.add(n)
 		}
+		h.countEvals(cmd)
 		return next(ctx, cmd)
 	}
 }
@@ -263,6 +275,7 @@ func (h *roundTrips) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.P
 		if n := cmds[0].Name(); n != "hello" && n != "client" && n != "select" {
 			h.add("pipeline " + n)
 		}
+		h.countEvals(cmds...)
 		return next(ctx, cmds)
 	}
 }
@@ -272,9 +285,10 @@ func (h *roundTrips) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.P
 // lua/order.lua (the key's marker and claim, the precheck, the two rate limits and the
 // hold; before it, five calls); per batch the per-user counts' marker and the key locks
 // given back in one pipeline (before group commit, the marker and the give-back cost a
-// round trip per order). The expiry task (asynq, not in
-// these tests) adds one per order. Every key's lock is free afterwards and its marker
-// kept, also when Redis lost the release script (NOSCRIPT after a flush).
+// round trip per order), by one script call for the batch's show (before, one per
+// key). The expiry task (asynq, not in these tests) adds one per batch. Every key's lock
+// is free afterwards and its marker kept, also when Redis lost the release script
+// (NOSCRIPT after a flush).
 func TestGroupCommit_RedisRoundTripsPerOrder(t *testing.T) {
 	ctx := context.Background()
 	for _, flushScripts := range []bool{false, true} {
@@ -311,9 +325,12 @@ func TestGroupCommit_RedisRoundTripsPerOrder(t *testing.T) {
 					t.Fatalf("create %d: %v", i, err)
 				}
 			}
-			t.Logf("%d round trips for %d orders in one batch: %v", rt.total, n, rt.by)
+			t.Logf("%d round trips for %d orders in one batch: %v; %d scripts", rt.total, n, rt.by, rt.evals)
 			if want := n + 2; !flushScripts && rt.total != want {
 				t.Errorf("%d round trips for %d orders, want %d (1 per order, 2 per batch)", rt.total, n, want)
+			}
+			if want := n + 1; !flushScripts && rt.evals != want {
+				t.Errorf("%d scripts run for %d orders, want %d (lua/order.lua per order, the keys' release once)", rt.evals, n, want)
 			}
 			for i, u := range users {
 				names := orders.IdempotencyKeyNames("sf", e.Show.ID, u, fmt.Sprintf("k-%d", i))

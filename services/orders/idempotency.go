@@ -92,37 +92,68 @@ func (l *keyLocks) giveBack(showID, userID int64, key string, c keyClaim, marker
 	_ = l.release.Run(ctx, l.rdb, []string{l.name(showID, userID, key), l.seenName(showID, userID, key)}, c.token, drop).Err()
 }
 
-// giveBackCommitted frees, in one pipeline, the locks of the keys of orders that just
-// committed (their markers stay: the keys now name orders) and marks their claims
-// given, so the creates skip their own giveBack. A script Redis no longer has
-// (NOSCRIPT after a flush) is run again on its own; a lost reply only delays the next
-// request with the key until the lock's TTL, as in giveBack.
+// giveBackCommitted frees the locks of the keys of orders that just committed (their
+// markers stay: the keys now name orders), with one script call per show (a show's keys
+// share its hash slot), all in one pipeline, and marks their claims given, so the
+// creates skip their own giveBack. A script Redis no longer has (NOSCRIPT after a flush)
+// is run again on its own; a lost reply only delays the next request with the key until
+// the lock's TTL, as in giveBack.
 func (l *keyLocks) giveBackCommitted(ps []*pendingCommit) {
-	var mine []*pendingCommit
+	byShow := map[int64][]*pendingCommit{}
+	var shows []int64
 	for _, p := range ps {
 		if p.claim != nil && p.claim.locked {
-			mine = append(mine, p)
+			id := p.order.ShowID
+			if byShow[id] == nil {
+				shows = append(shows, id)
+			}
+			byShow[id] = append(byShow[id], p)
 		}
 	}
-	if len(mine) == 0 {
+	if len(shows) == 0 {
 		return
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), store.RedisTimeout)
 	defer cancel()
-	cmds := make([]*redis.Cmd, len(mine))
+	calls := make([]releaseCall, len(shows))
+	for i, id := range shows {
+		calls[i] = l.releaseArgs(byShow[id])
+	}
+	cmds := make([]*redis.Cmd, len(calls))
 	_, _ = l.rdb.Pipelined(ctx, func(pipe redis.Pipeliner) error {
-		for i, p := range mine {
-			o := p.order
-			cmds[i] = l.release.EvalSha(ctx, pipe, []string{l.name(o.ShowID, o.UserID, p.key), l.seenName(o.ShowID, o.UserID, p.key)}, p.claim.token, "0")
+		for i, c := range calls {
+			cmds[i] = l.release.EvalSha(ctx, pipe, c.keys, c.args...)
 		}
 		return nil
 	})
-	for i, p := range mine {
+	for i, c := range calls {
 		if redis.HasErrorPrefix(cmds[i].Err(), "NOSCRIPT") {
-			l.giveBack(p.order.ShowID, p.order.UserID, p.key, *p.claim, keepMarker)
+			_ = l.release.Run(ctx, l.rdb, c.keys, c.args...).Err()
 		}
-		p.claim.given = true
 	}
+	for _, p := range ps {
+		if p.claim != nil && p.claim.locked {
+			p.claim.given = true
+		}
+	}
+}
+
+// releaseCall is one call of lua/idem_release.lua: lock and marker names, tokens and
+// "0" (keep the marker) for each key.
+type releaseCall struct {
+	keys []string
+	args []any
+}
+
+// releaseArgs is the release call for the committed orders ps, all of one show.
+func (l *keyLocks) releaseArgs(ps []*pendingCommit) releaseCall {
+	c := releaseCall{keys: make([]string, 0, 2*len(ps)), args: make([]any, 0, 2*len(ps))}
+	for _, p := range ps {
+		o := p.order
+		c.keys = append(c.keys, l.name(o.ShowID, o.UserID, p.key), l.seenName(o.ShowID, o.UserID, p.key))
+		c.args = append(c.args, p.claim.token, "0")
+	}
+	return c
 }
 
 // errKeyTaken: the Idempotency-Key already names a live order in MySQL.
