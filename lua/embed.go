@@ -20,7 +20,7 @@ var notify string
 
 // The scripts that write seat state, each with the notify prelude.
 var (
-	Hold    = notify + "local LOADED = false\n" + holdBody
+	Hold    = notify + "local PRE = nil\n" + holdBody
 	Release = notify + releaseBody
 	Sell    = notify + sellBody
 	Load    = notify + loadBody
@@ -28,9 +28,9 @@ var (
 )
 
 // Hold checks a whole batch (every seat free, zone counts, purchase limit) and only then
-// writes the holds. See hold.lua for arguments and replies. Run on its own it checks
-// that the show's map is loaded (LOADED false); as the function hold of Order and
-// Exchange it takes LOADED from its caller, which may have checked already.
+// writes the holds. See hold.lua for arguments and replies. Run on its own (and by
+// Exchange) it reads every value itself and checks that the show's map is loaded; as the
+// function hold of Order it takes the values Order read already (PRE).
 //
 //go:embed hold.lua
 var holdBody string
@@ -38,7 +38,7 @@ var holdBody string
 // Order is one order's whole Redis side in one call: the Idempotency-Key's marker and
 // lock, the precheck, the order rate limits (GCRA, as redis_rate) and the hold, with
 // hold.lua as its function hold. See order.lua.
-var Order = notify + "local function hold(KEYS, ARGV, LOADED)\n" + holdBody + "\nend\n" + orderBody
+var Order = notify + "local function hold(KEYS, ARGV, PRE)\n" + holdBody + "\nend\n" + orderBody
 
 //go:embed order.lua
 var orderBody string
@@ -56,7 +56,7 @@ var sellBody string
 // Exchange moves a live order onto other seats: hold's checks and hold of the new
 // seats (sold for a paid order), then the old seats freed owner-checked, in one script.
 // See exchange.lua.
-var Exchange = notify + "local function hold(KEYS, ARGV, LOADED)\n" + holdBody + "\nend\n" + exchangeBody
+var Exchange = notify + "local function hold(KEYS, ARGV, PRE)\n" + holdBody + "\nend\n" + exchangeBody
 
 //go:embed exchange.lua
 var exchangeBody string

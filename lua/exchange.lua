@@ -17,7 +17,7 @@ local old = {}
 for i = 0, m - 1 do old[#old + 1] = {id = ARGV[3 + 2 * i], zone = ARGV[4 + 2 * i]} end
 local holdArgv = {}
 for i = 3 + 2 * m, #ARGV do holdArgv[#holdArgv + 1] = ARGV[i] end
-local out = hold(KEYS, holdArgv, false)
+local out = hold(KEYS, holdArgv, nil)
 if out[1] ~= 'OK' then return out end
 local seats, zones, users = KEYS[1], KEYS[2], KEYS[3]
 local owner, user = holdArgv[1], holdArgv[2]

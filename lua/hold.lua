@@ -31,10 +31,18 @@ local limit, rule = tonumber(opts[1]), opts[2] or ''
 local nrows, flags = tonumber(opts[3] or '0') or 0, opts[4] or ''
 local nleave = tonumber(opts[5] or '0') or 0
 local gate = KEYS[4]
--- LOADED: the caller (order.lua, in the same script) found the three keys already
-if not LOADED and (redis.call('EXISTS', seats) == 0 or redis.call('EXISTS', zones) == 0
+-- PRE: what the caller (order.lua, earlier in the same script, so nothing changed since)
+-- read already, nil when run alone or by exchange.lua: seats (seat_id -> value, every
+-- seat of the batch), zones (zone -> free count, every zone of the batch), have (the
+-- buyer's count, false for none) and marker (the users hash's '_'). A value it holds
+-- was found, so the three keys exist.
+if not PRE and (redis.call('EXISTS', seats) == 0 or redis.call('EXISTS', zones) == 0
     or redis.call('EXISTS', users) == 0) then
   return {'NOT_LOADED'}
+end
+local function seatValue(id)
+  if PRE then return PRE.seats[id] end
+  return redis.call('HGET', seats, id)
 end
 local n = (#ARGV - 3 - nrows - nleave) / 2
 local leaving = {}
@@ -44,7 +52,7 @@ for i = 0, n - 1 do
   local id, zone = ARGV[4 + 2 * i], ARGV[5 + 2 * i]
   if seen[id] then return {'DUP', id} end
   seen[id] = true
-  local v = redis.call('HGET', seats, id)
+  local v = seatValue(id)
   if not v then return {'NOT_LOADED'} end
   if v ~= 'F' then taken[#taken + 1] = id end
   need[zone] = (need[zone] or 0) + 1
@@ -53,10 +61,13 @@ if #taken > 0 then
   table.insert(taken, 1, 'TAKEN')
   return taken
 end
-local have = tonumber(redis.call('HGET', users, user) or '0')
+local have
+if PRE then have = PRE.have else have = redis.call('HGET', users, user) end
+have = tonumber(have or '0')
 if have + n > limit then return {'LIMIT', tostring(have)} end
 for zone, k in pairs(need) do
-  local free = redis.call('HGET', zones, zone)
+  local free
+  if PRE then free = PRE.zones[zone] else free = redis.call('HGET', zones, zone) end
   if not free then return {'NOT_LOADED'} end
   if tonumber(free) < k then return {'SOLD_OUT', zone} end
   if gate and flags == '' then
@@ -139,6 +150,8 @@ redis.call('HINCRBY', users, user, n)
 local changed = {}
 for i = 0, n - 1 do changed[#changed + 1] = ARGV[4 + 2 * i] .. '=H' end
 notify(seats, zones, changed)
-local out = {'OK', redis.call('HGET', users, '_') or '0'}
+local marker
+if PRE then marker = PRE.marker else marker = redis.call('HGET', users, '_') end
+local out = {'OK', marker or '0'}
 for _, id in ipairs(stranded) do out[#out + 1] = id end
 return out

@@ -42,28 +42,31 @@ local function reply(phase, tail)
   return out
 end
 
+-- the key's marker epoch, marker and lock, read at once (nothing below writes them
+-- before the lock's check)
+local keyed = {false, false, false}
 if has('k') then
-  epoch = redis.call('GET', KEYS[9]) or ''
-  if has('s') and redis.call('EXISTS', KEYS[8]) == 1 then
-    if has('c') and redis.call('EXISTS', KEYS[7]) == 1 then return reply('LOCKED') end
+  keyed = redis.call('MGET', KEYS[9], KEYS[8], KEYS[7])
+  epoch = keyed[1] or ''
+  if has('s') and keyed[2] then
+    if has('c') and keyed[3] then return reply('LOCKED') end
     return reply('SEEN')
   end
 end
 
--- every key and field the steps read must be loaded before anything is spent
-if redis.call('EXISTS', KEYS[1]) == 0 or redis.call('EXISTS', KEYS[2]) == 0
-    or redis.call('EXISTS', KEYS[3]) == 0 then
-  return {'NOT_LOADED'}
-end
+-- every key and field the steps read must be loaded before anything is spent; what is
+-- read here is handed to the hold (PRE), which reads nothing twice
 local user = holdArgv[2]
 local opts = {}
 for part in string.gmatch(holdArgv[3] .. '|', '([^|]*)|') do opts[#opts + 1] = part end
 local n = (#holdArgv - 3 - (tonumber(opts[3] or '0') or 0)) / 2
+local pre = {seats = {}, zones = {}}
 local taken, zonesOf = {}, {}
 for i = 0, n - 1 do
   local id = holdArgv[4 + 2 * i]
   local v = redis.call('HGET', KEYS[1], id)
   if not v then return {'NOT_LOADED'} end
+  pre.seats[id] = v
   if v ~= 'F' then
     local owner = string.match(v, '|([^|]*)$')
     if owner == user then own = '1' else taken[#taken + 1] = id end
@@ -71,9 +74,18 @@ for i = 0, n - 1 do
   zonesOf[holdArgv[5 + 2 * i]] = true
 end
 if gate[11] ~= '' then zonesOf[gate[11]] = true end
+if next(zonesOf) == nil and redis.call('EXISTS', KEYS[2]) == 0 then return {'NOT_LOADED'} end
 for zone in pairs(zonesOf) do
-  if not redis.call('HGET', KEYS[2], zone) then return {'NOT_LOADED'} end
+  local free = redis.call('HGET', KEYS[2], zone)
+  if not free then return {'NOT_LOADED'} end
+  pre.zones[zone] = free
 end
+-- the users hash always has its marker '_' (load.lua, repair.lua); one written by a
+-- counter alone (HINCRBY on a missing hash) is told apart by EXISTS, as before
+local counts = redis.call('HMGET', KEYS[3], user, '_')
+if not counts[2] and redis.call('EXISTS', KEYS[3]) == 0 then return {'NOT_LOADED'} end
+pre.have, pre.marker = counts[1], counts[2]
+if n == 0 and redis.call('EXISTS', KEYS[1]) == 0 then return {'NOT_LOADED'} end
 local voucher = gate[13] or ''
 if voucher ~= '' and not has('l') and not has('o') and redis.call('HEXISTS', KEYS[10], '_') == 0 then
   return {'NOT_LOADED'}
@@ -84,19 +96,25 @@ if has('p') and not has('o') and #taken > 0 then
   return reply('PRE', taken)
 end
 if gate[11] ~= '' and not has('o') then
-  local free = tonumber(redis.call('HGET', KEYS[2], gate[11]))
+  local free = tonumber(pre.zones[gate[11]])
   if free < tonumber(gate[12]) then return reply('PRE', {'SOLD_OUT', gate[11], tostring(free)}) end
 end
 
--- redis_rate v10's allowN with cost 1; returns nil when allowed, else the retry after
+-- redis_rate v10's allowN with cost 1; returns nil when allowed, else the retry after.
+-- Both limits read one TIME (redis_rate reads it once a call; the calls were
+-- microseconds apart)
+local clock
 local function gcra(key, burst, rate, period)
   if tonumber(rate) <= 0 then return nil end
   local emission_interval = period / rate
   local increment = emission_interval
   local burst_offset = emission_interval * burst
   local jan_1_2017 = 1483228800
-  local now = redis.call('TIME')
-  now = (now[1] - jan_1_2017) + (now[2] / 1000000)
+  if not clock then
+    local t = redis.call('TIME')
+    clock = (t[1] - jan_1_2017) + (t[2] / 1000000)
+  end
+  local now = clock
   local tat = redis.call('GET', key)
   if not tat then tat = now else tat = tonumber(tat) end
   tat = math.max(tat, now)
@@ -120,12 +138,12 @@ end
 if has('l') then return reply('LIMITS') end
 if has('o') then return reply('OVER') end
 
-if has('k') and redis.call('EXISTS', KEYS[7]) == 1 then return reply('LOCKED') end
+if has('k') and keyed[3] then return reply('LOCKED') end
 if voucher ~= '' then
   local here = tonumber(redis.call('HGET', KEYS[10], voucher) or '0')
   if here + tonumber(gate[14]) > tonumber(gate[15]) then return reply('VOUCHER', {tostring(here)}) end
 end
-local out = hold(KEYS, holdArgv, true) -- the three keys were found above, in this script
+local out = hold(KEYS, holdArgv, pre)
 if out[1] == 'OK' and voucher ~= '' then redis.call('HINCRBY', KEYS[10], voucher, tonumber(gate[14])) end
 if out[1] == 'OK' and has('k') then
   redis.call('SET', KEYS[7], gate[8], 'PX', tonumber(gate[9]))

@@ -1,0 +1,135 @@
+package orders_test
+
+import (
+	"bufio"
+	"context"
+	"net"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"seatflow/services/internal/testenv"
+	"seatflow/services/orders"
+)
+
+// monitor opens a connection of its own to addr, sends MONITOR and returns the lines
+// Redis feeds it (closed with the test).
+func monitor(t *testing.T, addr string) <-chan string {
+	t.Helper()
+	conn, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	rd := bufio.NewReader(conn)
+	if _, err := conn.Write([]byte("MONITOR\r\n")); err != nil {
+		t.Fatal(err)
+	}
+	if l, err := rd.ReadString('\n'); err != nil || !strings.HasPrefix(l, "+OK") {
+		t.Fatalf("MONITOR: %q %v", l, err)
+	}
+	lines := make(chan string, 10000)
+	go func() {
+		for {
+			l, err := rd.ReadString('\n')
+			if err != nil {
+				return
+			}
+			lines <- strings.TrimSpace(l)
+		}
+	}()
+	return lines
+}
+
+// scriptCommands returns the commands (name and arguments, as MONITOR quotes them) that
+// the script call whose line contains mark ran inside Redis: the "lua" lines following
+// it (a script runs alone, so no other client's command comes between).
+func scriptCommands(t *testing.T, lines <-chan string, mark string) []string {
+	t.Helper()
+	var out []string
+	seen := false
+	for {
+		select {
+		case l := <-lines:
+			switch {
+			case !seen && strings.Contains(l, mark) && strings.Contains(strings.ToLower(l), `"evalsha"`):
+				seen = true
+			case seen && strings.Contains(l, " lua] "):
+				_, cmd, _ := strings.Cut(l, " lua] ")
+				out = append(out, cmd)
+			case seen:
+				return out
+			}
+		case <-time.After(2 * time.Second):
+			if !seen {
+				t.Fatalf("no script call with %q seen", mark)
+			}
+			return out
+		}
+	}
+}
+
+// TestOrderScript_ReadsNothingTwice watches (MONITOR) what lua/order.lua runs inside
+// Redis for a created order with an Idempotency-Key on one chosen seat, with rate limits
+// that count: the key's epoch, marker and lock in one MGET; the seat, its zone and the
+// buyer's count with the users hash's marker read once each and handed to the hold; one
+// TIME for both limits; no EXISTS of a key whose fields are read anyway. 17 commands
+// (before, 26: the hold read the seat, zone and counts again, and three EXISTS, a second
+// TIME and the lock's EXISTS came on top). No key and field is read twice without a
+// write to it in between.
+func TestOrderScript_ReadsNothingTwice(t *testing.T) {
+	ctx := context.Background()
+	e := testenv.NewTestEnv(t, testenv.Unlimited)
+	c, ok := e.RDB.(*redis.Client)
+	if !ok {
+		t.Skip("MONITOR needs a single Redis")
+	}
+	if _, err := e.Orders.Create(ctx, orders.CreateOrderRequest{UserID: e.User(1), ShowID: e.Show.ID, SeatIDs: e.SeatIDs("A1"), IdempotencyKey: "warm-up"}); err != nil {
+		t.Fatal(err)
+	}
+	lines := monitor(t, c.Options().Addr)
+	if _, err := e.Orders.Create(ctx, orders.CreateOrderRequest{UserID: e.User(2), ShowID: e.Show.ID, SeatIDs: e.SeatIDs("B5"), IdempotencyKey: "watched-key"}); err != nil {
+		t.Fatal(err)
+	}
+	cmds := scriptCommands(t, lines, "watched-key")
+	names := make([]string, len(cmds))
+	for i, cmd := range cmds {
+		names[i] = strings.Trim(strings.Fields(cmd)[0], `"`)
+	}
+	t.Logf("%d commands: %s", len(cmds), strings.Join(names, " "))
+	want := "MGET HGET HGET HMGET TIME GET SET GET SET HGET HSET HINCRBY HINCRBY HGETALL SPUBLISH SET SET"
+	if got := strings.Join(names, " "); got != want {
+		t.Errorf("the order script ran\n  %s\nwant\n  %s", got, want)
+	}
+	// a read of a key and field again before anything wrote it is a read too many
+	read := map[string]bool{}
+	for _, cmd := range cmds {
+		f := strings.Fields(cmd)
+		name := strings.Trim(f[0], `"`)
+		switch name {
+		case "HGET", "HMGET", "HEXISTS":
+			for _, field := range f[2:] {
+				k := f[1] + " " + field
+				if read[k] {
+					t.Errorf("%s read twice: %s", k, cmd)
+				}
+				read[k] = true
+			}
+		case "GET", "EXISTS", "MGET":
+			for _, key := range f[1:] {
+				if read[key] {
+					t.Errorf("%s read twice: %s", key, cmd)
+				}
+				read[key] = true
+			}
+		case "HSET", "HINCRBY", "SET", "DEL":
+			for k := range read {
+				if strings.HasPrefix(k, f[1]) {
+					delete(read, k)
+				}
+			}
+		}
+	}
+}
