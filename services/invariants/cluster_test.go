@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha1"
 	"encoding/hex"
+	"errors"
 	"io"
 	"log/slog"
 	"os"
@@ -128,7 +129,7 @@ func (r *scriptRecorder) ProcessPipelineHook(next redis.ProcessPipelineHook) red
 }
 
 // TestInvariant9_ClusterScriptsStayInOneSlot drives every path of the code that runs a
-// script (hold, best available, Idempotency-Key, release, sell, expiry, house seats,
+// script (hold, best available, Idempotency-Key and its give-back, release, sell, expiry, house seats,
 // reconciliation with its lease and repair, rate limits, waiting room, waiting list)
 // against a throwaway Redis Cluster of three masters, recording each script call: the
 // keys of every call map to one slot (CLUSTER KEYSLOT), every script of package lua is
@@ -153,6 +154,18 @@ func TestInvariant9_ClusterScriptsStayInOneSlot(t *testing.T) {
 	paid, err := e.Orders.Create(ctx, orders.CreateOrderRequest{UserID: e.User(1), ShowID: e.Show.ID, SeatIDs: e.SeatIDs("A1", "A2"), IdempotencyKey: "k-1"})
 	step("create with a key", err)
 	e.Pay(paid)
+	// a keyed create failing after its hold gives its key's lock back (a committed one's
+	// lock is left to expire)
+	e.Orders.SetFailHook(func(stage string) error {
+		if stage == "held" {
+			return errors.New("the database failed after the hold")
+		}
+		return nil
+	})
+	if _, err := e.Orders.Create(ctx, orders.CreateOrderRequest{UserID: e.User(1), ShowID: e.Show.ID, SeatIDs: e.SeatIDs("B1"), IdempotencyKey: "k-2"}); services.ErrorCode(err) != services.CodeUnavailable {
+		t.Fatalf("a create failing after its hold: %v, want UNAVAILABLE", err)
+	}
+	e.Orders.SetFailHook(nil)
 	// an exchange of the paid order onto another seat
 	_, err = e.Orders.Exchange(ctx, orders.ExchangeRequest{UserID: paid.UserID, OrderNo: paid.OrderNo, SeatIDs: e.SeatIDs("A1", "A3")})
 	step("exchange", err)

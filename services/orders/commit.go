@@ -20,7 +20,7 @@ import (
 // commit commits the held order of c in MySQL through the group commit (or alone when
 // GroupCommit.MaxOrders is 1): the order's insert, its seats, its Idempotency-Key and
 // the commit-time checks of persistBatch. claim is the create's Idempotency-Key lock
-// (nil: none), which the batch gives back once the order committed; held is the
+// (nil: none), which the batch keeps once the order committed (keepCommitted); held is the
 // create's count as holding (startHold), ended once the order is queued. The
 // transaction has a context of its own (store.DBTimeout): a batch serves many
 // requests. Errors: as persistBatch's per-order outcomes (commitFailed maps them).
@@ -91,8 +91,8 @@ func (o *Orders) liveElsewhere(ctx context.Context, order *services.Order) []str
 var errRetryWithout = errors.New("orders refused after their insert")
 
 // persistBatches commits the orders of batch and sends each its outcome on done: nil
-// when its rows committed (their Idempotency-Key locks then given back in one
-// pipeline, their expiry scheduled once per deadline: scheduleExpiries), else its refusal or the error that failed the batch. A
+// when its rows committed (their Idempotency-Key locks then left to expire:
+// keepCommitted; their expiry scheduled once per deadline: scheduleExpiries), else its refusal or the error that failed the batch. A
 // refused order never fails another: the batch runs again without the orders its
 // checks refused, and a unique-key conflict (a seat or an Idempotency-Key that Redis no
 // longer knew was taken) sends every order of the batch through a transaction of its
@@ -115,7 +115,7 @@ func (o *Orders) persistBatches(batch []*pendingCommit) {
 			if len(live) > 0 { // all refused before their insert: nothing committed
 				o.metrics.CommitBatchSize.Observe(float64(len(live)))
 			}
-			o.locks.giveBackCommitted(live)
+			keepCommitted(live)
 			o.scheduleExpiries(live)
 			for _, p := range live {
 				p.done <- nil

@@ -232,7 +232,8 @@ func (o *Orders) inHall(ctx context.Context, c *creation) error {
 // first, API.md), and a key MySQL does not know goes on without the marker check or the
 // precheck, as the first request of the key would. A lock another request of the key
 // holds (LOCKED) is waited for, polling every 20 ms with the limits already counted,
-// until it is free or seen. A refusal that Redis could not tell from a replay (a key
+// until it is free or seen, or MySQL has the key's order (a committed order's lock is
+// left to expire): that order is replayed, or IDEMPOTENCY_MISMATCH answered. A refusal that Redis could not tell from a replay (a key
 // Redis may have forgotten, or seats the buyer holds already) returns the key's first
 // order when MySQL has one (refusedUnlessReplay, idempotency.go). Errors: RATE_LIMITED,
 // IDEMPOTENCY_MISMATCH, UNAVAILABLE and those of place.
@@ -263,6 +264,11 @@ func (o *Orders) run(ctx context.Context, c *creation) (*services.Order, error) 
 			}
 		case "LOCKED":
 			g.seen = true
+			// the key's first request may have committed: its lock is then left to
+			// expire (keepCommitted), and MySQL has the order to replay
+			if prior, err := o.replay(ctx, req.UserID, req.IdempotencyKey, req.hash()); prior != nil || err != nil {
+				return prior, err
+			}
 			if time.Now().After(deadline) {
 				return nil, store.Unavailable("the idempotency lock", context.DeadlineExceeded)
 			}
@@ -279,8 +285,8 @@ func (o *Orders) run(ctx context.Context, c *creation) (*services.Order, error) 
 
 // place spends seats under g: the hold (hold.go: one call of lua/order.lua, which also
 // takes the key's lock with it), the order's commit through the group commit
-// (commit.go), then the answer. The key's claim is given back with the order's batch
-// once it committed, else here (a first-time key forgotten). A claim of a key Redis had
+// (commit.go), then the answer. The key's claim is kept once its order committed (the
+// lock left to expire), else given back here (a first-time key forgotten). A claim of a key Redis had
 // a marker of looks for a replay first, in MySQL, under the lock. Errors: a *gateStop
 // (SEEN, LOCKED) and those of hold and commit; every error leaves Redis and MySQL as
 // they were but for spent rate-limit tokens.
@@ -308,7 +314,7 @@ func (o *Orders) place(ctx context.Context, c *creation, g *gate) (_ *services.O
 	if g.keyed {
 		claim = &keyClaim{locked: true, first: g.first, token: g.token}
 		defer func() {
-			if !claim.given {
+			if !claim.committed {
 				marker := keepMarker
 				if err != nil {
 					marker = claim.markerOnFailure()

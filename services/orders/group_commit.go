@@ -46,7 +46,7 @@ type pendingCommit struct {
 	limit  int    // the show's purchase limit
 	key    string // Idempotency-Key, "" for none
 	hash   [32]byte
-	claim  *keyClaim // the key's lock this create holds (nil: none), given back with the batch
+	claim  *keyClaim // the key's lock this create holds (nil: none), kept by the batch that commits it
 	offer  bool      // a waiting list's offer: its e-mail is the offer's, not order_created
 	done   chan error
 }

@@ -17,7 +17,8 @@ import (
 // Idempotency-Key for one show, so a replay sent while the first request is still
 // running waits for its answer instead of racing it for the same seats. The lock is a
 // Redis key with a short TTL (a crashed holder frees it by itself); only its holder
-// deletes it. Beside it a "seen" marker remembers that the key was used, so a key never
+// deletes it, after a failure: the lock of a committed order's key is left to expire
+// (keepCommitted), which saves a Redis call and a replicated write per batch. Beside it a "seen" marker remembers that the key was used, so a key never
 // seen before costs no MySQL lookup. Both live in the show's hash slot, where
 // lua/order.lua takes them with the hold (a key reused for another show has no marker
 // there: MySQL's unique key on idempotency_keys answers it, errKeyTaken).
@@ -59,7 +60,7 @@ func (l *keyLocks) epochName(showID int64) string { return l.show(showID) + "ide
 type keyClaim struct {
 	locked, first bool
 	token         string
-	given         bool // given back already (by the group commit, with its batch)
+	committed     bool // its order committed: the lock is left to expire (keepCommitted)
 }
 
 // seenMarker says what giveBack does with the key's "seen" marker.
@@ -92,68 +93,17 @@ func (l *keyLocks) giveBack(showID, userID int64, key string, c keyClaim, marker
 	_ = l.release.Run(ctx, l.rdb, []string{l.name(showID, userID, key), l.seenName(showID, userID, key)}, c.token, drop).Err()
 }
 
-// giveBackCommitted frees the locks of the keys of orders that just committed (their
-// markers stay: the keys now name orders), with one script call per show (a show's keys
-// share its hash slot), all in one pipeline, and marks their claims given, so the
-// creates skip their own giveBack. A script Redis no longer has (NOSCRIPT after a flush)
-// is run again on its own; a lost reply only delays the next request with the key until
-// the lock's TTL, as in giveBack.
-func (l *keyLocks) giveBackCommitted(ps []*pendingCommit) {
-	byShow := map[int64][]*pendingCommit{}
-	var shows []int64
+// keepCommitted marks the claims of orders that just committed: their keys now name
+// orders, so their markers stay, and their locks are left to expire (idemLockTTL)
+// rather than freed by a call of their own. A request with the key meanwhile is a
+// replay: the marker sends it to MySQL (SEEN), and one that waited for the lock asks
+// MySQL at each poll (Orders.run).
+func keepCommitted(ps []*pendingCommit) {
 	for _, p := range ps {
-		if p.claim != nil && p.claim.locked {
-			id := p.order.ShowID
-			if byShow[id] == nil {
-				shows = append(shows, id)
-			}
-			byShow[id] = append(byShow[id], p)
+		if p.claim != nil {
+			p.claim.committed = true
 		}
 	}
-	if len(shows) == 0 {
-		return
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), store.RedisTimeout)
-	defer cancel()
-	calls := make([]releaseCall, len(shows))
-	for i, id := range shows {
-		calls[i] = l.releaseArgs(byShow[id])
-	}
-	cmds := make([]*redis.Cmd, len(calls))
-	_, _ = l.rdb.Pipelined(ctx, func(pipe redis.Pipeliner) error {
-		for i, c := range calls {
-			cmds[i] = l.release.EvalSha(ctx, pipe, c.keys, c.args...)
-		}
-		return nil
-	})
-	for i, c := range calls {
-		if redis.HasErrorPrefix(cmds[i].Err(), "NOSCRIPT") {
-			_ = l.release.Run(ctx, l.rdb, c.keys, c.args...).Err()
-		}
-	}
-	for _, p := range ps {
-		if p.claim != nil && p.claim.locked {
-			p.claim.given = true
-		}
-	}
-}
-
-// releaseCall is one call of lua/idem_release.lua: lock and marker names, tokens and
-// "0" (keep the marker) for each key.
-type releaseCall struct {
-	keys []string
-	args []any
-}
-
-// releaseArgs is the release call for the committed orders ps, all of one show.
-func (l *keyLocks) releaseArgs(ps []*pendingCommit) releaseCall {
-	c := releaseCall{keys: make([]string, 0, 2*len(ps)), args: make([]any, 0, 2*len(ps))}
-	for _, p := range ps {
-		o := p.order
-		c.keys = append(c.keys, l.name(o.ShowID, o.UserID, p.key), l.seenName(o.ShowID, o.UserID, p.key))
-		c.args = append(c.args, p.claim.token, "0")
-	}
-	return c
 }
 
 // errKeyTaken: the Idempotency-Key already names a live order in MySQL.

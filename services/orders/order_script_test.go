@@ -5,11 +5,13 @@ import (
 	"context"
 	"net"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/redis/go-redis/v9"
 
+	"seatflow/services"
 	"seatflow/services/internal/testenv"
 	"seatflow/services/orders"
 )
@@ -132,4 +134,78 @@ func TestOrderScript_ReadsNothingTwice(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestIdempotencyKey_WaitingReplayAnsweredOnceCommitted: a replay sent while the key's
+// first request is still in flight waits on the key's lock (LOCKED, polled every 20 ms);
+// once the first order commits its lock is left to expire (15 s), so each poll asks
+// MySQL, and the replay gets the first order at its next poll instead of when the lock
+// expires. Counted in order-script calls after the first create returned: at most 3
+// (a poll in flight, the next one; without the MySQL check about 750 until the lock's
+// TTL).
+func TestIdempotencyKey_WaitingReplayAnsweredOnceCommitted(t *testing.T) {
+	ctx := context.Background()
+	e := testenv.NewTestEnv(t, testenv.Unlimited)
+	if _, err := e.Create(e.User(9), e.SeatIDs("A1")...); err != nil { // load the map
+		t.Fatal(err)
+	}
+	held, release := make(chan struct{}), make(chan struct{})
+	var first atomic.Bool
+	e.Orders.SetFailHook(func(stage string) error {
+		if stage == "held" && first.CompareAndSwap(false, true) {
+			close(held)
+			<-release
+		}
+		return nil
+	})
+	req := orders.CreateOrderRequest{UserID: e.User(1), ShowID: e.Show.ID, SeatIDs: e.SeatIDs("C4", "C5"), IdempotencyKey: "slow-first"}
+	type answer struct {
+		order *services.Order
+		err   error
+	}
+	firstDone, replayDone := make(chan answer, 1), make(chan answer, 1)
+	go func() {
+		o, err := e.Orders.Create(ctx, req)
+		firstDone <- answer{o, err}
+	}()
+	<-held
+	rt := &roundTrips{by: map[string]int{}}
+	e.RDB.AddHook(rt)
+	go func() {
+		o, err := e.Orders.Create(ctx, req)
+		replayDone <- answer{o, err}
+	}()
+	for { // the replay is waiting on the lock: it polled twice
+		rt.mu.Lock()
+		polls := rt.evals
+		rt.mu.Unlock()
+		if polls >= 3 {
+			break
+		}
+		select {
+		case a := <-replayDone:
+			t.Fatalf("the replay answered %+v %v before the first request committed", a.order, a.err)
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+	close(release)
+	a := <-firstDone
+	if a.err != nil {
+		t.Fatal(a.err)
+	}
+	rt.mu.Lock()
+	rt.evals = 0
+	rt.mu.Unlock()
+	b := <-replayDone
+	rt.mu.Lock()
+	after := rt.evals
+	rt.mu.Unlock()
+	t.Logf("the replay made %d order-script calls after the first order committed", after)
+	if b.err != nil || b.order.OrderNo != a.order.OrderNo {
+		t.Fatalf("the replay answered %+v %v, want order %s", b.order, b.err, a.order.OrderNo)
+	}
+	if after > 3 {
+		t.Errorf("the replay polled the lock %d times after the first order committed, want at most 3", after)
+	}
+	e.CheckInvariants()
 }
