@@ -263,3 +263,41 @@ func eventually(cond func() bool) bool {
 	}
 	return false
 }
+
+// TestSessions_LoginCachesItsSession: the session a login makes is answered from the
+// cache at once (its row deleted behind the service's back still answers), so a buyer's
+// first request after signing in costs no MySQL lookup; a login through another users
+// service (another process) does not put it in this one's cache.
+func TestSessions_LoginCachesItsSession(t *testing.T) {
+	e := testenv.NewTestEnv(t, orders.Limits{})
+	ctx := context.Background()
+	cache := accounts.NewSessionCache(e.RDB, "sfsess"+t.Name(), time.Hour, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	startCache(t, cache)
+	users := accounts.NewUsers(e.DB, e.Clock, bcrypt.MinCost).WithSessions(accounts.SessionPolicy{}, cache)
+	email := "login-" + time.Now().Format("150405.000000") + "@seatflow.test"
+	if _, err := users.Register(ctx, email, "password-123", "Sam"); err != nil {
+		t.Fatal(err)
+	}
+	tok, usr, err := users.Login(ctx, email, "password-123")
+	if err != nil {
+		t.Fatal(err)
+	}
+	elsewhere := accounts.NewUsers(e.DB, e.Clock, bcrypt.MinCost).WithSessions(accounts.SessionPolicy{}, nil)
+	tokElsewhere, _, err := elsewhere.Login(ctx, email, "password-123")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.DB.Exec("DELETE FROM sessions"); err != nil {
+		t.Fatal(err)
+	}
+	got, err := users.Authenticate(ctx, tok)
+	if err != nil {
+		t.Fatalf("the session of a login in this process: %v, want it answered from the cache", err)
+	}
+	if *got != *usr {
+		t.Errorf("cached user %+v, want %+v", *got, *usr)
+	}
+	if _, err := users.Authenticate(ctx, tokElsewhere); services.ErrorCode(err) != services.CodeUnauthenticated {
+		t.Errorf("the session of a login elsewhere, its row gone: %v, want UNAUTHENTICATED", err)
+	}
+}
