@@ -20,10 +20,10 @@ import (
 // commit commits the held order of c in MySQL through the group commit (or alone when
 // GroupCommit.MaxOrders is 1): the order's insert, its seats, its Idempotency-Key and
 // the commit-time checks of persistBatch. claim is the create's Idempotency-Key lock
-// (nil: none), which the batch keeps once the order committed (keepCommitted); held is the
-// create's count as holding (startHold), ended once the order is queued. The
-// transaction has a context of its own (store.DBTimeout): a batch serves many
-// requests. Errors: as persistBatch's per-order outcomes (commitFailed maps them).
+// (nil: none), which the batch keeps once the order committed (keepCommitted); held is
+// the create's count as holding (startHold), ended once the order is queued. The
+// transaction has a context of its own (store.DBTimeout): a batch serves many requests.
+// Errors: as persistBatch's per-order outcomes (commitFailed maps them).
 func (o *Orders) commit(c *creation, order *services.Order, claim *keyClaim, held *holdCount) error {
 	p := &pendingCommit{order: order, show: c.show, hallID: c.show.HallID, limit: c.show.PurchaseLimit,
 		key: c.req.IdempotencyKey, hash: c.req.hash(), claim: claim, offer: c.req.offerNo != ""}
@@ -92,11 +92,11 @@ var errRetryWithout = errors.New("orders refused after their insert")
 
 // persistBatches commits the orders of batch and sends each its outcome on done: nil
 // when its rows committed (their Idempotency-Key locks then left to expire:
-// keepCommitted; their expiry scheduled once per deadline: scheduleExpiries), else its refusal or the error that failed the batch. A
-// refused order never fails another: the batch runs again without the orders its
-// checks refused, and a unique-key conflict (a seat or an Idempotency-Key that Redis no
-// longer knew was taken) sends every order of the batch through a transaction of its
-// own, where the conflict is that order's alone.
+// keepCommitted; their expiry scheduled once per deadline: scheduleExpiries), else its
+// refusal or the error that failed the batch. A refused order never fails another: the
+// batch runs again without the orders its checks refused, and a unique-key conflict (a
+// seat or an Idempotency-Key that Redis no longer knew was taken) sends every order of
+// the batch through a transaction of its own, where the conflict is that order's alone.
 func (o *Orders) persistBatches(batch []*pendingCommit) {
 	live := batch
 	for len(live) > 0 {

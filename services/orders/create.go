@@ -233,10 +233,11 @@ func (o *Orders) inHall(ctx context.Context, c *creation) error {
 // precheck, as the first request of the key would. A lock another request of the key
 // holds (LOCKED) is waited for, polling every 20 ms with the limits already counted,
 // until it is free or seen, or MySQL has the key's order (a committed order's lock is
-// left to expire): that order is replayed, or IDEMPOTENCY_MISMATCH answered. A refusal that Redis could not tell from a replay (a key
-// Redis may have forgotten, or seats the buyer holds already) returns the key's first
-// order when MySQL has one (refusedUnlessReplay, idempotency.go). Errors: RATE_LIMITED,
-// IDEMPOTENCY_MISMATCH, UNAVAILABLE and those of place.
+// left to expire): that order is replayed, or IDEMPOTENCY_MISMATCH answered. A refusal
+// that Redis could not tell from a replay (a key Redis may have forgotten, or seats the
+// buyer holds already) returns the key's first order when MySQL has one
+// (refusedUnlessReplay, idempotency.go). Errors: RATE_LIMITED, IDEMPOTENCY_MISMATCH,
+// UNAVAILABLE and those of place.
 func (o *Orders) run(ctx context.Context, c *creation) (*services.Order, error) {
 	req := c.req
 	g := newGate(req)
@@ -286,10 +287,10 @@ func (o *Orders) run(ctx context.Context, c *creation) (*services.Order, error) 
 // place spends seats under g: the hold (hold.go: one call of lua/order.lua, which also
 // takes the key's lock with it), the order's commit through the group commit
 // (commit.go), then the answer. The key's claim is kept once its order committed (the
-// lock left to expire), else given back here (a first-time key forgotten). A claim of a key Redis had
-// a marker of looks for a replay first, in MySQL, under the lock. Errors: a *gateStop
-// (SEEN, LOCKED) and those of hold and commit; every error leaves Redis and MySQL as
-// they were but for spent rate-limit tokens.
+// lock left to expire), else given back here (a first-time key forgotten). A claim of a
+// key Redis had a marker of looks for a replay first, in MySQL, under the lock. Errors:
+// a *gateStop (SEEN, LOCKED) and those of hold and commit; every error leaves Redis and
+// MySQL as they were but for spent rate-limit tokens.
 func (o *Orders) place(ctx context.Context, c *creation, g *gate) (_ *services.Order, err error) {
 	req := c.req
 	holding := o.group.startHold() // a batch gathering now may wait for this order
@@ -312,7 +313,7 @@ func (o *Orders) place(ctx context.Context, c *creation, g *gate) (_ *services.O
 	}
 	var claim *keyClaim
 	if g.keyed {
-		claim = &keyClaim{locked: true, first: g.first, token: g.token}
+		claim = &keyClaim{first: g.first, token: g.token}
 		defer func() {
 			if !claim.committed {
 				marker := keepMarker

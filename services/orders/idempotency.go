@@ -18,10 +18,11 @@ import (
 // running waits for its answer instead of racing it for the same seats. The lock is a
 // Redis key with a short TTL (a crashed holder frees it by itself); only its holder
 // deletes it, after a failure: the lock of a committed order's key is left to expire
-// (keepCommitted), which saves a Redis call and a replicated write per batch. Beside it a "seen" marker remembers that the key was used, so a key never
-// seen before costs no MySQL lookup. Both live in the show's hash slot, where
-// lua/order.lua takes them with the hold (a key reused for another show has no marker
-// there: MySQL's unique key on idempotency_keys answers it, errKeyTaken).
+// (keepCommitted), which saves a Redis call and a replicated write per batch. Beside it
+// a "seen" marker remembers that the key was used, so a key never seen before costs no
+// MySQL lookup. Both live in the show's hash slot, where lua/order.lua takes them with
+// the hold (a key reused for another show has no marker there: MySQL's unique key on
+// idempotency_keys answers it, errKeyTaken).
 type keyLocks struct {
 	rdb     redis.UniversalClient
 	prefix  string
@@ -55,12 +56,12 @@ func (l *keyLocks) seenName(showID, userID int64, key string) string {
 // IdempotencyTTL after it, a key without a marker may still name an order in MySQL.
 func (l *keyLocks) epochName(showID int64) string { return l.show(showID) + "idem-epoch" }
 
-// keyClaim is a key lua/order.lua claimed with its hold: locked when this request holds
-// the lock, first when the key had not been used before (for this show).
+// keyClaim is a key lua/order.lua claimed with its hold, its lock now held by this
+// request (token): first when the key had not been used before (for this show).
 type keyClaim struct {
-	locked, first bool
-	token         string
-	committed     bool // its order committed: the lock is left to expire (keepCommitted)
+	first     bool
+	token     string
+	committed bool // its order committed: the lock is left to expire (keepCommitted)
 }
 
 // seenMarker says what giveBack does with the key's "seen" marker.
