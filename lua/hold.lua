@@ -9,7 +9,8 @@
 -- seats the order lets go once the batch is held: the rule counts them free),
 -- ARGV[4..] pairs: seat_id, zone_code, then the row strings: one per row the batch
 -- touches, "window/whole row", each part runs of standard seats side by side separated
--- by ";", each seat "seat_id:zone_code" separated by "," (seats.RuleArgs): the window
+-- by ";", each seat "seat_id:zone_code" separated by ",", or "first-last:zone_code" for
+-- seats side by side whose ids count up by one (seats.RuleArgs): the window
 -- holds the batch's seats and two seats each side in their runs (all a batch can
 -- strand; the whole row is read only to look for another block under enforce; a
 -- string without "/" is both), then the leaving seat ids.
@@ -82,9 +83,17 @@ local function runsOf(text)
   local runs, ids = {}, {}
   for runText in string.gmatch(text, '[^;]+') do
     local run = {}
-    for id, zone in string.gmatch(runText, '(%d+):([^,]+)') do
-      run[#run + 1] = {id = id, zone = zone}
-      ids[#ids + 1] = id
+    for first, last, zone in string.gmatch(runText, '(%d+)%-?(%d*):([^,]+)') do
+      if last == '' then
+        run[#run + 1] = {id = first, zone = zone}
+        ids[#ids + 1] = first
+      else
+        for i = tonumber(first), tonumber(last) do
+          local id = string.format('%d', i)
+          run[#run + 1] = {id = id, zone = zone}
+          ids[#ids + 1] = id
+        end
+      end
     end
     runs[#runs + 1] = run
   end

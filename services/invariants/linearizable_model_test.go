@@ -1170,7 +1170,7 @@ func (s *lzState) hold(argv []string) []string {
 }
 
 // strandCheck is hold.lua's single-seat check over its row strings (runs separated by
-// ";", seats "id:zone" by ","): the seats the batch (chosen) strands, and whether
+// ";", seats "id:zone" or ranges "first-last:zone" by ","): the seats the batch (chosen) strands, and whether
 // enforce refuses it. A row string is "window/whole row" (seats.RuleArgs): the model
 // decides on the whole row, as the definition does; the script's reading of the window
 // first must come to the same answer.
@@ -1189,8 +1189,17 @@ func (s *lzState) strandCheck(rule string, rows []string, chosen, leaving map[st
 		for _, text := range strings.Split(row, ";") {
 			var run []cell
 			for _, seat := range strings.Split(text, ",") {
-				id, zone, _ := strings.Cut(seat, ":")
-				run = append(run, cell{id, zone, s.seats[id] == "F" || leaving[id]})
+				ids, zone, _ := strings.Cut(seat, ":")
+				first, last, isRange := strings.Cut(ids, "-") // "first-last": ids counting up by one
+				if !isRange {
+					last = first
+				}
+				lo, _ := strconv.ParseInt(first, 10, 64)
+				hi, _ := strconv.ParseInt(last, 10, 64)
+				for n := lo; n <= hi; n++ {
+					id := strconv.FormatInt(n, 10)
+					run = append(run, cell{id, zone, s.seats[id] == "F" || leaving[id]})
+				}
 			}
 			runs = append(runs, run)
 		}

@@ -124,7 +124,8 @@ func strandsBeyond(free []bool, run []int32, at, dir int) bool {
 // RuleArgs are the hold script's single-seat arguments for an order's seats under rule
 // (see lua/hold.lua): the rule, then one string per row the order touches: its window,
 // "/", then the whole row. The whole row is its runs of standard seats separated by
-// ";", each seat "id:zone" separated by ","; the window is, of each run holding an
+// ";", each seat "id:zone" (or a range "first-last:zone", writeRun) separated by ",";
+// the window is, of each run holding an
 // order's seat, the part from two seats before its first order's seat to two after its
 // last, in the same form: the only seats the order can strand, and those deciding it.
 // The script reads the whole row only to look for another block when the order strands
@@ -193,15 +194,28 @@ func wholeRow(hall *services.Hall, row int) string {
 	})
 }
 
-// writeRun writes seats (indexes in hall.Seats) as "id:zone" separated by ",".
+// writeRun writes seats (indexes in hall.Seats, in their run's order) separated by ",",
+// each "id:zone", or "first-last:zone" for two or more seats side by side whose ids
+// count up by one and which share a zone (a row laid out in one go is a few such
+// ranges: a 200-seat row is tens of bytes, not 3 KB, in every order's script call).
 func writeRun(b *strings.Builder, hall *services.Hall, run []int32) {
-	for j, i := range run {
+	for j := 0; j < len(run); {
+		s := hall.Seats[run[j]]
+		k := j + 1
+		for k < len(run) && hall.Seats[run[k]].ID == s.ID+int64(k-j) && hall.Seats[run[k]].ZoneCode == s.ZoneCode {
+			k++
+		}
 		if j > 0 {
 			b.WriteByte(',')
 		}
-		b.WriteString(strconv.FormatInt(hall.Seats[i].ID, 10))
+		b.WriteString(strconv.FormatInt(s.ID, 10))
+		if k-j > 1 {
+			b.WriteByte('-')
+			b.WriteString(strconv.FormatInt(hall.Seats[run[k-1]].ID, 10))
+		}
 		b.WriteByte(':')
-		b.WriteString(hall.Seats[i].ZoneCode)
+		b.WriteString(s.ZoneCode)
+		j = k
 	}
 }
 

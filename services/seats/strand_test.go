@@ -152,3 +152,42 @@ func blocksExist(h *services.Hall, free []bool, zone string, q int, acc bool) (c
 	}
 	return clean, any
 }
+
+// TestRuleArgs_RowsAsRanges: RuleArgs writes seats side by side whose ids count up by
+// one and share a zone as one "first-last:zone" range, and a seat that breaks the count
+// or the zone starts a new item; aisles and non-standard seats still split runs.
+func TestRuleArgs_RowsAsRanges(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		layout string
+		edit   func(h *services.Hall) // ids or zones changed before indexing
+		chosen []int64
+		want   string
+	}{
+		{"a plain row is one range; the window is a range too", "SSSSSSSSSS", nil, []int64{5, 6},
+			"3-8:standard/1-10:standard"},
+		{"an aisle splits the run", "SSSS.SSSSS", nil, []int64{2},
+			"1-4:standard/1-4:standard;6-10:standard"},
+		{"a seat re-added with a new id breaks the count", "SSSSSS", func(h *services.Hall) { h.Seats[3].ID = 40 }, []int64{1},
+			"1-3:standard/1-3:standard,40:standard,5-6:standard"},
+		{"a zone change breaks the range", "SSSSSS", func(h *services.Hall) {
+			for i := 3; i < 6; i++ {
+				h.Seats[i].ZoneCode = "premium"
+			}
+		}, []int64{3}, "1-3:standard,4-5:premium/1-3:standard,4-6:premium"},
+		{"a lone seat between taken kinds is a single item", "WSW", nil, []int64{2},
+			"2:standard/2:standard"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := rowHall(tc.layout)
+			if tc.edit != nil {
+				tc.edit(h)
+				h.Index()
+			}
+			rule, rows := RuleArgs(h, RuleEnforce, tc.chosen)
+			if rule != RuleEnforce || len(rows) != 1 || rows[0] != tc.want {
+				t.Errorf("RuleArgs = %q %q, want %q", rule, rows, tc.want)
+			}
+		})
+	}
+}
