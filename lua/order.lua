@@ -54,8 +54,9 @@ if has('k') then
   end
 end
 
--- every key and field the steps read must be loaded before anything is spent; what is
--- read here is handed to the hold (PRE), which reads nothing twice
+-- every key and field the steps read must be loaded before anything is spent (a
+-- precheck refusal spends nothing); what is read here is handed to the hold (PRE),
+-- which reads nothing twice
 local user = holdArgv[2]
 local opts = {}
 for part in string.gmatch(holdArgv[3] .. '|', '([^|]*)|') do opts[#opts + 1] = part end
@@ -73,6 +74,12 @@ for i = 0, n - 1 do
   end
   zonesOf[holdArgv[5 + 2 * i]] = true
 end
+-- the precheck answers from what it needs alone: a taken seat from the seats read, a
+-- zone with too few free seats from the zones read (the reads it skips change nothing)
+if has('p') and not has('o') and #taken > 0 then
+  table.insert(taken, 1, 'TAKEN')
+  return reply('PRE', taken)
+end
 if gate[11] ~= '' then zonesOf[gate[11]] = true end
 if next(zonesOf) == nil and redis.call('EXISTS', KEYS[2]) == 0 then return {'NOT_LOADED'} end
 for zone in pairs(zonesOf) do
@@ -80,24 +87,19 @@ for zone in pairs(zonesOf) do
   if not free then return {'NOT_LOADED'} end
   pre.zones[zone] = free
 end
+if n == 0 and redis.call('EXISTS', KEYS[1]) == 0 then return {'NOT_LOADED'} end
+if gate[11] ~= '' and not has('o') then
+  local free = tonumber(pre.zones[gate[11]])
+  if free < tonumber(gate[12]) then return reply('PRE', {'SOLD_OUT', gate[11], tostring(free)}) end
+end
 -- the users hash always has its marker '_' (load.lua, repair.lua); one written by a
 -- counter alone (HINCRBY on a missing hash) is told apart by EXISTS, as before
 local counts = redis.call('HMGET', KEYS[3], user, '_')
 if not counts[2] and redis.call('EXISTS', KEYS[3]) == 0 then return {'NOT_LOADED'} end
 pre.have, pre.marker = counts[1], counts[2]
-if n == 0 and redis.call('EXISTS', KEYS[1]) == 0 then return {'NOT_LOADED'} end
 local voucher = gate[13] or ''
 if voucher ~= '' and not has('l') and not has('o') and redis.call('HEXISTS', KEYS[10], '_') == 0 then
   return {'NOT_LOADED'}
-end
-
-if has('p') and not has('o') and #taken > 0 then
-  table.insert(taken, 1, 'TAKEN')
-  return reply('PRE', taken)
-end
-if gate[11] ~= '' and not has('o') then
-  local free = tonumber(pre.zones[gate[11]])
-  if free < tonumber(gate[12]) then return reply('PRE', {'SOLD_OUT', gate[11], tostring(free)}) end
 end
 
 -- redis_rate v10's allowN with cost 1; returns nil when allowed, else the retry after.

@@ -209,3 +209,32 @@ func TestIdempotencyKey_WaitingReplayAnsweredOnceCommitted(t *testing.T) {
 	}
 	e.CheckInvariants()
 }
+
+// TestOrderScript_TakenRefusalReadsOnlyTheSeats: a keyed order for a seat another buyer
+// holds is refused by the order script after reading the key's values and the seat
+// alone: the zones' counts and the buyer's count are read only by an order that gets
+// past the precheck.
+func TestOrderScript_TakenRefusalReadsOnlyTheSeats(t *testing.T) {
+	ctx := context.Background()
+	e := testenv.NewTestEnv(t, testenv.Unlimited)
+	c, ok := e.RDB.(*redis.Client)
+	if !ok {
+		t.Skip("MONITOR needs a single Redis")
+	}
+	if _, err := e.Orders.Create(ctx, orders.CreateOrderRequest{UserID: e.User(1), ShowID: e.Show.ID, SeatIDs: e.SeatIDs("A1"), IdempotencyKey: "first"}); err != nil {
+		t.Fatal(err)
+	}
+	lines := monitor(t, c.Options().Addr)
+	_, err := e.Orders.Create(ctx, orders.CreateOrderRequest{UserID: e.User(2), ShowID: e.Show.ID, SeatIDs: e.SeatIDs("A1"), IdempotencyKey: "refused-key"})
+	if services.ErrorCode(err) != services.CodeSeatTaken {
+		t.Fatalf("got %v, want SEAT_TAKEN", err)
+	}
+	cmds := scriptCommands(t, lines, "refused-key")
+	names := make([]string, len(cmds))
+	for i, cmd := range cmds {
+		names[i] = strings.Trim(strings.Fields(cmd)[0], `"`)
+	}
+	if got := strings.Join(names, " "); got != "MGET HGET" {
+		t.Errorf("the refused order's script ran %s, want MGET HGET (the key's values, the seat)", got)
+	}
+}
