@@ -29,12 +29,10 @@
 -- attempt. The limits are redis_rate v10's GCRA (its allowN, cost 1): the same
 -- arithmetic on Redis's TIME, the same bucket value (the theoretical arrival time in
 -- seconds since 2017-01-01 UTC) and expiry.
-local gate = {}
-for part in string.gmatch(ARGV[1] .. '|', '([^|]*)|') do gate[#gate + 1] = part end
-local flags = gate[1]
+-- what a refusal by the key or the precheck needs is read from ARGV as it is; the gate's
+-- other fields and the hold's ARGV are made after the precheck (a refusal costs less)
+local flags = string.match(ARGV[1], '^[^|]*')
 local function has(f) return string.find(flags, f, 1, true) ~= nil end
-local holdArgv = {}
-for i = 2, #ARGV do holdArgv[#holdArgv + 1] = ARGV[i] end
 local epoch, own, first = '', '0', '0'
 local function reply(phase, tail)
   local out = {phase, epoch, own, first}
@@ -57,14 +55,13 @@ end
 -- every key and field the steps read must be loaded before anything is spent (a
 -- precheck refusal spends nothing); what is read here is handed to the hold (PRE),
 -- which reads nothing twice
-local user = holdArgv[2]
-local opts = {}
-for part in string.gmatch(holdArgv[3] .. '|', '([^|]*)|') do opts[#opts + 1] = part end
-local n = (#holdArgv - 3 - (tonumber(opts[3] or '0') or 0)) / 2
+-- (hold.lua's ARGV starts at ARGV[2]: ARGV[3] the user, ARGV[4] "limit|rule|rows|...")
+local user = ARGV[3]
+local n = (#ARGV - 4 - (tonumber(string.match(ARGV[4], '^[^|]*|[^|]*|(%d+)') or '0'))) / 2
 local pre = {seats = {}, zones = {}}
 local taken, zonesOf = {}, {}
 for i = 0, n - 1 do
-  local id = holdArgv[4 + 2 * i]
+  local id = ARGV[5 + 2 * i]
   local v = redis.call('HGET', KEYS[1], id)
   if not v then return {'NOT_LOADED'} end
   pre.seats[id] = v
@@ -72,7 +69,7 @@ for i = 0, n - 1 do
     local owner = string.match(v, '|([^|]*)$')
     if owner == user then own = '1' else taken[#taken + 1] = id end
   end
-  zonesOf[holdArgv[5 + 2 * i]] = true
+  zonesOf[ARGV[6 + 2 * i]] = true
 end
 -- the precheck answers from what it needs alone: a taken seat from the seats read, a
 -- zone with too few free seats from the zones read (the reads it skips change nothing)
@@ -80,6 +77,10 @@ if has('p') and not has('o') and #taken > 0 then
   table.insert(taken, 1, 'TAKEN')
   return reply('PRE', taken)
 end
+local gate = {}
+for part in string.gmatch(ARGV[1] .. '|', '([^|]*)|') do gate[#gate + 1] = part end
+local holdArgv = {}
+for i = 2, #ARGV do holdArgv[#holdArgv + 1] = ARGV[i] end
 if gate[11] ~= '' then zonesOf[gate[11]] = true end
 if next(zonesOf) == nil and redis.call('EXISTS', KEYS[2]) == 0 then return {'NOT_LOADED'} end
 for zone in pairs(zonesOf) do
