@@ -1170,10 +1170,10 @@ func (s *lzState) hold(argv []string) []string {
 }
 
 // strandCheck is hold.lua's single-seat check over its row strings (runs separated by
-// ";", seats "id:zone" or ranges "first-last:zone" by ","): the seats the batch (chosen) strands, and whether
-// enforce refuses it. A row string is "window/whole row" (seats.RuleArgs): the model
-// decides on the whole row, as the definition does; the script's reading of the window
-// first must come to the same answer.
+// ";", seats "id:zone" or ranges "first-last:zone" by ","): the seats the batch
+// (chosen) strands, and whether enforce refuses it. A row string is "window/whole row"
+// (seats.RuleArgs): the model decides on the whole row, as the definition does; the
+// script's reading of the window first must come to the same answer.
 func (s *lzState) strandCheck(rule string, rows []string, chosen, leaving map[string]bool) ([]string, bool) {
 	type cell struct {
 		id, zone string

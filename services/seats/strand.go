@@ -125,9 +125,9 @@ func strandsBeyond(free []bool, run []int32, at, dir int) bool {
 // (see lua/hold.lua): the rule, then one string per row the order touches: its window,
 // "/", then the whole row. The whole row is its runs of standard seats separated by
 // ";", each seat "id:zone" (or a range "first-last:zone", writeRun) separated by ",";
-// the window is, of each run holding an
-// order's seat, the part from two seats before its first order's seat to two after its
-// last, in the same form: the only seats the order can strand, and those deciding it.
+// the window is, of each run holding an order's seat, the part from two seats before
+// its first order's seat to two after its last, in the same form: the only seats the
+// order can strand, and those deciding it.
 // The script reads the whole row only to look for another block when the order strands
 // a seat under enforce. Off (or an order of no standard seat) needs none.
 func RuleArgs(hall *services.Hall, rule string, chosen []int64) (string, []string) {
