@@ -141,72 +141,111 @@ func lzBrokenHold(src string) string {
 // DialHook is the hook's no-op for new connections.
 func (r *lzRecorder) DialHook(next redis.DialHook) redis.DialHook { return next }
 
-// ProcessPipelineHook lets pipelines through: no seat script runs in one.
+// ProcessPipelineHook records the seat script runs of a pipeline (the seat store's
+// scripts share pipelines when called at the same moment): each between the
+// pipeline's call and its return, when it ran in Redis.
 func (r *lzRecorder) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
-	return next
+	return func(ctx context.Context, cmds []redis.Cmder) error {
+		scripts, found := make([]string, len(cmds)), false
+		for i, cmd := range cmds {
+			scripts[i] = r.prepare(cmd)
+			found = found || scripts[i] != ""
+		}
+		if !found {
+			return next(ctx, cmds)
+		}
+		r.inflight.Add(1)
+		defer r.inflight.Add(-1)
+		call := r.now()
+		err := next(ctx, cmds)
+		ret := r.now()
+		for i, script := range scripts {
+			if script != "" {
+				r.record(ctx, cmds[i], script, cmds[i].Err(), call, ret)
+			}
+		}
+		return err
+	}
 }
 
 // ProcessHook records each seat script run (EVALSHA or EVAL of a script of package lua
 // that writes seat state) and swaps the broken hold in when asked.
 func (r *lzRecorder) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 	return func(ctx context.Context, cmd redis.Cmder) error {
-		name := cmd.Name()
-		if name != "evalsha" && name != "eval" {
-			return next(ctx, cmd)
-		}
-		args := cmd.Args()
-		body, _ := args[1].(string)
-		script := r.kinds[body]
+		script := r.prepare(cmd)
 		if script == "" {
 			return next(ctx, cmd)
-		}
-		if b, ok := r.broken[script]; ok {
-			if name == "evalsha" {
-				args[1] = b[0]
-			} else {
-				args[1] = b[1]
-			}
 		}
 		r.inflight.Add(1)
 		defer r.inflight.Add(-1)
 		call := r.now()
 		err := next(ctx, cmd)
 		ret := r.now()
-		if err != nil && strings.HasPrefix(err.Error(), "NOSCRIPT") {
-			return err // nothing ran; go-redis sends the source next
-		}
-		nkeys, _ := strconv.Atoi(fmt.Sprint(args[2]))
-		raw := &lzRaw{kind: lzScript, client: -1, call: call, ret: ret, script: script,
-			show: lzShowOfKey(fmt.Sprint(args[3]))}
-		if c, ok := ctx.Value(lzClientKey{}).(int); ok {
-			raw.client = c
-		}
-		for _, a := range args[3+nkeys:] {
-			raw.argv = append(raw.argv, fmt.Sprint(a))
-		}
-		if err != nil {
-			raw.scriptFail = err.Error()
-		} else if v, ok := cmd.(*redis.Cmd).Val().([]interface{}); ok {
-			for _, x := range v {
-				raw.reply = append(raw.reply, fmt.Sprint(x))
-			}
-		}
-		if script == "order" {
-			// the order script's seat step is its hold (hold.lua's ARGV after the gate's,
-			// its reply after the phase's four fields); the steps before it write no seat
-			// state and are not recorded
-			switch {
-			case len(raw.reply) > 4 && raw.reply[0] == "HOLD":
-				raw.reply = raw.reply[4:]
-			case err != nil || len(raw.reply) > 0 && raw.reply[0] == "NOT_LOADED":
-			default:
-				return err
-			}
-			raw.script, raw.argv = "hold", raw.argv[1:]
-		}
-		r.add(raw)
+		r.record(ctx, cmd, script, err, call, ret)
 		return err
 	}
+}
+
+// prepare returns which seat script cmd runs ("" for another command) and swaps the
+// broken hold in when asked.
+func (r *lzRecorder) prepare(cmd redis.Cmder) string {
+	name := cmd.Name()
+	if name != "evalsha" && name != "eval" {
+		return ""
+	}
+	args := cmd.Args()
+	body, _ := args[1].(string)
+	script := r.kinds[body]
+	if script == "" {
+		return ""
+	}
+	if b, ok := r.broken[script]; ok {
+		if name == "evalsha" {
+			args[1] = b[0]
+		} else {
+			args[1] = b[1]
+		}
+	}
+	return script
+}
+
+// record adds the run of seat script cmd (prepare's name for it) between call and ret,
+// answered err, to the history.
+func (r *lzRecorder) record(ctx context.Context, cmd redis.Cmder, script string, err error, call, ret int64) {
+	if err != nil && strings.HasPrefix(err.Error(), "NOSCRIPT") {
+		return // nothing ran; go-redis sends the source next
+	}
+	args := cmd.Args()
+	nkeys, _ := strconv.Atoi(fmt.Sprint(args[2]))
+	raw := &lzRaw{kind: lzScript, client: -1, call: call, ret: ret, script: script,
+		show: lzShowOfKey(fmt.Sprint(args[3]))}
+	if c, ok := ctx.Value(lzClientKey{}).(int); ok {
+		raw.client = c
+	}
+	for _, a := range args[3+nkeys:] {
+		raw.argv = append(raw.argv, fmt.Sprint(a))
+	}
+	if err != nil {
+		raw.scriptFail = err.Error()
+	} else if v, ok := cmd.(*redis.Cmd).Val().([]interface{}); ok {
+		for _, x := range v {
+			raw.reply = append(raw.reply, fmt.Sprint(x))
+		}
+	}
+	if script == "order" {
+		// the order script's seat step is its hold (hold.lua's ARGV after the gate's,
+		// its reply after the phase's four fields); the steps before it write no seat
+		// state and are not recorded
+		switch {
+		case len(raw.reply) > 4 && raw.reply[0] == "HOLD":
+			raw.reply = raw.reply[4:]
+		case err != nil || len(raw.reply) > 0 && raw.reply[0] == "NOT_LOADED":
+		default:
+			return
+		}
+		raw.script, raw.argv = "hold", raw.argv[1:]
+	}
+	r.add(raw)
 }
 
 // lzExchangeOrderNo is the order number an exchange script run names (its hold ARGV's

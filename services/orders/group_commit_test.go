@@ -283,7 +283,8 @@ func (h *roundTrips) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.P
 // TestGroupCommit_RedisRoundTripsPerOrder counts the seat cache's round trips of n
 // creates with Idempotency-Keys that commit in one batch: per order one call of
 // lua/order.lua (the key's marker and claim, the precheck, the two rate limits and the
-// hold; before it, five calls); per batch the per-user counts' marker. The keys' locks
+// hold; before it, five calls), calls made at the same moment sharing a pipeline; per
+// batch the per-user counts' marker. The keys' locks
 // are left to expire (before, one pipeline per batch gave them back, one script per key
 // at first). The expiry task (asynq, not in these tests) adds one per batch. Every key's
 // marker is kept and each key replays its order at once, with one call, while its lock
@@ -325,8 +326,8 @@ func TestGroupCommit_RedisRoundTripsPerOrder(t *testing.T) {
 				}
 			}
 			t.Logf("%d round trips for %d orders in one batch: %v; %d scripts", rt.total, n, rt.by, rt.evals)
-			if want := n + 1; !flushScripts && rt.total != want {
-				t.Errorf("%d round trips for %d orders, want %d (1 per order, 1 per batch)", rt.total, n, want)
+			if most := n + 1; !flushScripts && (rt.total > most || rt.total < 2) {
+				t.Errorf("%d round trips for %d orders, want 2 to %d (1 per order at most, as orders made at the same moment share a pipeline; 1 per batch)", rt.total, n, most)
 			}
 			if want := n; !flushScripts && rt.evals != want {
 				t.Errorf("%d scripts run for %d orders, want %d (lua/order.lua per order, nothing after the commit)", rt.evals, n, want)

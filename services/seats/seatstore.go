@@ -25,6 +25,7 @@ import (
 // it from MySQL (single-flight per show in this process) and asks again (invariant 3).
 type SeatStore struct {
 	rdb     redis.UniversalClient
+	scripts scriptCaller // runOn's calls, through rdb's autopipeliner
 	db      *sqlx.DB
 	catalog *catalog.Catalog
 	prefix  string
@@ -98,7 +99,7 @@ func (s *SeatStore) Version(showID int64) uint64 {
 // application clock: every time it writes to Redis is counted on Redis's own clock.
 func NewSeatStore(rdb redis.UniversalClient, db *sqlx.DB, catalog *catalog.Catalog, prefix string) *SeatStore {
 	return &SeatStore{
-		rdb: rdb, db: db, catalog: catalog, prefix: prefix,
+		rdb: rdb, scripts: newScriptCaller(rdb), db: db, catalog: catalog, prefix: prefix,
 		hold:     redis.NewScript(lua.Hold),
 		order:    redis.NewScript(lua.Order),
 		release:  redis.NewScript(lua.Release),
@@ -410,7 +411,7 @@ func (s *SeatStore) runOn(ctx context.Context, showID int64, sc *redis.Script, k
 	defer s.Changed(showID) // whatever the outcome: the script may have run
 	for attempt := 0; ; attempt++ {
 		rctx, cancel := context.WithTimeout(ctx, store.RedisTimeout)
-		res, err := sc.Run(rctx, s.rdb, keys, args...).StringSlice()
+		res, err := s.scripts.run(rctx, sc, keys, args).StringSlice()
 		cancel()
 		if err != nil {
 			return nil, store.Unavailable("the seat cache", err)

@@ -1,0 +1,55 @@
+package seats
+
+import (
+	"context"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// scriptCaller runs the seat scripts of runOn (hold, order, sell, exchange). Their calls
+// go through rdb's autopipeliner: the calls made at the same moment leave as one
+// pipeline, one batch in flight at a time, in the order they were made. A lone call
+// still goes at once; under a flash sale one write and one read of the socket carry
+// many orders, where each call used to pay its own (those system calls were the larger
+// part of a refusal's server and Redis CPU, BENCHMARKS.md). Each script still runs alone
+// and atomically in Redis (a pipeline is not a transaction), and each call gets its
+// own reply or error. rdb without an autopipeliner (a Ring): rdb alone.
+type scriptCaller struct {
+	rdb redis.UniversalClient
+	ap  *redis.AutoPipeliner // the deferred face, whose futures wait on a context
+}
+
+// newScriptCaller returns the caller of rdb's seat scripts.
+func newScriptCaller(rdb redis.UniversalClient) scriptCaller {
+	ap, err := rdb.AsyncAutoPipeline()
+	if err != nil {
+		return scriptCaller{rdb: rdb}
+	}
+	return scriptCaller{rdb: rdb, ap: ap}
+}
+
+// run runs sc on keys with args (EVALSHA) and waits for its reply until ctx ends; then
+// the reply is ctx's error, and the script may still run once Redis reads it, as a
+// direct call whose reply was lost. NOSCRIPT (Redis lost its scripts): Script.Run on rdb,
+// which sends the source.
+func (c scriptCaller) run(ctx context.Context, sc *redis.Script, keys []string, args []any) *redis.Cmd {
+	if c.ap == nil {
+		return sc.Run(ctx, c.rdb, keys, args...)
+	}
+	cmdArgs := make([]any, 0, 3+len(keys)+len(args))
+	cmdArgs = append(cmdArgs, "evalsha", sc.Hash(), len(keys))
+	for _, k := range keys {
+		cmdArgs = append(cmdArgs, k)
+	}
+	cmd := redis.NewCmd(ctx, append(cmdArgs, args...)...)
+	cmd.SetFirstKeyPos(3) // a cluster routes it by its first key
+	if err := c.ap.Submit(ctx, cmd).WaitContext(ctx); err != nil && ctx.Err() != nil {
+		abandoned := redis.NewCmd(ctx)
+		abandoned.SetErr(ctx.Err())
+		return abandoned
+	}
+	if redis.HasErrorPrefix(cmd.Err(), "NOSCRIPT") {
+		return sc.Run(ctx, c.rdb, keys, args...)
+	}
+	return cmd
+}
