@@ -284,11 +284,11 @@ func (h *roundTrips) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.P
 // creates with Idempotency-Keys that commit in one batch: per order one call of
 // lua/order.lua (the key's marker and claim, the precheck, the two rate limits and the
 // hold; before it, five calls), calls made at the same moment sharing a pipeline; per
-// batch the per-user counts' marker. The keys' locks
-// are left to expire (before, one pipeline per batch gave them back, one script per key
-// at first). The expiry task (asynq, not in these tests) adds one per batch. Every key's
-// marker is kept and each key replays its order at once, with one call, while its lock
-// is still there, also when Redis had lost its scripts (NOSCRIPT after a flush).
+// batch the per-user counts' marker. The keys' locks are left to expire (before, one
+// pipeline per batch gave them back, one script per key at first). The expiry task
+// (asynq, not in these tests) adds one per batch. Every key's marker is kept and each
+// key replays its order at once, with one call, while its lock is still there, also when
+// Redis had lost its scripts (NOSCRIPT after a flush).
 func TestGroupCommit_RedisRoundTripsPerOrder(t *testing.T) {
 	ctx := context.Background()
 	for _, flushScripts := range []bool{false, true} {

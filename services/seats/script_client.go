@@ -48,7 +48,7 @@ func (c scriptCaller) run(ctx context.Context, sc *redis.Script, keys []string, 
 		cmdArgs = append(cmdArgs, k)
 	}
 	cmd := redis.NewCmd(ctx, append(cmdArgs, args...)...)
-	cmd.SetFirstKeyPos(3) // a cluster routes it by its first key
+	cmd.SetFirstKeyPos(3) // as go-redis's own EVALSHA: its first key names the slot
 	if err := c.ap.Submit(ctx, cmd).WaitContext(ctx); err != nil && ctx.Err() != nil {
 		abandoned := redis.NewCmd(ctx)
 		abandoned.SetErr(ctx.Err())

@@ -25,7 +25,7 @@ import (
 // it from MySQL (single-flight per show in this process) and asks again (invariant 3).
 type SeatStore struct {
 	rdb     redis.UniversalClient
-	scripts scriptCaller // runOn's calls, through rdb's autopipeliner
+	scripts scriptCaller // runOn's calls: rdb's autopipeliner on one node, rdb itself on a cluster
 	db      *sqlx.DB
 	catalog *catalog.Catalog
 	prefix  string
