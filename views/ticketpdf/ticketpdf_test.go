@@ -2,6 +2,7 @@ package ticketpdf_test
 
 import (
 	"bytes"
+	"fmt"
 	"testing"
 
 	"seatflow/views/ticketpdf"
@@ -72,4 +73,30 @@ func TestTicketPDF_ChineseNeedsACJKFont(t *testing.T) {
 	if !bytes.Contains(zh.Bytes(), []byte("/BaseFont /utf8cjk")) || bytes.Contains(en.Bytes(), []byte("/BaseFont /utf8cjk")) {
 		t.Fatal("the CJK font is not embedded exactly when found")
 	}
+}
+
+// TestTicketPDF_QRCodesReadWhenAStreamEndsInACarriageReturn: about one compressed page in
+// 256 ends in the byte 0x0D; the reader must still read every page's QR code (searching
+// for "\r\nendstream" instead of reading /Length bytes dropped that page, and the box
+// office test then saw one code of two).
+func TestTicketPDF_QRCodesReadWhenAStreamEndsInACarriageReturn(t *testing.T) {
+	for i := range 5000 {
+		ref := fmt.Sprintf("SF1.0MIVW3K2Q%06d.Zm9vYmFyYmF6cXV4", i)
+		d := ticketpdf.Doc{Lang: "en", Movie: "Stalker", OrderNo: "0MIVW3K2Q", Ref: ref, Code: "K3M9P-QR7TX",
+			Seats: []ticketpdf.Seat{{Label: "F7", TicketType: "Adult"}, {Label: "F8", TicketType: "Adult"}}}
+		var buf bytes.Buffer
+		if err := ticketpdf.Render(&buf, d); err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Contains(buf.Bytes(), []byte("\r\nendstream")) {
+			continue
+		}
+		codes, err := pdfread.QRCodes(buf.Bytes())
+		if err != nil || len(codes) != 2 || codes[0] != ref || codes[1] != ref {
+			t.Fatalf("render %d: QR codes %q (%v), want 2 × %q", i, codes, err, ref)
+		}
+		t.Logf("render %d has a stream ending in a carriage return; both codes read", i)
+		return
+	}
+	t.Fatal("no render of 5000 had a stream ending in a carriage return")
 }

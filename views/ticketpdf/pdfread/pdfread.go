@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"compress/zlib"
 	"errors"
+	"fmt"
 	"image"
 	"image/color"
 	"io"
@@ -20,7 +21,8 @@ import (
 
 var (
 	pageObj   = regexp.MustCompile(`/Type\s*/Page[^s]`)
-	streamRe  = regexp.MustCompile(`(?s)<<([^>]*)>>\s*stream\r?\n(.*?)\r?\nendstream`)
+	streamRe  = regexp.MustCompile(`<<([^>]*)>>\s*stream\r?\n`)
+	lengthRe  = regexp.MustCompile(`/Length (\d+)\b`)
 	rectFill  = regexp.MustCompile(`(-?[0-9.]+) (-?[0-9.]+) (-?[0-9.]+) (-?[0-9.]+) re f`)
 	modulePx  = 4
 	quietMods = 4
@@ -30,21 +32,34 @@ var (
 func Pages(pdf []byte) int { return len(pageObj.FindAll(pdf, -1)) }
 
 // QRCodes returns the text of the QR code of each page that draws one, in page order.
-// Errors: a page whose squares do not decode.
+// A stream is read by its dictionary's /Length, never by searching for "endstream":
+// compressed bytes may end in a carriage return, which a search would take for the
+// line break before the keyword.
+// Errors: a stream without a direct /Length or running past the file, a compressed
+// stream that does not inflate, a page whose squares do not decode.
 func QRCodes(pdf []byte) ([]string, error) {
 	var out []string
-	for _, m := range streamRe.FindAllSubmatch(pdf, -1) {
-		if bytes.Contains(m[1], []byte("/Length1")) { // an embedded font file
+	for _, m := range streamRe.FindAllSubmatchIndex(pdf, -1) {
+		dict := pdf[m[2]:m[3]]
+		if bytes.Contains(dict, []byte("/Length1")) { // an embedded font file
 			continue
 		}
-		content := m[2]
-		if bytes.Contains(m[1], []byte("/FlateDecode")) {
+		l := lengthRe.FindSubmatch(dict)
+		if l == nil {
+			return out, fmt.Errorf("pdfread: a stream at byte %d has no direct /Length", m[0])
+		}
+		n, _ := strconv.Atoi(string(l[1]))
+		if m[1]+n > len(pdf) {
+			return out, fmt.Errorf("pdfread: a stream at byte %d runs past the file", m[0])
+		}
+		content := pdf[m[1] : m[1]+n]
+		if bytes.Contains(dict, []byte("/FlateDecode")) {
 			r, err := zlib.NewReader(bytes.NewReader(content))
 			if err != nil {
-				continue
+				return out, fmt.Errorf("pdfread: a stream at byte %d: %w", m[0], err)
 			}
 			if content, err = io.ReadAll(r); err != nil {
-				continue
+				return out, fmt.Errorf("pdfread: a stream at byte %d: %w", m[0], err)
 			}
 		}
 		rects := rectFill.FindAllSubmatch(content, -1)
