@@ -7,7 +7,7 @@ JSQR := static/vendor/jsQR.js
 # axe-core stays in node_modules (not embedded, never served): the browser tests read it
 AXE := static/node_modules/axe-core/axe.min.js
 
-.PHONY: run build test generate lint static services test-services test-deps bench bench-services bench-stadium bench-reports soak fuzz cluster-up cluster-down cluster-test cluster-faults cluster-bench
+.PHONY: run build test generate lint static services test-services test-deps bench bench-services bench-order-script bench-stadium bench-reports soak fuzz cluster-up cluster-down cluster-test cluster-faults cluster-bench
 
 ## run: build, migrate, seed the demo cinema (printing demo passwords) and serve on :8080,
 ## with the demo's webhook and ticket secrets from DEMO_ENV (made once per checkout with
@@ -105,12 +105,18 @@ lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "not gofmt'ed:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
 
-## bench: the load test's standard set (seatflow loadtest: ceilings, flash sale, the flash sale with ticket types and a voucher (printed beside the plain one), rejection storms, seat-map reads, V1 baseline; LOADTEST_FLAGS, default 10 s per phase and 32 clients) against a server it starts; report in loadtest-results/<timestamp>, then bench-stadium and bench-reports
+## bench: the load test's standard set (seatflow loadtest: ceilings, flash sale, the flash sale with ticket types and a voucher (printed beside the plain one), rejection storms, seat-map reads, V1 baseline; LOADTEST_FLAGS, default 10 s per phase and 32 clients) against a server it starts; report in loadtest-results/<timestamp>, then bench-order-script, bench-stadium and bench-reports
 LOADTEST_FLAGS ?= -duration 10s -clients 32
 bench: build services
 	./seatflow loadtest $(LOADTEST_FLAGS)
+	@$(MAKE) --no-print-directory bench-order-script
 	@$(MAKE) --no-print-directory bench-stadium
 	@$(MAKE) --no-print-directory bench-reports
+
+## bench-order-script: the order script's own Redis time per created order, one client on a
+## private Redis, with its commands' share and an empty script's (BenchmarkOrderScript_RedisTimePerCall)
+bench-order-script: services
+	$(GO) test -run '^$$' -bench '^BenchmarkOrderScript_RedisTimePerCall$$' -benchtime 20000x -count 3 ./services/seats/
 
 ## bench-reports: a year of a 20-screen chain (two cinemas in two zones, 36,500 shows, 438,000
 ## paid orders, 876,000 seats, refunds, vouchers, both channels; services/reports/bench_test.go)
