@@ -111,6 +111,8 @@ type Hall struct {
 	// best-available's bitsets (seats/free_bits.go): per zone and zone row (rows), bit p
 	// set when seats p and p+1 of the row are side by side; and where each seat sits
 	joined map[string][][]uint64
+	cols   map[string][][]int32 // per zone row (rows), its seats' columns in order
+	pen    map[string][]float64 // per zone row, its RowPenalty
 	where  []RowPos
 	memo   *rowMemo // RowMemo's strings, per row number
 }
@@ -200,12 +202,19 @@ func (h *Hall) Index() {
 		})
 	}
 	h.joined = make(map[string][][]uint64, len(h.rows))
+	h.cols = make(map[string][][]int32, len(h.rows))
+	h.pen = make(map[string][]float64, len(h.rows))
 	h.where = make([]RowPos, len(h.Seats))
 	for zone, rows := range h.rows {
 		joined := make([][]uint64, len(rows))
+		cols := make([][]int32, len(rows))
+		pen := make([]float64, len(rows))
 		for r, row := range rows {
 			joined[r] = make([]uint64, (len(row)+63)/64)
+			cols[r] = make([]int32, len(row))
+			pen[r] = h.RowPenalty(h.Seats[row[0]].Row)
 			for p, i := range row {
+				cols[r][p] = int32(h.Seats[i].Col)
 				h.where[i] = RowPos{Zone: zone, Row: int32(r), Pos: int32(p)}
 				if p+1 < len(row) && h.Seats[row[p+1]].Col == h.Seats[i].Col+1 {
 					joined[r][p/64] |= 1 << (p % 64)
@@ -213,8 +222,17 @@ func (h *Hall) Index() {
 			}
 		}
 		h.joined[zone] = joined
+		h.cols[zone] = cols
+		h.pen[zone] = pen
 	}
 }
+
+// ZoneRowCols returns, parallel to ZoneRows(zone), each row's seat columns in order
+// (Seat.Col of each seat), kept apart from Seats so a scan of a row reads one small slice.
+func (h *Hall) ZoneRowCols(zone string) [][]int32 { return h.cols[zone] }
+
+// ZoneRowPenalties returns, parallel to ZoneRows(zone), each row's RowPenalty.
+func (h *Hall) ZoneRowPenalties(zone string) []float64 { return h.pen[zone] }
 
 // ZoneRowsJoined returns, parallel to ZoneRows(zone), each row's bitset of seats side by
 // side: bit p is set when seats p and p+1 of the row have neighbouring columns.

@@ -99,6 +99,7 @@ func setAtOrAbove(s []uint64, p int) int {
 // with word-wide operations (TestChoosePlain_SameAsChooseBlock).
 func ChoosePlain(hall *services.Hall, free []bool, fb FreeBits, zone string, quantity int, count bool) Pick {
 	rows, joined, zb := hall.ZoneRows(zone), hall.ZoneRowsJoined(zone), fb[zone]
+	cols, penalties := hall.ZoneRowCols(zone), hall.ZoneRowPenalties(zone)
 	freeCount := func() int {
 		n := 0
 		for _, r := range zb {
@@ -122,7 +123,7 @@ func ChoosePlain(hall *services.Hall, free []bool, fb FreeBits, zone string, qua
 	c := newChooser(hall, free)
 	var starts, tmp [5]uint64
 	for r, row := range rows {
-		penalty := hall.RowPenalty(hall.Seats[row[0]].Row)
+		penalty := penalties[r]
 		if penalty > c.bound() {
 			break // every later row is as far or farther
 		}
@@ -153,10 +154,8 @@ func ChoosePlain(hall *services.Hall, free []bool, fb FreeBits, zone string, qua
 		if !any {
 			continue
 		}
-		last := len(row) - quantity
-		mid := func(p int) float64 {
-			return float64(hall.Seats[row[p]].Col+hall.Seats[row[p+quantity-1]].Col) / 2
-		}
+		last, rc := len(row)-quantity, cols[r]
+		mid := func(p int) float64 { return float64(rc[p]+rc[p+quantity-1]) / 2 }
 		pivot := sort.Search(last+1, func(p int) bool { return mid(p) >= centre })
 		left, right := setAtOrBelow(s, pivot-1), setAtOrAbove(s, pivot)
 		for left >= 0 || right >= 0 {
