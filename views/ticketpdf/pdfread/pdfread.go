@@ -39,11 +39,15 @@ func Pages(pdf []byte) int { return len(pageObj.FindAll(pdf, -1)) }
 // stream that does not inflate, a page whose squares do not decode.
 func QRCodes(pdf []byte) ([]string, error) {
 	var out []string
-	for _, m := range streamRe.FindAllSubmatchIndex(pdf, -1) {
-		dict := pdf[m[2]:m[3]]
-		if bytes.Contains(dict, []byte("/Length1")) { // an embedded font file
-			continue
+	for at := 0; ; {
+		m := streamRe.FindSubmatchIndex(pdf[at:])
+		if m == nil {
+			return out, nil
 		}
+		for i := range m {
+			m[i] += at
+		}
+		dict := pdf[m[2]:m[3]]
 		l := lengthRe.FindSubmatch(dict)
 		if l == nil {
 			return out, fmt.Errorf("pdfread: a stream at byte %d has no direct /Length", m[0])
@@ -53,6 +57,11 @@ func QRCodes(pdf []byte) ([]string, error) {
 			return out, fmt.Errorf("pdfread: a stream at byte %d runs past the file", m[0])
 		}
 		content := pdf[m[1] : m[1]+n]
+		// the next search starts after this stream's bytes
+		at = m[1] + n
+		if bytes.Contains(dict, []byte("/Length1")) { // an embedded font file
+			continue
+		}
 		if bytes.Contains(dict, []byte("/FlateDecode")) {
 			r, err := zlib.NewReader(bytes.NewReader(content))
 			if err != nil {
@@ -72,7 +81,6 @@ func QRCodes(pdf []byte) ([]string, error) {
 		}
 		out = append(out, text)
 	}
-	return out, nil
 }
 
 // decode rebuilds the module grid of filled squares (x y w -h in points) and reads it.
