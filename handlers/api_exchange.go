@@ -1,7 +1,6 @@
 package handlers
 
 import (
-	"bytes"
 	"encoding/json"
 
 	"github.com/gofiber/fiber/v2"
@@ -36,12 +35,8 @@ func parseExchangeBody(body []byte) ([]int64, error) {
 	var b struct {
 		SeatIDs json.RawMessage `json:"seat_ids"`
 	}
-	dec := json.NewDecoder(bytes.NewReader(body))
-	if err := dec.Decode(&b); err != nil {
-		return nil, invalid("the body must be a JSON object like %s: %s", shape, jsonProblem(err))
-	}
-	if dec.More() {
-		return nil, invalid("the body holds more than one JSON value")
+	if err := unmarshalOne(body, &b, shape); err != nil {
+		return nil, err
 	}
 	if !isSet(b.SeatIDs) {
 		return nil, invalid("seat_ids must list the seats to move to: %s", shape)

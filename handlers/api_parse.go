@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/url"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -34,12 +35,8 @@ type orderBody struct {
 // string (the code; the service judges it). Errors: INVALID_REQUEST.
 func parseOrderBody(body []byte, req *orders.CreateOrderRequest) error {
 	var b orderBody
-	d := json.NewDecoder(bytes.NewReader(body))
-	if err := d.Decode(&b); err != nil {
-		return invalid("the body must be a JSON object like {\"seat_ids\":[\"101\"]}: %s", jsonProblem(err))
-	}
-	if d.More() {
-		return invalid("the body holds more than one JSON value")
+	if err := unmarshalOne(body, &b, `{"seat_ids":["101"]}`); err != nil {
+		return err
 	}
 	if isSet(b.SeatIDs) {
 		ids, err := seatIDList(b.SeatIDs, "pick at least one seat", "at most %d seats per order")
@@ -96,6 +93,20 @@ func parseOrderBody(body []byte, req *orders.CreateOrderRequest) error {
 		}
 	}
 	return nil
+}
+
+// unmarshalOne decodes body, exactly one JSON value, into v in one pass (json.Unmarshal:
+// anything after the value but white space is refused, a stray "]" or "}" too). A body
+// it refuses is read again by a decoder only to say why: INVALID_REQUEST naming shape
+// and the problem, or that more than one JSON value was sent.
+func unmarshalOne(body []byte, v any, shape string) error {
+	if json.Unmarshal(body, v) == nil {
+		return nil
+	}
+	if err := json.NewDecoder(bytes.NewReader(body)).Decode(v); err != nil {
+		return invalid("the body must be a JSON object like %s: %s", shape, jsonProblem(err))
+	}
+	return invalid("the body holds more than one JSON value")
 }
 
 func isSet(r json.RawMessage) bool { return len(r) > 0 && string(r) != "null" }
@@ -175,22 +186,34 @@ func seatIDList(raw json.RawMessage, empty, tooMany string) ([]int64, error) {
 		return nil, invalid(tooMany, orders.MaxSeatsPerRequest)
 	}
 	out := make([]int64, 0, len(ids))
-	seen := make(map[int64]bool, len(ids))
 	for _, s := range ids {
-		if !digits.MatchString(s) {
+		if !isDecimal(s) {
 			return nil, invalid("seat id %q is not a decimal integer", s)
 		}
 		n, err := strconv.ParseInt(s, 10, 64)
 		if err != nil || n <= 0 {
 			return nil, invalid("seat id %q is out of range", s)
 		}
-		if seen[n] {
+		if slices.Contains(out, n) { // at most orders.MaxSeatsPerRequest ids
 			return nil, invalid("seat %s is listed twice", s)
 		}
-		seen[n] = true
 		out = append(out, n)
 	}
 	return out, nil
+}
+
+// isDecimal reports whether s is 1 to 19 ASCII digits, as the digits pattern says,
+// without a regular expression (it runs for every seat id of every order).
+func isDecimal(s string) bool {
+	if len(s) == 0 || len(s) > 19 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 // decodeObject decodes body, one JSON object with no unknown fields, into v.
