@@ -15,7 +15,8 @@ import (
 // (zone + quantity), with an optional Idempotency-Key -> 201 the order. Errors: the
 // contract's (400, 404, 409 SEAT_TAKEN..., 422, 429).
 func (d *Deps) apiCreateOrder(c *fiber.Ctx) error {
-	req := orders.CreateOrderRequest{UserID: currentUser(c).ID}
+	u := currentUser(c)
+	req := orders.CreateOrderRequest{UserID: u.ID, Email: u.Email, Lang: u.Lang}
 	if err := parseOrderBody(c.Body(), &req); err != nil {
 		return err
 	}

@@ -248,7 +248,7 @@ func (d *Deps) bookSeats(c *fiber.Ctx) error {
 	if problem != "" {
 		return setBookFlash(c, showID, bookFlash{Code: "input", Message: problem, Picks: ids, Counts: counts, Section: section, StepZone: stepZone, StepRow: stepRow, Voucher: formVoucher(c)})
 	}
-	order, err := d.Orders.Create(ctx, orders.CreateOrderRequest{UserID: u.ID, ShowID: showID, SeatIDs: ids,
+	order, err := d.Orders.Create(ctx, orders.CreateOrderRequest{UserID: u.ID, Email: u.Email, Lang: u.Lang, ShowID: showID, SeatIDs: ids,
 		SeatTicketCounts: counts, AdmissionToken: admissionToken(c, showID), Voucher: formVoucher(c)})
 	if err == nil {
 		return c.Redirect(withStranded(views.OrderURL(order.OrderNo), order.Stranded), fiber.StatusSeeOther)
@@ -313,7 +313,8 @@ func (d *Deps) bookBest(c *fiber.Ctx) error {
 	}
 	ctx, cancel := ctxOf(c)
 	defer cancel()
-	order, err := d.Orders.Create(ctx, orders.CreateOrderRequest{UserID: currentUser(c).ID, ShowID: showID,
+	u := currentUser(c)
+	order, err := d.Orders.Create(ctx, orders.CreateOrderRequest{UserID: u.ID, Email: u.Email, Lang: u.Lang, ShowID: showID,
 		Zone: strings.Clone(zone), Quantity: qty, Accessible: c.FormValue("accessible") == "1",
 		TicketCounts: typed, AdmissionToken: admissionToken(c, showID), Voucher: formVoucher(c)})
 	if err == nil {

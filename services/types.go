@@ -48,12 +48,15 @@ const (
 	StateBlocked = "blocked"
 )
 
-// User is an account. Role is one of the Role* constants.
+// User is an account. Role is one of the Role* constants. Lang is the language the
+// user's e-mails are written in (users.lang: "en" or "zh-Hans"), read with a session or
+// a login; "" where a read left it out.
 type User struct {
 	ID    int64  `db:"id"`
 	Email string `db:"email"`
 	Name  string `db:"name"`
 	Role  string `db:"role"`
+	Lang  string `db:"lang"`
 }
 
 // Movie is a film that shows screen.

@@ -301,3 +301,48 @@ func TestSessions_LoginCachesItsSession(t *testing.T) {
 		t.Errorf("the session of a login elsewhere, its row gone: %v, want UNAUTHENTICATED", err)
 	}
 }
+
+// TestSessions_LanguageSwitchReachesCachedSessions: a session carries its user's e-mail
+// language (orders queue their e-mail with it); two processes have the session cached
+// with a long TTL, and a switch of language recorded in one is what both answer next
+// (the cached sessions are dropped everywhere), while setting the same language again
+// drops nothing.
+func TestSessions_LanguageSwitchReachesCachedSessions(t *testing.T) {
+	e := testenv.NewTestEnv(t, orders.Limits{})
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	prefix := "sfsess" + t.Name()
+	var procs []*accounts.Users
+	for i := 0; i < 2; i++ {
+		c := accounts.NewSessionCache(e.RDB, prefix, time.Hour, log)
+		startCache(t, c)
+		procs = append(procs, accounts.NewUsers(e.DB, e.Clock, bcrypt.MinCost).WithSessions(accounts.SessionPolicy{}, c))
+	}
+	ctx := context.Background()
+	uid := sessionUser(t, e, procs[0])
+	tok, _ := procs[0].NewSession(ctx, uid)
+	for _, p := range procs {
+		u, err := p.Authenticate(ctx, tok)
+		if err != nil || u.Lang != accounts.LangEn {
+			t.Fatalf("session user %+v, %v: want lang %q", u, err, accounts.LangEn)
+		}
+	}
+	if err := procs[0].SetLang(ctx, uid, accounts.LangZhHans); err != nil {
+		t.Fatal(err)
+	}
+	for i, p := range procs {
+		if !eventually(func() bool { u, err := p.Authenticate(ctx, tok); return err == nil && u.Lang == accounts.LangZhHans }) {
+			t.Errorf("process %d still answers the old language from its cache", i)
+		}
+	}
+	// the same language again writes nothing and drops nothing: the cached session
+	// answers even with its row gone
+	if _, err := e.DB.Exec("DELETE FROM sessions WHERE user_id = ?", uid); err != nil {
+		t.Fatal(err)
+	}
+	if err := procs[0].SetLang(ctx, uid, accounts.LangZhHans); err != nil {
+		t.Fatal(err)
+	}
+	if u, err := procs[0].Authenticate(ctx, tok); err != nil || u.Lang != accounts.LangZhHans {
+		t.Errorf("after an unchanged language: %+v, %v; want the cached session", u, err)
+	}
+}

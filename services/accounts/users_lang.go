@@ -24,15 +24,22 @@ func CheckLang(lang string) error {
 
 // SetLang records the language userID reads (the page's language at registration, the
 // language switcher's choice): one UPDATE, which writes only when the language changed.
-// An unknown user changes nothing. Errors: INVALID_REQUEST (CheckLang), UNAVAILABLE.
+// A change drops the user's cached sessions in every process (SessionCache.ForgetUser),
+// since a session carries the language its orders' e-mails are queued in
+// (services.User.Lang). An unknown user changes nothing. Errors: INVALID_REQUEST
+// (CheckLang), UNAVAILABLE.
 func (u *Users) SetLang(ctx context.Context, userID int64, lang string) error {
 	if err := CheckLang(lang); err != nil {
 		return err
 	}
 	ctx, cancel := context.WithTimeout(ctx, store.DBTimeout)
 	defer cancel()
-	if err := store.SetUserLang(ctx, u.db, userID, lang); err != nil {
+	changed, err := store.SetUserLang(ctx, u.db, userID, lang)
+	if err != nil {
 		return store.Unavailable("the database", err)
+	}
+	if changed {
+		u.cache.ForgetUser(ctx, userID)
 	}
 	return nil
 }

@@ -43,9 +43,11 @@ type Message struct {
 	Data    map[string]string
 	Key     string
 	Facts   *Facts
-	// To and Lang send it to this address in this language (en, zh) instead of the
-	// user's: a counter sale's tickets to a walk-in (UserID 0) who gave an address. A
-	// message with neither a user nor To is not queued.
+	// To and Lang send it to this address in this language (en, zh-Hans) instead of
+	// the user's: a counter sale's tickets to a walk-in (UserID 0) who gave an address;
+	// or the user's own as the caller already read them (an order's e-mail, from the
+	// buyer's session), so that no users row is read. A message with neither a user nor
+	// To is not queued.
 	To   string
 	Lang string
 }

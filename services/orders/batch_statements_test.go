@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"seatflow/services"
 	"seatflow/services/internal/testenv"
 	"seatflow/services/orders"
 )
@@ -83,15 +84,32 @@ func TestGroupCommit_StatementsPerBatch(t *testing.T) {
 		n         int
 		keyed     bool
 		vouchered bool
+		addressed bool // the requests carry the buyers' address and language, as the API's do
 	}{
-		{"1 order with a key", 1, true, false},
-		{"8 orders with keys", 8, true, false},
-		{"8 orders without keys", 8, false, false},
-		{"16 orders with keys", 16, true, false},
-		{"8 orders with keys and one voucher", 8, true, true},
+		{"1 order with a key", 1, true, false, false},
+		{"8 orders with keys", 8, true, false, false},
+		{"8 orders with keys, addressed", 8, true, false, true},
+		{"8 orders without keys", 8, false, false, false},
+		{"16 orders with keys", 16, true, false, false},
+		{"16 orders with keys, addressed", 16, true, false, true},
+		{"8 orders with keys and one voucher", 8, true, true, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			users := e.BulkUsers(tc.n)
+			// every other buyer reads Chinese, so a language copied from the wrong place shows
+			if _, err := e.DB.Exec("UPDATE users SET lang = 'zh-Hans' WHERE id IN (?"+strings.Repeat(",?", len(users)-1)+") AND id % 2 = 0", anys(users)...); err != nil {
+				t.Fatal(err)
+			}
+			addr := map[int64]services.User{}
+			if tc.addressed {
+				var rows []services.User
+				if err := e.DB.Select(&rows, "SELECT id, email, name, role, lang FROM users WHERE id IN (?"+strings.Repeat(",?", len(users)-1)+")", anys(users)...); err != nil {
+					t.Fatal(err)
+				}
+				for _, u := range rows {
+					addr[u.ID] = u
+				}
+			}
 			var from int64
 			heldTogether(t, o, tc.n, func() { from = log.Load() })
 			var wg sync.WaitGroup
@@ -106,7 +124,8 @@ func TestGroupCommit_StatementsPerBatch(t *testing.T) {
 				seats := e.SeatIDs(fmt.Sprintf("%c%d", 'A'+r, 1+2*(i%9)), fmt.Sprintf("%c%d", 'A'+r, 2+2*(i%9)))
 				go func() {
 					defer wg.Done()
-					req := orders.CreateOrderRequest{UserID: u, ShowID: e.Show.ID, SeatIDs: seats, IdempotencyKey: key}
+					req := orders.CreateOrderRequest{UserID: u, ShowID: e.Show.ID, SeatIDs: seats, IdempotencyKey: key,
+						Email: addr[u].Email, Lang: addr[u].Lang}
 					if tc.vouchered {
 						req.Voucher = voucher.Code
 					}
@@ -151,7 +170,27 @@ func TestGroupCommit_StatementsPerBatch(t *testing.T) {
 			if want := batchOf(tc.keyed, tc.vouchered); strings.Join(got, "; ") != strings.Join(want, "; ") {
 				t.Errorf("the batch of %d orders ran\n  %s\nwant\n  %s", tc.n, strings.Join(got, "; "), strings.Join(want, "; "))
 			}
+			// addressed or not, each buyer's e-mail goes to their address in their language
+			var wrong int
+			if err := e.DB.Get(&wrong, `SELECT COUNT(*) FROM orders o JOIN users u ON u.id = o.user_id
+				LEFT JOIN mail_outbox m ON m.order_no = o.order_no AND m.kind = 'order_created'
+				WHERE o.user_id IN (?`+strings.Repeat(",?", len(users)-1)+`)
+				AND NOT (m.to_addr <=> u.email AND m.lang <=> u.lang AND m.user_id <=> u.id)`, anys(users)...); err != nil {
+				t.Fatal(err)
+			}
+			if wrong != 0 {
+				t.Errorf("%d orders without their buyer's e-mail, address and language", wrong)
+			}
 		})
 	}
 	e.CheckInvariants()
+}
+
+// anys is ids as query arguments.
+func anys(ids []int64) []any {
+	out := make([]any, len(ids))
+	for i, id := range ids {
+		out[i] = id
+	}
+	return out
 }

@@ -26,7 +26,8 @@ import (
 // Errors: as persistBatch's per-order outcomes (commitFailed maps them).
 func (o *Orders) commit(c *creation, order *services.Order, claim *keyClaim, held *holdCount) error {
 	p := &pendingCommit{order: order, show: c.show, hallID: c.show.HallID, limit: c.show.PurchaseLimit,
-		key: c.req.IdempotencyKey, hash: c.req.hash(), claim: claim, offer: c.req.offerNo != ""}
+		key: c.req.IdempotencyKey, hash: c.req.hash(), claim: claim, offer: c.req.offerNo != "",
+		email: c.req.Email, lang: c.req.Lang}
 	if o.group == nil {
 		p.done = make(chan error, 1)
 		o.persistBatches([]*pendingCommit{p})
@@ -237,8 +238,9 @@ func (o *Orders) persistBatch(batch []*pendingCommit) (map[*pendingCommit]error,
 
 // createdMails are the e-mails of the orders of ps, committed with them (invariant 16):
 // mail.OrderCreated, or mail.WaitlistOffer for a waiting list's offer (its one e-mail
-// tells of the offer and its deadline), each with its facts (createdFacts), so queueing
-// them reads nothing; none for a counter sale (paid at once, its e-mail is the tickets'). types names the ticket types by code (ticketTypeNames).
+// tells of the offer and its deadline), each with its facts (createdFacts) and, when the
+// request carried them, the buyer's address and language, so queueing them reads
+// nothing; none for a counter sale (paid at once, its e-mail is the tickets'). types names the ticket types by code (ticketTypeNames).
 func createdMails(ps []*pendingCommit, locked map[int64]catalog.LockedSeat, types map[string]services.TicketType) []mail.Message {
 	ms := make([]mail.Message, 0, len(ps))
 	for _, p := range ps {
@@ -249,8 +251,12 @@ func createdMails(ps []*pendingCommit, locked map[int64]catalog.LockedSeat, type
 		if p.offer {
 			kind = mail.WaitlistOffer
 		}
-		ms = append(ms, mail.Message{Kind: kind, UserID: p.order.UserID, OrderNo: p.order.OrderNo, ShowID: p.order.ShowID,
-			Facts: createdFacts(p, locked, types)})
+		m := mail.Message{Kind: kind, UserID: p.order.UserID, OrderNo: p.order.OrderNo, ShowID: p.order.ShowID,
+			Facts: createdFacts(p, locked, types)}
+		if p.email != "" && p.lang != "" { // the session's copy of users' address and language
+			m.To, m.Lang = p.email, p.lang
+		}
+		ms = append(ms, m)
 	}
 	return ms
 }

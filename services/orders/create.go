@@ -49,6 +49,11 @@ type CreateOrderRequest struct {
 	// Voucher is the promo code the buyer typed ("": none), matched without regard to
 	// case: each seat it covers costs services.Voucher.Price of its price.
 	Voucher string
+	// Email and Lang are the buyer's address and e-mail language as the caller's
+	// session read them (services.User). With both, the order's e-mail is queued with
+	// them and its batch reads no users row for it (store.QueueMail's plain insert);
+	// empty, the outbox copies them from users in the batch's transaction.
+	Email, Lang string
 
 	offerNo  string        // CreateOffer: the order number, chosen before the order exists
 	offerFor time.Duration // CreateOffer: how long the offer holds its seats

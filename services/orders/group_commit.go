@@ -48,6 +48,8 @@ type pendingCommit struct {
 	hash   [32]byte
 	claim  *keyClaim // the key's lock this create holds (nil: none), kept by the batch that commits it
 	offer  bool      // a waiting list's offer: its e-mail is the offer's, not order_created
+	email  string    // the buyer's address and e-mail language from the request ("": read from users)
+	lang   string
 	done   chan error
 }
 

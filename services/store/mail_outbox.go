@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"slices"
 	"strings"
 	"time"
 
@@ -54,7 +55,11 @@ type MailQueued struct {
 }
 
 // QueueMail inserts ms queued, copying each user's address and language (or its own To and Lang), skips one with neither user nor To, and skips a dedupe key already queued.
+// When every one carries its To and Lang it is a plain multi-row INSERT, reading no users row (about 60 % of the copying form's time for 8 rows, BENCHMARKS.md).
 func QueueMail(ctx context.Context, ex sqlx.ExecerContext, ms []MailQueued) error {
+	if len(ms) > 0 && !slices.ContainsFunc(ms, func(m MailQueued) bool { return m.To == nil || m.Lang == nil }) {
+		return queueMailAddressed(ctx, ex, ms)
+	}
 	var q strings.Builder
 	q.WriteString(`INSERT INTO mail_outbox (kind, dedupe_key, user_id, to_addr, lang, order_no, show_id, data, facts, message_key, status, next_attempt_at, created_at)
 		SELECT m.kind, m.dedupe_key, u.id, COALESCE(m.to_addr, u.email), COALESCE(m.lang, u.lang), m.order_no, m.show_id, m.data, m.facts, m.message_key, 'queued', m.at, m.at FROM (`)
@@ -68,6 +73,27 @@ func QueueMail(ctx context.Context, ex sqlx.ExecerContext, ms []MailQueued) erro
 	}
 	q.WriteString(`) m LEFT JOIN users u ON u.id = m.user_id WHERE COALESCE(m.to_addr, u.email) IS NOT NULL
 		ORDER BY m.seq ON DUPLICATE KEY UPDATE id = mail_outbox.id`)
+	_, err := ex.ExecContext(ctx, q.String(), args...)
+	return err
+}
+
+// queueMailAddressed is QueueMail of ms that all carry To and Lang: one multi-row INSERT … VALUES.
+func queueMailAddressed(ctx context.Context, ex sqlx.ExecerContext, ms []MailQueued) error {
+	var q strings.Builder
+	q.WriteString(`INSERT INTO mail_outbox (kind, dedupe_key, user_id, to_addr, lang, order_no, show_id, data, facts, message_key, status, next_attempt_at, created_at) VALUES `)
+	args := make([]any, 0, len(ms)*12)
+	for i, m := range ms {
+		if i > 0 {
+			q.WriteString(", ")
+		}
+		q.WriteString("(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'queued', ?, ?)")
+		var user any
+		if m.UserID != 0 {
+			user = m.UserID
+		}
+		args = append(args, m.Kind, m.DedupeKey, user, m.To, m.Lang, m.OrderNo, m.ShowID, m.Data, m.Facts, m.MessageKey, m.At, m.At)
+	}
+	q.WriteString(" ON DUPLICATE KEY UPDATE id = mail_outbox.id")
 	_, err := ex.ExecContext(ctx, q.String(), args...)
 	return err
 }

@@ -24,7 +24,7 @@ func InsertSession(ctx context.Context, q Querier, tokenHash []byte, userID int6
 // LiveSessionUser returns the user of the session of tokenHash unexpired at now and used after idleSince (sql.ErrNoRows otherwise).
 func LiveSessionUser(ctx context.Context, q Querier, tokenHash []byte, now, idleSince time.Time) (SessionUser, error) {
 	var row SessionUser
-	err := q.GetContext(ctx, &row, `SELECT u.id, u.email, u.name, u.role, s.last_seen_at, s.expires_at
+	err := q.GetContext(ctx, &row, `SELECT u.id, u.email, u.name, u.role, u.lang, s.last_seen_at, s.expires_at
 		FROM sessions s JOIN users u ON u.id = s.user_id
 		WHERE s.token_hash = ? AND s.expires_at > ? AND s.last_seen_at > ?`, tokenHash, now, idleSince)
 	return row, err

@@ -68,14 +68,18 @@ func UserIDByEmail(ctx context.Context, q Querier, email string) (int64, error) 
 // UserLoginByEmail returns the account of email with its password hash (sql.ErrNoRows when there is none).
 func UserLoginByEmail(ctx context.Context, q Querier, email string) (UserLogin, error) {
 	var row UserLogin
-	err := q.GetContext(ctx, &row, "SELECT id, email, name, role, password_hash FROM users WHERE email = ?", email)
+	err := q.GetContext(ctx, &row, "SELECT id, email, name, role, lang, password_hash FROM users WHERE email = ?", email)
 	return row, err
 }
 
-// SetUserLang sets the language of user id, writing only when it differs.
-func SetUserLang(ctx context.Context, q Querier, id int64, lang string) error {
-	_, err := q.ExecContext(ctx, "UPDATE users SET lang = ? WHERE id = ? AND lang <> ?", lang, id, lang)
-	return err
+// SetUserLang sets the language of user id, writing only when it differs; it reports whether it wrote.
+func SetUserLang(ctx context.Context, q Querier, id int64, lang string) (bool, error) {
+	res, err := q.ExecContext(ctx, "UPDATE users SET lang = ? WHERE id = ? AND lang <> ?", lang, id, lang)
+	if err != nil {
+		return false, err
+	}
+	n, err := res.RowsAffected()
+	return n > 0, err
 }
 
 // SetUserPasswordHash replaces the password hash of user id.
