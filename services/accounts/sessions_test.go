@@ -138,11 +138,10 @@ func TestSessions_FullCacheKeepsMostSessions(t *testing.T) {
 	}
 }
 
-// TestSessions_LogoutEndsEverywhere: two processes (two services with their own caches
-// over the same stores) both have the session cached with a long TTL; logging out in
-// one ends it in the other at once (Redis pub/sub), and so does a role change.
-func TestSessions_LogoutEndsEverywhere(t *testing.T) {
-	e := testenv.NewTestEnv(t, orders.Limits{})
+// twoProcesses are two users services over e's stores, as two processes have them: each
+// with a session cache of its own (TTL one hour) on the same broadcast channel.
+func twoProcesses(t *testing.T, e *testenv.TestEnv) []*accounts.Users {
+	t.Helper()
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	prefix := "sfsess" + t.Name()
 	var procs []*accounts.Users
@@ -151,6 +150,15 @@ func TestSessions_LogoutEndsEverywhere(t *testing.T) {
 		startCache(t, c)
 		procs = append(procs, accounts.NewUsers(e.DB, e.Clock, bcrypt.MinCost).WithSessions(accounts.SessionPolicy{}, c))
 	}
+	return procs
+}
+
+// TestSessions_LogoutEndsEverywhere: two processes (two services with their own caches
+// over the same stores) both have the session cached with a long TTL; logging out in
+// one ends it in the other at once (Redis pub/sub), and so does a role change.
+func TestSessions_LogoutEndsEverywhere(t *testing.T) {
+	e := testenv.NewTestEnv(t, orders.Limits{})
+	procs := twoProcesses(t, e)
 	ctx := context.Background()
 	uid := sessionUser(t, e, procs[0])
 	tok, _ := procs[0].NewSession(ctx, uid)
@@ -309,14 +317,7 @@ func TestSessions_LoginCachesItsSession(t *testing.T) {
 // drops nothing.
 func TestSessions_LanguageSwitchReachesCachedSessions(t *testing.T) {
 	e := testenv.NewTestEnv(t, orders.Limits{})
-	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	prefix := "sfsess" + t.Name()
-	var procs []*accounts.Users
-	for i := 0; i < 2; i++ {
-		c := accounts.NewSessionCache(e.RDB, prefix, time.Hour, log)
-		startCache(t, c)
-		procs = append(procs, accounts.NewUsers(e.DB, e.Clock, bcrypt.MinCost).WithSessions(accounts.SessionPolicy{}, c))
-	}
+	procs := twoProcesses(t, e)
 	ctx := context.Background()
 	uid := sessionUser(t, e, procs[0])
 	tok, _ := procs[0].NewSession(ctx, uid)
