@@ -62,7 +62,18 @@ func (a *testApp) postPage(page, action, token string, vals url.Values) apiResp 
 // registerAs registers and signs in a customer with email, returning the token and id.
 func (a *testApp) registerAs(email string) (string, string) {
 	a.t.Helper()
-	r := a.do("POST", "/api/v1/auth/register", "", map[string]string{"email": email, "password": "password-123", "name": "Buyer " + email}, nil)
+	return a.registerReading(email, "")
+}
+
+// registerReading is registerAs of an account whose e-mails are in lang (the register
+// body's "lang"; "" leaves it out: English).
+func (a *testApp) registerReading(email, lang string) (string, string) {
+	a.t.Helper()
+	body := map[string]string{"email": email, "password": "password-123", "name": "Buyer " + email}
+	if lang != "" {
+		body["lang"] = lang
+	}
+	r := a.do("POST", "/api/v1/auth/register", "", body, nil)
 	if r.status != 201 {
 		a.t.Fatalf("register %s: %d %s", email, r.status, r.body)
 	}

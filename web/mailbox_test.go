@@ -23,11 +23,7 @@ func (a *testApp) mailFixture(t *testing.T) mailFixture {
 	t.Helper()
 	show, seats := a.onSaleShow(2)
 	email := fmt.Sprintf("li.mail%d@example.test", time.Now().UnixNano())
-	buyer, uid := a.registerAs(email)
-	user, _ := strconv.ParseInt(uid, 10, 64)
-	if _, err := a.DB.Exec("UPDATE users SET lang = 'zh-Hans' WHERE id = ?", user); err != nil {
-		t.Fatal(err)
-	}
+	buyer, _ := a.registerReading(email, "zh-Hans")
 	no := a.orderSeats(buyer, show, seats)
 	a.payOrder(buyer, no)
 	f := mailFixture{email: email, orderNo: no}
@@ -189,10 +185,7 @@ func TestTicketCode_EmailAPIPageAndDoorAgree(t *testing.T) {
 		{"zh-Hans", "入场码："},
 	} {
 		t.Run(tc.lang, func(t *testing.T) {
-			buyer, uid := a.registerAs(fmt.Sprintf("code%d-%d@example.test", i, time.Now().UnixNano()))
-			if _, err := a.DB.Exec("UPDATE users SET lang = ? WHERE id = ?", tc.lang, uid); err != nil {
-				t.Fatal(err)
-			}
+			buyer, _ := a.registerReading(fmt.Sprintf("code%d-%d@example.test", i, time.Now().UnixNano()), tc.lang)
 			no := a.orderSeats(buyer, show, seats[i:i+1])
 			a.payOrder(buyer, no)
 			one, _ := a.orderJSONOf(buyer, no)
