@@ -202,20 +202,6 @@ func seatIDList(raw json.RawMessage, empty, tooMany string) ([]int64, error) {
 	return out, nil
 }
 
-// isDecimal reports whether s is 1 to 19 ASCII digits, as the digits pattern says,
-// without a regular expression (it runs for every seat id of every order).
-func isDecimal(s string) bool {
-	if len(s) == 0 || len(s) > 19 {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
-			return false
-		}
-	}
-	return true
-}
-
 // decodeObject decodes body, one JSON object with no unknown fields, into v.
 // Errors: INVALID_REQUEST.
 func decodeObject(body []byte, v any, shape string) error {
@@ -278,7 +264,7 @@ func parseTickets(b orderBody, req *orders.CreateOrderRequest) error {
 		req.Tickets = make(map[int64]string, len(m))
 		for k, t := range m {
 			n, err := strconv.ParseInt(k, 10, 64)
-			if !digits.MatchString(k) || err != nil || n <= 0 {
+			if !isDecimal(k) || err != nil || n <= 0 {
 				return invalid("tickets names seat %q, which is not a seat id", k)
 			}
 			if t == "" {

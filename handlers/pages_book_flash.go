@@ -156,7 +156,7 @@ func flashMessage(l views.Lang, f bookFlash, m *seats.SeatMap, userID int64, now
 // sectionNumber reads a section of a large hall's seat map as a page names it ("7",
 // views.HallSections), 0 for the overview; false when s is empty or not a section number.
 func sectionNumber(s string) (int, bool) {
-	if s == "" || len(s) > 5 || !digits.MatchString(s) {
+	if s == "" || len(s) > 5 || !isDecimal(s) {
 		return 0, false
 	}
 	n, err := strconv.Atoi(s)

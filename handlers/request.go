@@ -3,7 +3,6 @@ package handlers
 import (
 	"context"
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -65,13 +64,26 @@ func hallCtxOf(c *fiber.Ctx) (context.Context, context.CancelFunc) {
 	return context.WithTimeout(c.UserContext(), hallWriteTimeout)
 }
 
-var digits = regexp.MustCompile(`^[0-9]{1,19}$`)
+// isDecimal reports whether s is 1 to 19 ASCII digits (no sign, space or other
+// character), the shape of every id and whole number the handlers read; without a
+// regular expression, as it runs for every id of every request.
+func isDecimal(s string) bool {
+	if len(s) == 0 || len(s) > 19 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
 
 // parseID reads a positive decimal id ("7") in its one spelling: digits only, no sign,
 // spaces or leading zeros ("07" and "+7" are not 7); anything else is false. Every id of
 // a cinema, show, movie, hall, user or run in a path, query or body is read with it.
 func parseID(s string) (int64, bool) {
-	if !digits.MatchString(s) || s[0] == '0' {
+	if !isDecimal(s) || s[0] == '0' {
 		return 0, false
 	}
 	n, err := strconv.ParseInt(s, 10, 64)
@@ -92,7 +104,7 @@ func queryLimit(c *fiber.Ctx, def, max int) (int, error) {
 		return def, nil
 	}
 	n, err := strconv.Atoi(q)
-	if err != nil || !digits.MatchString(q) || n < 1 || n > max {
+	if err != nil || !isDecimal(q) || n < 1 || n > max {
 		return 0, invalid("limit must be a whole number from 1 to %d", max)
 	}
 	return n, nil

@@ -55,7 +55,7 @@ type MailQueued struct {
 }
 
 // QueueMail inserts ms queued, copying each user's address and language (or its own To and Lang), skips one with neither user nor To, and skips a dedupe key already queued.
-// When every one carries its To and Lang it is a plain multi-row INSERT, reading no users row (about 60 % of the copying form's time for 8 rows, BENCHMARKS.md).
+// When every one carries its To and Lang it is a plain multi-row INSERT, reading no users row (a third of the copying form's MariaDB time for 8 rows, BENCHMARKS.md).
 func QueueMail(ctx context.Context, ex sqlx.ExecerContext, ms []MailQueued) error {
 	if len(ms) > 0 && !slices.ContainsFunc(ms, func(m MailQueued) bool { return m.To == nil || m.Lang == nil }) {
 		return queueMailAddressed(ctx, ex, ms)
