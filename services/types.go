@@ -453,6 +453,11 @@ type Order struct {
 	RefundedMinor int64 `db:"-" json:"-"`
 	Seats         []OrderSeat
 	HoldMark      string `db:"-" json:"-"` // the per-user counts' marker its hold saw (orders/limit_check.go)
+	// IdempotencyKey is the Idempotency-Key the order is created with ("" none) and
+	// RequestHash the SHA-256 of that request: written with the order (orders.idem_key,
+	// idem_hash), read only by a replay (store.IdempotencyKeySince).
+	IdempotencyKey string `db:"-" json:"-"`
+	RequestHash    []byte `db:"-" json:"-"`
 	// Stranded names the seats this order left as lone empty seats when it was created
 	// (labels; the single-seat rule's warn, or a best-available fallback). Not stored.
 	Stranded []string `db:"-" json:"-"`

@@ -124,7 +124,7 @@ func (o *Orders) persistBatches(batch []*pendingCommit) {
 			return
 		case errors.Is(err, errRetryWithout):
 			o.metrics.CommitBatchRetries.WithLabelValues("refused").Inc()
-		case len(live) > 1 && (store.DuplicateOn(err, liveSeatKey) || store.DuplicateOn(err, "PRIMARY")):
+		case len(live) > 1 && (store.DuplicateOn(err, liveSeatKey) || store.DuplicateOn(err, store.IdempotencyKeyUnique)):
 			o.metrics.CommitBatchRetries.WithLabelValues("conflict").Inc()
 			var wg sync.WaitGroup
 			for _, p := range live {
@@ -152,12 +152,12 @@ func (o *Orders) persistBatches(batch []*pendingCommit) {
 //     (houseSeatTaken); they are left out of the inserts;
 //  2. add the uses of the batch's vouchers (takeVoucherUses: one guarded UPDATE per
 //     voucher; an order past max_uses is refused and the batch reruns without it), insert
-//     the other orders and their seats (store.InsertOrders: two multi-row INSERTs) and
-//     their voucher uses (one multi-row INSERT; none without a voucher);
+//     the other orders with their Idempotency-Keys and their seats (insertOrders: two
+//     multi-row INSERTs) and their voucher uses (one multi-row INSERT; none without a
+//     voucher);
 //  3. around a rebuild of the per-user counts, refuse orders over the purchase limit
 //     (limitRefusals; their buyers' rows were locked before step 2, lockCountedBuyers);
-//  4. insert their Idempotency-Keys (one multi-row INSERT);
-//  5. queue each order's e-mail (createdMails: one multi-row INSERT into the outbox,
+//  4. queue each order's e-mail (createdMails: one multi-row INSERT into the outbox,
 //     its facts written from what the batch knows, no read).
 //
 // Refusals of steps 2 and 3 come after the inserts: it returns them with errRetryWithout, and
@@ -206,7 +206,7 @@ func (o *Orders) persistBatch(batch []*pendingCommit) (map[*pendingCommit]error,
 			maps.Copy(refused, spent)
 			return errRetryWithout
 		}
-		if err := store.InsertOrders(ctx, tx, list, store.SeatsLive, step); err != nil {
+		if err := o.insertOrders(ctx, tx, ok, list, step); err != nil {
 			return err
 		}
 		if err := store.InsertVoucherUses(ctx, tx, voucherUsesOf(ok)); err != nil {
@@ -219,9 +219,6 @@ func (o *Orders) persistBatch(batch []*pendingCommit) (map[*pendingCommit]error,
 		if len(over) > 0 {
 			maps.Copy(refused, over)
 			return errRetryWithout
-		}
-		if err := o.rememberKeys(ctx, tx, ok); err != nil {
-			return err
 		}
 		if err := mail.Queue(ctx, tx, o.clock.Now(), createdMails(ok, locked, o.ticketTypeNames(ctx))...); err != nil {
 			return err
@@ -411,32 +408,29 @@ func limitRefusals(ctx context.Context, tx *sqlx.Tx, need []*pendingCommit) (map
 	return out, nil
 }
 
-// rememberKeys inserts the Idempotency-Keys of the orders of ps that have one (one
-// multi-row INSERT). A key of the same name may be left from an expired use: for a
-// single order the expired row is deleted and the insert tried again (only then: a
-// DELETE that finds nothing would lock a gap of the index, and concurrent creates would
-// deadlock on those gaps); a batch returns the duplicate, and persistBatches commits its
-// orders one by one. Errors: errKeyTaken (the key's first order exists), the database's.
-func (o *Orders) rememberKeys(ctx context.Context, tx *sqlx.Tx, ps []*pendingCommit) error {
-	var keys []store.IdempotencyKey
+// insertOrders inserts the orders of ps with their seats and Idempotency-Keys
+// (store.InsertOrders: two multi-row INSERTs, the keys in the orders' rows). A key of
+// the same name may be left on an order of an expired use: for a single order that use
+// is cleared and the insert tried again (only then: an UPDATE that finds nothing would
+// lock a gap of the index, and concurrent creates would deadlock on those gaps); a batch
+// returns the duplicate, and persistBatches commits its orders one by one. Errors:
+// errKeyTaken (the key's first order exists), the database's (a seat another live order
+// occupies: 1062 on liveSeatKey).
+func (o *Orders) insertOrders(ctx context.Context, tx *sqlx.Tx, ps []*pendingCommit, list []*services.Order, idStep int64) error {
 	for _, p := range ps {
 		if p.key != "" {
-			keys = append(keys, store.IdempotencyKey{UserID: p.order.UserID, Key: p.key, Hash: p.hash[:], OrderID: p.order.ID, CreatedAt: p.order.CreatedAt})
+			p.order.IdempotencyKey, p.order.RequestHash = p.key, p.hash[:]
 		}
 	}
-	if len(keys) == 0 {
-		return nil
-	}
-	insert := func() error { return store.InsertIdempotencyKeys(ctx, tx, keys) }
-	err := insert()
-	if !store.DuplicateOn(err, "PRIMARY") || len(ps) > 1 {
+	err := store.InsertOrders(ctx, tx, list, store.SeatsLive, idStep)
+	if !store.DuplicateOn(err, store.IdempotencyKeyUnique) || len(ps) > 1 {
 		return err
 	}
 	p := ps[0]
-	if err := store.DeleteIdempotencyKeyBefore(ctx, tx, p.order.UserID, p.key, p.order.CreatedAt.Add(-IdempotencyTTL)); err != nil {
+	if err := store.ClearIdempotencyKeyBefore(ctx, tx, p.order.UserID, p.key, p.order.CreatedAt.Add(-IdempotencyTTL)); err != nil {
 		return err
 	}
-	if err = insert(); store.DuplicateOn(err, "PRIMARY") {
+	if err = store.InsertOrders(ctx, tx, list, store.SeatsLive, idStep); store.DuplicateOn(err, store.IdempotencyKeyUnique) {
 		return errKeyTaken
 	}
 	return err

@@ -12,7 +12,7 @@
 // key's replay and give-back), commit.go (the MySQL transaction) and group_commit.go
 // (the batches it runs in).
 //
-// It keeps the rules of the orders, order_seats, idempotency_keys, payments, refunds,
+// It keeps the rules of the orders (with their Idempotency-Keys), order_seats, payments, refunds,
 // refund_seats and seat_syncs tables, one aggregate whose SQL is in package store. It imports services,
 // store, catalog, seats, mail (the order e-mails, queued in the order's transaction) and
 // lua. It keeps invariants 1, 2 (all or nothing), 5 (one conditional update per

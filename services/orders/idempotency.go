@@ -22,7 +22,7 @@ import (
 // a "seen" marker remembers that the key was used, so a key never seen before costs no
 // MySQL lookup. Both live in the show's hash slot, where lua/order.lua takes them with
 // the hold (a key reused for another show has no marker there: MySQL's unique key on
-// idempotency_keys answers it, errKeyTaken).
+// orders (uq_orders_idem) answers it, errKeyTaken).
 type keyLocks struct {
 	rdb     redis.UniversalClient
 	prefix  string

@@ -346,7 +346,7 @@ func TestCreate_OneRedisCallPerOrder(t *testing.T) {
 
 // TestIdempotencyKey_AnotherShow: a key's lock and marker live in the show's hash slot,
 // so Redis does not know a key its buyer used for another show; MySQL's unique key on
-// idempotency_keys does: the create answers IDEMPOTENCY_MISMATCH, writes nothing, and
+// orders (uq_orders_idem) does: the create answers IDEMPOTENCY_MISMATCH, writes nothing, and
 // the key still replays its first order on the first show.
 func TestIdempotencyKey_AnotherShow(t *testing.T) {
 	ctx := context.Background()

@@ -34,6 +34,9 @@ func OrdersOfUser(ctx context.Context, q Querier, userID int64, limit int) ([]*s
 	return orders, err
 }
 
+// orderInsertColumns is how many columns InsertOrders writes per order.
+const orderInsertColumns = 15
+
 // OrderSeatsWritten says how InsertOrders writes the seats of the orders it inserts.
 type OrderSeatsWritten int
 
@@ -45,12 +48,12 @@ const (
 	SeatsReleased
 )
 
-// InsertOrders writes orders (a walk-in's user_id NULL; channel online unless set; times in UTC, money in minor units) in one multi-row INSERT and their seats in another, and sets each order's ID from the first id plus i*idStep (idStep 0: read back by order number).
+// InsertOrders writes orders (a walk-in's user_id NULL; channel online unless set; times in UTC, money in minor units; an order's Idempotency-Key and request hash with it, NULL without a key) in one multi-row INSERT and their seats in another, and sets each order's ID from the first id plus i*idStep (idStep 0: read back by order number).
 func InsertOrders(ctx context.Context, q Querier, orders []*services.Order, seats OrderSeatsWritten, idStep int64) error {
 	if len(orders) == 0 {
 		return nil
 	}
-	args := make([]any, 0, 13*len(orders))
+	args := make([]any, 0, orderInsertColumns*len(orders))
 	for _, o := range orders {
 		var user any = o.UserID
 		if o.UserID == services.WalkIn {
@@ -60,16 +63,21 @@ func InsertOrders(ctx context.Context, q Querier, orders []*services.Order, seat
 		if channel == "" {
 			channel = services.ChannelOnline
 		}
+		var key, hash any
+		if o.IdempotencyKey != "" {
+			key, hash = o.IdempotencyKey, o.RequestHash
+		}
 		args = append(args, o.OrderNo, user, o.ShowID, o.Status, o.TotalMinor, o.Currency, o.CreatedAt, o.ExpiresAt, o.PaidAt,
-			o.VoucherID, o.DiscountMinor, channel, o.SoldBy)
+			o.VoucherID, o.DiscountMinor, channel, o.SoldBy, key, hash)
 	}
 	// A seat another live order occupies fails with MySQL error 1062 on
-	// uq_order_seats_live (invariant 1); the caller maps errors. idStep is the distance
+	// uq_order_seats_live (invariant 1), a key the buyer used for another order on
+	// IdempotencyKeyUnique; the caller maps errors. idStep is the distance
 	// between the ids one statement generates when the server hands a multi-row INSERT
 	// consecutive ids (AutoIncrementStep); lock mode 2 interleaves ids of concurrent
 	// statements, so they are read back.
-	res, err := q.ExecContext(ctx, `INSERT INTO orders (order_no, user_id, show_id, status, total_minor, currency, created_at, expires_at, paid_at, voucher_id, discount_minor, channel, sold_by) VALUES `+
-		placeholderRows(len(orders), 13), args...)
+	res, err := q.ExecContext(ctx, `INSERT INTO orders (order_no, user_id, show_id, status, total_minor, currency, created_at, expires_at, paid_at, voucher_id, discount_minor, channel, sold_by, idem_key, idem_hash) VALUES `+
+		placeholderRows(len(orders), orderInsertColumns), args...)
 	if err != nil {
 		return err
 	}

@@ -255,7 +255,7 @@ func (e *TestEnv) DBState() string {
 		"SELECT COUNT(*) FROM orders",
 		"SELECT COUNT(*) FROM order_seats",
 		"SELECT COUNT(*) FROM order_seats WHERE live = 1",
-		"SELECT COUNT(*) FROM idempotency_keys",
+		"SELECT COUNT(*) FROM orders WHERE idem_key IS NOT NULL",
 		"SELECT COUNT(*) FROM payments",
 		"SELECT COUNT(*) FROM orders WHERE status = 'pending'",
 	} {
