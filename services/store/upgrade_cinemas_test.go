@@ -2,12 +2,10 @@ package store_test
 
 import (
 	"context"
-	"os"
 	"testing"
 	"time"
 
 	"seatflow/services"
-	"seatflow/services/internal/testenv"
 	"seatflow/services/store"
 )
 
@@ -16,34 +14,9 @@ import (
 // the current schema: one cinema made from the install's settings holds every hall, and
 // every show, price, order and seat sold is as it was.
 func TestUpgrade_OneCinemaKeepsEveryShowOrderAndPrice(t *testing.T) {
-	testenv.LockStores(t)
 	ctx := context.Background()
-	base := os.Getenv("SEATFLOW_TEST_MYSQL_DSN_BASE")
-	if base == "" {
-		base = "root@tcp(127.0.0.1:3306)/"
-	}
-	name := testenv.TestDBName + "_upgrade"
-	admin, err := store.OpenDB(base)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer admin.Close()
-	if _, err := admin.Exec("DROP DATABASE IF EXISTS `" + name + "`"); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { admin.Exec("DROP DATABASE IF EXISTS `" + name + "`") })
-	if err := store.EnsureDatabase(ctx, base+name); err != nil {
-		t.Fatal(err)
-	}
-	db, err := store.OpenDB(base + name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
 	settings := services.Cinema{Name: "Kino am Markt", TimeZone: "Europe/Berlin", Currency: "EUR"}
-	if _, err := store.MigrateUpTo(ctx, db, settings, 29); err != nil {
-		t.Fatal(err)
-	}
+	db := upgradeDB(t, "_upgrade", settings, 29)
 	var cinemaTables int
 	if err := db.Get(&cinemaTables, "SELECT COUNT(*) FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name = 'cinemas'"); err != nil || cinemaTables != 0 {
 		t.Fatalf("the schema of migration 29 has %d cinemas tables (%v), want none", cinemaTables, err)

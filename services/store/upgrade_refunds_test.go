@@ -2,12 +2,10 @@ package store_test
 
 import (
 	"context"
-	"os"
 	"testing"
 	"time"
 
 	"seatflow/services"
-	"seatflow/services/internal/testenv"
 	"seatflow/services/store"
 )
 
@@ -16,34 +14,9 @@ import (
 // order gets one refund at its cancelled_at for all its seats' money, each seat given
 // back once; its payment's refunded part is all of it; the others get none.
 func TestUpgrade_RefundedOrdersGetTheirRefunds(t *testing.T) {
-	testenv.LockStores(t)
 	ctx := context.Background()
-	base := os.Getenv("SEATFLOW_TEST_MYSQL_DSN_BASE")
-	if base == "" {
-		base = "root@tcp(127.0.0.1:3306)/"
-	}
-	name := testenv.TestDBName + "_upgrade_refunds"
-	admin, err := store.OpenDB(base)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer admin.Close()
-	if _, err := admin.Exec("DROP DATABASE IF EXISTS `" + name + "`"); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { admin.Exec("DROP DATABASE IF EXISTS `" + name + "`") })
-	if err := store.EnsureDatabase(ctx, base+name); err != nil {
-		t.Fatal(err)
-	}
-	db, err := store.OpenDB(base + name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
 	settings := services.Cinema{Name: "Kino", TimeZone: "Europe/Berlin", Currency: "EUR"}
-	if _, err := store.MigrateUpTo(ctx, db, settings, 60); err != nil {
-		t.Fatal(err)
-	}
+	db := upgradeDB(t, "_upgrade_refunds", settings, 60)
 	at := time.Date(2030, 1, 10, 12, 0, 0, 0, time.UTC)
 	refundedAt := at.Add(3 * time.Hour)
 	for _, q := range []struct {
