@@ -21,27 +21,14 @@ func TestUpgrade_IdempotencyKeysMoveIntoTheirOrders(t *testing.T) {
 	db := upgradeDB(t, "_upgrade_idem", settings, 91)
 	at := time.Date(2030, 1, 10, 12, 0, 0, 0, time.UTC)
 	first, second := sha256.Sum256([]byte("first request")), sha256.Sum256([]byte("second request"))
-	for _, q := range []struct {
-		sql  string
-		args []any
-	}{
-		{"INSERT INTO users (id, email, name, password_hash, role, created_at) VALUES (1, 'b@example.test', 'B', 'x', 'customer', ?)", []any{at}},
-		{"INSERT INTO movies (id, title, runtime_min, rating, synopsis) VALUES (1, 'Film', 100, 'PG', '')", nil},
-		{"INSERT INTO halls (id, cinema_id, name, rows_n, cols_n) SELECT 1, id, 'Hall 1', 1, 3 FROM cinemas LIMIT 1", nil},
-		{`INSERT INTO shows (id, movie_id, hall_id, starts_at, sale_opens_at, sale_closes_at, status, purchase_limit, currency, created_at)
-			VALUES (1, 1, 1, ?, ?, ?, 'on_sale', 4, 'EUR', ?)`, []any{at.Add(48 * time.Hour), at, at.Add(48 * time.Hour), at}},
-		{`INSERT INTO orders (id, order_no, user_id, show_id, status, total_minor, currency, created_at, expires_at, channel)
+	writeOld(t, db, append(oneShowRows(at),
+		oldRow{`INSERT INTO orders (id, order_no, user_id, show_id, status, total_minor, currency, created_at, expires_at, channel)
 			VALUES (1, 'SF-FIRST', 1, 1, 'paid', 1000, 'EUR', ?, ?, 'online'),
 			       (2, 'SF-SECOND', 1, 1, 'pending', 1000, 'EUR', ?, ?, 'online'),
 			       (3, 'SF-COUNTER', NULL, 1, 'paid', 1000, 'EUR', ?, ?, 'box_office')`,
 			[]any{at, at.Add(15 * time.Minute), at.Add(time.Hour), at.Add(75 * time.Minute), at.Add(2 * time.Hour), at.Add(2 * time.Hour)}},
-		{`INSERT INTO idempotency_keys (user_id, idem_key, request_hash, order_id, created_at) VALUES (1, 'k-first', ?, 1, ?), (1, 'k-second', ?, 2, ?)`,
-			[]any{first[:], at, second[:], at.Add(time.Hour)}},
-	} {
-		if _, err := db.Exec(q.sql, q.args...); err != nil {
-			t.Fatalf("%s: %v", q.sql, err)
-		}
-	}
+		oldRow{`INSERT INTO idempotency_keys (user_id, idem_key, request_hash, order_id, created_at) VALUES (1, 'k-first', ?, 1, ?), (1, 'k-second', ?, 2, ?)`,
+			[]any{first[:], at, second[:], at.Add(time.Hour)}})...)
 	if _, err := store.Migrate(ctx, db, settings); err != nil {
 		t.Fatalf("upgrade: %v", err)
 	}

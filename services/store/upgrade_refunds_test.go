@@ -19,33 +19,18 @@ func TestUpgrade_RefundedOrdersGetTheirRefunds(t *testing.T) {
 	db := upgradeDB(t, "_upgrade_refunds", settings, 60)
 	at := time.Date(2030, 1, 10, 12, 0, 0, 0, time.UTC)
 	refundedAt := at.Add(3 * time.Hour)
-	for _, q := range []struct {
-		sql  string
-		args []any
-	}{
-		{"INSERT INTO users (id, email, name, password_hash, role, created_at) VALUES (1, 'b@example.test', 'B', 'x', 'customer', ?)", []any{at}},
-		{"INSERT INTO movies (id, title, runtime_min, rating, synopsis) VALUES (1, 'Film', 100, 'PG', '')", nil},
-		{"INSERT INTO halls (id, cinema_id, name, rows_n, cols_n) SELECT 1, id, 'Hall 1', 1, 3 FROM cinemas LIMIT 1", nil},
-		{"INSERT INTO zones (id, hall_id, code, name) VALUES (1, 1, 'standard', 'Standard')", nil},
-		{"INSERT INTO seats (id, hall_id, zone_id, row_no, col_no, label, kind) VALUES (1, 1, 1, 1, 1, 'A1', 'standard'), (2, 1, 1, 1, 2, 'A2', 'standard'), (3, 1, 1, 1, 3, 'A3', 'standard')", nil},
-		{`INSERT INTO shows (id, movie_id, hall_id, starts_at, sale_opens_at, sale_closes_at, status, purchase_limit, currency, created_at)
-			VALUES (1, 1, 1, ?, ?, ?, 'on_sale', 4, 'EUR', ?)`, []any{at.Add(48 * time.Hour), at, at.Add(48 * time.Hour), at}},
-		{`INSERT INTO orders (id, order_no, user_id, show_id, status, total_minor, currency, created_at, expires_at, paid_at, cancelled_at, cancel_reason)
+	writeOld(t, db, append(oneShowRows(at),
+		oldRow{`INSERT INTO orders (id, order_no, user_id, show_id, status, total_minor, currency, created_at, expires_at, paid_at, cancelled_at, cancel_reason)
 			VALUES (1, 'SF-REFUNDED', 1, 1, 'refunded', 2100, 'EUR', ?, ?, ?, ?, 'ill'),
 			       (2, 'SF-PAID', 1, 1, 'paid', 1000, 'EUR', ?, ?, ?, NULL, NULL),
 			       (3, 'SF-CANCELLED', 1, 1, 'cancelled', 1000, 'EUR', ?, ?, NULL, ?, 'cancelled by the buyer')`,
 			[]any{at, at.Add(10 * time.Minute), at.Add(time.Minute), refundedAt, at, at.Add(10 * time.Minute), at.Add(time.Minute),
 				at, at.Add(10 * time.Minute), at.Add(5 * time.Minute)}},
-		{`INSERT INTO order_seats (order_id, show_id, seat_id, zone_code, price_minor, discount_minor, live) VALUES
+		oldRow{`INSERT INTO order_seats (order_id, show_id, seat_id, zone_code, price_minor, discount_minor, live) VALUES
 			(1, 1, 1, 'standard', 1000, NULL, NULL), (1, 1, 2, 'standard', 1100, NULL, NULL), (2, 1, 3, 'standard', 1000, NULL, 1),
 			(3, 1, 1, 'standard', 1000, NULL, NULL)`, nil},
-		{`INSERT INTO payments (payment_id, order_id, provider, amount_minor, currency, status, created_at, updated_at) VALUES
-			('pay_r', 1, 'demo', 2100, 'EUR', 'refunded', ?, ?), ('pay_p', 2, 'demo', 1000, 'EUR', 'approved', ?, ?)`, []any{at, refundedAt, at, at}},
-	} {
-		if _, err := db.Exec(q.sql, q.args...); err != nil {
-			t.Fatalf("%s: %v", q.sql, err)
-		}
-	}
+		oldRow{`INSERT INTO payments (payment_id, order_id, provider, amount_minor, currency, status, created_at, updated_at) VALUES
+			('pay_r', 1, 'demo', 2100, 'EUR', 'refunded', ?, ?), ('pay_p', 2, 'demo', 1000, 'EUR', 'approved', ?, ?)`, []any{at, refundedAt, at, at}})...)
 	if _, err := store.Migrate(ctx, db, settings); err != nil {
 		t.Fatalf("upgrade: %v", err)
 	}
