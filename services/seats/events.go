@@ -352,7 +352,7 @@ func ParseSeatChange(channel, payload string) (SeatChange, bool) {
 	for _, kv := range strings.Split(seats, ",") {
 		k, v, ok := strings.Cut(kv, "=")
 		id, err := strconv.ParseInt(k, 10, 64)
-		state := map[string]string{"F": services.StateFree, "H": services.StateHeld, "S": services.StateSold, "B": services.StateBlocked}[v]
+		state := changedState(v)
 		if ok && err == nil && state != "" {
 			c.Seats[id] = state
 		}
@@ -365,4 +365,20 @@ func ParseSeatChange(channel, payload string) (SeatChange, bool) {
 		}
 	}
 	return c, true
+}
+
+// changedState is the state a change message's code names (F, H, S or B; notify.lua),
+// "" for any other.
+func changedState(code string) string {
+	switch code {
+	case "F":
+		return services.StateFree
+	case "H":
+		return services.StateHeld
+	case "S":
+		return services.StateSold
+	case "B":
+		return services.StateBlocked
+	}
+	return ""
 }
