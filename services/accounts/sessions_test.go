@@ -272,6 +272,29 @@ func eventually(cond func() bool) bool {
 	return false
 }
 
+// heardEverything waits until procs[0] has applied every session-cache message published
+// before the call: a sentinel user's session, cached in procs[0] with its row gone, ends
+// there once a language switch made in procs[1] reaches it (Redis hands a subscriber
+// its messages in the order they were published).
+func heardEverything(t *testing.T, e *testenv.TestEnv, procs []*accounts.Users) {
+	t.Helper()
+	ctx := context.Background()
+	sentinel := sessionUser(t, e, procs[0])
+	tok, _ := procs[0].NewSession(ctx, sentinel)
+	if _, err := procs[0].Authenticate(ctx, tok); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.DB.Exec("DELETE FROM sessions WHERE user_id = ?", sentinel); err != nil {
+		t.Fatal(err)
+	}
+	if err := procs[1].SetLang(ctx, sentinel, accounts.LangZhHans); err != nil {
+		t.Fatal(err)
+	}
+	if !eventually(func() bool { _, err := procs[0].Authenticate(ctx, tok); return err != nil }) {
+		t.Fatal("the sentinel's language switch never reached the other process")
+	}
+}
+
 // TestSessions_LoginCachesItsSession: the session a login makes is answered from the
 // cache at once (its row deleted behind the service's back still answers), so a buyer's
 // first request after signing in costs no MySQL lookup; a login through another users
@@ -336,7 +359,12 @@ func TestSessions_LanguageSwitchReachesCachedSessions(t *testing.T) {
 		}
 	}
 	// the same language again writes nothing and drops nothing: the cached session
-	// answers even with its row gone
+	// answers even with its row gone. procs[0] hears its own switch too, maybe after the
+	// loop above cached the session again: wait for that message, then cache it again.
+	heardEverything(t, e, procs)
+	if _, err := procs[0].Authenticate(ctx, tok); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := e.DB.Exec("DELETE FROM sessions WHERE user_id = ?", uid); err != nil {
 		t.Fatal(err)
 	}
