@@ -25,9 +25,12 @@ import (
 // transaction has a context of its own (store.DBTimeout): a batch serves many requests.
 // Errors: as persistBatch's per-order outcomes (commitFailed maps them).
 func (o *Orders) commit(c *creation, order *services.Order, claim *keyClaim, held *holdCount) error {
+	if k := c.req.IdempotencyKey; k != "" {
+		h := c.req.hash()
+		order.IdempotencyKey, order.RequestHash = k, h[:] // written with the order (insertOrders)
+	}
 	p := &pendingCommit{order: order, show: c.show, hallID: c.show.HallID, limit: c.show.PurchaseLimit,
-		key: c.req.IdempotencyKey, hash: c.req.hash(), claim: claim, offer: c.req.offerNo != "",
-		email: c.req.Email, lang: c.req.Lang}
+		claim: claim, offer: c.req.offerNo != "", email: c.req.Email, lang: c.req.Lang}
 	if o.group == nil {
 		p.done = make(chan error, 1)
 		o.persistBatches([]*pendingCommit{p})
@@ -206,7 +209,7 @@ func (o *Orders) persistBatch(batch []*pendingCommit) (map[*pendingCommit]error,
 			maps.Copy(refused, spent)
 			return errRetryWithout
 		}
-		if err := o.insertOrders(ctx, tx, ok, list, step); err != nil {
+		if err := insertOrders(ctx, tx, list, step); err != nil {
 			return err
 		}
 		if err := store.InsertVoucherUses(ctx, tx, voucherUsesOf(ok)); err != nil {
@@ -408,7 +411,7 @@ func limitRefusals(ctx context.Context, tx *sqlx.Tx, need []*pendingCommit) (map
 	return out, nil
 }
 
-// insertOrders inserts the orders of ps with their seats and Idempotency-Keys
+// insertOrders inserts orders with their seats and Idempotency-Keys
 // (store.InsertOrders: two multi-row INSERTs, the keys in the orders' rows). A key of
 // the same name may be left on an order of an expired use: for a single order that use
 // is cleared and the insert tried again (only then: an UPDATE that finds nothing would
@@ -416,21 +419,16 @@ func limitRefusals(ctx context.Context, tx *sqlx.Tx, need []*pendingCommit) (map
 // returns the duplicate, and persistBatches commits its orders one by one. Errors:
 // errKeyTaken (the key's first order exists), the database's (a seat another live order
 // occupies: 1062 on liveSeatKey).
-func (o *Orders) insertOrders(ctx context.Context, tx *sqlx.Tx, ps []*pendingCommit, list []*services.Order, idStep int64) error {
-	for _, p := range ps {
-		if p.key != "" {
-			p.order.IdempotencyKey, p.order.RequestHash = p.key, p.hash[:]
-		}
-	}
-	err := store.InsertOrders(ctx, tx, list, store.SeatsLive, idStep)
-	if !store.DuplicateOn(err, store.IdempotencyKeyUnique) || len(ps) > 1 {
+func insertOrders(ctx context.Context, tx *sqlx.Tx, orders []*services.Order, idStep int64) error {
+	err := store.InsertOrders(ctx, tx, orders, store.SeatsLive, idStep)
+	if !store.DuplicateOn(err, store.IdempotencyKeyUnique) || len(orders) > 1 {
 		return err
 	}
-	p := ps[0]
-	if err := store.ClearIdempotencyKeyBefore(ctx, tx, p.order.UserID, p.key, p.order.CreatedAt.Add(-IdempotencyTTL)); err != nil {
+	o := orders[0]
+	if err := store.ClearIdempotencyKeyBefore(ctx, tx, o.UserID, o.IdempotencyKey, o.CreatedAt.Add(-IdempotencyTTL)); err != nil {
 		return err
 	}
-	if err = store.InsertOrders(ctx, tx, list, store.SeatsLive, idStep); store.DuplicateOn(err, store.IdempotencyKeyUnique) {
+	if err = store.InsertOrders(ctx, tx, orders, store.SeatsLive, idStep); store.DuplicateOn(err, store.IdempotencyKeyUnique) {
 		return errKeyTaken
 	}
 	return err

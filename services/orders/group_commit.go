@@ -43,9 +43,7 @@ type pendingCommit struct {
 	order  *services.Order
 	show   *services.Show // as the create read it (the show cache): its e-mail's show facts
 	hallID int64
-	limit  int    // the show's purchase limit
-	key    string // Idempotency-Key, "" for none
-	hash   [32]byte
+	limit  int       // the show's purchase limit
 	claim  *keyClaim // the key's lock this create holds (nil: none), kept by the batch that commits it
 	offer  bool      // a waiting list's offer: its e-mail is the offer's, not order_created
 	email  string    // the buyer's address and e-mail language from the request ("": read from users)
