@@ -114,7 +114,8 @@ bench: build services
 	@$(MAKE) --no-print-directory bench-reports
 
 ## bench-order-script: the order script's own Redis time per created order, one client on a
-## private Redis, with its commands' share and an empty script's (BenchmarkOrderScript_RedisTimePerCall)
+## private Redis, with its commands' share, a script making the same commands with no logic
+## (web/loadtest/order_floor.lua) and an empty script's (BenchmarkOrderScript_RedisTimePerCall)
 bench-order-script: services
 	$(GO) test -run '^$$' -bench '^BenchmarkOrderScript_RedisTimePerCall$$' -benchtime 20000x -count 3 ./services/seats/
 

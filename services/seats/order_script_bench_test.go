@@ -2,7 +2,6 @@ package seats_test
 
 import (
 	"context"
-	"fmt"
 	"strconv"
 	"strings"
 	"testing"
@@ -11,22 +10,29 @@ import (
 
 	"seatflow/lua"
 	"seatflow/services/internal/testenv"
+	"seatflow/web/loadtest"
 )
 
-// orderScriptSeats is the show of BenchmarkOrderScript_RedisTimePerCall: its seats, and
-// the buyers who share them (the load test's flash sale has 2,000).
+// orderScriptRows x orderScriptCols is the show of BenchmarkOrderScript_RedisTimePerCall
+// (one zone), and orderScriptBuyers the buyers who share it (the load test's flash sale
+// has 2,000).
 const (
-	orderScriptSeats  = 10000
+	orderScriptRows   = 50
+	orderScriptCols   = 200
+	orderScriptSeats  = orderScriptRows * orderScriptCols
 	orderScriptBuyers = 2000
 )
 
 // BenchmarkOrderScript_RedisTimePerCall measures lua.Order's own cost in Redis for a
 // created order, with one client calling it after another on a private Redis (no other
-// client, no I/O contention): a show of 10,000 free seats in one zone, 2 seats an order,
-// 2,000 buyers, each order with an Idempotency-Key and both rate limits counted, as the
-// flash sale sends them. It reports Redis's time per call in µs (INFO commandstats:
-// EVALSHA's usec over its calls), the part of it its Redis commands took (their usec),
-// and what a script that returns at once costs with the same keys and arguments.
+// client, no I/O contention): a show of 50 rows of 200 free seats in one zone, 2 seats
+// an order, 2,000 buyers, each order with an Idempotency-Key and both rate limits
+// counted, as the flash sale sends them: every other order is best-available's (the
+// single-seat rule enforced on its row's window, as seats.RuleArgs gives it), the others
+// chosen seats with the precheck and no rule. It reports Redis's time per call in µs
+// (INFO commandstats: EVALSHA's usec over its calls), the part of it its Redis commands
+// took (their usec), a script that makes the same commands and nothing else
+// (loadtest.OrderFloor), and one that returns at once with the same keys and arguments.
 // BENCHMARKS.md "Where the order script's Redis time goes" reads it.
 func BenchmarkOrderScript_RedisTimePerCall(b *testing.B) {
 	e, _ := testenv.NewPrivateRedisEnv(b)
@@ -47,13 +53,8 @@ func BenchmarkOrderScript_RedisTimePerCall(b *testing.B) {
 		e.RDB.HSet(ctx, key("vouchers"), "_", "1")
 	}
 	call := func(sc *redis.Script, o int) ([]any, error) {
-		u := strconv.Itoa(1 + o%orderScriptBuyers)
-		idem := "k" + strconv.Itoa(o)
-		keys := []string{key("seats"), key("zones"), key("users"), key("waitlist"), key("rl:user:" + u), key("rl:show"),
-			key("idem:" + u + ":" + idem), key("idem-seen:" + u + ":" + idem), key("idem-epoch"), key("vouchers")}
-		first := 1 + 2*(o%(orderScriptSeats/2))
-		args := []any{"ksp|1000000|1000000|60|1000000|1000000|1|token|15000|90000|||||", fmt.Sprintf("ORDER%09d", o), u, "100",
-			strconv.Itoa(first), "standard", strconv.Itoa(first + 1), "standard"}
+		// pairs fill the map from seat 1, each row from its left end: no order strands a seat
+		keys, args := loadtest.OrderFloorArgs(key, o%(orderScriptSeats/2), orderScriptCols, orderScriptBuyers, 1<<30)
 		return sc.Run(ctx, e.RDB, keys, args...).Slice()
 	}
 	measure := func(sc *redis.Script, n int) (script, commands float64) {
@@ -99,8 +100,10 @@ func BenchmarkOrderScript_RedisTimePerCall(b *testing.B) {
 	empty := redis.NewScript("return {'HOLD', '', '0', '0', 'OK', '1'}")
 	b.ResetTimer()
 	script, commands := measure(redis.NewScript(lua.Order), b.N)
+	floor, _ := measure(redis.NewScript(loadtest.OrderFloor), b.N)
 	base, _ := measure(empty, b.N)
 	b.ReportMetric(script, "redis_µs/order")
 	b.ReportMetric(commands, "commands_µs/order")
+	b.ReportMetric(floor, "commands_only_script_µs/call")
 	b.ReportMetric(base, "empty_script_µs/call")
 }

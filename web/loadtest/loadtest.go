@@ -239,7 +239,7 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 
 	rep := &Report{Clients: opts.Clients, Duration: opts.Duration, FlashMax: r.opts.FlashMax, Base: r.opts.Base, Started: time.Now().UTC(),
 		BigSeats: len(r.big.Seats), Buyers: opts.Buyers, CPUNote: cpuNote}
-	for _, c := range []func(context.Context) (*Result, error){r.runHTTPCeiling, r.runRedisCeiling, r.runMySQLCeiling, r.runMySQLBatchCeiling} {
+	for _, c := range []func(context.Context) (*Result, error){r.runHTTPCeiling, r.runRedisCeiling, r.runRedisOrderFloorCeiling, r.runMySQLCeiling, r.runMySQLBatchCeiling} {
 		res, err := c(ctx)
 		if err != nil {
 			return nil, err

@@ -459,6 +459,15 @@ func (rep *Report) WriteGoals(w io.Writer) {
 		}
 		fmt.Fprintln(w, ".")
 	}
+	floor, flash := rep.find(rep.Ceilings, CeilingRedisOrderFloor), rep.find(rep.Scenarios, ScenarioFlash)
+	if floor != nil && flash != nil {
+		fu, okF := floor.CPUPerOp(ProcRedis)
+		su, okS := flash.CPUPerOp(ProcRedis)
+		if okF && okS {
+			fmt.Fprintf(w, "\nflash sale's Redis per created order / redis_order_floor's per call: %.2fx (%.1f vs %.1f µs; the floor is the order script's commands with no Lua of its own).\n",
+				Ratio(su, fu), su, fu)
+		}
+	}
 }
 
 func fmtRSS(kb int64) string {
@@ -477,6 +486,8 @@ func (rep *Report) WriteMarkdown(w io.Writer) {
 	fmt.Fprintln(w, "Ratios divide a scenario's ok/s by a ceiling's ok/s, measured in this run with the same client and concurrency:")
 	fmt.Fprintln(w, "redis = raw EVALSHA of the hold script, mysql = a raw MariaDB transaction inserting one order and its seats,")
 	fmt.Fprintln(w, "http = GET /healthz of the same server (client and server share this machine's cores). Targets are reported, not asserted.")
+	fmt.Fprintln(w, "Two more ceilings are not ratio columns: mysql_batch (the group commit's two multi-row INSERTs, a batch of orders) and")
+	fmt.Fprintln(w, "redis_order_floor (the Redis commands of a created order's order script, with no Lua logic around them).")
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "µs/op is the CPU time (utime+stime of /proc/<pid>/stat, in 10 ms clock ticks) a process spent during the phase,")
 	fmt.Fprintln(w, "all its work included (refused and failed operations, the seat-map buyers' orders), divided by the phase's ok count")

@@ -284,3 +284,32 @@ func TestWriteGoals(t *testing.T) {
 		}
 	}
 }
+
+// TestWriteGoals_OrderFloor: with the order script's command floor measured, the goals
+// table is followed by the flash sale's Redis per created order over the floor's per
+// call; without it (or without the flash sale's Redis figure) nothing is printed.
+func TestWriteGoals_OrderFloor(t *testing.T) {
+	floor := withCPU(res(CeilingRedisOrderFloor, 20000, time.Millisecond), map[string]float64{ProcRedis: 40})
+	flash := withCPU(res(ScenarioFlash, 3000, 20*time.Millisecond), map[string]float64{ProcRedis: 100})
+	const line = "flash sale's Redis per created order / redis_order_floor's per call: 2.50x (100.0 vs 40.0 µs"
+	for _, c := range []struct {
+		name     string
+		ceilings []*Result
+		flash    *Result
+		want     bool
+	}{
+		{"floor and flash sale", []*Result{floor}, flash, true},
+		{"no floor", nil, flash, false},
+		{"flash sale without CPU figures", []*Result{floor}, res(ScenarioFlash, 3000, 20*time.Millisecond), false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			rep := &Report{Ceilings: c.ceilings, Scenarios: []*Result{c.flash}}
+			rep.Evaluate()
+			var b bytes.Buffer
+			rep.WriteGoals(&b)
+			if got := strings.Contains(b.String(), line); got != c.want {
+				t.Errorf("floor line printed: %v, want %v:\n%s", got, c.want, b.String())
+			}
+		})
+	}
+}
