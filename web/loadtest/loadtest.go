@@ -264,6 +264,8 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 			res, err = r.rejectionStorm(ctx, true)
 		case ScenarioSeatMap:
 			res, err = r.seatMapDuringSale(ctx)
+		case ScenarioSeatMapSmall:
+			res, err = r.seatMapSmall(ctx)
 		case ScenarioV1:
 			res, err = r.baselineV1(ctx)
 		case ScenarioWaitRoom:

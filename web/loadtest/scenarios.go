@@ -15,7 +15,7 @@ const (
 	// ScenarioFlashMixed ("flash-mixed", mixed.go) follows it
 	ScenarioSoldOut  = "soldout"
 	ScenarioHotSeats = "hotseats"
-	ScenarioSeatMap  = "seatmap"
+	ScenarioSeatMap  = "seatmap" // ScenarioSeatMapSmall ("seatmap-400", seatmap_small.go) follows it
 	ScenarioV1       = "v1"
 )
 
@@ -24,7 +24,7 @@ const (
 const ScenarioWaitRoom = "waitroom"
 
 // AllScenarios is the standard set.
-var AllScenarios = []string{ScenarioFlash, ScenarioFlashMixed, ScenarioSoldOut, ScenarioHotSeats, ScenarioSeatMap, ScenarioV1}
+var AllScenarios = []string{ScenarioFlash, ScenarioFlashMixed, ScenarioSoldOut, ScenarioHotSeats, ScenarioSeatMap, ScenarioSeatMapSmall, ScenarioV1}
 
 // KnownScenarios are the scenarios Options.Scenarios may name: the standard set and
 // the waiting room.
