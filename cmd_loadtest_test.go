@@ -22,7 +22,7 @@ func TestLoadtestFlags(t *testing.T) {
 			if addr != "r:6379" || db != loadtestRedisDB || exe == "" {
 				t.Errorf("redis %s db %d, executable %q", addr, db, exe)
 			}
-			if !strings.HasPrefix(out, "loadtest-results/") || strings.Join(sc, ",") != "flash,flash-mixed,soldout,hotseats,seatmap,v1" || d != 10*time.Second || clients != 32 {
+			if !strings.HasPrefix(out, "loadtest-results/") || strings.Join(sc, ",") != "flash,flash-mixed,soldout,hotseats,seatmap,seatmap-400,v1" || d != 10*time.Second || clients != 32 {
 				t.Errorf("out %q, scenarios %v, duration %v, clients %d", out, sc, d, clients)
 			}
 		}},
