@@ -298,15 +298,7 @@ func (r *run) seatMapDuringSale(ctx context.Context) (*Result, error) {
 				}
 				return step{skip: true}
 			}
-			a, err := r.client.GetGzip(ctx, path)
-			if err != nil {
-				return step{o: OutError, code: "transport", detail: err.Error()}
-			}
-			if a.Status != 200 {
-				return step{o: OutError, code: answerCode(a), detail: string(a.Body)}
-			}
-			bytes.Add(int64(a.Bytes))
-			return step{o: OutOK, code: "200"}
+			return r.readSeatMap(ctx, path, &bytes)
 		})
 	if err != nil {
 		return nil, err
@@ -323,6 +315,20 @@ func (r *run) seatMapDuringSale(ctx context.Context) (*Result, error) {
 	res.Errors += errs
 	res.audit = r.audit(ctx, show, 0, s.orders.Load(), s.sold.Load())
 	return res, nil
+}
+
+// readSeatMap reads a seat map (path) as a browser does, gzip accepted, and adds the
+// bytes that crossed the wire to bytes: one step of a seat-map scenario.
+func (r *run) readSeatMap(ctx context.Context, path string, bytes *atomic.Int64) step {
+	a, err := r.client.GetGzip(ctx, path)
+	if err != nil {
+		return step{o: OutError, code: "transport", detail: err.Error()}
+	}
+	if a.Status != 200 {
+		return step{o: OutError, code: answerCode(a), detail: string(a.Body)}
+	}
+	bytes.Add(int64(a.Bytes))
+	return step{o: OutOK, code: "200"}
 }
 
 func yesNo(b bool) string {

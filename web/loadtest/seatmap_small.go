@@ -85,15 +85,7 @@ func (r *run) seatMapSmall(ctx context.Context) (*Result, error) {
 				write(ctx, w)
 				return step{skip: true}
 			}
-			a, err := r.client.GetGzip(ctx, path)
-			if err != nil {
-				return step{o: OutError, code: "transport", detail: err.Error()}
-			}
-			if a.Status != 200 {
-				return step{o: OutError, code: answerCode(a), detail: string(a.Body)}
-			}
-			bytes.Add(int64(a.Bytes))
-			return step{o: OutOK, code: "200"}
+			return r.readSeatMap(ctx, path, &bytes)
 		})
 	if err != nil {
 		return nil, err
