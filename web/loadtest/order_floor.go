@@ -54,9 +54,15 @@ func (r *run) runRedisOrderFloorCeiling(ctx context.Context) (*Result, error) {
 	const cols, users, keys = 200, 2000, 1000
 	key := func(name string) string { return "loadtest:floor:{show:0}:" + name }
 	var scratch []string
+	seen := map[string]bool{}
 	for o := range users { // every buyer and key the calls name (keys divides users)
 		ks, _ := OrderFloorArgs(key, o, cols, users, keys)
-		scratch = append(scratch, ks...)
+		for _, k := range ks {
+			if !seen[k] {
+				seen[k] = true
+				scratch = append(scratch, k)
+			}
+		}
 	}
 	clean := func(ctx context.Context) error {
 		pipe := r.rdb.Pipeline()
