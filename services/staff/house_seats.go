@@ -99,7 +99,7 @@ func (s *ShowSeats) blockOnce(ctx context.Context, actorID int64, show *services
 		return err
 	}
 	defer tx.Rollback()
-	if err := s.lockEditableShow(ctx, tx, show.ID); err != nil {
+	if err := s.lockEditableShow(ctx, tx, show); err != nil {
 		return err
 	}
 	ids := refIDs(refs)
@@ -212,7 +212,7 @@ func (s *ShowSeats) Unblock(ctx context.Context, actorID, showID int64, seatIDs 
 	dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), store.DBTimeout)
 	defer cancel()
 	err = store.InTx(dctx, s.db, func(tx *sqlx.Tx) error {
-		if err := s.lockEditableShow(dctx, tx, show.ID); err != nil {
+		if err := s.lockEditableShow(dctx, tx, show); err != nil {
 			return err
 		}
 		before, err := houseSeatIDsTx(dctx, tx, show.ID)

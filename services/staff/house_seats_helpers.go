@@ -80,9 +80,17 @@ func editable(status string, startsAt, now time.Time) error {
 	return nil
 }
 
-// lockEditableShow locks the show's row (shared: a concurrent cancel waits) and checks
-// again that it is neither cancelled nor started.
-func (s *ShowSeats) lockEditableShow(ctx context.Context, tx *sqlx.Tx, showID int64) error {
+// lockEditableShow begins a change of the show's house seats: it locks the row of the
+// show's hall for update, so one change of the hall's house seats runs at a time (two
+// changes that each read the show's house seats, then inserted, met in each other's gap
+// locks and deadlocked), then the show's row (shared: a concurrent cancel waits), and
+// checks again that it is neither cancelled nor started. The hall comes first, as in a
+// hall edit and a change of the hall's shows.
+func (s *ShowSeats) lockEditableShow(ctx context.Context, tx *sqlx.Tx, show *services.Show) error {
+	if err := store.LockHallForShows(ctx, tx, show.HallID); err != nil {
+		return err
+	}
+	showID := show.ID
 	status, startsAt, err := store.LockShowForHouseSeats(ctx, tx, showID)
 	if err != nil {
 		if store.IsNoRows(err) {

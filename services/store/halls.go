@@ -20,7 +20,8 @@ func LockHall(ctx context.Context, q Querier, id int64) (*services.Hall, error) 
 	return h, err
 }
 
-// LockHallForShows locks a hall's row for update, if there is one, to write its shows.
+// LockHallForShows locks a hall's row for update, if there is one, to write its shows or
+// their house seats (one change of a hall's house seats at a time).
 func LockHallForShows(ctx context.Context, q Querier, id int64) error {
 	_, err := q.ExecContext(ctx, "SELECT id FROM halls WHERE id = ? FOR UPDATE", id)
 	return err

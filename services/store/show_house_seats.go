@@ -31,16 +31,51 @@ func LockHouseSeatIDs(ctx context.Context, q Querier, showID int64) ([]int64, er
 	return ids, err
 }
 
-// LockHouseSeatLiveOrders returns the live seats among seatIDs (not empty) of show showID with their orders, locking them (FOR UPDATE).
+// LockHouseSeatLiveOrders returns the live seats among seatIDs (not empty) of show showID
+// with their orders. It locks the seats' order_seats rows (FOR UPDATE), so it waits for
+// an order written or cancelled now, and reads the orders' numbers and statuses without
+// locking them: a cancel locks its order's row before its seats, and a read that locked
+// both in the other order would deadlock with it.
 func LockHouseSeatLiveOrders(ctx context.Context, q Querier, showID int64, seatIDs []int64) ([]HouseSeatLiveOrder, error) {
-	query, args, err := sqlx.In(`SELECT os.seat_id, o.order_no, o.status FROM order_seats os JOIN orders o ON o.id = os.order_id
-		WHERE os.show_id = ? AND os.live = 1 AND os.seat_id IN (?) FOR UPDATE`, showID, seatIDs)
+	query, args, err := sqlx.In(`SELECT seat_id, order_id FROM order_seats
+		WHERE show_id = ? AND live = 1 AND seat_id IN (?) FOR UPDATE`, showID, seatIDs)
 	if err != nil {
 		return nil, err
 	}
-	var live []HouseSeatLiveOrder
-	err = q.SelectContext(ctx, &live, q.Rebind(query), args...)
-	return live, err
+	var rows []struct {
+		SeatID  int64 `db:"seat_id"`
+		OrderID int64 `db:"order_id"`
+	}
+	if err := q.SelectContext(ctx, &rows, q.Rebind(query), args...); err != nil || len(rows) == 0 {
+		return nil, err
+	}
+	orderIDs := make([]int64, len(rows))
+	for i, r := range rows {
+		orderIDs[i] = r.OrderID
+	}
+	query, args, err = sqlx.In("SELECT id, order_no, status FROM orders WHERE id IN (?)", orderIDs)
+	if err != nil {
+		return nil, err
+	}
+	var orders []struct {
+		ID      int64  `db:"id"`
+		OrderNo string `db:"order_no"`
+		Status  string `db:"status"`
+	}
+	if err := q.SelectContext(ctx, &orders, q.Rebind(query), args...); err != nil {
+		return nil, err
+	}
+	byID := make(map[int64]HouseSeatLiveOrder, len(orders))
+	for _, o := range orders {
+		byID[o.ID] = HouseSeatLiveOrder{OrderNo: o.OrderNo, Status: o.Status}
+	}
+	live := make([]HouseSeatLiveOrder, 0, len(rows))
+	for _, r := range rows {
+		l := byID[r.OrderID] // an order the transaction's snapshot missed stays live, its number unknown
+		l.SeatID = r.SeatID
+		live = append(live, l)
+	}
+	return live, nil
 }
 
 // InsertHouseSeats makes seatIDs (not empty) house seats of show showID, set by actorID (0: the system) for reason at now.
