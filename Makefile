@@ -7,7 +7,7 @@ JSQR := static/vendor/jsQR.js
 # axe-core stays in node_modules (not embedded, never served): the browser tests read it
 AXE := static/node_modules/axe-core/axe.min.js
 
-.PHONY: run build test generate lint static services test-services test-deps bench bench-services bench-order-script bench-stadium bench-reports soak fuzz cluster-up cluster-down cluster-test cluster-faults cluster-bench
+.PHONY: run build test generate lint static services test-services test-deps bench bench-services bench-goals bench-order-script bench-stadium bench-reports soak fuzz cluster-up cluster-down cluster-test cluster-faults cluster-bench
 
 ## run: build, migrate, seed the demo cinema (printing demo passwords) and serve on :8080,
 ## with the demo's webhook and ticket secrets from DEMO_ENV (made once per checkout with
@@ -112,6 +112,13 @@ bench: build services
 	@$(MAKE) --no-print-directory bench-order-script
 	@$(MAKE) --no-print-directory bench-stadium
 	@$(MAKE) --no-print-directory bench-reports
+
+## bench-goals: the order path's goals as the issue states them, on a median of three runs:
+## the ceilings and the scenarios the goals read (flash, soldout, hotseats, seatmap-400), run
+## three times one after the other; each run's report in loadtest-results/<timestamp>/run-<k>,
+## the goals of every run with their medians printed and kept in goals.md beside them
+bench-goals: build services
+	./seatflow loadtest -runs 3 -scenarios flash,soldout,hotseats,seatmap-400 $(LOADTEST_FLAGS)
 
 ## bench-order-script: the order script's own Redis time per created order, one client on a
 ## private Redis, with its commands' share, a script making the same commands with no logic
