@@ -69,7 +69,9 @@ func MedianGoals(runs [][]Goal) []GoalOverRuns {
 }
 
 // WriteGoalsOverRuns writes MedianGoals(runs) as a Markdown table: each goal's wanted
-// ratio, its ratio in every run ("-" where not measured), the median and the result.
+// ratio, its ratio in every run ("-" where not measured), the median and the result. The
+// ratios have three decimals, so a median just under its floor (0.498x) does not read as
+// the floor itself beside MISS.
 func WriteGoalsOverRuns(w io.Writer, runs [][]Goal) {
 	goals := MedianGoals(runs)
 	if len(goals) == 0 {
@@ -86,13 +88,13 @@ func WriteGoalsOverRuns(w io.Writer, runs [][]Goal) {
 		for r := range runs {
 			cell := "-"
 			if g.Measured[r] {
-				cell = fmt.Sprintf("%.2fx", g.Ratios[r])
+				cell = fmt.Sprintf("%.3fx", g.Ratios[r])
 			}
 			cells = append(cells, cell)
 		}
 		median := "-"
 		if g.Status != StatusNotRun {
-			median = fmt.Sprintf("%.2fx", g.Median)
+			median = fmt.Sprintf("%.3fx", g.Median)
 		}
 		cells = append(cells, median, g.Status)
 		fmt.Fprintf(w, "| %s |\n", strings.Join(cells, " | "))

@@ -79,7 +79,7 @@ func TestWriteGoalsOverRuns(t *testing.T) {
 	WriteGoalsOverRuns(&b, runs)
 	want := "| goal | wanted | run 1 | run 2 | run 3 | median | result |\n" +
 		"|---|---|---:|---:|---:|---:|---|\n" +
-		"| flash sale: p99 vs 25 ms | <= 1.00x | 0.72x | 1.20x | - | 0.96x | PASS |\n"
+		"| flash sale: p99 vs 25 ms | <= 1.00x | 0.720x | 1.200x | - | 0.960x | PASS |\n"
 	if b.String() != want {
 		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
 	}
