@@ -68,6 +68,9 @@ func (s *ShowSeats) Block(ctx context.Context, actorID, showID int64, seatIDs []
 			}
 			continue
 		case store.IsRetryable(err):
+			if s.pause != nil {
+				s.pause("block-retry")
+			}
 			store.RetryPause(attempt)
 			continue
 		case store.DuplicateOn(err, "PRIMARY"):

@@ -50,7 +50,9 @@ func NewShowSeats(db *sqlx.DB, orders *orders.Orders, audit *audit.Audit, grace 
 }
 
 // SetPauseHook makes the service call hook at named points; tests use it to act while
-// a block is half way.
+// a block is half way ("block-commit": its seats blocked in the seat cache, its
+// transaction not yet committed) and to count a block's tries InnoDB refused
+// ("block-retry": a deadlock or lock wait timeout, tried again).
 func (s *ShowSeats) SetPauseHook(hook func(stage string)) { s.pause = hook }
 
 // StaffSeat is one seat of a show as staff see it. State is what buyers are shown now
