@@ -90,11 +90,10 @@ func (s *ShowSeats) lockEditableShow(ctx context.Context, tx *sqlx.Tx, show *ser
 	if err := store.LockHallForShows(ctx, tx, show.HallID); err != nil {
 		return err
 	}
-	showID := show.ID
-	status, startsAt, err := store.LockShowForHouseSeats(ctx, tx, showID)
+	status, startsAt, err := store.LockShowForHouseSeats(ctx, tx, show.ID)
 	if err != nil {
 		if store.IsNoRows(err) {
-			return services.Errorf(services.CodeNotFound, "show %d not found", showID)
+			return services.Errorf(services.CodeNotFound, "show %d not found", show.ID)
 		}
 		return err
 	}

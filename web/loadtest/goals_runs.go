@@ -60,10 +60,7 @@ func MedianGoals(runs [][]Goal) []GoalOverRuns {
 		if len(got)%2 == 0 {
 			g.Median = (got[len(got)/2-1] + got[len(got)/2]) / 2
 		}
-		g.Status = passMiss(g.Median <= g.Limit)
-		if g.Min {
-			g.Status = passMiss(g.Median >= g.Limit)
-		}
+		g.Status = judgeRatio(g.Median, g.Limit, g.Min)
 	}
 	return out
 }

@@ -8,12 +8,7 @@ import (
 
 func TestMedianGoals(t *testing.T) {
 	measured := func(name string, ratio, limit float64, min bool) Goal {
-		g := Goal{Name: name, Want: "x", Ratio: ratio, Limit: limit, Min: min}
-		g.Status = passMiss(ratio <= limit)
-		if min {
-			g.Status = passMiss(ratio >= limit)
-		}
-		return g
+		return Goal{Name: name, Want: "x", Ratio: ratio, Limit: limit, Min: min, Status: judgeRatio(ratio, limit, min)}
 	}
 	notRun := func(name string, limit float64, min bool) Goal {
 		return Goal{Name: name, Limit: limit, Min: min, Status: StatusNotRun}

@@ -120,10 +120,7 @@ func EvaluateGoals(ceilings, scenarios []*Result) []Goal {
 		if have && b > 0 {
 			g.Ratio = a / b
 			g.Got = fmt.Sprintf("%.2fx (%s)", g.Ratio, got)
-			g.Status = passMiss(g.Ratio <= g.Limit)
-			if g.Min {
-				g.Status = passMiss(g.Ratio >= g.Limit)
-			}
+			g.Status = judgeRatio(g.Ratio, g.Limit, g.Min)
 		}
 		out = append(out, g)
 	}
@@ -374,6 +371,15 @@ func (rep *Report) writeRoomVsNoop(w io.Writer) {
 			fmt.Fprintf(w, "| %s µs/op | %.1f | %.1f | %.2f |\n", p, a, b, Ratio(a, b))
 		}
 	}
+}
+
+// judgeRatio is a goal's result for ratio: PASS when it is at least limit (min, a floor)
+// or at most limit (a ceiling), else MISS.
+func judgeRatio(ratio, limit float64, min bool) string {
+	if min {
+		return passMiss(ratio >= limit)
+	}
+	return passMiss(ratio <= limit)
 }
 
 func passMiss(ok bool) string {
